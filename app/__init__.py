@@ -1,0 +1,1 @@
+"""Composition root, settings, chat service, HTTP API and command line."""

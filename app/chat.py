@@ -1,0 +1,175 @@
+"""ChatService: runs turns detached from their callers and fans their events out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph.state import CompiledStateGraph
+
+from app.sessions import SessionIndex
+from graph.state import Mode
+
+log = logging.getLogger(__name__)
+
+EventKind = Literal["status", "sources", "token", "done", "error"]
+
+
+class SessionBusy(Exception):
+    """A turn is already running for this session."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"Session {session_id} is still answering the previous message. "
+            "Wait for it to finish, then send again."
+        )
+        self.session_id = session_id
+
+
+class MessageRejected(ValueError):
+    """The message can't be sent as it is."""
+
+
+class EmptyMessage(MessageRejected):
+    """Nothing to answer."""
+
+
+class MessageTooLong(MessageRejected):
+    """Over the configured length limit."""
+
+
+@dataclass(frozen=True)
+class TurnEvent:
+    """One event of a turn; ``data`` is exactly the contract's SSE payload."""
+
+    kind: EventKind
+    data: dict[str, Any]
+
+
+@dataclass
+class Turn:
+    """A running or finished turn. Every subscriber sees every event, from the first.
+
+    Events are kept in a log read by cursor, so a late or slow subscriber catches up
+    instead of losing tokens; the log is as big as one answer.
+    """
+
+    session_id: str
+    _events: list[TurnEvent] = field(default_factory=list)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: bool = False
+    task: asyncio.Task[None] | None = None
+
+    def emit(self, event: TurnEvent) -> None:
+        self._events.append(event)
+        if event.kind in ("done", "error"):
+            self.finished = True
+        self._changed.set()
+
+    async def events(self) -> AsyncIterator[TurnEvent]:
+        """Every event of the turn, ending with ``done`` or ``error``."""
+        cursor = 0
+        while True:
+            while cursor < len(self._events):
+                cursor += 1
+                yield self._events[cursor - 1]
+            if self.finished:
+                return
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def result(self) -> TurnEvent:
+        """Wait for the turn to end and return its ``done`` or ``error`` event."""
+        async for event in self.events():
+            if event.kind in ("done", "error"):
+                return event
+        raise RuntimeError("turn ended without a final event")
+
+
+class ChatService:
+    """Starts turns for the UI and the API alike; one running turn per session."""
+
+    def __init__(
+        self,
+        graph: CompiledStateGraph,
+        sessions: SessionIndex,
+        *,
+        max_message_chars: int = 16_000,
+    ) -> None:
+        self._graph = graph
+        self._sessions = sessions
+        self._max_chars = max_message_chars
+        self._running: dict[str, Turn] = {}
+
+    def is_busy(self, session_id: str) -> bool:
+        return session_id in self._running
+
+    def start_turn(self, session_id: str | None, text: str, mode: Mode = "auto") -> Turn:
+        """Start answering ``text`` in the session (a new one when None) and return at once."""
+        if not text.strip():
+            raise EmptyMessage("The message is empty.")
+        if len(text) > self._max_chars:
+            raise MessageTooLong(
+                f"The message is {len(text):,} characters long; the limit is {self._max_chars:,}."
+            )
+        sid = session_id or uuid.uuid4().hex
+        if sid in self._running:
+            raise SessionBusy(sid)
+        turn = Turn(sid)
+        self._running[sid] = turn
+        self._sessions.touch(sid, text)
+        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
+        turn.task = asyncio.create_task(self._run(turn, text, mode), name=f"turn-{sid}")
+        return turn
+
+    async def _run(self, turn: Turn, text: str, mode: Mode) -> None:
+        config = {"configurable": {"thread_id": turn.session_id}}
+        inputs = {"messages": [HumanMessage(content=text)], "question": text, "mode": mode}
+        nodes: list[dict[str, Any]] = []
+        try:
+            async for chunk in self._graph.astream(inputs, config, stream_mode="custom"):
+                if "trace" in chunk:
+                    nodes.append(chunk["trace"])
+                elif "status" in chunk:
+                    turn.emit(TurnEvent("status", chunk["status"]))
+                elif "sources" in chunk:
+                    turn.emit(TurnEvent("sources", {"sources": chunk["sources"]}))
+                elif "token" in chunk:
+                    turn.emit(TurnEvent("token", {"text": chunk["token"]}))
+            state = (await self._graph.aget_state(config)).values
+            done = {
+                "session_id": turn.session_id,
+                "answer": state.get("answer", ""),
+                "sources": state.get("sources", []),
+                "trace": {"route": state.get("route"), "nodes": nodes},
+            }
+            turn.emit(TurnEvent("done", done))
+        except Exception as error:  # the turn must end with an event, whatever broke
+            log.exception("turn failed in session %s", turn.session_id)
+            message = f"Something went wrong while answering: {error}"
+            turn.emit(TurnEvent("error", {"message": message}))
+        finally:
+            self._running.pop(turn.session_id, None)
+
+    async def messages(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's conversation as ``{"role", "content", "sources"}`` dicts."""
+        state = await self._graph.aget_state({"configurable": {"thread_id": session_id}})
+        out: list[dict[str, Any]] = []
+        for message in state.values.get("messages", []):
+            if isinstance(message, HumanMessage):
+                out.append({"role": "user", "content": str(message.content), "sources": []})
+            elif isinstance(message, AIMessage):
+                sources = message.additional_kwargs.get("sources", [])
+                out.append({"role": "assistant", "content": str(message.content), "sources": sources})
+        return out
+
+    async def aclose(self) -> None:
+        """Let running turns finish (they are saved by the checkpointer), briefly."""
+        tasks = [t.task for t in self._running.values() if t.task]
+        if tasks:
+            await asyncio.wait(tasks, timeout=10)

@@ -1,0 +1,127 @@
+"""The composition root: builds every service from Settings, once, and runs their lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+import aiosqlite
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from app.chat import ChatService
+from app.sessions import SessionIndex
+from app.settings import Settings
+from app.token import load_or_create_token
+from graph.deps import GraphDeps
+from graph.graph import build_graph
+from ingest.indexer import Indexer
+from ingest.registry import Registry
+from ingest.store import ChromaStore, make_chroma_client
+from ingest.types import DocStatus
+from ingest.watcher import FolderWatcher
+from models.embeddings import MiniLMEmbedder
+from models.llm import OllamaChat
+from models.ollama_embedder import OllamaEmbedder
+from models.protocols import ChatModel, Embedder, Reranker
+from models.reranker import PassThroughReranker
+
+log = logging.getLogger(__name__)
+
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    if settings.embed_backend == "ollama":
+        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
+    return MiniLMEmbedder()
+
+
+class Container:
+    """Every long-lived service of one Docent instance. Tests pass fakes in."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        llm: ChatModel | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.settings = settings
+        # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
+        for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
+            os.environ[var] = "false"
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        settings.docs_dir.mkdir(parents=True, exist_ok=True)
+        self.token = load_or_create_token(settings.token_path)
+        self.llm: ChatModel = llm or OllamaChat(settings.ollama_host, settings.chat_model)
+        self.embedder: Embedder = embedder or build_embedder(settings)
+        self.reranker: Reranker = reranker or PassThroughReranker()
+        self.registry = Registry(settings.data_dir / "docent.db")
+        self.sessions = SessionIndex(settings.data_dir / "docent.db")
+        self.store = ChromaStore(
+            make_chroma_client(settings.data_dir, settings.chroma_url), self.embedder
+        )
+        self.indexer = Indexer(
+            settings.docs_dir,
+            self.registry,
+            self.store,
+            chunk_size=settings.chunk_size,
+            chunk_overlap=settings.chunk_overlap,
+        )
+        self.deps = GraphDeps(
+            llm=self.llm,
+            search=self.store,
+            reranker=self.reranker,
+            known_files=self.ready_paths,
+            top_k=settings.top_k,
+        )
+        self._checkpoint_db: aiosqlite.Connection | None = None
+        self._chat: ChatService | None = None
+        self._watcher: FolderWatcher | None = None
+        self._scan: asyncio.Task[int] | None = None
+
+    def ready_paths(self) -> list[str]:
+        """Relative paths of the documents that can be searched."""
+        return [doc.path for doc in self.registry.list() if doc.status == DocStatus.READY]
+
+    @property
+    def chat(self) -> ChatService:
+        if self._chat is None:
+            raise RuntimeError("the container is not started")
+        return self._chat
+
+    async def start(self, *, watch: bool = True, scan: bool = True) -> None:
+        """Open the session store, start indexing and (by default) watching the folder."""
+        self._checkpoint_db = await aiosqlite.connect(self.settings.data_dir / "sessions.db")
+        checkpointer = AsyncSqliteSaver(self._checkpoint_db)
+        await checkpointer.setup()
+        graph = build_graph(self.deps, checkpointer)
+        self._chat = ChatService(
+            graph, self.sessions, max_message_chars=self.settings.max_message_chars
+        )
+        await self.indexer.start()
+        if watch:
+            self._watcher = FolderWatcher(
+                self.settings.docs_dir, self.indexer, asyncio.get_running_loop()
+            )
+            self._watcher.start()
+        if scan:
+            self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
+
+    async def stop(self) -> None:
+        """Stop watching, let running turns finish, and close every store."""
+        if self._watcher:
+            self._watcher.stop()
+        if self._scan and not self._scan.done():
+            self._scan.cancel()
+        if self._chat:
+            await self._chat.aclose()
+        await self.indexer.stop()
+        if self._checkpoint_db is not None:
+            await self._checkpoint_db.close()
+        close = getattr(self.llm, "aclose", None)
+        if close is not None:
+            await close()
+        self.sessions.close()
+        self.registry.close()

@@ -1,0 +1,83 @@
+"""Settings: ``DOCENT_*`` environment variables, with command-line flags on top."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_ollama_host() -> str:
+    # Ollama's own variable is honoured so an existing setup just works.
+    return os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+
+
+class Settings(BaseSettings):
+    """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Address the window and API listen on.")
+    port: int = Field(8080, ge=0, le=65535, description="Port of the window and API.")
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("docent")),
+        description="Index, registry, sessions, API token and logs live here.",
+    )
+    docs: Path | None = Field(
+        None, description="The watched documents folder; defaults to <data dir>/documents."
+    )
+    ollama_host: str = Field(
+        default_factory=_default_ollama_host, description="Ollama server for chat."
+    )
+    chat_model: str = Field("llama3.2", description="Ollama model that writes answers.")
+    embed_backend: Literal["minilm", "ollama"] = Field(
+        "minilm",
+        description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama.",
+    )
+    embed_model: str = Field(
+        "nomic-embed-text", description="Ollama embedding model when embed_backend='ollama'."
+    )
+    embed_host: str | None = Field(
+        None, description="Ollama server for embeddings; defaults to ollama_host."
+    )
+    chroma_url: str | None = Field(
+        None, description="A Chroma server to use instead of the embedded store."
+    )
+    chunk_size: int = Field(1000, ge=100, description="Characters per chunk.")
+    chunk_overlap: int = Field(150, ge=0, description="Characters shared by neighbouring chunks.")
+    top_k: int = Field(5, ge=1, le=50, description="Passages given to the generator.")
+    max_upload_mb: int = Field(200, ge=1, description="Largest file accepted by upload.")
+    max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
+    open_browser: bool = Field(True, description="Open a browser tab on start.")
+    native: bool = Field(False, description="Open a native window instead of a tab.")
+
+    @field_validator("ollama_host", "embed_host")
+    @classmethod
+    def _with_scheme(cls, value: str | None) -> str | None:
+        if value and "://" not in value:
+            return f"http://{value}"
+        return value
+
+    @model_validator(mode="after")
+    def _resolve_paths(self) -> Settings:
+        self.data_dir = self.data_dir.expanduser().resolve()
+        self.docs = (self.docs or self.data_dir / "documents").expanduser().resolve()
+        return self
+
+    @property
+    def docs_dir(self) -> Path:
+        """The watched folder, always resolved."""
+        assert self.docs is not None
+        return self.docs
+
+    @property
+    def embed_ollama_host(self) -> str:
+        return self.embed_host or self.ollama_host
+
+    @property
+    def token_path(self) -> Path:
+        return self.data_dir / "api-token"

@@ -1,0 +1,1 @@
+"""The question-answering graph: router → rewriter → retriever → generator."""

@@ -1,0 +1,32 @@
+"""What the graph needs from the rest of the app, as protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ingest.types import Hit
+from models.protocols import ChatModel, Reranker
+
+
+class PassageSearch(Protocol):
+    """The read side of the store."""
+
+    def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
+        """The k best chunks for the query, optionally only from the given files."""
+        ...
+
+
+@dataclass
+class GraphDeps:
+    """Services the nodes use; built by the container, faked in tests."""
+
+    llm: ChatModel
+    search: PassageSearch
+    reranker: Reranker
+    known_files: Callable[[], list[str]]
+    """Relative paths of the documents that can be searched."""
+    top_k: int = 5
+    history_turns: int = 3
+    """How many earlier question/answer pairs the generator sees."""

@@ -1,0 +1,1 @@
+"""From files in the documents folder to searchable chunks in the store."""

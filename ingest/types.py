@@ -1,0 +1,62 @@
+"""Data shapes shared by the ingest pipeline and its readers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class DocStatus(StrEnum):
+    """Where a document is in the pipeline."""
+
+    QUEUED = "queued"
+    INDEXING = "indexing"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Page:
+    """Text of one page; ``number`` is 1-based for paged formats, None otherwise."""
+
+    number: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document, with everything a citation needs."""
+
+    doc_id: str
+    path: str
+    """Path relative to the documents folder, with forward slashes."""
+    file: str
+    page: int | None
+    index: int
+    start: int
+    """Character span of ``text`` inside its page's text."""
+    end: int
+    text: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk returned by a search, with its relevance (higher is better)."""
+
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One row of the document registry."""
+
+    id: str
+    path: str
+    status: DocStatus
+    pages: int | None
+    chunks: int
+    error: str | None
+    updated_at: str
+    sha256: str | None

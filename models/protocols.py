@@ -1,0 +1,63 @@
+"""The small protocols every model adapter implements; fakes implement them too."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+Message = dict[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
+
+
+@dataclass(frozen=True)
+class Health:
+    """What an LLM host says about itself."""
+
+    reachable: bool
+    host: str
+    models: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat LLM that can stream tokens and answer in JSON."""
+
+    host: str
+    model: str
+
+    def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
+        """Yield the answer's text pieces as they arrive."""
+        ...
+
+    async def complete_json(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Return one reply parsed as a JSON object (Ollama ``format``)."""
+        ...
+
+    async def health(self) -> Health:
+        """Whether the host answers, and which models it has."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors. Synchronous: callers run it in a worker thread."""
+
+    name: str
+    """Stable id of the model; one Chroma collection per name."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in order."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores passages against a query; higher is more relevant."""
+
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        """One score per passage, in the passages' order."""
+        ...

@@ -1,0 +1,1 @@
+"""The NiceGUI window. It talks only to services from the container."""

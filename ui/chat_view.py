@@ -1,0 +1,112 @@
+"""The conversation: past messages, and a turn streaming into the window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy
+
+
+def _source_label(source: dict[str, Any]) -> str:
+    page = f" · page {source['page']}" if source.get("page") is not None else ""
+    return f"[{source['n']}] {source['file']}{page}"
+
+
+def render_sources(sources: list[dict[str, Any]]) -> None:
+    """The answer's sources, by file name and page, with their snippets on hover."""
+    if not sources:
+        return
+    with ui.row().classes("gap-1 mt-1").mark("sources"):
+        for source in sources:
+            ui.chip(_source_label(source), icon="description").props(
+                "outline dense color=primary"
+            ).classes("docent-source").tooltip(source.get("snippet", ""))
+
+
+def render_user(text: str) -> None:
+    with ui.row().classes("w-full justify-end"):
+        ui.label(text).classes(
+            "bg-primary text-white rounded-2xl px-4 py-2 max-w-[80%] whitespace-pre-wrap"
+        ).mark("user-message")
+
+
+def render_answer(text: str, sources: list[dict[str, Any]]) -> None:
+    with ui.column().classes("w-full gap-0"):
+        with ui.card().classes("max-w-[90%] shadow-sm"):
+            ui.markdown(text).classes("docent-answer").mark("answer")
+        render_sources(sources)
+
+
+class ChatView:
+    """One window's view of one session."""
+
+    def __init__(self, chat: ChatService) -> None:
+        self.chat = chat
+        self.session_id: str | None = None
+        self.column = ui.column().classes("docent-messages w-full gap-3 p-4")
+        with self.column:
+            self._empty_hint()
+
+    def _empty_hint(self) -> None:
+        ui.label("Ask about your documents. Use @file.pdf to ask about one file.").classes(
+            "text-gray-500 self-center mt-8"
+        ).mark("empty-hint")
+
+    def clear(self) -> None:
+        self.session_id = None
+        self.column.clear()
+        with self.column:
+            self._empty_hint()
+
+    async def show_session(self, session_id: str) -> None:
+        """Replace the view with a saved session's messages."""
+        messages = await self.chat.messages(session_id)
+        self.session_id = session_id
+        self.column.clear()
+        with self.column:
+            for message in messages:
+                if message["role"] == "user":
+                    render_user(message["content"])
+                else:
+                    render_answer(message["content"], message["sources"])
+
+    async def send(self, text: str, mode: str) -> bool:
+        """Start a turn and stream it in; False when it could not start."""
+        try:
+            turn = self.chat.start_turn(self.session_id, text, mode)  # type: ignore[arg-type]
+        except (EmptyMessage, MessageTooLong, SessionBusy) as error:
+            ui.notify(str(error), type="warning")
+            return False
+        if self.session_id is None:
+            self.column.clear()
+        self.session_id = turn.session_id
+        with self.column:
+            render_user(text)
+            with ui.column().classes("w-full gap-0"):
+                status = ui.label("Starting…").classes("text-sm text-gray-500 italic")
+                status.mark("status")
+                card = ui.card().classes("max-w-[90%] shadow-sm")
+                card.set_visibility(False)
+                with card:
+                    answer = ui.markdown("").classes("docent-answer").mark("answer")
+                sources_box = ui.column().classes("gap-0")
+        streamed = ""
+        async for event in turn.events():
+            if event.kind == "status":
+                status.set_text(event.data["text"])
+            elif event.kind == "token":
+                streamed += event.data["text"]
+                card.set_visibility(True)
+                answer.set_content(streamed)
+            elif event.kind == "done":
+                status.delete()
+                answer.set_content(event.data["answer"])
+                card.set_visibility(True)
+                with sources_box:
+                    render_sources(event.data["sources"])
+            elif event.kind == "error":
+                status.set_text(event.data["message"])
+                status.classes(replace="text-sm text-negative")
+        return True
