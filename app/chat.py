@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 from app.sessions import SessionIndex
-from graph.state import Mode
+from graph.state import AgentState, Mode
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +129,12 @@ class ChatService:
         return turn
 
     async def _run(self, turn: Turn, text: str, mode: Mode) -> None:
-        config = {"configurable": {"thread_id": turn.session_id}}
-        inputs = {"messages": [HumanMessage(content=text)], "question": text, "mode": mode}
+        config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
+        inputs: AgentState = {
+            "messages": [HumanMessage(content=text)],
+            "question": text,
+            "mode": mode,
+        }
         nodes: list[dict[str, Any]] = []
         try:
             async for chunk in self._graph.astream(inputs, config, stream_mode="custom"):
@@ -158,14 +163,17 @@ class ChatService:
 
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The session's conversation as ``{"role", "content", "sources"}`` dicts."""
-        state = await self._graph.aget_state({"configurable": {"thread_id": session_id}})
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        state = await self._graph.aget_state(config)
         out: list[dict[str, Any]] = []
         for message in state.values.get("messages", []):
             if isinstance(message, HumanMessage):
                 out.append({"role": "user", "content": str(message.content), "sources": []})
             elif isinstance(message, AIMessage):
                 sources = message.additional_kwargs.get("sources", [])
-                out.append({"role": "assistant", "content": str(message.content), "sources": sources})
+                out.append(
+                    {"role": "assistant", "content": str(message.content), "sources": sources}
+                )
         return out
 
     async def aclose(self) -> None:

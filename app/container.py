@@ -29,7 +29,6 @@ from models.reranker import PassThroughReranker
 log = logging.getLogger(__name__)
 
 
-
 def build_embedder(settings: Settings) -> Embedder:
     if settings.embed_backend == "ollama":
         return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)

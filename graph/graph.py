@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_stream_writer
@@ -18,8 +19,12 @@ from graph.state import AgentState
 Node = Callable[[AgentState, GraphDeps], Awaitable[AgentState]]
 
 
-def _timed(name: str, node: Node, deps: GraphDeps) -> Callable[[AgentState], Awaitable[AgentState]]:
-    """Bind the node to its deps and report how long it took on the custom stream."""
+def _timed(name: str, node: Node, deps: GraphDeps) -> Any:
+    """Bind the node to its deps and report how long it took on the custom stream.
+
+    Typed Any: LangGraph's node protocols want a parameter named ``state``, which a
+    ``Callable`` type cannot say.
+    """
 
     async def run(state: AgentState) -> AgentState:
         started = time.perf_counter()

@@ -98,7 +98,9 @@ def _degraded(error: LLMError, sources: list[Source]) -> str:
 
 def _rag_messages(state: AgentState, deps: GraphDeps) -> list[Message]:
     blocks = "\n\n".join(
-        prompts.SOURCE_BLOCK.format(n=s["n"], file=s["file"], page=_page_label(s["page"]), text=text)
+        prompts.SOURCE_BLOCK.format(
+            n=s["n"], file=s["file"], page=_page_label(s["page"]), text=text
+        )
         for s, text in zip(state.get("sources", []), state.get("passages", []), strict=True)
     )
     user = prompts.RAG_USER.format(sources=blocks, question=state["question"])
@@ -141,9 +143,7 @@ async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
             pieces.append(piece)
             writer({"token": piece})
     except LLMError as error:
-        tail = (
-            f"\n\n*(The answer was cut off: {error})*" if pieces else _degraded(error, sources)
-        )
+        tail = f"\n\n*(The answer was cut off: {error})*" if pieces else _degraded(error, sources)
         pieces.append(tail)
         writer({"token": tail})
     return finish("".join(pieces))

@@ -42,9 +42,9 @@ class Sidebar:
         if not sessions:
             ui.label("No sessions yet.").classes("text-sm text-gray-400")
         for info in sessions[:30]:
-            ui.item(
-                info.title, on_click=lambda sid=info.id: self.on_open_session(sid)
-            ).props("dense clickable").classes("text-sm rounded").mark("session")
+            ui.item(info.title, on_click=lambda sid=info.id: self.on_open_session(sid)).props(
+                "dense clickable"
+            ).classes("text-sm rounded").mark("session")
 
     @ui.refreshable_method
     def documents_view(self) -> None:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def get_container(request: Request) -> Container:
-    return request.app.state.container  # type: ignore[no-any-return]
+    return request.app.state.container
 
 
 ContainerDep = Annotated["Container", Depends(get_container)]

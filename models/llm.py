@@ -1,0 +1,219 @@
+"""Ollama chat adapter (`OllamaChat`) and the typed errors every Ollama adapter raises."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import ollama
+
+from models.protocols import Health, Message
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a TCP connection: a host that is down should be reported quickly."""
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds to wait for data once connected: loading a large model on CPU can take minutes."""
+
+HEALTH_TIMEOUT = 5.0
+"""Seconds a health check may take in total."""
+
+OLLAMA_ERRORS = (ollama.ResponseError, ConnectionError, httpx.TransportError)
+"""What the ``ollama`` client raises when talking to the host fails.
+
+The client turns ``httpx.ConnectError`` into the builtin ``ConnectionError`` for plain
+requests but lets it (and timeouts) through unchanged for streamed ones.
+"""
+
+
+class LLMError(Exception):
+    """A failure talking to a local LLM host; ``str(error)`` is meant for a person."""
+
+    def __init__(self, message: str, *, host: str | None = None) -> None:
+        super().__init__(message)
+        self.host = host
+
+
+class OllamaUnavailable(LLMError):
+    """Nothing answers at the Ollama host."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(
+            f"Ollama is not running at {host}. Start it with `ollama serve`.", host=host
+        )
+
+
+class ModelNotFound(LLMError):
+    """Ollama answers but does not have the model."""
+
+    def __init__(self, host: str, model: str) -> None:
+        super().__init__(
+            f"The model '{model}' is not installed in Ollama at {host}. "
+            f"Install it with `ollama pull {model}`.",
+            host=host,
+        )
+        self.model = model
+
+
+def to_llm_error(exc: BaseException, *, host: str, model: str) -> LLMError:
+    """Translate an exception from the ``ollama`` client (see ``OLLAMA_ERRORS``) to ours."""
+    if isinstance(exc, LLMError):
+        return exc
+    if isinstance(exc, ollama.ResponseError):
+        if exc.status_code == 404 and _says_model_missing(str(exc.error)):
+            return ModelNotFound(host, model)
+        status = f" (HTTP {exc.status_code})" if exc.status_code > 0 else ""
+        return LLMError(f"Ollama at {host} answered with an error{status}: {exc.error}", host=host)
+    if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        # Connected, then silence: Ollama is up but busy or slow, so `ollama serve` is no fix.
+        return LLMError(
+            f"Ollama at {host} took too long to answer with '{model}'. "
+            "Try again, use a smaller model, or raise the timeout.",
+            host=host,
+        )
+    if isinstance(exc, ConnectionError | httpx.TransportError):
+        return OllamaUnavailable(host)
+    return LLMError(f"Talking to Ollama at {host} failed: {exc}", host=host)
+
+
+@contextmanager
+def ollama_errors(host: str, model: str) -> Iterator[None]:
+    """Re-raise failures of the ``ollama`` client inside the block as typed ``LLMError``s."""
+    try:
+        yield
+    except OLLAMA_ERRORS as exc:
+        raise to_llm_error(exc, host=host, model=model) from exc
+
+
+def client_timeout(timeout: float | None) -> httpx.Timeout:
+    """An httpx timeout that fails fast on connect and waits ``timeout`` for data."""
+    return httpx.Timeout(timeout, connect=CONNECT_TIMEOUT)
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two Ollama model names mean the same model (``llama3.2`` is ``llama3.2:latest``)."""
+    return _with_tag(a) == _with_tag(b)
+
+
+def _with_tag(name: str) -> str:
+    name = name.strip().lower()
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _says_model_missing(error: str) -> bool:
+    # Ollama says `model "x" not found, try pulling it first` (chat, embed) or
+    # `model 'x' not found` (show, generate); a bare 404 from a proxy says neither.
+    text = error.lower()
+    return "model" in text and "not found" in text
+
+
+class OllamaChat:
+    """``ChatModel`` backed by an Ollama server through ``ollama.AsyncClient``.
+
+    Building one makes no network call; use ``health()`` to find out whether the host
+    answers. Call ``aclose()`` when done; the client is bound to the event loop that
+    first uses it.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        model: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        keep_alive: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.host = host
+        self.model = model
+        self.keep_alive = keep_alive
+        self.options = dict(options) if options else None
+        self._client = ollama.AsyncClient(host=host, timeout=client_timeout(timeout))
+
+    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
+        """Yield the answer's text pieces as Ollama streams them (thinking is left out)."""
+        with ollama_errors(self.host, self.model):
+            stream = await self._client.chat(
+                model=self.model,
+                messages=list(messages),
+                stream=True,
+                options=self.options,
+                keep_alive=self.keep_alive,
+            )
+            try:
+                async for chunk in stream:
+                    if chunk.message.content:
+                        yield chunk.message.content
+            finally:
+                # Release the HTTP connection now, also when the caller stops early.
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+
+    async def complete_json(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Return one reply parsed as a JSON object, constrained by ``schema`` if given."""
+        with ollama_errors(self.host, self.model):
+            response = await self._client.chat(
+                model=self.model,
+                messages=list(messages),
+                stream=False,
+                format=schema or "json",
+                options=self.options,
+                keep_alive=self.keep_alive,
+            )
+        content = response.message.content or ""
+        try:
+            value = json.loads(content)
+        except json.JSONDecodeError as exc:
+            raise LLMError(
+                f"The model '{self.model}' at {self.host} did not answer with valid JSON "
+                f"({exc.msg}): {content[:200]!r}",
+                host=self.host,
+            ) from exc
+        if not isinstance(value, dict):
+            raise LLMError(
+                f"The model '{self.model}' at {self.host} answered with JSON that is not an "
+                f"object: {content[:200]!r}",
+                host=self.host,
+            )
+        return value
+
+    async def health(self) -> Health:
+        """Whether the host answers and which models it has; never raises.
+
+        ``error`` is also set when the host answers but lacks ``self.model``.
+        """
+        try:
+            async with asyncio.timeout(HEALTH_TIMEOUT):
+                with ollama_errors(self.host, self.model):
+                    listing = await self._client.list()
+        except TimeoutError:
+            return Health(
+                reachable=False,
+                host=self.host,
+                error=f"Ollama at {self.host} did not answer within {HEALTH_TIMEOUT:g} seconds.",
+            )
+        except OllamaUnavailable as exc:
+            return Health(reachable=False, host=self.host, error=str(exc))
+        except LLMError as exc:
+            return Health(reachable=True, host=self.host, error=str(exc))
+        except Exception as exc:  # a health check must not take the caller down
+            return Health(
+                reachable=False,
+                host=self.host,
+                error=f"Something answered at {self.host}, but not like Ollama: {exc}",
+            )
+        models = [m.model for m in listing.models if m.model]
+        missing = not any(same_model(name, self.model) for name in models)
+        error = str(ModelNotFound(self.host, self.model)) if missing else None
+        return Health(reachable=True, host=self.host, models=models, error=error)
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP connections."""
+        await self._client.close()

@@ -1,0 +1,110 @@
+"""An in-process ``ChatModel`` with scripted replies, for tests that need no HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from models.llm import LLMError, OllamaUnavailable
+from models.protocols import Health, Message
+from tests.fakes.ollama_server import split_tokens
+
+
+@dataclass
+class _Failure:
+    error: Exception
+    after: str
+
+
+class FakeChatModel:
+    """Implements ``models.protocols.ChatModel``; replies are served first in, first out.
+
+    ``stream_chat`` and ``complete_json`` share one queue. With nothing queued the reply
+    is ``default_reply`` if set, else it echoes the last user message (``Echo: ...`` as
+    text, ``{"echo": "..."}`` as JSON).
+    """
+
+    def __init__(
+        self,
+        host: str = "http://fake-ollama:11434",
+        model: str = "fake-chat",
+        *,
+        default_reply: str | None = None,
+        token_delay: float = 0.0,
+    ) -> None:
+        self.host = host
+        self.model = model
+        self.default_reply = default_reply
+        self.token_delay = token_delay
+        """Seconds between streamed pieces; 0 still yields to the event loop."""
+        self.reachable = True
+        """Set to False and every call raises ``OllamaUnavailable``, as if Ollama were down."""
+        self.history: list[list[Message]] = []
+        """The messages of every call, in order."""
+        self.schemas: list[dict[str, Any] | None] = []
+        """The ``schema`` of every ``complete_json`` call, in order."""
+        self._replies: deque[str | _Failure] = deque()
+
+    def enqueue(self, *replies: str) -> None:
+        """Queue text replies for the next calls."""
+        self._replies.extend(replies)
+
+    def enqueue_json(self, obj: Any) -> None:
+        """Queue a reply that is ``obj`` as JSON (for ``complete_json``)."""
+        self._replies.append(json.dumps(obj))
+
+    def enqueue_error(self, error: Exception, *, after: str = "") -> None:
+        """Make the next call raise ``error``; a streamed call first yields ``after``'s words."""
+        self._replies.append(_Failure(error, after))
+
+    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
+        """Yield the next reply word by word."""
+        reply = self._take(messages, json_mode=False)
+        text = reply.after if isinstance(reply, _Failure) else reply
+        for index, piece in enumerate(split_tokens(text)):
+            await asyncio.sleep(self.token_delay if index else 0)
+            yield piece
+        if isinstance(reply, _Failure):
+            raise reply.error
+
+    async def complete_json(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Return the next reply parsed as a JSON object."""
+        self.schemas.append(schema)
+        reply = self._take(messages, json_mode=True)
+        await asyncio.sleep(0)
+        if isinstance(reply, _Failure):
+            raise reply.error
+        try:
+            value = json.loads(reply)
+        except json.JSONDecodeError as exc:
+            raise LLMError(
+                f"The model '{self.model}' at {self.host} did not answer with valid JSON: "
+                f"{reply[:200]!r}",
+                host=self.host,
+            ) from exc
+        if not isinstance(value, dict):
+            raise LLMError(f"The model '{self.model}' answered with JSON that is not an object.")
+        return value
+
+    async def health(self) -> Health:
+        """Reachable with ``[model]`` unless ``reachable`` is False."""
+        if not self.reachable:
+            return Health(False, self.host, error=str(OllamaUnavailable(self.host)))
+        return Health(True, self.host, models=[self.model])
+
+    def _take(self, messages: Sequence[Message], *, json_mode: bool) -> str | _Failure:
+        self.history.append([dict(m) for m in messages])
+        if not self.reachable:
+            raise OllamaUnavailable(self.host)
+        if self._replies:
+            return self._replies.popleft()
+        if self.default_reply is not None:
+            return self.default_reply
+        last_user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+        return json.dumps({"echo": last_user}) if json_mode else f"Echo: {last_user}"

@@ -1,0 +1,496 @@
+"""An Ollama-protocol HTTP server on a real localhost socket, scripted by the test.
+
+The real ``ollama`` client talks to it over TCP, so streaming (chunked NDJSON), HTTP errors
+and "nothing listens there" behave as they do against ``ollama serve``::
+
+    with FakeOllamaServer() as server:
+        server.enqueue_reply("Paris is the capital.", delay=0.01)  # next /api/chat
+        server.enqueue_json({"route": "retrieve"})                 # the one after
+        chat = OllamaChat(server.url, "llama3.2")
+
+Replies are served first in, first out to ``/api/chat`` whatever the request's ``format``;
+when none is queued the reply echoes the last user message (``Echo: ...`` as text,
+``{"echo": "..."}`` when the request has a ``format``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+DEFAULT_MODELS = ("llama3.2:latest", "nomic-embed-text:latest")
+VERSION = "0.12.6"
+
+_TOKEN = re.compile(r"\s*\S+|\s+$")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class _Reply:
+    content: str
+    delay: float | None = None
+    first_token_delay: float | None = None
+
+
+@dataclass
+class _Failure:
+    status: int
+    error: str
+    path: str | None
+
+
+def unused_url() -> str:
+    """URL of a localhost port where nothing listens, for "Ollama is down" tests."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def split_tokens(text: str) -> list[str]:
+    """Words with their leading whitespace, like an LLM's tokens; they join back to ``text``."""
+    return _TOKEN.findall(text)
+
+
+def fake_vector(text: str, dim: int) -> list[float]:
+    """Deterministic unit vector: hashed bag of words, so shared words mean nearby vectors."""
+    vec = [0.0] * dim
+    for word in _WORD.findall(text.lower()) or [text]:
+        digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
+        vec[int.from_bytes(digest, "big") % dim] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec))
+    return [v / norm for v in vec]
+
+
+def _with_tag(name: str) -> str:
+    name = name.strip().lower()
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+class FakeOllamaServer:
+    """Speaks enough of Ollama's HTTP API for the real client; see the module docstring."""
+
+    def __init__(
+        self,
+        models: list[str] | None = None,
+        *,
+        embed_dim: int = 64,
+        token_delay: float = 0.0,
+        first_token_delay: float = 0.0,
+    ) -> None:
+        self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
+        """Installed models, as ``/api/tags`` lists them; tests may assign or append."""
+        self.embed_dim = embed_dim
+        self.token_delay = token_delay
+        """Default seconds between streamed tokens."""
+        self.first_token_delay = first_token_delay
+        """Default seconds before the first token (think: model loading)."""
+        self.requests: list[tuple[str, Any]] = []
+        """Every request as ``(path, json body or None)``, in arrival order."""
+        self._replies: deque[_Reply] = deque()
+        self._failures: deque[_Failure] = deque()
+        self._lock = threading.Lock()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._port = 0
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``; stays the same across ``stop()`` / ``start()``."""
+        if not self._port:
+            raise RuntimeError("FakeOllamaServer has not been started")
+        return f"http://127.0.0.1:{self._port}"
+
+    @property
+    def running(self) -> bool:
+        return self._httpd is not None
+
+    def start(self) -> Self:
+        """Listen (again, on the same port after a ``stop()``) and serve in a thread."""
+        if self._httpd is not None:
+            return self
+        httpd = _HTTPServer(("127.0.0.1", self._port), _Handler)
+        httpd.fake = self
+        self._port = httpd.server_address[1]
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and cut open connections: the client then sees Ollama as down."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        httpd.close_connections()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- scripting -------------------------------------------------------------------
+
+    def enqueue_reply(
+        self, text: str, *, delay: float | None = None, first_token_delay: float | None = None
+    ) -> None:
+        """Queue the content of a later ``/api/chat`` reply (streamed word by word)."""
+        with self._lock:
+            self._replies.append(_Reply(text, delay, first_token_delay))
+
+    def enqueue_json(
+        self, obj: Any, *, delay: float | None = None, first_token_delay: float | None = None
+    ) -> None:
+        """Queue a reply whose content is ``obj`` as JSON (for ``format`` requests)."""
+        self.enqueue_reply(json.dumps(obj), delay=delay, first_token_delay=first_token_delay)
+
+    def fail_next(
+        self, status: int = 500, error: str = "internal server error", *, path: str | None = None
+    ) -> None:
+        """Answer the next request (to ``path`` if given) with ``status`` and ``{"error": ...}``."""
+        with self._lock:
+            self._failures.append(_Failure(status, error, path))
+
+    def requests_to(self, path: str) -> list[Any]:
+        """Bodies of the recorded requests to ``path``."""
+        with self._lock:
+            return [body for p, body in self.requests if p == path]
+
+    def has_model(self, name: str) -> bool:
+        return any(_with_tag(m) == _with_tag(name) for m in self.models)
+
+    # -- used by the handler ---------------------------------------------------------
+
+    def _record(self, path: str, body: Any) -> _Failure | None:
+        with self._lock:
+            self.requests.append((path, body))
+            for failure in self._failures:
+                if failure.path in (None, path):
+                    self._failures.remove(failure)
+                    return failure
+        return None
+
+    def _add_model(self, name: str) -> None:
+        with self._lock:
+            if not self.has_model(name):
+                self.models.append(name)
+
+    def _next_reply(self, messages: list[dict[str, Any]], json_mode: bool) -> _Reply:
+        with self._lock:
+            if self._replies:
+                return self._replies.popleft()
+        last_user = next(
+            (m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), ""
+        )
+        if json_mode:
+            return _Reply(json.dumps({"echo": last_user}))
+        return _Reply(f"Echo: {last_user}")
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # stop() must not wait for a handler sleeping between tokens
+    fake: FakeOllamaServer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        self._closed = False
+
+    def track(self, connection: socket.socket, *, open_: bool) -> None:
+        with self._connections_lock:
+            if not open_:
+                self._connections.discard(connection)
+            elif self._closed:  # accepted just before stop(): refuse to serve it
+                _cut(connection)
+            else:
+                self._connections.add(connection)
+
+    def close_connections(self) -> None:
+        # Keep-alive connections would otherwise go on being served after stop().
+        with self._connections_lock:
+            self._closed = True
+            connections, self._connections = self._connections, set()
+        for connection in connections:
+            _cut(connection)
+
+
+def _cut(connection: socket.socket) -> None:
+    try:
+        connection.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked transfer, as Go's net/http does
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, open_=True)
+
+    def finish(self) -> None:
+        self.server.track(self.connection, open_=False)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    @property
+    def fake(self) -> FakeOllamaServer:
+        return self.server.fake
+
+    # -- routing ---------------------------------------------------------------------
+
+    def do_HEAD(self) -> None:
+        self._send_bytes(200, b"", "text/plain; charset=utf-8")
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if failure := self.fake._record(path, None):
+            return self._send_json({"error": failure.error}, failure.status)
+        if path == "/":
+            return self._send_bytes(200, b"Ollama is running", "text/plain; charset=utf-8")
+        if path == "/api/version":
+            return self._send_json({"version": VERSION})
+        if path == "/api/tags":
+            return self._send_json({"models": [self._model_entry(m) for m in self.fake.models]})
+        self._not_found()
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            self.fake._record(path, raw.decode(errors="replace"))
+            return self._send_json({"error": "invalid character in request body"}, 400)
+        if failure := self.fake._record(path, body):
+            return self._send_json({"error": failure.error}, failure.status)
+        handler = {
+            "/api/chat": self._chat,
+            "/api/embed": self._embed,
+            "/api/show": self._show,
+            "/api/pull": self._pull,
+        }.get(path)
+        if handler is None:
+            return self._not_found()
+        handler(body)
+
+    # -- endpoints -------------------------------------------------------------------
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        model = body.get("model", "")
+        if not self.fake.has_model(model):
+            return self._model_missing(model)
+        messages = body.get("messages") or []
+        reply = self.fake._next_reply(messages, json_mode="format" in body)
+        delay = self.fake.token_delay if reply.delay is None else reply.delay
+        first = (
+            self.fake.first_token_delay
+            if reply.first_token_delay is None
+            else reply.first_token_delay
+        )
+        tokens = split_tokens(reply.content)
+        started = time.monotonic_ns()
+        final = {
+            "model": model,
+            "created_at": "",
+            "message": {"role": "assistant", "content": ""},
+            "done": True,
+            "done_reason": "stop",
+            "load_duration": 1_000_000,
+            "prompt_eval_count": sum(len(m.get("content") or "") for m in messages),
+            "prompt_eval_duration": 1_000_000,
+            "eval_count": len(tokens),
+        }
+        if body.get("stream", True) is False:
+            time.sleep(first + delay * len(tokens))
+            final["message"]["content"] = reply.content
+            final.update(created_at=_now(), **_durations(started))
+            return self._send_json(final)
+        lines = self._start_stream()
+        time.sleep(first)
+        for index, token in enumerate(tokens):
+            if index:
+                time.sleep(delay)
+            chunk = {
+                "model": model,
+                "created_at": _now(),
+                "message": {"role": "assistant", "content": token},
+                "done": False,
+            }
+            if not lines(chunk):
+                return
+        final.update(created_at=_now(), **_durations(started))
+        lines(final)
+        self._end_stream()
+
+    def _embed(self, body: dict[str, Any]) -> None:
+        model = body.get("model", "")
+        if not self.fake.has_model(model):
+            return self._model_missing(model)
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        dim = body.get("dimensions") or self.fake.embed_dim
+        self._send_json(
+            {
+                "model": model,
+                "embeddings": [fake_vector(text, dim) for text in texts],
+                "total_duration": 1_000_000,
+                "load_duration": 100_000,
+                "prompt_eval_count": sum(len(_WORD.findall(t)) for t in texts),
+            }
+        )
+
+    def _show(self, body: dict[str, Any]) -> None:
+        model = body.get("model") or body.get("name") or ""
+        if not self.fake.has_model(model):
+            return self._send_json({"error": f"model '{model}' not found"}, 404)
+        embedding = "embed" in model
+        self._send_json(
+            {
+                "modelfile": f"# Modelfile generated by the fake Ollama\nFROM {model}\n",
+                "parameters": "",
+                "template": "{{ .Prompt }}",
+                "details": _details(model),
+                "model_info": {
+                    "general.architecture": "fake",
+                    "fake.context_length": 8192,
+                    "fake.embedding_length": self.fake.embed_dim,
+                },
+                "capabilities": ["embedding"] if embedding else ["completion"],
+                "modified_at": _now(),
+            }
+        )
+
+    def _pull(self, body: dict[str, Any]) -> None:
+        model = _with_tag(body.get("model") or body.get("name") or "")
+        digest = "sha256:" + hashlib.sha256(model.encode()).hexdigest()
+        total = 4_000_000
+        statuses: list[dict[str, Any]] = [{"status": "pulling manifest"}]
+        statuses += [
+            {"status": f"pulling {digest[7:19]}", "digest": digest, "total": total, "completed": c}
+            for c in (0, total // 2, total)
+        ]
+        statuses += [
+            {"status": "verifying sha256 digest"},
+            {"status": "writing manifest"},
+            {"status": "success"},
+        ]
+        self.fake._add_model(model)
+        if body.get("stream", True) is False:
+            return self._send_json({"status": "success"})
+        lines = self._start_stream()
+        for status in statuses:
+            if not lines(status):
+                return
+            time.sleep(self.fake.token_delay)
+        self._end_stream()
+
+    # -- responses -------------------------------------------------------------------
+
+    def _model_entry(self, name: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "model": name,
+            "modified_at": _now(),
+            "size": 2_000_000_000,
+            "digest": hashlib.sha256(name.encode()).hexdigest(),
+            "details": _details(name),
+        }
+
+    def _model_missing(self, model: str) -> None:
+        # Exactly what Ollama's chat and embed handlers answer.
+        self._send_json({"error": f'model "{model}" not found, try pulling it first'}, 404)
+
+    def _not_found(self) -> None:
+        self._send_bytes(404, b"404 page not found", "text/plain")
+
+    def _send_json(self, obj: Any, status: int = 200) -> None:
+        self._send_bytes(status, json.dumps(obj).encode(), "application/json; charset=utf-8")
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
+
+    def _start_stream(self) -> Callable[[Any], bool]:
+        """Send chunked NDJSON headers; return a writer of one line that says if it worked."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        # end_headers() writes to the socket; write_line reports a failure of either.
+        self._headers_sent = self._try(self.end_headers)
+
+        def write_line(obj: Any) -> bool:
+            data = json.dumps(obj).encode() + b"\n"
+            if not self._headers_sent:
+                return False
+            return self._try(lambda: self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data)))
+
+        return write_line
+
+    def _end_stream(self) -> None:
+        self._try(lambda: self.wfile.write(b"0\r\n\r\n"))
+
+    def _try(self, write: Callable[[], object]) -> bool:
+        try:
+            write()
+        except OSError:  # the client went away or stop() cut the connection
+            self.close_connection = True
+            return False
+        return True
+
+
+def _details(name: str) -> dict[str, Any]:
+    return {
+        "parent_model": "",
+        "format": "gguf",
+        "family": name.split(":", 1)[0].rsplit("/", 1)[-1],
+        "families": None,
+        "parameter_size": "3.2B",
+        "quantization_level": "Q4_K_M",
+    }
+
+
+def _durations(started_ns: int) -> dict[str, int]:
+    total = max(time.monotonic_ns() - started_ns, 1)
+    return {"total_duration": total, "eval_duration": total}

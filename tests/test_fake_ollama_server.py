@@ -1,0 +1,139 @@
+"""The fake Ollama behaves like Ollama for the real ``ollama`` client."""
+
+from __future__ import annotations
+
+import time
+
+import ollama
+import pytest
+
+from tests.fakes.ollama_server import FakeOllamaServer, split_tokens, unused_url
+
+USER = [{"role": "user", "content": "Where is the Eiffel tower?"}]
+
+
+@pytest.fixture
+def client(ollama_server):
+    with ollama.Client(host=ollama_server.url) as client:
+        yield client
+
+
+async def test_streamed_chat_arrives_in_several_chunks_over_time(ollama_server):
+    ollama_server.enqueue_reply("It stands in Paris, France.", delay=0.05)
+    arrivals: list[tuple[float, str]] = []
+    async with ollama.AsyncClient(host=ollama_server.url) as client:
+        start = time.monotonic()
+        async for chunk in await client.chat(model="llama3.2", messages=USER, stream=True):
+            arrivals.append((time.monotonic() - start, chunk.message.content or ""))
+
+    pieces = [text for _, text in arrivals if text]
+    assert len(pieces) > 1
+    assert "".join(pieces) == "It stands in Paris, France."
+    # Tokens arrive one by one, not all at the end: the first well before the last.
+    assert arrivals[-1][0] - arrivals[0][0] >= 0.15
+
+
+async def test_first_token_delay_holds_back_the_first_chunk(ollama_server):
+    ollama_server.enqueue_reply("Loaded.", first_token_delay=0.2)
+
+    async with ollama.AsyncClient(host=ollama_server.url) as client:
+        start = time.monotonic()
+        stream = await client.chat(model="llama3.2", messages=USER, stream=True)
+        first = await anext(stream)
+        waited = time.monotonic() - start
+        await stream.aclose()
+
+    assert first.message.content == "Loaded."
+    assert waited >= 0.2
+
+
+async def test_stream_false_returns_one_message_with_the_whole_reply(ollama_server):
+    ollama_server.enqueue_reply("Paris.")
+    async with ollama.AsyncClient(host=ollama_server.url) as client:
+        response = await client.chat(model="llama3.2:latest", messages=USER, stream=False)
+
+    assert response.message.content == "Paris."
+    assert response.done and response.done_reason == "stop"
+
+
+def test_format_requests_get_the_queued_json_and_a_default_echo(ollama_server, client):
+    ollama_server.enqueue_json({"route": "retrieve"})
+    first = client.chat(model="llama3.2", messages=USER, format="json")
+    second = client.chat(model="llama3.2", messages=USER, format={"type": "object"})
+
+    assert first.message.content == '{"route": "retrieve"}'
+    assert second.message.content == '{"echo": "Where is the Eiffel tower?"}'
+    assert ollama_server.requests_to("/api/chat")[1]["format"] == {"type": "object"}
+
+
+def test_unknown_model_is_a_404_worded_like_ollama(ollama_server, client):
+    with pytest.raises(ollama.ResponseError) as chat_error:
+        client.chat(model="mistral", messages=USER)
+    with pytest.raises(ollama.ResponseError) as embed_error:
+        client.embed(model="mistral", input="x")
+
+    assert chat_error.value.status_code == 404
+    assert chat_error.value.error == 'model "mistral" not found, try pulling it first'
+    assert embed_error.value.status_code == 404
+
+
+def test_pull_streams_progress_and_adds_the_model(ollama_server, client):
+    statuses = [part.status for part in client.pull("qwen3:4b", stream=True)]
+
+    assert statuses[0] == "pulling manifest" and statuses[-1] == "success"
+    assert "qwen3:4b" in [m.model for m in client.list().models]
+    assert client.show("qwen3:4b").capabilities == ["completion"]
+    client.chat(model="qwen3:4b", messages=USER)
+
+
+def test_tags_version_and_show(ollama_server, client):
+    ollama_server.models = ["gemma3:1b"]
+    assert [m.model for m in client.list().models] == ["gemma3:1b"]
+    assert client._client.get("/api/version").json()["version"]
+    with pytest.raises(ollama.ResponseError) as error:
+        client.show("llama3.2")
+    assert error.value.status_code == 404
+
+
+def test_embed_is_deterministic_unit_vectors_for_str_or_list(ollama_server, client):
+    ollama_server.embed_dim = 16
+    single = client.embed(model="nomic-embed-text", input="red apples").embeddings
+    many = client.embed(model="nomic-embed-text", input=["red apples", "blue sky"]).embeddings
+
+    assert len(single) == 1 and len(single[0]) == 16
+    assert list(many[0]) == list(single[0])
+    assert abs(sum(v * v for v in many[1]) - 1.0) < 1e-9
+
+
+def test_fail_next_answers_one_request_with_the_error(ollama_server, client):
+    ollama_server.fail_next(503, "server busy", path="/api/chat")
+    client.list()  # another path: not failed
+    with pytest.raises(ollama.ResponseError) as error:
+        client.chat(model="llama3.2", messages=USER)
+    client.chat(model="llama3.2", messages=USER)
+
+    assert (error.value.status_code, error.value.error) == (503, "server busy")
+    assert [path for path, _ in ollama_server.requests] == ["/api/tags"] + ["/api/chat"] * 2
+
+
+def test_stopped_server_refuses_connections_and_can_come_back():
+    with FakeOllamaServer() as server, ollama.Client(host=server.url) as client:
+        client.list()  # leaves a keep-alive connection open
+
+        server.stop()
+        with pytest.raises(ConnectionError):
+            client.list()
+
+        server.start()
+        assert client.list().models
+
+
+def test_unused_url_has_nothing_listening():
+    with ollama.Client(host=unused_url()) as client, pytest.raises(ConnectionError):
+        client.list()
+
+
+def test_split_tokens_keeps_every_character():
+    text = "  Two  words\nand a line.\n"
+    assert split_tokens(text) == ["  Two", "  words", "\nand", " a", " line.", "\n"]
+    assert "".join(split_tokens(text)) == text
