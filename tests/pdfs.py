@@ -1,0 +1,43 @@
+"""Make small PDFs with known text on known pages, for tests (fpdf2, core fonts).
+
+``make_pdf(path, ["page one text", "page two text"])`` writes a two-page PDF whose
+page *n* (1-based) holds ``pages[n - 1]``; an empty string makes a blank page. Text must
+be Latin-1 (Helvetica is a core font) and fit on one page (about 3,000 characters):
+long lines wrap, but a text that would spill onto a second page raises ValueError, so
+page numbers in tests always mean what they say.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fpdf import FPDF
+
+
+def make_pdf(
+    path: Path,
+    pages: list[str],
+    *,
+    user_password: str | None = None,
+    owner_password: str = "owner-secret",
+) -> Path:
+    """Write ``pages`` to ``path``, one string per page; returns ``path``.
+
+    ``user_password`` encrypts the file (RC4): readers need that password to open it,
+    and ``""`` makes an encrypted file that opens without one.
+    """
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=True, margin=15)
+    pdf.set_font("Helvetica", size=10)
+    for number, text in enumerate(pages, start=1):
+        pdf.add_page()
+        if text:
+            text.encode("latin-1")  # fails early, with the offending character
+            pdf.multi_cell(0, 5, text)
+        if pdf.page != number:
+            raise ValueError(f"page {number}'s text does not fit on one page")
+    if user_password is not None:
+        pdf.set_encryption(owner_password=owner_password, user_password=user_password)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf.output(str(path))
+    return path

@@ -1,0 +1,227 @@
+"""ChromaStore over a real embedded Chroma in a temp dir, with the fake embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import chromadb
+import pytest
+from chromadb.api import ClientAPI
+from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
+
+from ingest.store import ChromaStore, StoreUnavailable, collection_name, make_chroma_client
+from ingest.types import Chunk
+from tests.fakes.embedder import FakeEmbedder
+
+
+@pytest.fixture(autouse=True)
+def _no_default_embedding_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A tripwire: chromadb's default embedding function would download a model.
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("chromadb tried to use its default ONNX embedding model")
+
+    monkeypatch.setattr(ONNXMiniLM_L6_V2, "__call__", refuse)
+    monkeypatch.setattr(ONNXMiniLM_L6_V2, "__init__", refuse)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[ClientAPI]:
+    chroma = make_chroma_client(tmp_path)
+    yield chroma
+    chroma.close()
+
+
+def _chunks(doc_id: str, path: str, texts: list[tuple[int | None, str]]) -> list[Chunk]:
+    return [
+        Chunk(
+            doc_id=doc_id,
+            path=path,
+            file=path.rsplit("/", 1)[-1],
+            page=page,
+            index=i,
+            start=0,
+            end=len(text),
+            text=text,
+            sha256="sha-" + doc_id,
+        )
+        for i, (page, text) in enumerate(texts)
+    ]
+
+
+def test_client_is_persistent_under_data_dir_with_telemetry_off(tmp_path: Path) -> None:
+    chroma = make_chroma_client(tmp_path)
+    try:
+        settings = chroma.get_settings()
+        assert settings.anonymized_telemetry is False
+        assert settings.chroma_otel_granularity == "none"
+        assert settings.is_persistent and Path(str(settings.persist_directory)) == (
+            tmp_path / "chroma"
+        )
+    finally:
+        chroma.close()
+
+
+def test_unreachable_server_is_a_typed_error() -> None:
+    with pytest.raises(StoreUnavailable, match="DOCENT_CHROMA_URL"):
+        make_chroma_client(Path("unused"), url="http://127.0.0.1:9")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("all-MiniLM-L6-v2", "docent-all-minilm-l6-v2"),
+        ("sentence-transformers/all-MiniLM-L6-v2", "docent-sentence-transformers-all-minilm-l6-v2"),
+        ("nomic-embed-text:latest", "docent-nomic-embed-text-latest"),
+        ("weird..name__", "docent-weird.name"),
+        ("///", "docent-default"),
+    ],
+)
+def test_collection_names_follow_chroma_rules(name: str, expected: str) -> None:
+    assert collection_name(name) == expected
+
+
+def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> None:
+    embedder = FakeEmbedder(name="model-a")
+    a = ChromaStore(client, embedder)
+    b = ChromaStore(client, FakeEmbedder(name="model-b"))
+    a.replace_document("d1", _chunks("d1", "x.txt", [(None, "apples and pears")]))
+
+    assert (a.count(), b.count()) == (1, 0)
+    assert client.get_collection(a.name).metadata == {"embedder": "model-a"}
+
+    query = "apples and plums and figs"
+    doc_vec, query_vec = embedder.embed(["apples and pears", query])
+    cosine = sum(x * y for x, y in zip(doc_vec, query_vec, strict=True))
+    (hit,) = a.search(query, k=1)
+    assert hit.score == pytest.approx(cosine, abs=1e-4)  # l2 would give 2 * cosine - 1
+
+
+def test_search_finds_the_right_chunk_and_page(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    store.replace_document(
+        "geo",
+        _chunks(
+            "geo",
+            "science/geology.pdf",
+            [(1, "volcanoes erupt basalt lava"), (2, "glaciers carve moraines and fjords")],
+        ),
+    )
+    store.replace_document("cook", _chunks("cook", "recipes.md", [(None, "bake bread with flour")]))
+
+    hits = store.search("where do glaciers carve fjords", k=3)
+
+    best = hits[0]
+    assert best.chunk.doc_id == "geo" and best.chunk.page == 2
+    assert best.chunk.text == "glaciers carve moraines and fjords"
+    assert best.chunk.path == "science/geology.pdf" and best.chunk.file == "geology.pdf"
+    assert best.chunk.sha256 == "sha-geo"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert 0.0 < best.score <= 1.0 + 1e-6
+
+    bread = store.search("bread flour", k=1)[0]
+    assert bread.chunk.page is None  # stored as -1, given back as None
+
+
+def test_files_filter_matches_name_or_path(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    store.replace_document("a", _chunks("a", "2023/report.pdf", [(1, "quarterly revenue grew")]))
+    store.replace_document("b", _chunks("b", "2024/report.pdf", [(1, "quarterly revenue fell")]))
+    store.replace_document("c", _chunks("c", "memo.txt", [(None, "quarterly revenue memo")]))
+
+    by_path = store.search("quarterly revenue", k=5, files=["2024/report.pdf"])
+    by_name = store.search("quarterly revenue", k=5, files=["report.pdf"])
+    mixed = store.search("quarterly revenue", k=5, files=["memo.txt", "2023/report.pdf"])
+
+    assert {h.chunk.doc_id for h in by_path} == {"b"}
+    assert {h.chunk.doc_id for h in by_name} == {"a", "b"}
+    assert {h.chunk.doc_id for h in mixed} == {"a", "c"}
+    assert store.search("quarterly revenue", files=["nothing.pdf"]) == []
+
+
+def test_replace_document_leaves_no_stale_chunks(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    old = [(1, f"old zebra text number {i}") for i in range(5)]
+    store.replace_document("doc", _chunks("doc", "a.pdf", old))
+    store.replace_document("other", _chunks("other", "b.pdf", [(1, "unrelated words")]))
+
+    store.replace_document("doc", _chunks("doc", "a.pdf", [(1, "new giraffe text")]))
+
+    assert store.count() == 2
+    texts = {h.chunk.text for h in store.search("zebra giraffe text", k=10)}
+    assert "new giraffe text" in texts
+    assert not any("zebra" in text for text in texts)
+    assert store.document_ids() == {"doc", "other"}
+
+
+def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: ClientAPI) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    many = [(1, f"chunk number {i}") for i in range(150)]
+
+    store.replace_document("big", _chunks("big", "big.pdf", many))
+
+    assert [len(call) for call in embedder.calls] == [64, 64, 22]
+    assert store.count() == 150
+
+    class Broken(FakeEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            raise RuntimeError("model crashed")
+
+    broken = ChromaStore(client, Broken())  # same collection name: "fake-embedder"
+    with pytest.raises(RuntimeError):
+        broken.replace_document("big", _chunks("big", "big.pdf", [(1, "replacement")]))
+    assert store.count() == 150
+
+
+def test_delete_document_and_ids(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    store.replace_document("a", _chunks("a", "a.txt", [(None, "one"), (None, "two")]))
+    store.replace_document("b", _chunks("b", "b.txt", [(None, "three")]))
+
+    store.delete_document("a")
+    store.delete_document("never-existed")
+
+    assert store.document_ids() == {"b"}
+    assert store.count() == 1
+
+
+def test_empty_store_and_empty_query(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    assert store.search("anything") == []
+    store.replace_document("a", _chunks("a", "a.txt", [(None, "words")]))
+    assert store.search("   ") == []
+
+
+def test_survives_reopen(tmp_path: Path) -> None:
+    first = make_chroma_client(tmp_path)
+    ChromaStore(first, FakeEmbedder()).replace_document(
+        "a", _chunks("a", "kept.txt", [(None, "persistent penguins")])
+    )
+    first.close()
+
+    second = make_chroma_client(tmp_path)
+    try:
+        hits = ChromaStore(second, FakeEmbedder()).search("penguins", k=1)
+        assert hits[0].chunk.path == "kept.txt"
+    finally:
+        second.close()
+
+
+def test_http_client_settings_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, object] = {}
+
+    def fake_http_client(**kwargs: object) -> str:
+        seen.update(kwargs)
+        return "client"
+
+    monkeypatch.setattr(chromadb, "HttpClient", fake_http_client)
+
+    assert make_chroma_client(Path("unused"), url="https://chroma.example:8443") == "client"
+    assert (seen["host"], seen["port"], seen["ssl"]) == ("chroma.example", 8443, True)
+    settings = seen["settings"]
+    assert isinstance(settings, chromadb.Settings)
+    assert settings.anonymized_telemetry is False
+
+    make_chroma_client(Path("unused"), url="chroma.local")
+    assert (seen["host"], seen["port"], seen["ssl"]) == ("chroma.local", 8000, False)

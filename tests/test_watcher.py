@@ -1,0 +1,188 @@
+"""Watcher: real file-system events through watchdog into the indexer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ingest.indexer import Indexer
+from ingest.registry import Registry
+from ingest.store import ChromaStore, make_chroma_client
+from ingest.types import DocStatus
+from ingest.watcher import FolderWatcher
+from tests.fakes.embedder import FakeEmbedder
+from tests.pdfs import make_pdf
+
+
+@dataclass
+class Rig:
+    docs: Path
+    registry: Registry
+    store: ChromaStore
+    embedder: FakeEmbedder
+    indexer: Indexer
+    watcher: FolderWatcher
+
+    def status(self, rel: str) -> DocStatus | None:
+        record = self.registry.get_by_path(rel)
+        return record.status if record else None
+
+    def paths(self) -> list[str]:
+        return [record.path for record in self.registry.list()]
+
+    def texts(self, query: str) -> list[str]:
+        return [hit.chunk.text for hit in self.store.search(query, k=10)]
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    registry = Registry(tmp_path / "docent.db")
+    client = make_chroma_client(tmp_path)
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    indexer = Indexer(docs, registry, store, settle_seconds=0.05)
+    watcher = FolderWatcher(docs, indexer, asyncio.get_running_loop(), debounce=0.2)
+    await indexer.start()
+    watcher.start()
+    yield Rig(docs, registry, store, embedder, indexer, watcher)
+    watcher.stop()
+    await indexer.stop()
+    registry.close()
+    client.close()
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll ``check`` until it holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met within the time limit")
+        await asyncio.sleep(0.05)
+
+
+async def test_created_file_is_indexed(rig: Rig) -> None:
+    make_pdf(rig.docs / "new.pdf", ["Walruses rest on ice floes.", "Narwhals have tusks."])
+
+    await eventually(lambda: rig.status("new.pdf") == DocStatus.READY)
+
+    assert rig.store.search("narwhals tusks", k=1)[0].chunk.page == 2
+
+
+async def test_modified_file_replaces_its_old_content(rig: Rig) -> None:
+    path = rig.docs / "notes.txt"
+    path.write_text("The meeting is about aardvarks.")
+    await eventually(lambda: "aardvarks" in " ".join(rig.texts("aardvarks")))
+
+    path.write_text("The meeting is about porcupines.")
+
+    await eventually(lambda: "porcupines" in " ".join(rig.texts("porcupines")))
+    await eventually(lambda: rig.status("notes.txt") == DocStatus.READY)
+    assert not any("aardvarks" in text for text in rig.texts("aardvarks meeting"))
+
+
+async def test_renamed_file_moves_in_the_index(rig: Rig) -> None:
+    (rig.docs / "draft.md").write_text("# Plan\n\nBuild the lighthouse.")
+    await eventually(lambda: rig.status("draft.md") == DocStatus.READY)
+
+    (rig.docs / "final.md").unlink(missing_ok=True)
+    (rig.docs / "draft.md").rename(rig.docs / "final.md")
+
+    await eventually(lambda: rig.paths() == ["final.md"])
+    await eventually(lambda: rig.status("final.md") == DocStatus.READY)
+    assert rig.store.search("lighthouse", k=1)[0].chunk.path == "final.md"
+
+
+async def test_deleted_file_leaves_the_index(rig: Rig) -> None:
+    (rig.docs / "temp.txt").write_text("Short lived hedgehog notes.")
+    await eventually(lambda: rig.status("temp.txt") == DocStatus.READY)
+
+    (rig.docs / "temp.txt").unlink()
+
+    await eventually(lambda: rig.paths() == [])
+    assert rig.store.count() == 0
+
+
+async def test_atomic_save_is_an_update(rig: Rig) -> None:
+    path = rig.docs / "essay.txt"
+    path.write_text("First draft about kangaroos.")
+    await eventually(lambda: rig.status("essay.txt") == DocStatus.READY)
+
+    # What many editors do: write a temporary file, then rename it over the original.
+    temp = rig.docs / ".essay.txt.swp"
+    temp.write_text("Second draft about wombats.")
+    os.replace(temp, path)
+
+    await eventually(lambda: "wombats" in " ".join(rig.texts("wombats")))
+    assert rig.paths() == ["essay.txt"]
+    assert not any("kangaroos" in text for text in rig.texts("kangaroos draft"))
+
+
+async def test_burst_of_writes_is_indexed_once(rig: Rig) -> None:
+    path = rig.docs / "burst.txt"
+    for i in range(10):
+        path.write_text(f"version {i} of the burst file")
+        await asyncio.sleep(0.01)
+
+    await eventually(lambda: rig.status("burst.txt") == DocStatus.READY)
+    await asyncio.sleep(0.5)  # give any stray second run the chance to show itself
+    await rig.indexer.wait_idle()
+
+    burst_calls = [call for call in rig.embedder.calls if any("burst" in t for t in call)]
+    assert len(burst_calls) == 1
+    assert "version 9" in burst_calls[0][0]
+
+
+async def test_folder_moved_in_and_deleted(rig: Rig, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "inner").mkdir(parents=True)
+    (outside / "a.txt").write_text("Folder file about otters.")
+    (outside / "inner" / "b.txt").write_text("Nested file about beavers.")
+
+    shutil.move(str(outside), str(rig.docs / "project"))
+
+    await eventually(lambda: rig.paths() == ["project/a.txt", "project/inner/b.txt"])
+    await eventually(lambda: rig.indexer.queued == 0)
+    assert {rig.status(p) for p in rig.paths()} == {DocStatus.READY}
+
+    shutil.rmtree(rig.docs / "project")
+
+    await eventually(lambda: rig.paths() == [])
+    assert rig.store.count() == 0
+
+
+async def test_folder_moved_out_of_the_tree(rig: Rig, tmp_path: Path) -> None:
+    (rig.docs / "old").mkdir()
+    (rig.docs / "old" / "x.txt").write_text("Archived notes on lemurs.")
+    (rig.docs / "keep.txt").write_text("Kept notes on lynxes.")
+    await eventually(lambda: rig.status("old/x.txt") == rig.status("keep.txt") == DocStatus.READY)
+
+    shutil.move(str(rig.docs / "old"), str(tmp_path / "archive"))
+
+    await eventually(lambda: rig.paths() == ["keep.txt"])
+
+
+async def test_temporary_and_hidden_files_are_ignored(rig: Rig) -> None:
+    for name in ["~$draft.md", "download.pdf.crdownload", "x.tmp", ".hidden.txt"]:
+        (rig.docs / name).write_text("ignore me")
+    (rig.docs / "real.txt").write_text("a real file")
+
+    await eventually(lambda: rig.status("real.txt") == DocStatus.READY)
+    await asyncio.sleep(0.3)
+    assert rig.paths() == ["real.txt"]
+
+
+async def test_stop_is_quiet_and_idempotent(rig: Rig) -> None:
+    rig.watcher.stop()
+    rig.watcher.stop()
+    (rig.docs / "after.txt").write_text("written after the watcher stopped")
+    await asyncio.sleep(0.5)
+    assert rig.paths() == []
