@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import logging
 import sys
 from collections.abc import Sequence
@@ -77,6 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from app.server import serve
 
+        if settings.native and importlib.util.find_spec("webview") is None:
+            print(
+                "--native needs pywebview. Install it with `uv pip install pywebview`, "
+                "or leave out --native to use a browser tab.",
+                file=sys.stderr,
+            )
+            return 2
         serve(settings)
         return 0
 

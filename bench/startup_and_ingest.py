@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -37,7 +38,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait(check, timeout: float = 120) -> float:  # type: ignore[no-untyped-def]
+def wait(check: Callable[[], bool], timeout: float = 120) -> float:
     started = time.perf_counter()
     while True:
         try:

@@ -22,8 +22,9 @@ from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 64
-"""Texts per call to the embedder."""
+EMBED_BATCH = 512
+"""Texts per call to the embedder: large, since the embedder sorts one call's texts by
+length to pad little, yet bounded so a huge document doesn't hold every vector at once."""
 
 _NO_PAGE = -1  # Chroma rejects None in metadata
 _ID_PAGE = 10_000

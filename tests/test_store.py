@@ -10,7 +10,13 @@ import pytest
 from chromadb.api import ClientAPI
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-from ingest.store import ChromaStore, StoreUnavailable, collection_name, make_chroma_client
+from ingest.store import (
+    EMBED_BATCH,
+    ChromaStore,
+    StoreUnavailable,
+    collection_name,
+    make_chroma_client,
+)
 from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
 
@@ -157,12 +163,13 @@ def test_replace_document_leaves_no_stale_chunks(client: ClientAPI) -> None:
 def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: ClientAPI) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
-    many = [(1, f"chunk number {i}") for i in range(150)]
+    total = 2 * EMBED_BATCH + 22
+    many = [(1, f"chunk number {i}") for i in range(total)]
 
     store.replace_document("big", _chunks("big", "big.pdf", many))
 
-    assert [len(call) for call in embedder.calls] == [64, 64, 22]
-    assert store.count() == 150
+    assert [len(call) for call in embedder.calls] == [EMBED_BATCH, EMBED_BATCH, 22]
+    assert store.count() == total
 
     class Broken(FakeEmbedder):
         def embed(self, texts):  # type: ignore[no-untyped-def]
@@ -171,7 +178,7 @@ def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: Clien
     broken = ChromaStore(client, Broken())  # same collection name: "fake-embedder"
     with pytest.raises(RuntimeError):
         broken.replace_document("big", _chunks("big", "big.pdf", [(1, "replacement")]))
-    assert store.count() == 150
+    assert store.count() == total
 
 
 def test_delete_document_and_ids(client: ClientAPI) -> None:

