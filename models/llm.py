@@ -94,6 +94,25 @@ def client_timeout(timeout: float | None) -> httpx.Timeout:
     return httpx.Timeout(timeout, connect=CONNECT_TIMEOUT)
 
 
+def parse_json_object(content: str, model: str, host: str) -> dict[str, Any]:
+    """A JSON-mode reply as a dict, or an ``LLMError`` saying what the model sent instead."""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise LLMError(
+            f"The model '{model}' at {host} did not answer with valid JSON "
+            f"({exc.msg}): {content[:200]!r}",
+            host=host,
+        ) from exc
+    if not isinstance(value, dict):
+        raise LLMError(
+            f"The model '{model}' at {host} answered with JSON that is not an "
+            f"object: {content[:200]!r}",
+            host=host,
+        )
+    return value
+
+
 def same_model(a: str, b: str) -> bool:
     """Whether two Ollama model names mean the same model (``llama3.2`` is ``llama3.2:latest``)."""
     return _with_tag(a) == _with_tag(b)
@@ -167,22 +186,7 @@ class OllamaChat:
                 options=self.options,
                 keep_alive=self.keep_alive,
             )
-        content = response.message.content or ""
-        try:
-            value = json.loads(content)
-        except json.JSONDecodeError as exc:
-            raise LLMError(
-                f"The model '{self.model}' at {self.host} did not answer with valid JSON "
-                f"({exc.msg}): {content[:200]!r}",
-                host=self.host,
-            ) from exc
-        if not isinstance(value, dict):
-            raise LLMError(
-                f"The model '{self.model}' at {self.host} answered with JSON that is not an "
-                f"object: {content[:200]!r}",
-                host=self.host,
-            )
-        return value
+        return parse_json_object(response.message.content or "", self.model, self.host)
 
     async def health(self) -> Health:
         """Whether the host answers and which models it has; never raises.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -66,16 +67,18 @@ async def read_sse(response: httpx.Response) -> list[tuple[str, dict[str, Any]]]
     return events
 
 
-async def wait_for(
-    check: Callable[[], Awaitable[bool]], *, timeout: float = 30, what: str = "condition"
+async def eventually(
+    check: Callable[[], bool | Awaitable[bool]], *, timeout: float = 10, what: str = "condition"
 ) -> float:
-    """Poll until ``check`` holds; return the seconds it took."""
+    """Poll ``check`` (plain or async) until it holds; return the seconds it took."""
     started = time.monotonic()
-    while not await check():
+    while True:
+        result = check()
+        if await result if inspect.isawaitable(result) else result:
+            return time.monotonic() - started
         if time.monotonic() - started > timeout:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        await asyncio.sleep(0.1)
-    return time.monotonic() - started
+        await asyncio.sleep(0.05)
 
 
 async def wait_ready(app: RunningApp, count: int, timeout: float = 60) -> float:
@@ -87,4 +90,4 @@ async def wait_ready(app: RunningApp, count: int, timeout: float = 60) -> float:
         assert not errors, errors
         return sum(d["status"] == "ready" for d in docs) >= count
 
-    return await wait_for(ready, timeout=timeout, what=f"{count} documents ready")
+    return await eventually(ready, timeout=timeout, what=f"{count} documents ready")

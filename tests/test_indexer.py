@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page
 from tests.fakes.embedder import FakeEmbedder
 from tests.pdfs import make_pdf
+from tests.running import eventually
 
 
 @dataclass
@@ -55,14 +56,6 @@ async def rig(parts: tuple[Path, Registry, ChromaStore, FakeEmbedder]) -> AsyncI
     indexer.on_change.append(changes.append)
     yield Rig(docs, registry, store, embedder, indexer, changes)
     await indexer.stop()
-
-
-async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met within the time limit")
-        await asyncio.sleep(0.05)
 
 
 async def test_index_all_makes_files_ready_and_searchable(rig: Rig) -> None:

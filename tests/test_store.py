@@ -19,6 +19,7 @@ from ingest.store import (
 )
 from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.search import make_chunk
 
 
 @pytest.fixture(autouse=True)
@@ -39,20 +40,7 @@ def client(tmp_path: Path) -> Iterator[ClientAPI]:
 
 
 def _chunks(doc_id: str, path: str, texts: list[tuple[int | None, str]]) -> list[Chunk]:
-    return [
-        Chunk(
-            doc_id=doc_id,
-            path=path,
-            file=path.rsplit("/", 1)[-1],
-            page=page,
-            index=i,
-            start=0,
-            end=len(text),
-            text=text,
-            sha256="sha-" + doc_id,
-        )
-        for i, (page, text) in enumerate(texts)
-    ]
+    return [make_chunk(path, page, text, i, doc_id=doc_id) for i, (page, text) in enumerate(texts)]
 
 
 def test_client_is_persistent_under_data_dir_with_telemetry_off(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from app.container import Container
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
-from tests.running import wait_for
+from tests.running import eventually
 from ui.page import chat_page
 
 
@@ -30,7 +30,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
     async def indexed() -> bool:
         return bool(built.ready_paths())
 
-    await wait_for(indexed, what="notes.md indexed")
+    await eventually(indexed, what="notes.md indexed")
     yield built
     await built.stop()
 

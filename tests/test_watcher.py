@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher
 from tests.fakes.embedder import FakeEmbedder
 from tests.pdfs import make_pdf
+from tests.running import eventually
 
 
 @dataclass
@@ -58,15 +58,6 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     await indexer.stop()
     registry.close()
     client.close()
-
-
-async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll ``check`` until it holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met within the time limit")
-        await asyncio.sleep(0.05)
 
 
 async def test_created_file_is_indexed(rig: Rig) -> None:

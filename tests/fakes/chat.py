@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from models.llm import LLMError, OllamaUnavailable
+from models.llm import OllamaUnavailable, parse_json_object
 from models.protocols import Health, Message
 from tests.fakes.ollama_server import split_tokens
 
@@ -80,17 +80,7 @@ class FakeChatModel:
         await asyncio.sleep(0)
         if isinstance(reply, _Failure):
             raise reply.error
-        try:
-            value = json.loads(reply)
-        except json.JSONDecodeError as exc:
-            raise LLMError(
-                f"The model '{self.model}' at {self.host} did not answer with valid JSON: "
-                f"{reply[:200]!r}",
-                host=self.host,
-            ) from exc
-        if not isinstance(value, dict):
-            raise LLMError(f"The model '{self.model}' answered with JSON that is not an object.")
-        return value
+        return parse_json_object(reply, self.model, self.host)
 
     async def health(self) -> Health:
         """Reachable with ``[model]`` unless ``reachable`` is False."""

@@ -10,9 +10,13 @@ from ingest.types import Chunk, Hit
 _WORD = re.compile(r"\w+")
 
 
-def make_chunk(path: str, page: int | None, text: str, index: int = 0) -> Chunk:
+def make_chunk(
+    path: str, page: int | None, text: str, index: int = 0, *, doc_id: str | None = None
+) -> Chunk:
+    """A chunk whose span is its whole text; the sha256 is derived from the doc id."""
+    doc_id = doc_id or f"id-{path}"
     return Chunk(
-        doc_id=f"id-{path}",
+        doc_id=doc_id,
         path=path,
         file=path.rsplit("/", 1)[-1],
         page=page,
@@ -20,7 +24,7 @@ def make_chunk(path: str, page: int | None, text: str, index: int = 0) -> Chunk:
         start=0,
         end=len(text),
         text=text,
-        sha256="0" * 64,
+        sha256=f"sha-{doc_id}",
     )
 
 
