@@ -9,6 +9,9 @@ import pytest
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import FakeOllamaServer
 
+# NiceGUI's `user` fixture drives pages in-process, without a browser.
+pytest_plugins = ["nicegui.testing.user_plugin"]
+
 
 @pytest.fixture
 def ollama_server() -> Iterator[FakeOllamaServer]:

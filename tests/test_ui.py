@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from nicegui.testing.user import User
-from nicegui.testing.user_simulation import user_simulation
+from nicegui import ui
+from nicegui.testing import User
 
 from app.container import Container
 from app.settings import Settings
@@ -36,13 +36,13 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
 
 
 @pytest.fixture
-async def user(container: Container) -> AsyncIterator[User]:
-    async with user_simulation(root=lambda: chat_page(container)) as simulated:
-        yield simulated
+def page(container: Container) -> None:
+    """Serve the window at / for NiceGUI's ``user`` fixture."""
+    ui.page("/")(lambda: chat_page(container))
 
 
 async def test_a_message_streams_an_answer_with_its_source(
-    user: User, container: Container
+    user: User, container: Container, page: None
 ) -> None:
     assert isinstance(container.llm, FakeChatModel)
     container.llm.enqueue("The key is under the blue flowerpot [1].")
@@ -56,7 +56,7 @@ async def test_a_message_streams_an_answer_with_its_source(
     await user.should_see("Where is the spare key?", marker="session")
 
 
-async def test_banner_says_how_to_fix_ollama(user: User, container: Container) -> None:
+async def test_banner_says_how_to_fix_ollama(user: User, container: Container, page: None) -> None:
     assert isinstance(container.llm, FakeChatModel)
     container.llm.reachable = False
     await user.open("/")
@@ -66,7 +66,7 @@ async def test_banner_says_how_to_fix_ollama(user: User, container: Container) -
     await user.should_see("most relevant passages", retries=50)
 
 
-async def test_earlier_session_reopens(user: User, container: Container) -> None:
+async def test_earlier_session_reopens(user: User, container: Container, page: None) -> None:
     await container.chat.start_turn("old", "Where is the spare key?").result()
     await user.open("/")
     user.find(marker="session").click()

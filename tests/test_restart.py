@@ -1,0 +1,42 @@
+"""What a restarted app keeps: its sessions and its index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.container import Container
+from app.settings import Settings
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import FakeEmbedder
+from tests.running import eventually
+
+
+async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    settings.docs_dir.mkdir(parents=True)
+    (settings.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
+
+    first = Container(settings, llm=FakeChatModel(default_reply="Saved."), embedder=FakeEmbedder())
+    await first.start(watch=False)
+    await eventually(lambda: bool(first.ready_paths()), what="notes.md indexed")
+    await first.chat.start_turn("s1", "Where is the spare key?").result()
+    await first.stop()
+
+    embedder = FakeEmbedder()
+    second = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    await second.start(watch=False)
+    try:
+        assert [s.id for s in second.sessions.list()] == ["s1"]
+        messages = await second.chat.messages("s1")
+        assert [(m["role"], m["content"]) for m in messages] == [
+            ("user", "Where is the spare key?"),
+            ("assistant", "Saved."),
+        ]
+        assert messages[1]["sources"][0]["file"] == "notes.md"
+        assert await second.indexer.scan() == 0  # nothing changed, nothing to redo
+        await second.indexer.wait_idle()
+        assert second.ready_paths() == ["notes.md"]
+        assert embedder.calls == []  # unchanged files are not embedded again
+        assert second.store.search("spare key", 1)[0].chunk.file == "notes.md"
+    finally:
+        await second.stop()
