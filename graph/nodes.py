@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import PurePosixPath
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -84,12 +85,20 @@ def _history(messages: list[AnyMessage], turns: int) -> list[Message]:
     return out
 
 
+_MARKDOWN = re.compile(r"([\\`*_\[\]#<>|])")
+
+
+def _md_escape(text: str) -> str:
+    """Passages are shown as Markdown; their own * and _ must not turn into formatting."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
 def _degraded(error: LLMError, sources: list[Source]) -> str:
     if not sources:
         return prompts.DEGRADED_CHAT.format(error=error)
     body = "".join(
         prompts.DEGRADED_SOURCE.format(
-            n=s["n"], file=s["file"], page=_page_label(s["page"]), snippet=s["snippet"]
+            n=s["n"], file=s["file"], page=_page_label(s["page"]), snippet=_md_escape(s["snippet"])
         )
         for s in sources
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -101,3 +102,20 @@ async def test_sessions_are_listed_with_their_first_message(tmp_path: Path) -> N
     await service.start_turn("a", "thanks").result()
     sessions = SessionIndex(tmp_path / "docent.db").list()
     assert [(s.id, s.title) for s in sessions] == [("a", "What was revenue?")]
+
+
+async def test_an_unexpected_failure_ends_the_turn_with_an_error(tmp_path: Path) -> None:
+    class BrokenSearch(FakeSearch):
+        def search(self, query: str, k: int = 5, files: Any = None) -> list[Any]:
+            raise RuntimeError("index file is damaged")
+
+    search = BrokenSearch(CHUNKS)
+    deps = GraphDeps(
+        llm=FakeChatModel(), search=search, reranker=PassThroughReranker(), known_files=search.files
+    )
+    service = ChatService(build_graph(deps, InMemorySaver()), SessionIndex(tmp_path / "d.db"))
+    turn = service.start_turn("s", "What was revenue?")
+    final = await turn.result()
+    assert final.kind == "error"
+    assert "index file is damaged" in final.data["message"]
+    assert not service.is_busy("s")  # the session can be used again

@@ -131,7 +131,7 @@ async def test_ollama_down_gives_cited_passages(tmp_path: Path, embedder: MiniLM
     assert response.status_code == 200
     answer = response.json()["answer"]
     assert "Ollama is not running" in answer and "ollama serve" in answer
-    assert "[1] **budget.pdf**, page 2" in answer
+    assert "[1] `budget.pdf`, page 2" in answer
     assert "4.7 million kroner" in answer
 
 

@@ -107,7 +107,7 @@ async def test_ollama_down_degrades_to_cited_passages() -> None:
     out = await run_turn(make_graph(llm, FakeSearch(CHUNKS)), "What was revenue in the quarter?")
     answer = out["state"]["answer"]
     assert "Ollama is not running" in answer
-    assert "[1] **q3.pdf**, page 4" in answer
+    assert "[1] `q3.pdf`, page 4" in answer
     assert "12 million euros" in answer
     assert "".join(e["token"] for e in out["events"] if "token" in e) == answer
 

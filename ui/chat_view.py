@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from nicegui import ui
 
 from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy
+
+SCROLL_EVERY_SECONDS = 0.25
+
+
+def scroll_to_bottom() -> None:
+    """Keep the newest text in view while an answer streams in."""
+    ui.run_javascript("window.scrollTo(0, document.body.scrollHeight)")
 
 
 def _source_label(source: dict[str, Any]) -> str:
@@ -93,6 +101,7 @@ class ChatView:
                     answer = ui.markdown("").classes("docent-answer").mark("answer")
                 sources_box = ui.column().classes("gap-0")
         streamed = ""
+        scrolled = 0.0
         async for event in turn.events():
             if event.kind == "status":
                 status.set_text(event.data["text"])
@@ -100,12 +109,16 @@ class ChatView:
                 streamed += event.data["text"]
                 card.set_visibility(True)
                 answer.set_content(streamed)
+                if time.monotonic() - scrolled > SCROLL_EVERY_SECONDS:
+                    scrolled = time.monotonic()
+                    scroll_to_bottom()
             elif event.kind == "done":
                 status.delete()
                 answer.set_content(event.data["answer"])
                 card.set_visibility(True)
                 with sources_box:
                     render_sources(event.data["sources"])
+                scroll_to_bottom()
             elif event.kind == "error":
                 status.set_text(event.data["message"])
                 status.classes(replace="text-sm text-negative")
