@@ -71,3 +71,24 @@ async def test_earlier_session_reopens(user: User, container: Container, page: N
     await user.open("/")
     user.find(marker="session").click()
     await user.should_see("Echo:", retries=20)
+
+
+async def test_new_chat_mid_answer_keeps_the_answer(
+    user: User, container: Container, page: None
+) -> None:
+    assert isinstance(container.llm, FakeChatModel)
+    long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]."
+    container.llm.enqueue(long_answer)
+    await user.open("/")
+    user.find(marker="message-input").type("Where is the spare key?")
+    user.find(marker="send").click()
+    await user.should_see("word1", retries=20)
+    user.find(marker="new-chat").click()
+    await user.should_see(marker="empty-hint")
+
+    async def finished() -> bool:
+        return not container.chat.is_busy(container.sessions.list()[0].id)
+
+    await eventually(finished, what="the turn to finish")
+    user.find(marker="session").click()
+    await user.should_see("word59 [1].", retries=20)

@@ -92,34 +92,52 @@ class ChatView:
         self.session_id = turn.session_id
         with self.column:
             render_user(text)
-            with ui.column().classes("w-full gap-0"):
-                status = ui.label("Starting…").classes("text-sm text-gray-500 italic")
-                status.mark("status")
-                card = ui.card().classes("max-w-[90%] shadow-sm")
-                card.set_visibility(False)
-                with card:
-                    answer = ui.markdown("").classes("docent-answer").mark("answer")
-                sources_box = ui.column().classes("gap-0")
-        streamed = ""
-        scrolled = 0.0
+            live = LiveAnswer()
         async for event in turn.events():
-            if event.kind == "status":
-                status.set_text(event.data["text"])
-            elif event.kind == "token":
-                streamed += event.data["text"]
-                card.set_visibility(True)
-                answer.set_content(streamed)
-                if time.monotonic() - scrolled > SCROLL_EVERY_SECONDS:
-                    scrolled = time.monotonic()
-                    scroll_to_bottom()
-            elif event.kind == "done":
-                status.delete()
-                answer.set_content(event.data["answer"])
-                card.set_visibility(True)
-                with sources_box:
-                    render_sources(event.data["sources"])
-                scroll_to_bottom()
-            elif event.kind == "error":
-                status.set_text(event.data["message"])
-                status.classes(replace="text-sm text-negative")
+            if live.is_gone:
+                # The tab closed or the view moved on; the turn itself runs on and is saved.
+                break
+            live.show(event.kind, event.data)
         return True
+
+
+class LiveAnswer:
+    """An answer being written: status line, streamed text, then its sources."""
+
+    def __init__(self) -> None:
+        self.box = ui.column().classes("w-full gap-0")
+        with self.box:
+            self.status = ui.label("Starting…").classes("text-sm text-gray-500 italic")
+            self.status.mark("status")
+            self.card = ui.card().classes("max-w-[90%] shadow-sm")
+            self.card.set_visibility(False)
+            with self.card:
+                self.answer = ui.markdown("").classes("docent-answer").mark("answer")
+            self.sources = ui.column().classes("gap-0")
+        self.text = ""
+        self.scrolled = 0.0
+
+    @property
+    def is_gone(self) -> bool:
+        return self.box.is_deleted
+
+    def show(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "status":
+            self.status.set_text(data["text"])
+        elif kind == "token":
+            self.text += data["text"]
+            self.card.set_visibility(True)
+            self.answer.set_content(self.text)
+            if time.monotonic() - self.scrolled > SCROLL_EVERY_SECONDS:
+                self.scrolled = time.monotonic()
+                scroll_to_bottom()
+        elif kind == "done":
+            self.status.set_visibility(False)
+            self.answer.set_content(data["answer"])
+            self.card.set_visibility(True)
+            with self.sources:
+                render_sources(data["sources"])
+            scroll_to_bottom()
+        elif kind == "error":
+            self.status.set_text(data["message"])
+            self.status.classes(replace="text-sm text-negative")
