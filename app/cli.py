@@ -7,7 +7,7 @@ import asyncio
 import importlib.util
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
@@ -64,7 +64,11 @@ def setup_logging(settings: Settings) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, serve: Callable[[Settings], None] | None = None
+) -> int:
+    """Run one command; ``serve`` starts the window (the entry point passes it in,
+    since app/ must not import ui/)."""
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from(args)
@@ -76,8 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     setup_logging(settings)
     if args.command == "serve":
-        from app.server import serve
-
+        if serve is None:
+            print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)
+            return 2
         if settings.native and importlib.util.find_spec("webview") is None:
             print(
                 "--native needs pywebview. Install it with `uv pip install pywebview`, "

@@ -5,8 +5,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.container import Container
-from models.llm import ModelNotFound, OllamaUnavailable, same_model
-from models.protocols import Health
+from app.health import ollama_problem
 from ui import theme
 from ui.chat_view import ChatView
 from ui.sidebar import Sidebar
@@ -86,12 +85,3 @@ class ChatPage:
                 f"**Answers are limited.** {problem} Until then, Docent shows the most "
                 "relevant passages from your documents."
             ).classes("text-sm").mark("ollama-banner")
-
-
-def ollama_problem(health: Health, model: str) -> str | None:
-    """What is wrong with Ollama and how to fix it, or None when answers can be written."""
-    if not health.reachable:
-        return health.error or str(OllamaUnavailable(health.host))
-    if not any(same_model(name, model) for name in health.models):
-        return str(ModelNotFound(health.host, model))
-    return None

@@ -49,6 +49,11 @@ class Sidebar:
     @ui.refreshable_method
     def documents_view(self) -> None:
         docs = self.container.registry.list()
+        busy = sum(d.status.value in ("queued", "indexing") for d in docs)
+        if busy:
+            with ui.row().classes("items-center gap-2 text-sm text-primary").mark("indexing"):
+                ui.spinner(size="1em")
+                ui.label(f"Indexing {busy} of {len(docs)} documents…")
         if not docs:
             ui.label("No documents yet.").classes("text-sm text-gray-400").mark("no-documents")
         with ui.list().props("dense").classes("w-full"):
