@@ -16,6 +16,8 @@ from pydantic import ValidationError
 
 from app.settings import Settings
 from app.token import load_or_create_token
+from ingest.store import StoreUnavailable
+from models.embeddings import EmbedderUnavailable
 
 COMMANDS = ("serve", "ingest", "status", "ask", "token")
 
@@ -79,6 +81,16 @@ def main(
         print(load_or_create_token(settings.token_path))
         return 0
     setup_logging(settings)
+    try:
+        return _run(args, settings, serve)
+    except (StoreUnavailable, EmbedderUnavailable) as error:
+        print(f"Docent cannot start: {error}", file=sys.stderr)
+        return 1
+
+
+def _run(
+    args: argparse.Namespace, settings: Settings, serve: Callable[[Settings], None] | None
+) -> int:
     if args.command == "serve":
         if serve is None:
             print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)

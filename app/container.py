@@ -19,7 +19,7 @@ from ingest.indexer import Indexer
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
-from ingest.watcher import FolderWatcher
+from ingest.watcher import FolderWatcher, WatcherUnavailable
 from models.embeddings import MiniLMEmbedder
 from models.llm import OllamaChat
 from models.ollama_embedder import OllamaEmbedder
@@ -104,7 +104,13 @@ class Container:
             self._watcher = FolderWatcher(
                 self.settings.docs_dir, self.indexer, asyncio.get_running_loop()
             )
-            self._watcher.start()
+            try:
+                self._watcher.start()
+            except WatcherUnavailable as error:
+                # Serving without live updates beats not serving: the start-up scan
+                # and reindex still pick files up.
+                log.warning("%s", error)
+                self._watcher = None
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
 
