@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,15 @@ from tests.fakes.ollama_server import FakeOllamaServer
 
 # NiceGUI's `user` fixture drives pages in-process, without a browser.
 pytest_plugins = ["nicegui.testing.user_plugin"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the developer's settings or writes to their real data dir."""
+    for name in list(os.environ):
+        if name.startswith("DOCENT_") or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "docent-data"))
 
 
 @pytest.fixture
