@@ -13,6 +13,7 @@ from app.container import Container
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
+from tests.network_guard import only_loopback
 from tests.running import eventually
 from ui.page import chat_page
 
@@ -46,14 +47,16 @@ async def test_a_message_streams_an_answer_with_its_source(
 ) -> None:
     assert isinstance(container.llm, FakeChatModel)
     container.llm.enqueue("The key is under the blue flowerpot [1].")
-    await user.open("/")
-    await user.should_see("notes.md")
-    user.find(marker="message-input").type("Where is the spare key?")
-    user.find(marker="send").click()
-    await user.should_see("Where is the spare key?")
-    await user.should_see("The key is under the blue flowerpot [1].", retries=50)
-    await user.should_see("[1] notes.md", retries=20)
-    await user.should_see("Where is the spare key?", marker="session")
+    with only_loopback() as outward:  # the window reaches nothing beyond this machine
+        await user.open("/")
+        await user.should_see("notes.md")
+        user.find(marker="message-input").type("Where is the spare key?")
+        user.find(marker="send").click()
+        await user.should_see("Where is the spare key?")
+        await user.should_see("The key is under the blue flowerpot [1].", retries=50)
+        await user.should_see("[1] notes.md", retries=20)
+        await user.should_see("Where is the spare key?", marker="session")
+    assert outward == []
 
 
 async def test_banner_says_how_to_fix_ollama(user: User, container: Container, page: None) -> None:
