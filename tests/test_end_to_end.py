@@ -11,12 +11,11 @@ import pytest
 from app.container import Container
 from app.settings import Settings
 from models.embeddings import MiniLMEmbedder
+from tests.corpus import CORPUS, needs_corpus
 from tests.fakes.ollama_server import FakeOllamaServer, unused_url
 from tests.network_guard import only_loopback
 from tests.pdfs import make_pdf
 from tests.running import read_sse, running_app, wait_ready
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 FACTS = {
     "harbour.pdf": [
@@ -92,7 +91,7 @@ async def test_dropped_pdfs_answer_with_the_right_page(
     assert "[1] harbour.pdf, page 3:" in prompt and "Marmalade" in prompt
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus is not beside the repo")
+@needs_corpus
 async def test_real_pdfs_find_the_eu_countries_table(
     tmp_path: Path, server: FakeOllamaServer, embedder: MiniLMEmbedder
 ) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from ingest.loaders import (
     UnsupportedFile,
     load,
 )
+from tests.corpus import CORPUS, needs_corpus
 from tests.pdfs import make_pdf
 
 
@@ -192,13 +192,6 @@ def test_missing_file_is_an_os_error_not_a_reason(tmp_path: Path) -> None:
 # -- the shared corpus (the slowest test here: ~15-25 s) ---------------------------
 
 
-def _corpus_dir() -> Path:
-    return Path(
-        os.environ.get("DOCENT_CORPUS")
-        or Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-    )
-
-
 def _expected_reason(notes: str) -> set[str] | None:
     """The reasons the corpus index's notes call for; None when any outcome is fine."""
     if notes.startswith("EMPTY"):
@@ -212,12 +205,9 @@ def _expected_reason(notes: str) -> set[str] | None:
     return None
 
 
-@pytest.mark.skipif(
-    not _corpus_dir().is_dir(),
-    reason=f"shared corpus not found at {_corpus_dir()} (set DOCENT_CORPUS to its folder)",
-)
+@needs_corpus
 def test_slow_every_corpus_pdf_loads_or_explains() -> None:
-    corpus = _corpus_dir()
+    corpus = CORPUS
     with (corpus / "pdfs_meta" / "pdfs_index.csv").open(newline="") as fh:
         notes = {row["file"]: row["notes"] for row in csv.DictReader(fh)}
     pdfs = sorted((corpus / "pdfs").glob("*.pdf"))
