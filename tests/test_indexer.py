@@ -14,47 +14,33 @@ import pytest
 import ingest.indexer as indexer_module
 from ingest.folder import is_ignored
 from ingest.indexer import Indexer
-from ingest.registry import Registry, doc_id_for
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.registry import doc_id_for
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page
-from tests.fakes.embedder import FakeEmbedder
+from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
 from tests.running import eventually
 
 
 @dataclass
-class Rig:
-    docs: Path
-    registry: Registry
-    store: ChromaStore
-    embedder: FakeEmbedder
+class Rig(IngestParts):
     indexer: Indexer
     changes: list[DocumentRecord]
 
-    def status(self, rel: str) -> DocStatus | None:
-        record = self.registry.get_by_path(rel)
-        return record.status if record else None
+
+@pytest.fixture
+def parts(tmp_path: Path) -> Iterator[IngestParts]:
+    with ingest_parts(tmp_path) as made:
+        yield made
 
 
 @pytest.fixture
-def parts(tmp_path: Path) -> Iterator[tuple[Path, Registry, ChromaStore, FakeEmbedder]]:
-    docs = tmp_path / "documents"
-    docs.mkdir()
-    registry = Registry(tmp_path / "docent.db")
-    client = make_chroma_client(tmp_path)
-    embedder = FakeEmbedder()
-    yield docs, registry, ChromaStore(client, embedder), embedder
-    registry.close()
-    client.close()
-
-
-@pytest.fixture
-async def rig(parts: tuple[Path, Registry, ChromaStore, FakeEmbedder]) -> AsyncIterator[Rig]:
-    docs, registry, store, embedder = parts
-    indexer = Indexer(docs, registry, store, chunk_size=200, chunk_overlap=20, retry_seconds=0.1)
+async def rig(parts: IngestParts) -> AsyncIterator[Rig]:
+    indexer = Indexer(
+        parts.docs, parts.registry, parts.store, chunk_size=200, chunk_overlap=20, retry_seconds=0.1
+    )
     changes: list[DocumentRecord] = []
     indexer.on_change.append(changes.append)
-    yield Rig(docs, registry, store, embedder, indexer, changes)
+    yield Rig(parts.docs, parts.registry, parts.store, parts.embedder, indexer, changes)
     await indexer.stop()
 
 
@@ -293,9 +279,9 @@ async def test_a_file_still_being_written_is_retried_until_it_settles(rig: Rig) 
 
 
 async def test_a_file_that_never_settles_ends_in_error(
-    parts: tuple[Path, Registry, ChromaStore, FakeEmbedder],
+    parts: IngestParts,
 ) -> None:
-    docs, registry, store, _ = parts
+    docs, registry, store = parts.docs, parts.registry, parts.store
     indexer = Indexer(docs, registry, store, retry_seconds=0.05, max_retries=2)
     path = docs / "busy.txt"
     path.write_text("x")

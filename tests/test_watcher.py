@@ -12,27 +12,17 @@ from pathlib import Path
 import pytest
 
 from ingest.indexer import Indexer
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher
-from tests.fakes.embedder import FakeEmbedder
+from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
 from tests.running import eventually
 
 
 @dataclass
-class Rig:
-    docs: Path
-    registry: Registry
-    store: ChromaStore
-    embedder: FakeEmbedder
+class Rig(IngestParts):
     indexer: Indexer
     watcher: FolderWatcher
-
-    def status(self, rel: str) -> DocStatus | None:
-        record = self.registry.get_by_path(rel)
-        return record.status if record else None
 
     def paths(self) -> list[str]:
         return [record.path for record in self.registry.list()]
@@ -43,21 +33,14 @@ class Rig:
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    docs = tmp_path / "documents"
-    docs.mkdir()
-    registry = Registry(tmp_path / "docent.db")
-    client = make_chroma_client(tmp_path)
-    embedder = FakeEmbedder()
-    store = ChromaStore(client, embedder)
-    indexer = Indexer(docs, registry, store, settle_seconds=0.05)
-    watcher = FolderWatcher(docs, indexer, asyncio.get_running_loop(), debounce=0.2)
-    await indexer.start()
-    watcher.start()
-    yield Rig(docs, registry, store, embedder, indexer, watcher)
-    watcher.stop()
-    await indexer.stop()
-    registry.close()
-    client.close()
+    with ingest_parts(tmp_path) as parts:
+        indexer = Indexer(parts.docs, parts.registry, parts.store, settle_seconds=0.05)
+        watcher = FolderWatcher(parts.docs, indexer, asyncio.get_running_loop(), debounce=0.2)
+        await indexer.start()
+        watcher.start()
+        yield Rig(parts.docs, parts.registry, parts.store, parts.embedder, indexer, watcher)
+        watcher.stop()
+        await indexer.stop()
 
 
 async def test_created_file_is_indexed(rig: Rig) -> None:
