@@ -27,7 +27,8 @@ def _status(node: str, text: str) -> None:
 async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
     """Turn the message into a search query; for now the message without @mentions."""
     _status("rewriter", prompts.STATUS_REWRITE)
-    _, query = find_mentions(state["question"], deps.known_files())
+    # The router already resolved the mentions; only those need stripping.
+    _, query = find_mentions(state["question"], state.get("mentions") or [])
     return {"query": query or state["question"]}
 
 
