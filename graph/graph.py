@@ -12,7 +12,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.deps import GraphDeps
-from graph.nodes import generate, retrieve, rewrite
+from graph.generate import generate
+from graph.retrieve import retrieve
+from graph.rewrite import rewrite
 from graph.routing import after_route, route
 from graph.state import AgentState
 

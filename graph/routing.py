@@ -6,10 +6,9 @@ import re
 from pathlib import PurePosixPath
 from typing import Literal
 
-from langgraph.config import get_stream_writer
-
 from graph import prompts
 from graph.deps import GraphDeps
+from graph.events import report_status
 from graph.state import AgentState, Route
 
 # @report.pdf, @notes/q3.md or @"annual report.pdf"
@@ -64,7 +63,7 @@ def choose_route(question: str, mode: str, mentions: list[str], have_documents: 
 
 async def route(state: AgentState, deps: GraphDeps) -> AgentState:
     """Pick the route and resolve @mentions."""
-    get_stream_writer()({"status": {"node": "router", "text": prompts.STATUS_ROUTE}})
+    report_status("router", prompts.STATUS_ROUTE)
     known = deps.known_files()
     mentions, _ = find_mentions(state["question"], known)
     chosen = choose_route(state["question"], state.get("mode", "auto"), mentions, bool(known))

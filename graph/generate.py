@@ -1,75 +1,18 @@
-"""The rewriter, retriever and generator nodes."""
+"""The generator node: writes the answer from the numbered sources, or chats without them."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-from pathlib import PurePosixPath
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.config import get_stream_writer
 
 from graph import prompts
 from graph.deps import GraphDeps
-from graph.routing import find_mentions
+from graph.events import report_status
 from graph.state import AgentState, Source
-from ingest.types import Hit
 from models.llm import LLMError
 from models.protocols import Message
-
-SNIPPET_CHARS = 240
-
-
-def _status(node: str, text: str) -> None:
-    get_stream_writer()({"status": {"node": node, "text": text}})
-
-
-async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Turn the message into a search query; for now the message without @mentions."""
-    _status("rewriter", prompts.STATUS_REWRITE)
-    # The router already resolved the mentions; only those need stripping.
-    _, query = find_mentions(state["question"], state.get("mentions") or [])
-    return {"query": query or state["question"]}
-
-
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
-
-
-def to_sources(hits: list[Hit]) -> list[Source]:
-    """Number the hits as the sources an answer cites."""
-    return [
-        Source(
-            n=i,
-            file=hit.chunk.file,
-            path=hit.chunk.path,
-            page=hit.chunk.page,
-            snippet=_snippet(hit.chunk.text),
-            score=round(hit.score, 4),
-        )
-        for i, hit in enumerate(hits, start=1)
-    ]
-
-
-async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Search the store (aimed at @mentioned files if any) and number the passages."""
-    mentions = state.get("mentions") or []
-    if mentions:
-        names = ", ".join(PurePosixPath(m).name for m in mentions)
-        _status("retriever", prompts.STATUS_RETRIEVE_FILES.format(files=names))
-    else:
-        count = len(deps.known_files())
-        _status("retriever", prompts.STATUS_RETRIEVE.format(count=count))
-    query = state.get("query") or state["question"]
-    hits = await asyncio.to_thread(deps.search.search, query, deps.top_k * 2, mentions or None)
-    if hits:
-        scores = await asyncio.to_thread(deps.reranker.rerank, query, [h.chunk.text for h in hits])
-        ranked = sorted(zip(scores, hits, strict=True), key=lambda pair: -pair[0])
-        hits = [hit for _, hit in ranked[: deps.top_k]]
-    sources = to_sources(hits)
-    get_stream_writer()({"sources": sources})
-    return {"sources": sources, "passages": [hit.chunk.text for hit in hits]}
 
 
 def _page_label(page: int | None) -> str:
@@ -145,7 +88,7 @@ async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
         writer({"token": answer})
         return finish(answer)
 
-    _status("generator", prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT)
+    report_status("generator", prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT)
     messages = _rag_messages(state, deps) if rag else _chat_messages(state, deps)
     pieces: list[str] = []
     try:
