@@ -10,7 +10,7 @@ from langgraph.config import get_stream_writer
 from graph import prompts
 from graph.deps import GraphDeps
 from graph.events import report_status
-from graph.state import AgentState, Source
+from graph.state import AgentState, SearchQuery, Source
 from ingest.types import Hit
 
 SNIPPET_CHARS = 240
@@ -45,12 +45,27 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
     else:
         count = len(deps.known_files())
         report_status("retriever", prompts.STATUS_RETRIEVE.format(count=count))
-    query = state.get("query") or state["question"]
-    hits = await asyncio.to_thread(deps.search.search, query, deps.top_k * 2, mentions or None)
+    queries = state.get("queries") or [SearchQuery(text=state["question"], files=mentions)]
+    hits = await _search_all(queries, deps)
     if hits:
+        query = " ".join(q["text"] for q in queries)
         scores = await asyncio.to_thread(deps.reranker.rerank, query, [h.chunk.text for h in hits])
         ranked = sorted(zip(scores, hits, strict=True), key=lambda pair: -pair[0])
         hits = [hit for _, hit in ranked[: deps.top_k]]
     sources = to_sources(hits)
     get_stream_writer()({"sources": sources})
     return {"sources": sources, "passages": [hit.chunk.text for hit in hits]}
+
+
+async def _search_all(queries: list[SearchQuery], deps: GraphDeps) -> list[Hit]:
+    """Every query's hits, best score first, each chunk once."""
+    best: dict[tuple[str, int], Hit] = {}
+    for query in queries:
+        found = await asyncio.to_thread(
+            deps.search.search, query["text"], deps.top_k * 2, query["files"] or None
+        )
+        for hit in found:
+            key = (hit.chunk.doc_id, hit.chunk.index)
+            if key not in best or hit.score > best[key].score:
+                best[key] = hit
+    return sorted(best.values(), key=lambda hit: -hit.score)

@@ -6,12 +6,14 @@ from graph import prompts
 from graph.deps import GraphDeps
 from graph.events import report_status
 from graph.routing import find_mentions
-from graph.state import AgentState
+from graph.state import AgentState, SearchQuery
 
 
 async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Turn the message into a search query; for now the message without @mentions."""
+    """Turn the message into search queries; for now one: the message without @mentions,
+    aimed at the mentioned files."""
     report_status("rewriter", prompts.STATUS_REWRITE)
+    mentions = state.get("mentions") or []
     # The router already resolved the mentions; only those need stripping.
-    _, query = find_mentions(state["question"], state.get("mentions") or [])
-    return {"query": query or state["question"]}
+    _, text = find_mentions(state["question"], mentions)
+    return {"queries": [SearchQuery(text=text or state["question"], files=mentions)]}

@@ -22,6 +22,14 @@ class Source(TypedDict):
     score: float
 
 
+class SearchQuery(TypedDict):
+    """One search the retriever runs."""
+
+    text: str
+    files: list[str]
+    """Relative paths to search in; empty means the whole library."""
+
+
 class AgentState(TypedDict, total=False):
     """State of one session; the checkpointer keeps it between turns."""
 
@@ -35,8 +43,9 @@ class AgentState(TypedDict, total=False):
     """Whether this turn searches the documents. Written by the router."""
     mentions: list[str]
     """Documents named with @file, resolved to their paths. Written by the router."""
-    query: str
-    """What the retriever searches for. Written by the rewriter."""
+    queries: list[SearchQuery]
+    """What the retriever searches for; it runs each and merges the hits. Written by the
+    rewriter."""
     sources: list[Source]
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
