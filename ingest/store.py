@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -183,6 +183,57 @@ class ChromaStore:
             Hit(chunk=_chunk(text or "", meta), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
+
+    def query_vector(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[Hit]:
+        """The ``k`` chunks nearest ``vector``, best first; ``doc_ids`` limits the documents."""
+        if k <= 0 or (doc_ids is not None and not doc_ids):
+            return []
+        where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
+        result = self._collection.query(
+            query_embeddings=cast(Any, [list(vector)]),
+            n_results=k,
+            where=where,
+            include=cast(Any, ["documents", "metadatas", "distances"]),
+        )
+        documents = (result.get("documents") or [[]])[0]
+        metadatas = (result.get("metadatas") or [[]])[0]
+        distances = (result.get("distances") or [[]])[0]
+        return [
+            Hit(chunk=_chunk(text or "", meta), score=1.0 - float(distance))
+            for text, meta, distance in zip(documents, metadatas, distances, strict=True)
+        ]
+
+    def get_chunks(
+        self, keys: Sequence[tuple[str, int]], *, vectors: bool = False
+    ) -> list[tuple[Chunk, list[float] | None]]:
+        """The chunks with these (doc id, index) keys that exist, with vectors if asked."""
+        if not keys:
+            return []
+        include = ["documents", "metadatas"] + (["embeddings"] if vectors else [])
+        page = self._collection.get(
+            ids=[f"{doc_id}:{index}" for doc_id, index in keys], include=cast(Any, include)
+        )
+        embeddings = page.get("embeddings")
+        out: list[tuple[Chunk, list[float] | None]] = []
+        for i, (text, meta) in enumerate(
+            zip(page["documents"] or [], page["metadatas"] or [], strict=True)
+        ):
+            vector = None if embeddings is None else [float(v) for v in embeddings[i]]
+            out.append((_chunk(text or "", meta), vector))
+        return out
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        """Every chunk of one document, in order."""
+        page = self._collection.get(
+            where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
+        )
+        chunks = [
+            _chunk(text or "", meta)
+            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
+        ]
+        return sorted(chunks, key=lambda chunk: chunk.index)
 
     def count(self) -> int:
         """How many chunks the collection holds."""

@@ -1,12 +1,28 @@
-"""Rerankers behind the ``Reranker`` protocol.
+"""Rerankers behind the ``Reranker`` protocol: FlashRank's cross-encoder, or none.
 
-For now only ``PassThroughReranker``, which keeps the retriever's order. FlashRank comes
-later with the full retriever.
+FlashRank downloads its model the first time a ``Ranker`` is built. Docent never lets a
+turn wait for that: ``FlashRankReranker.rerank`` only uses a model already on disk and
+raises ``RerankerUnavailable`` otherwise, so the retriever keeps its fused order and says
+so. ``prepare`` (run in the background at start) loads the model, downloading it first
+only when allowed.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "ms-marco-TinyBERT-L-2-v2"
+"""FlashRank's default: a 4 MB cross-encoder, fast on a CPU."""
+
+
+class RerankerUnavailable(Exception):
+    """No reranking model is loaded; ``str(error)`` says why, for the status line."""
 
 
 class PassThroughReranker:
@@ -17,3 +33,85 @@ class PassThroughReranker:
         count = len(passages)
         # Stay near 1.0 so that a relevance threshold downstream drops nothing.
         return [1.0 - index / (count * 100) for index in range(count)]
+
+
+def _model_file(model: str) -> str:
+    from flashrank.Config import model_file_map
+
+    return str(model_file_map[model])
+
+
+class FlashRankReranker:
+    """FlashRank's pairwise cross-encoder on onnxruntime, cached under ``cache_dir``."""
+
+    def __init__(self, cache_dir: Path, model: str = DEFAULT_MODEL, max_length: int = 512) -> None:
+        self.cache_dir = cache_dir
+        self.model = model
+        self.max_length = max_length
+        self._ranker: Any = None
+        self._problem = f"the reranking model {model} is not loaded yet"
+        self._lock = threading.Lock()
+
+    @property
+    def model_dir(self) -> Path:
+        return self.cache_dir / self.model
+
+    @property
+    def ready(self) -> bool:
+        return self._ranker is not None
+
+    @property
+    def problem(self) -> str | None:
+        """Why reranking is off, or None when it is on."""
+        return None if self.ready else self._problem
+
+    def installed(self) -> bool:
+        """Whether the model's files are on disk (then loading needs no network)."""
+        return (self.model_dir / _model_file(self.model)).is_file()
+
+    def prepare(self, *, download: bool) -> bool:
+        """Load the model, downloading it first if ``download`` and it is missing.
+
+        Blocking (a download can take long): call it from a background thread. Never
+        raises; on failure ``problem`` says why and reranking stays off.
+        """
+        with self._lock:
+            if self._ranker is not None:
+                return True
+            if not self.installed() and not download:
+                self._problem = (
+                    f"the reranking model {self.model} is not in {self.cache_dir}"
+                    " (downloads are off)"
+                )
+                return False
+            try:
+                from flashrank import Ranker
+
+                self.cache_dir.mkdir(parents=True, exist_ok=True)
+                ranker = Ranker(
+                    model_name=self.model,
+                    cache_dir=str(self.cache_dir),
+                    max_length=self.max_length,
+                    log_level="WARNING",
+                )
+            except Exception as error:  # network, zip and onnxruntime errors alike
+                self._problem = f"the reranking model {self.model} could not be loaded ({error})"
+                log.warning("Reranking is off: %s", self._problem)
+                return False
+            self._ranker = ranker
+            return True
+
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        """One relevance score (0..1) per passage, in the passages' order."""
+        ranker = self._ranker
+        if ranker is None:
+            raise RerankerUnavailable(self._problem)
+        from flashrank import RerankRequest
+
+        request = RerankRequest(
+            query=query, passages=[{"id": i, "text": p} for i, p in enumerate(passages)]
+        )
+        scores = [0.0] * len(passages)
+        for item in ranker.rerank(request):
+            scores[int(item["id"])] = float(item["score"])
+        return scores

@@ -1,0 +1,90 @@
+"""Fusing the dense and keyword lists into one order, adapted to each query.
+
+Which search is right flips with the corpus and the question, so no weight is fixed.
+Each list's scores are standardised against that list's own pool (z-scores), and each
+list is trusted in proportion to how sharply its best result stands out of its pool: a
+peaked list has found something specific, a flat one is guessing. Query features that
+only exact matching can honour (quoted phrases, numbers, codes) shift trust to keywords.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from graph.retrieval.types import Candidate
+
+RRF_K = 60
+"""The constant of reciprocal rank fusion, as published (Cormack et al. 2009)."""
+
+_EXACT = re.compile(r'"[^"]{2,}"|\b\w*\d\w*\b|\b[A-Z]{2,}\b|\w+[-_./]\w+')
+"""Quoted phrases, anything with a digit, acronyms, and joined codes (e.g. ``ISO-8601``)."""
+
+Fusion = Callable[[Sequence[Candidate], str], None]
+
+
+def rrf(candidates: Sequence[Candidate], query: str = "") -> None:
+    """Equal-weight reciprocal rank fusion (the common baseline)."""
+    for c in candidates:
+        c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.dense_rank, c.bm25_rank) if rank)
+
+
+def dense_only(candidates: Sequence[Candidate], query: str = "") -> None:
+    """Order by cosine similarity alone."""
+    for c in candidates:
+        c.fused = c.dense if c.dense is not None else -1.0
+
+
+def keyword_only(candidates: Sequence[Candidate], query: str = "") -> None:
+    """Order by BM25 alone."""
+    for c in candidates:
+        c.fused = c.bm25
+
+
+def _standardise(values: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, float]:
+    """(z-scores of ``values`` against ``pool``, z of the pool's best): how peaked it is."""
+    if len(pool) < 2:
+        return np.zeros_like(values), 0.0
+    mean, std = float(pool.mean()), float(pool.std())
+    if std <= 1e-9:
+        return np.zeros_like(values), 0.0
+    return (values - mean) / std, (float(pool.max()) - mean) / std
+
+
+def exact_share(query: str) -> float:
+    """How much of the query only exact matching can honour (0..1)."""
+    words = re.findall(r"\w+", query)
+    if not words:
+        return 0.0
+    exact = sum(len(re.findall(r"\w+", m.group())) for m in _EXACT.finditer(query))
+    return min(1.0, exact / len(words))
+
+
+def adaptive(candidates: Sequence[Candidate], query: str = "") -> None:
+    """Docent's fusion: z-scored lists weighted by how peaked each one is."""
+    if not candidates:
+        return
+    dense = np.asarray([c.dense if c.dense is not None else np.nan for c in candidates])
+    floor = np.nanmin(dense) if np.isfinite(dense).any() else 0.0
+    dense = np.where(np.isfinite(dense), dense, floor)
+    bm25 = np.asarray([c.bm25 for c in candidates], dtype=np.float64)
+    dense_pool = np.asarray([c.dense for c in candidates if c.dense_rank], dtype=np.float64)
+    bm25_pool = np.asarray([c.bm25 for c in candidates if c.bm25_rank], dtype=np.float64)
+    z_dense, peak_dense = _standardise(dense, dense_pool)
+    z_bm25, peak_bm25 = _standardise(bm25, bm25_pool)
+    peak_bm25 *= 1.0 + exact_share(query)
+    total = peak_dense + peak_bm25
+    w_dense = 0.5 if total <= 0 else peak_dense / total
+    fused = w_dense * z_dense + (1.0 - w_dense) * z_bm25
+    for c, value in zip(candidates, fused.tolist(), strict=True):
+        c.fused = value
+
+
+FUSIONS: dict[str, Fusion] = {
+    "bm25": keyword_only,
+    "dense": dense_only,
+    "rrf": rrf,
+    "docent": adaptive,
+}

@@ -1,0 +1,58 @@
+"""What retrieval needs from the indexes and the library, as protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Protocol
+
+from graph.retrieval.types import Key
+from ingest.keyword import KeywordScores
+from ingest.types import Chunk, Hit
+
+
+class DenseIndex(Protocol):
+    """The vector store's read side (``ChromaStore`` implements it)."""
+
+    def query_vector(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[Hit]:
+        """The ``k`` chunks nearest ``vector``, best first (score: cosine similarity)."""
+        ...
+
+    def get_chunks(
+        self, keys: Sequence[Key], *, vectors: bool = False
+    ) -> list[tuple[Chunk, list[float] | None]]:
+        """The chunks with these keys that exist, with their vectors if asked."""
+        ...
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        """Every chunk of one document, in order."""
+        ...
+
+
+class KeywordSearch(Protocol):
+    """The keyword index's read side (``KeywordIndex`` implements it)."""
+
+    def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
+        """Scores of every chunk for ``query``."""
+        ...
+
+
+class QueryEmbedder(Protocol):
+    """Turns one query into a vector (cached by ``models.query_cache``)."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """One L2-normalised vector."""
+        ...
+
+
+class Library(Protocol):
+    """Turns document keys into paths and back: the one place that knows the mapping."""
+
+    def path_of(self, doc_id: str) -> str | None:
+        """The relative path a document key is shown under, or None if it is gone."""
+        ...
+
+    def keys_for(self, files: Sequence[str]) -> list[str]:
+        """Document keys of the named files (relative paths or file names)."""
+        ...

@@ -1,0 +1,163 @@
+"""The retriever: search both indexes, fuse, apply the floor, rerank, add context.
+
+Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graph.retrieval.candidates import gather
+from graph.retrieval.expand import PageText, expand, neighbour_keys
+from graph.retrieval.floor import Floor
+from graph.retrieval.fusion import Fusion, adaptive
+from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, QueryEmbedder
+from graph.retrieval.types import Candidate, Key, Passage, Retrieval
+from ingest.types import Chunk
+from models.protocols import Reranker
+from models.reranker import RerankerUnavailable
+
+MAX_QUERY_CHARS = 4_000
+"""Text past this is not searched for: it bounds the work any query can cause."""
+MAX_K = 50
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """How much to look at and how much to hand on."""
+
+    top_k: int = 6
+    """Passages the generator gets."""
+    pool: int = 50
+    """Chunks each search contributes before fusion."""
+    rerank_candidates: int = 30
+    """Fused chunks the reranker reorders."""
+    max_passage_chars: int = 2_400
+    context_chars: int = 12_000
+    """Mentioned files up to this size in all are given whole (full-document mode)."""
+    floor: Floor = field(default_factory=Floor)
+
+
+class Retriever:
+    """Hybrid search with adaptive fusion, reranking, neighbours and a relevance floor."""
+
+    def __init__(
+        self,
+        dense: DenseIndex,
+        keyword: KeywordSearch,
+        embedder: QueryEmbedder,
+        reranker: Reranker,
+        library: Library,
+        settings: RetrievalSettings | None = None,
+        fusion: Fusion = adaptive,
+    ) -> None:
+        self.dense = dense
+        self.keyword = keyword
+        self.embedder = embedder
+        self.reranker = reranker
+        self.library = library
+        self.settings = settings or RetrievalSettings()
+        self.fusion = fusion
+
+    def retrieve(
+        self, query: str, files: Sequence[str] = (), k: int | None = None, *, whole: bool = False
+    ) -> Retrieval:
+        """The passages for ``query``, best first; ``files`` limits the search to them.
+
+        With ``whole``, mentioned files that fit the context budget come back entire
+        (in passages of at most ``max_passage_chars``, in reading order).
+        """
+        s = self.settings
+        k = max(1, min(k or s.top_k, MAX_K))
+        query = " ".join(query[:MAX_QUERY_CHARS].split())
+        doc_ids: list[str] | None = None
+        if files:
+            doc_ids = self.library.keys_for(files)
+            if not doc_ids:
+                return Retrieval([], [], answerable=False)
+            if whole:
+                full = self._whole_documents(doc_ids)
+                if full is not None:
+                    return full
+        if not query:
+            return Retrieval([], [], answerable=False)
+        vector = self.embedder.embed_query(query)
+        firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
+        candidates = gather(query, vector, self.dense, self.keyword, s.pool, doc_ids, firsts)
+        self.fusion(candidates, query)
+        candidates.sort(key=lambda c: -c.fused)
+        # Asking about a named file is an answerable question about that file.
+        if not doc_ids and not s.floor.passes(candidates):
+            return Retrieval([], candidates, answerable=False)
+        chosen, notes = self._rerank(query, candidates[: max(k, s.rerank_candidates)])
+        chosen = chosen[:k]
+        score_of = {c.key: (c.rerank if c.rerank is not None else c.fused) for c in chosen}
+        near = [chunk for chunk, _ in self.dense.get_chunks(neighbour_keys(chosen))]
+        passages = self._located(expand(chosen, near, s.max_passage_chars, score_of))
+        return Retrieval(passages, candidates, notes)
+
+    def _rerank(self, query: str, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
+        if not candidates:
+            return candidates, []
+        try:
+            scores = self.reranker.rerank(query, [c.chunk.text for c in candidates])
+        except RerankerUnavailable as error:
+            return candidates, [f"Reranking is off ({error}); kept the search order."]
+        for c, score in zip(candidates, scores, strict=True):
+            c.rerank = score
+        return sorted(candidates, key=lambda c: -(c.rerank or 0.0)), []
+
+    def _located(self, passages: list[Passage]) -> list[Passage]:
+        """Passages with the paths their documents have now; those of gone documents dropped."""
+        kept = []
+        for p in passages:
+            path = self.library.path_of(p.doc_id)
+            if path is not None:
+                p.path, p.file = path, path.rsplit("/", 1)[-1]
+                kept.append(p)
+        return kept
+
+    def _whole_documents(self, doc_ids: list[str]) -> Retrieval | None:
+        """Every chunk of the documents as passages, if they fit the context budget."""
+        s = self.settings
+        texts: list[Passage] = []
+        total = 0
+        for doc_id in doc_ids:
+            chunks = self.dense.document_chunks(doc_id)
+            for piece in _pages(chunks, s.max_passage_chars):
+                total += len(piece.text)
+                if total > s.context_chars:
+                    return None
+                texts.append(piece)
+        located = self._located(texts)
+        return Retrieval(located, [], full_documents=True) if located else None
+
+
+def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
+    """A document's text rebuilt from its chunks, page by page, cut into ≤ ``limit`` pieces."""
+    out: list[Passage] = []
+    by_page: dict[int | None, list[Chunk]] = {}
+    for chunk in chunks:
+        by_page.setdefault(chunk.page, []).append(chunk)
+    for page, members in by_page.items():
+        known = PageText()
+        for c in members:
+            known.add(c)
+        start, end = min(c.start for c in members), max(c.end for c in members)
+        text = known.text(start, end)
+        for at in range(0, len(text), limit):
+            first = members[0]
+            out.append(
+                Passage(
+                    doc_id=first.doc_id,
+                    path=first.path,
+                    file=first.file,
+                    page=page,
+                    start=start + at,
+                    end=min(end, start + at + limit),
+                    text=text[at : at + limit],
+                    score=1.0,
+                )
+            )
+    return out

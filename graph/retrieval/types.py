@@ -1,0 +1,78 @@
+"""Shapes that flow through retrieval: candidates with every score, and passages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingest.types import Chunk
+
+Key = tuple[str, int]
+"""A chunk's identity in every index: (document key, chunk index)."""
+
+
+@dataclass
+class Candidate:
+    """One chunk found by either search, with what each stage thought of it."""
+
+    chunk: Chunk
+    dense: float | None = None
+    """Cosine similarity to the query (None: the store has no vector for it)."""
+    dense_rank: int | None = None
+    """1-based rank in the dense list; None when beyond the pool."""
+    bm25: float = 0.0
+    bm25_rank: int | None = None
+    coverage: float = 0.0
+    """Share of the query's idf mass the chunk contains (0..1)."""
+    fused: float = 0.0
+    rerank: float | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.chunk.doc_id, self.chunk.index)
+
+    def scores(self) -> dict[str, Any]:
+        """Why it was retrieved, for the trace and the API."""
+        return {
+            "dense": _round(self.dense),
+            "dense_rank": self.dense_rank,
+            "bm25": _round(self.bm25),
+            "bm25_rank": self.bm25_rank,
+            "fused": _round(self.fused),
+            "rerank": _round(self.rerank),
+        }
+
+
+@dataclass
+class Passage:
+    """Contiguous text of one page run: hit chunks with their neighbours, merged."""
+
+    doc_id: str
+    path: str
+    file: str
+    page: int | None
+    start: int
+    end: int
+    text: str
+    score: float
+    hits: list[Candidate] = field(default_factory=list)
+    """The candidates this passage was built around, best first."""
+
+    def scores(self) -> dict[str, Any]:
+        return self.hits[0].scores() if self.hits else {}
+
+
+@dataclass
+class Retrieval:
+    """What a search produced: the passages, every candidate, and what to tell the user."""
+
+    passages: list[Passage]
+    candidates: list[Candidate]
+    notes: list[str] = field(default_factory=list)
+    """Status lines such as "reranker unavailable: kept the search order"."""
+    full_documents: bool = False
+    answerable: bool = True
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 4)

@@ -1,0 +1,301 @@
+"""The keyword (BM25) index: follows the library document by document, never rebuilt per query.
+
+It implements ``ChunkIndex``. Each write adds one small bm25s segment and marks the old
+rows of the document dead; segments of similar size are merged (so there are only
+logarithmically many), and a segment that is mostly dead is compacted. With a folder it
+persists itself there: immutable segment files plus a manifest written last, so a crash
+leaves the previous state readable, and ``catch_up`` fills any gap from the store.
+
+It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
+and may block; async callers use ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ingest.keyword_segment import DocRows, IntArray, Segment, build_segment, lucene_idf
+from ingest.keyword_store import load_state, save_manifest, save_new_segment
+from ingest.keyword_terms import terms
+from ingest.types import Chunk
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 4_000
+"""A query's text beyond this is not read: no question needs more, and terms cost work."""
+MAX_QUERY_TERMS = 32
+"""Distinct query terms scored at most, the rarest first."""
+_COMPACT_DEAD_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    """A chunk's BM25 score and 1-based rank for one query (rank None: no term matched)."""
+
+    doc_id: str
+    index: int
+    score: float
+    rank: int | None
+    coverage: float
+    """Share of the query's idf mass the chunk contains, 0..1 (unknown terms count too)."""
+
+
+class ChunkSource(Protocol):
+    """Where ``catch_up`` reads chunks from: the store the index must agree with."""
+
+    def document_ids(self) -> set[str]: ...
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]: ...
+
+
+class KeywordScores:
+    """One query's scores over every row of the index, read without the index lock."""
+
+    def __init__(
+        self, parts: list[tuple[Segment, np.ndarray, np.ndarray]], total_idf: float
+    ) -> None:
+        self._parts = parts
+        self._scores = (
+            np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
+        )
+        self._matched = (
+            np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
+        )
+        self._offsets = np.cumsum([0] + [p[0].rows for p in parts])
+        self._total_idf = total_idf
+
+    def _hit(self, row: int, rank: int | None) -> KeywordHit:
+        part = int(np.searchsorted(self._offsets, row, side="right")) - 1
+        segment = self._parts[part][0]
+        local = row - int(self._offsets[part])
+        doc = int(np.searchsorted(segment.doc_start, local, side="right")) - 1
+        score = float(self._scores[row])
+        coverage = float(self._matched[row]) / self._total_idf if self._total_idf else 0.0
+        return KeywordHit(
+            segment.doc_ids[doc], int(segment.chunk_index[local]), score, rank, coverage
+        )
+
+    def top(self, k: int) -> list[KeywordHit]:
+        """The ``k`` best chunks with a score above zero, best first."""
+        scores = self._scores
+        if k <= 0 or not len(scores):
+            return []
+        k = min(k, len(scores))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [self._hit(int(row), i + 1) for i, row in enumerate(best) if scores[row] > 0]
+
+    def lookup(self, keys: Collection[tuple[str, int]]) -> dict[tuple[str, int], KeywordHit]:
+        """Score and rank of particular chunks (doc id, chunk index), e.g. dense-only finds."""
+        out: dict[tuple[str, int], KeywordHit] = {}
+        wanted = set(keys)
+        offset = 0
+        for segment, _, _ in self._parts:
+            for doc_id, index in wanted:
+                span = segment.doc_range(doc_id)
+                if span is None:
+                    continue
+                rows = np.nonzero(segment.chunk_index[span[0] : span[1]] == index)[0]
+                if len(rows):
+                    row = offset + span[0] + int(rows[0])
+                    score = float(self._scores[row])
+                    rank = int((self._scores > score).sum()) + 1 if score > 0 else None
+                    out[(doc_id, index)] = self._hit(row, rank)
+            offset += segment.rows
+        return out
+
+
+class KeywordIndex:
+    """BM25 over every chunk of the library, kept in step through ``ChunkIndex``."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self._lock = threading.RLock()
+        self._vocab: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._df = np.zeros(1024, dtype=np.int64)
+        self._segments: list[Segment] = []
+        self._where: dict[str, Segment] = {}
+        self._unsaved: list[Segment] = []
+        if folder is not None:
+            state = load_state(folder)
+            if state is not None:
+                self._terms, self._segments = state
+                self._vocab = {t: i for i, t in enumerate(self._terms)}
+                self._reindex()
+
+    # -- ChunkIndex ------------------------------------------------------------------
+
+    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        """Make ``chunks`` the document's only chunks; readers see the old or the new set."""
+        with self._lock:
+            new_terms = len(self._terms)
+            doc = DocRows(
+                doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
+            )
+            self._kill(doc_id)
+            if chunks:
+                segment = build_segment([doc], name=_new_name())
+                self._add(segment)
+                self._merge()
+            self._persist(new_terms)
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove every chunk of the document; no error if it has none."""
+        with self._lock:
+            if doc_id not in self._where:
+                return
+            self._kill(doc_id)
+            self._persist(len(self._terms))
+
+    def document_ids(self) -> set[str]:
+        """Ids of every document with at least one chunk."""
+        with self._lock:
+            return set(self._where)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def count(self) -> int:
+        """How many live chunks the index holds."""
+        with self._lock:
+            return sum(s.live_rows for s in self._segments)
+
+    def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
+        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
+        words = terms(query[:MAX_QUERY_CHARS])
+        with self._lock:
+            n = max(1, sum(s.live_rows for s in self._segments))
+            unique = list(dict.fromkeys(words))
+            ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
+            df = np.where(ids >= 0, self._df[np.clip(ids, 0, None)], 0)
+            idf = lucene_idf(df, n)
+            if len(ids) > MAX_QUERY_TERMS:
+                keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
+                ids, idf = ids[keep], idf[keep]
+            total_idf = float(idf.sum())
+            known = ids >= 0
+            term_ids = ids[known].astype(np.int32)
+            term_idf = idf[known]
+            order = np.argsort(term_ids)
+            term_ids, term_idf = term_ids[order], term_idf[order]
+            parts = []
+            for segment in self._segments:
+                scores, matched = segment.score(term_ids, term_idf)
+                if doc_ids is not None:
+                    mask = np.zeros(segment.rows, dtype=bool)
+                    for doc_id in doc_ids:
+                        span = segment.doc_range(doc_id)
+                        if span:
+                            mask[span[0] : span[1]] = True
+                    scores[~mask] = 0.0
+                    matched[~mask] = 0.0
+                parts.append((segment, scores, matched))
+        return KeywordScores(parts, total_idf)
+
+    def catch_up(self, source: ChunkSource) -> tuple[int, int]:
+        """Agree with ``source``: add its documents this index lacks, drop those it has not.
+
+        Returns (added, removed). Needs no embedding, so it is cheap after a crash or on
+        the first start with an existing library.
+        """
+        theirs = source.document_ids()
+        ours = self.document_ids()
+        for doc_id in ours - theirs:
+            self.delete_document(doc_id)
+        for doc_id in theirs - ours:
+            self.replace_document(doc_id, source.document_chunks(doc_id))
+        return len(theirs - ours), len(ours - theirs)
+
+    # -- internals (call with the lock held) -------------------------------------------
+
+    def _ids(self, words: list[str]) -> IntArray:
+        out = np.empty(len(words), dtype=np.int32)
+        for i, word in enumerate(words):
+            term = self._vocab.get(word)
+            if term is None:
+                term = self._vocab[word] = len(self._terms)
+                self._terms.append(word)
+            out[i] = term
+        return out
+
+    def _grow_df(self) -> None:
+        if len(self._terms) > len(self._df):
+            grown = np.zeros(max(len(self._terms), 2 * len(self._df)), dtype=np.int64)
+            grown[: len(self._df)] = self._df
+            self._df = grown
+
+    def _count_df(self, segment: Segment, sign: int) -> None:
+        self._grow_df()
+        term_ids, counts = segment.live_df()
+        np.add.at(self._df, term_ids, sign * counts)
+
+    def _add(self, segment: Segment) -> None:
+        self._segments.append(segment)
+        self._unsaved.append(segment)
+        self._count_df(segment, +1)
+        for doc_id in segment.doc_ids:
+            self._where[doc_id] = segment
+
+    def _kill(self, doc_id: str) -> None:
+        segment = self._where.pop(doc_id, None)
+        if segment is None:
+            return
+        span = segment.doc_range(doc_id)
+        assert span is not None
+        self._count_df(segment, -1)
+        segment.live[span[0] : span[1]] = False
+        self._count_df(segment, +1)
+        if segment.live_rows == 0:
+            self._segments = [s for s in self._segments if s is not segment]
+        elif segment.live_rows < (1 - _COMPACT_DEAD_SHARE) * segment.rows:
+            self._replace([segment], build_segment(segment.live_docs(), name=_new_name()))
+
+    def _merge(self) -> None:
+        """Merge the newest segments while the last is at least half the one before it."""
+        while len(self._segments) >= 2:
+            last, before = self._segments[-1], self._segments[-2]
+            if last.live_rows * 2 < before.live_rows:
+                return
+            merged = build_segment(before.live_docs() + last.live_docs(), name=_new_name())
+            self._replace([before, last], merged)
+
+    def _replace(self, old: list[Segment], new: Segment) -> None:
+        at = next(i for i, s in enumerate(self._segments) if s is old[0])
+        for segment in old:
+            self._count_df(segment, -1)
+        self._segments = [s for s in self._segments if not any(s is o for o in old)]
+        self._segments.insert(at, new)
+        self._count_df(new, +1)
+        for doc_id in new.doc_ids:
+            self._where[doc_id] = new
+        self._unsaved.append(new)
+
+    def _reindex(self) -> None:
+        self._df = np.zeros(max(1024, len(self._terms)), dtype=np.int64)
+        self._where = {}
+        for segment in self._segments:
+            self._count_df(segment, +1)
+            for i, doc_id in enumerate(segment.doc_ids):
+                if segment.live[int(segment.doc_start[i])]:
+                    self._where[doc_id] = segment
+
+    def _persist(self, first_new_term: int) -> None:
+        unsaved, self._unsaved = self._unsaved, []
+        if self.folder is None:
+            return
+        for segment in unsaved:
+            if any(segment is s for s in self._segments):
+                save_new_segment(self.folder, segment)
+        save_manifest(self.folder, self._terms, first_new_term, self._segments)
+
+
+def _new_name() -> str:
+    return f"seg-{uuid.uuid4().hex[:12]}"
