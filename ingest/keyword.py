@@ -78,7 +78,7 @@ class KeywordScores:
         local = row - int(self._offsets[part])
         doc = int(np.searchsorted(segment.doc_start, local, side="right")) - 1
         score = float(self._scores[row])
-        coverage = float(self._matched[row]) / self._total_idf if self._total_idf else 0.0
+        coverage = min(1.0, float(self._matched[row]) / self._total_idf) if self._total_idf else 0.0
         return KeywordHit(
             segment.doc_ids[doc], int(segment.chunk_index[local]), score, rank, coverage
         )

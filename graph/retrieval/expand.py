@@ -113,16 +113,16 @@ def _place(
     chunk = hit.chunk
     same = [p for p in passages if (p.doc_id, p.page) == page_key]
     for passage in same:
-        if passage.start <= chunk.start and chunk.end <= passage.end:
-            passage.hits.append(hit)  # the hit is already shown whole
-            return
-    for passage in same:
         if start <= passage.end and passage.start <= end:
             lo, hi = min(start, passage.start), max(end, passage.end)
             if hi - lo <= limit:
                 passage.start, passage.end = lo, hi
                 passage.hits.append(hit)
                 return
+    for passage in same:
+        if passage.start <= chunk.start and chunk.end <= passage.end:
+            passage.hits.append(hit)  # the hit is already shown whole
+            return
     for passage in same:  # too long to merge: keep only what no passage holds
         if start < passage.end and passage.start < end:
             if passage.start <= start:

@@ -1,0 +1,117 @@
+"""The keyword (BM25) index: terms, search, and staying in step with the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.index import ChunkIndex
+from ingest.keyword import MAX_QUERY_CHARS, KeywordIndex
+from ingest.keyword_terms import terms
+from tests.fakes.dense import FakeDenseIndex
+from tests.fakes.search import make_chunk
+
+
+def doc(path: str, *texts: str) -> list:
+    return [make_chunk(path, None, t, i) for i, t in enumerate(texts)]
+
+
+def found(index: KeywordIndex, query: str, k: int = 10) -> list[tuple[str, int]]:
+    return [(h.doc_id, h.index) for h in index.search(query).top(k)]
+
+
+def test_english_is_stemmed_without_stop_words_and_other_scripts_survive() -> None:
+    assert terms("The runners were running") == terms("runner run")[:1] + ["were", "run"]
+    assert "the" not in terms("the cat")
+    assert terms("東京タワー") == ["東京", "京タ", "タワ", "ワー"]
+    assert terms("مرحبا بالعالم") == ["مرحبا", "بالعالم"]
+    assert "iso-8601" in terms("Dates follow ISO-8601.")
+
+
+def test_index_is_a_chunk_index_and_finds_by_stem_rare_code_and_script() -> None:
+    index = KeywordIndex()
+    assert isinstance(index, ChunkIndex)
+    index.replace_document("id-a", doc("a.md", "Cats were chasing mice", "Error E-4411 on boot"))
+    index.replace_document("id-b", doc("b.md", "東京タワーは高い", "Dogs chase a cat"))
+    assert set(found(index, "chase")) == {("id-a", 0), ("id-b", 1)}
+    assert found(index, "what does e-4411 mean?")[0] == ("id-a", 1)
+    assert found(index, "東京タワー")[0] == ("id-b", 0)
+    assert found(index, "nothing matches zebra") == []
+
+
+def test_search_follows_add_change_rename_and_delete(tmp_path: Path) -> None:
+    index = KeywordIndex(tmp_path / "kw")
+    index.replace_document("id-a", doc("a.md", "The alpaca grazes", "Llamas spit"))
+    index.replace_document("id-b", doc("b.md", "Quarks and gluons"))
+    assert found(index, "alpaca") == [("id-a", 0)]
+
+    index.replace_document("id-a", doc("a.md", "The vicuna grazes"))  # changed
+    assert found(index, "alpaca") == [] and found(index, "llama") == []
+    assert found(index, "vicuna") == [("id-a", 0)]
+
+    index.delete_document("id-a")  # renamed a.md -> c.md: the old key goes, a new one comes
+    index.replace_document("id-c", doc("c.md", "The vicuna grazes"))
+    assert found(index, "vicuna") == [("id-c", 0)]
+
+    index.delete_document("id-b")
+    assert found(index, "gluon") == []
+    assert index.document_ids() == {"id-c"} and index.count() == 1
+
+    reopened = KeywordIndex(tmp_path / "kw")  # persisted as it was last written
+    assert found(reopened, "vicuna") == [("id-c", 0)] and found(reopened, "gluon") == []
+    assert reopened.document_ids() == {"id-c"}
+
+
+def test_many_writes_merge_segments_and_keep_scores_on_one_scale(tmp_path: Path) -> None:
+    index = KeywordIndex(tmp_path / "kw")
+    for i in range(40):
+        index.replace_document(f"id-{i}", doc(f"{i}.md", f"filler page {i} about gardens"))
+    index.replace_document("id-x", doc("x.md", "orchids in the garden"))
+    assert len(index._segments) <= 7  # merged: logarithmically many
+    top = index.search("orchid garden").top(3)
+    assert top[0].doc_id == "id-x" and abs(top[0].coverage - 1.0) < 1e-6
+    reopened = KeywordIndex(tmp_path / "kw")
+    assert [h.doc_id for h in reopened.search("orchid garden").top(3)] == [h.doc_id for h in top]
+
+
+def test_filter_and_lookup_give_scores_and_ranks() -> None:
+    index = KeywordIndex()
+    index.replace_document("id-a", doc("a.md", "solar panels on roofs", "wind turbines"))
+    index.replace_document("id-b", doc("b.md", "solar eclipse"))
+    scores = index.search("solar", doc_ids=["id-b"])
+    assert [h.doc_id for h in scores.top(5)] == ["id-b"]
+    looked = index.search("solar").lookup([("id-a", 1), ("id-b", 0)])
+    assert looked[("id-a", 1)].rank is None and looked[("id-a", 1)].score == 0
+    assert looked[("id-b", 0)].rank in (1, 2)
+
+
+def test_work_a_query_causes_is_bounded() -> None:
+    index = KeywordIndex()
+    index.replace_document("id-a", doc("a.md", "zeppelin"))
+    assert found(index, "zeppelin " + "x" * 10) == [("id-a", 0)]
+    # Text past the cap is never read, however long the query.
+    assert found(index, "a " * MAX_QUERY_CHARS + "zeppelin") == []
+    assert found(index, " ".join(f"w{i}" for i in range(50_000)) + " zeppelin") == []
+
+
+def test_catch_up_fills_gaps_from_the_store(tmp_path: Path) -> None:
+    store = FakeDenseIndex()
+    store.replace_document("id-a", doc("a.md", "harpsichord recital"))
+    store.replace_document("id-b", doc("b.md", "oboe lessons"))
+    index = KeywordIndex(tmp_path / "kw")
+    index.replace_document("id-gone", doc("gone.md", "tuba"))
+    assert index.catch_up(store) == (2, 1)
+    assert found(index, "oboe") == [("id-b", 0)] and found(index, "tuba") == []
+
+
+def test_leftovers_of_a_crash_are_ignored(tmp_path: Path) -> None:
+    index = KeywordIndex(tmp_path / "kw")
+    index.replace_document("id-a", doc("a.md", "kayak trips"))
+    with open(tmp_path / "kw" / "terms.txt", "a") as handle:
+        handle.write("junk\nmore\n")  # terms appended, then the process died
+    (tmp_path / "kw" / "seg-orphan.npz").write_bytes(b"half written")
+    reopened = KeywordIndex(tmp_path / "kw")
+    reopened.replace_document("id-b", doc("b.md", "canoe trips"))
+    assert found(reopened, "canoe") == [("id-b", 0)] and found(reopened, "kayak") == [("id-a", 0)]
+    assert not (tmp_path / "kw" / "seg-orphan.npz").exists()
+    (tmp_path / "kw" / "manifest.json").write_text("{not json")
+    assert KeywordIndex(tmp_path / "kw").document_ids() == set()  # unreadable: catch up later

@@ -1,0 +1,191 @@
+"""Retrieval with in-process fakes: fusion, neighbours, mentions, whole files, floor, cache."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from graph.retrieval.expand import expand
+from graph.retrieval.floor import Floor
+from graph.retrieval.fusion import adaptive, rrf
+from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.types import Candidate
+from ingest.keyword import KeywordIndex
+from ingest.types import Chunk
+from models.protocols import Reranker
+from models.query_cache import CachedQueryEmbedder
+from models.reranker import FlashRankReranker, PassThroughReranker
+from tests.fakes.dense import FakeDenseIndex, FakeLibrary
+from tests.fakes.embedder import FakeEmbedder
+
+
+def chunk(path: str, index: int, start: int, text: str, page: int | None = None) -> Chunk:
+    return Chunk(f"id-{path}", path, path, page, index, start, start + len(text), text, "sha")
+
+
+def split(path: str, text: str, size: int, overlap: int, page: int | None = None) -> list[Chunk]:
+    out, start, i = [], 0, 0
+    while start < len(text):
+        out.append(chunk(path, i, start, text[start : start + size], page))
+        if start + size >= len(text):
+            break
+        start, i = start + size - overlap, i + 1
+    return out
+
+
+class Library:
+    """Both indexes and the library, written together as the indexer would."""
+
+    def __init__(self, reranker: Reranker | None = None, **settings: object) -> None:
+        self.embedder = FakeEmbedder()
+        self.dense = FakeDenseIndex(self.embedder)
+        self.keyword = KeywordIndex()
+        self.paths: list[str] = []
+        self.cache = CachedQueryEmbedder(self.embedder)
+        self.retriever = Retriever(
+            self.dense,
+            self.keyword,
+            self.cache,
+            reranker or PassThroughReranker(),
+            FakeLibrary(),
+            RetrievalSettings(**settings),  # type: ignore[arg-type]
+        )
+
+    def add(self, path: str, chunks: Sequence[Chunk]) -> None:
+        self.dense.replace_document(f"id-{path}", chunks)
+        self.keyword.replace_document(f"id-{path}", chunks)
+        self.paths.append(path)
+        self.retriever.library = FakeLibrary(self.paths)
+
+
+def cand(path: str, dense: float, bm25: float, d_rank: int | None, b_rank: int | None) -> Candidate:
+    return Candidate(chunk(path, 0, 0, path), dense, d_rank, bm25, b_rank)
+
+
+def crafted(dense_peaked: bool) -> list[Candidate]:
+    """Ten candidates; one list singles out 'winner', the other is flat and prefers 'decoy'."""
+    out = []
+    for i in range(10):
+        d, b = 0.40 - i * 0.002, 3.0 - i * 0.01
+        out.append(cand(f"c{i}", d, b, i + 1, i + 1))
+    decoy, winner = out[0], out[7]
+    if dense_peaked:
+        winner.dense, decoy.bm25 = 0.90, 3.05
+    else:
+        winner.bm25, decoy.dense = 14.0, 0.41
+    winner.chunk = chunk("winner", 0, 0, "winner")
+    return out
+
+
+@pytest.mark.parametrize("dense_peaked", [True, False])
+def test_fusion_follows_the_list_that_is_sure(dense_peaked: bool) -> None:
+    candidates = crafted(dense_peaked)
+    adaptive(candidates, "some question")
+    assert max(candidates, key=lambda c: c.fused).chunk.path == "winner"
+    rrf(candidates)  # rank fusion cannot tell a sure list from a guessing one
+    assert max(candidates, key=lambda c: c.fused).chunk.path != "winner"
+
+
+def test_codes_in_the_query_shift_trust_to_keywords() -> None:
+    candidates = [cand(f"c{i}", 0.5 - i * 0.02, 5.0 - i * 0.3, i + 1, i + 1) for i in range(10)]
+    candidates[0].bm25, candidates[3].bm25 = 3.0, 5.5  # keywords prefer c3, meaning prefers c0
+    adaptive(candidates, "what is error ZX-4411")
+    assert max(candidates, key=lambda c: c.fused).chunk.path == "c3"
+
+
+def test_neighbours_are_merged_and_never_repeated() -> None:
+    text = "".join(f"Sentence {i:02d} of the page. " for i in range(40))  # 1,040 chars
+    chunks = split("a.md", text, 300, 60, page=3)
+    other_page = chunk("a.md", len(chunks), 0, "Next page text.", page=4)
+    hits = [Candidate(chunks[2], fused=2.0), Candidate(chunks[1], fused=1.0)]
+    passages = expand(hits, [*chunks, other_page], 2_400, {c.key: c.fused for c in hits})
+    assert len(passages) == 1
+    (p,) = passages
+    assert p.text == text[chunks[0].start : chunks[3].end]  # hits 1-2 with neighbours 0 and 3
+    assert "Next page" not in p.text and len(p.hits) == 2
+    small = expand(hits, chunks, 500, {c.key: c.fused for c in hits})
+    assert all(len(s.text) <= 500 for s in small)
+    spans = sorted((s.start, s.end) for s in small)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))  # no overlap
+
+
+def test_mentions_filter_both_indexes_and_bring_the_first_chunk() -> None:
+    lib = Library(context_chars=10)
+    lib.add(
+        "report.md",
+        [chunk("report.md", 0, 0, "Annual report title page")]
+        + [chunk("report.md", i, i * 100, f"budget line {i} for ferries") for i in range(1, 30)],
+    )
+    lib.add("notes.md", [chunk("notes.md", 0, 0, "budget for ferries and more ferries")])
+    result = lib.retriever.retrieve("ferries budget", files=["report.md"])
+    assert lib.dense.filters[-1] == ["id-report.md"]
+    assert {c.chunk.doc_id for c in result.candidates} == {"id-report.md"}
+    assert ("id-report.md", 0) in {c.key for c in result.candidates}
+    assert {p.path for p in result.passages} == {"report.md"}
+    assert not result.full_documents
+
+
+def test_mentioned_files_that_fit_come_whole() -> None:
+    lib = Library(context_chars=5_000, max_passage_chars=400)
+    text = "".join(f"Line {i} of the memo. " for i in range(60))  # 1,270 chars
+    lib.add("memo.md", split("memo.md", text, 300, 50))
+    result = lib.retriever.retrieve("anything", files=["memo.md"], whole=True)
+    assert result.full_documents
+    assert "".join(p.text for p in result.passages) == text
+    assert all(len(p.text) <= 400 for p in result.passages)
+    big = Library(context_chars=1_000)
+    big.add("memo.md", split("memo.md", text, 300, 50))
+    assert not big.retriever.retrieve("memo line", files=["memo.md"], whole=True).full_documents
+
+
+def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:
+    lib = Library(floor=Floor(dense=0.5, coverage=0.5))
+    lib.add("bees.md", [chunk("bees.md", 0, 0, "Honey bees dance to show where flowers are.")])
+    assert lib.retriever.retrieve("why do honey bees dance").passages
+    unrelated = lib.retriever.retrieve("quarterly tax filing deadline")
+    assert unrelated.passages == [] and not unrelated.answerable
+    assert unrelated.candidates  # the trace still shows what was looked at
+
+
+def test_query_embeddings_are_cached_and_bounded() -> None:
+    embedder = FakeEmbedder()
+    cache = CachedQueryEmbedder(embedder, max_entries=2)
+    first = cache.embed_query("one")
+    assert cache.embed_query("one") == first and len(embedder.calls) == 1
+    cache.embed_query("two")
+    cache.embed_query("three")
+    assert len(cache) == 2
+    cache.embed_query("one")  # evicted, so embedded again
+    assert len(embedder.calls) == 4
+
+
+class Reverse:
+    """A reranker that prefers what fusion liked least."""
+
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        return [float(i) for i in range(len(passages))]
+
+
+def ferry_library(reranker: Reranker) -> Library:
+    lib = Library(reranker, top_k=2, rerank_candidates=3, floor=Floor(-1, -1))
+    for i, words in enumerate(["ferry ferry timetable", "ferry timetable", "ferry"]):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", 0, 0, words)])
+    return lib
+
+
+def test_reranker_reorders_the_fused_top() -> None:
+    result = ferry_library(Reverse()).retriever.retrieve("ferry timetable")
+    fused = [c.chunk.path for c in sorted(result.candidates, key=lambda c: -c.fused)]
+    assert [p.path for p in result.passages] == fused[:3][::-1][:2]
+    assert result.passages[0].scores()["rerank"] == 2.0 and not result.notes
+
+
+def test_without_a_reranker_model_the_fused_order_stays_and_says_so(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")
+    assert not absent.prepare(download=False)
+    result = ferry_library(absent).retriever.retrieve("ferry timetable")
+    fused = [c.chunk.path for c in sorted(result.candidates, key=lambda c: -c.fused)]
+    assert [p.path for p in result.passages] == fused[:2]
+    assert result.passages[0].scores()["rerank"] is None
+    assert "Reranking is off" in result.notes[0]
