@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -15,7 +16,11 @@ from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.retrieval.library import RegistryLibrary
+from graph.retrieval.retriever import RetrievalSettings, Retriever
+from ingest.index import ChunkIndexes
 from ingest.indexer import Indexer
+from ingest.keyword import KeywordIndex
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
@@ -24,7 +29,8 @@ from models.embeddings import MiniLMEmbedder
 from models.llm import OllamaChat
 from models.ollama_embedder import OllamaEmbedder
 from models.protocols import ChatModel, Embedder, Reranker
-from models.reranker import PassThroughReranker
+from models.query_cache import CachedQueryEmbedder
+from models.reranker import FlashRankReranker
 
 log = logging.getLogger(__name__)
 
@@ -55,25 +61,41 @@ class Container:
         self.token = load_or_create_token(settings.token_path)
         self.llm: ChatModel = llm or OllamaChat(settings.ollama_host, settings.chat_model)
         self.embedder: Embedder = embedder or build_embedder(settings)
-        self.reranker: Reranker = reranker or PassThroughReranker()
+        self.reranker: Reranker = reranker or FlashRankReranker(
+            settings.data_dir / "models" / "flashrank"
+        )
         self.registry = Registry(settings.data_dir / "docent.db")
         self.sessions = SessionIndex(settings.data_dir / "docent.db")
         self.store = ChromaStore(
             make_chroma_client(settings.data_dir, settings.chroma_url), self.embedder
         )
+        self.keyword = KeywordIndex(settings.data_dir / "keyword")
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
-            self.store,
+            ChunkIndexes(self.store, self.keyword),
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
         )
+        self.retriever = Retriever(
+            self.store,
+            self.keyword,
+            CachedQueryEmbedder(self.embedder),
+            self.reranker,
+            RegistryLibrary(self.registry),
+            RetrievalSettings(
+                top_k=settings.top_k,
+                rerank_candidates=settings.rerank_candidates,
+                context_chars=settings.context_chars,
+            ),
+        )
         self.deps = GraphDeps(
             llm=self.llm,
-            search=self.store,
+            search=self.retriever,
             reranker=self.reranker,
             known_files=self.ready_paths,
             top_k=settings.top_k,
+            retriever=self.retriever,
         )
         self._checkpoint_db: aiosqlite.Connection | None = None
         self._chat: ChatService | None = None
@@ -99,6 +121,19 @@ class Container:
         self._chat = ChatService(
             graph, self.sessions, max_message_chars=self.settings.max_message_chars
         )
+        # Before indexing starts: chunks the keyword index missed (a crash, or a library
+        # indexed before it existed) come from the store, without embedding anything.
+        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
+        if added or removed:
+            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
+        if isinstance(self.reranker, FlashRankReranker):
+            # Never in a turn: a turn without the model keeps the fused order.
+            threading.Thread(
+                target=self.reranker.prepare,
+                kwargs={"download": self.settings.rerank_download},
+                name="reranker-prepare",
+                daemon=True,
+            ).start()
         await self.indexer.start()
         if watch:
             self._watcher = FolderWatcher(

@@ -49,7 +49,18 @@ class Settings(BaseSettings):
     )
     chunk_size: int = Field(1000, ge=100, description="Characters per chunk.")
     chunk_overlap: int = Field(150, ge=0, description="Characters shared by neighbouring chunks.")
-    top_k: int = Field(5, ge=1, le=50, description="Passages given to the generator.")
+    top_k: int = Field(6, ge=1, le=50, description="Passages given to the generator.")
+    rerank_candidates: int = Field(
+        30, ge=1, le=200, description="Fused passages the reranker reorders before top_k."
+    )
+    rerank_download: bool = Field(
+        True,
+        description="Let FlashRank download its reranking model (in the background) if missing.",
+    )
+    context_chars: int = Field(
+        12_000, ge=1_000, description="@mentioned files up to this size are given whole."
+    )
+    max_query_chars: int = Field(4_000, ge=1, description="Longest search query accepted.")
     max_upload_mb: int = Field(200, ge=1, description="Largest file accepted by upload.")
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
     open_browser: bool = Field(True, description="Open a browser tab on start.")

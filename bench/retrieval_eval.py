@@ -63,7 +63,7 @@ def metrics(ranks: list[int | None]) -> str:
 
 
 def evaluate(indexed: Indexed, questions: list[dict], key: str, rank_of, methods) -> dict:
-    out = {}
+    out: dict = {}
     for method in methods:
         retriever = indexed.retriever(method)
         started = time.perf_counter()
@@ -132,9 +132,9 @@ def main() -> None:
     )
     default = Floor()
     print(f"\nRelevance floor in use: dense ≥ {default.dense} or coverage ≥ {default.coverage}")
+    low_dense, low_coverage = np.percentile(tune_features, 2, axis=0)
     print(
-        "  answerable (tuning) 2nd percentile: dense "
-        f"{np.percentile(tune_features[:, 0], 2):.3f}, coverage {np.percentile(tune_features[:, 1], 2):.3f}"
+        f"  answerable (tuning) 2nd percentile: dense {low_dense:.3f}, coverage {low_coverage:.3f}"
     )
     answerable = np.vstack(
         [

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ingest.types import Hit
 from models.protocols import ChatModel, Reranker
+
+if TYPE_CHECKING:
+    from graph.retrieval.retriever import Retriever
 
 
 class PassageSearch(Protocol):
@@ -30,3 +33,6 @@ class GraphDeps:
     top_k: int = 5
     history_turns: int = 3
     """How many earlier question/answer pairs the generator sees."""
+    retriever: Retriever | None = None
+    """Hybrid search with fusion, reranking, neighbours and the floor; without it the
+    retriever node falls back to ``search`` and ``reranker`` alone."""

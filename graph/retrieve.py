@@ -1,19 +1,26 @@
-"""The retriever node: finds the passages an answer may cite, and numbers them."""
+"""The retriever node: finds the passages an answer may cite, and numbers them.
+
+The work is ``graph.retrieval.Retriever``'s; this node runs each query the rewriter wrote,
+merges their passages, reports what happened and writes sources, passages and candidates.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import PurePosixPath
+from typing import Any
 
 from langgraph.config import get_stream_writer
 
 from graph import prompts
 from graph.deps import GraphDeps
 from graph.events import report_status
+from graph.retrieval.types import Passage, Retrieval
 from graph.state import AgentState, SearchQuery, Source
 from ingest.types import Hit
 
 SNIPPET_CHARS = 240
+MAX_CANDIDATES_IN_TRACE = 60
 
 
 def _snippet(text: str) -> str:
@@ -36,8 +43,24 @@ def to_sources(hits: list[Hit]) -> list[Source]:
     ]
 
 
+def passage_sources(passages: list[Passage]) -> list[Source]:
+    """Number the passages as sources, each with the scores that chose it."""
+    return [
+        Source(
+            n=i,
+            file=p.file,
+            path=p.path,
+            page=p.page,
+            snippet=_snippet(p.text),
+            score=round(p.score, 4),
+            scores=p.scores(),
+        )
+        for i, p in enumerate(passages, start=1)
+    ]
+
+
 async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Search the store (aimed at @mentioned files if any) and number the passages."""
+    """Search (aimed at @mentioned files if any), then number the passages."""
     mentions = state.get("mentions") or []
     if mentions:
         names = ", ".join(PurePosixPath(m).name for m in mentions)
@@ -46,19 +69,53 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
         count = len(deps.known_files())
         report_status("retriever", prompts.STATUS_RETRIEVE.format(count=count))
     queries = state.get("queries") or [SearchQuery(text=state["question"], files=mentions)]
-    hits = await _search_all(queries, deps)
-    if hits:
-        query = " ".join(q["text"] for q in queries)
-        scores = await asyncio.to_thread(deps.reranker.rerank, query, [h.chunk.text for h in hits])
-        ranked = sorted(zip(scores, hits, strict=True), key=lambda pair: -pair[0])
-        hits = [hit for _, hit in ranked[: deps.top_k]]
-    sources = to_sources(hits)
+    if deps.retriever is None:
+        return await _plain(queries, deps)
+    results = [
+        await asyncio.to_thread(
+            deps.retriever.retrieve, q["text"], q["files"], deps.top_k, whole=bool(q["files"])
+        )
+        for q in queries
+    ]
+    for note in dict.fromkeys(n for r in results for n in r.notes):
+        report_status("retriever", note)
+    passages = _merge(results, deps.top_k)
+    sources = passage_sources(passages)
     get_stream_writer()({"sources": sources})
-    return {"sources": sources, "passages": [hit.chunk.text for hit in hits]}
+    return {
+        "sources": sources,
+        "passages": [p.text for p in passages],
+        "candidates": _trace(results),
+    }
 
 
-async def _search_all(queries: list[SearchQuery], deps: GraphDeps) -> list[Hit]:
-    """Every query's hits, best score first, each chunk once."""
+def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:
+    """Every query's passages, best first, none repeating text another already holds."""
+    if any(r.full_documents for r in results):
+        return [p for r in results if r.full_documents for p in r.passages]
+    kept: list[Passage] = []
+    for p in sorted((p for r in results for p in r.passages), key=lambda p: -p.score):
+        clash = any(
+            (k.doc_id, k.page) == (p.doc_id, p.page) and p.start < k.end and k.start < p.end
+            for k in kept
+        )
+        if not clash:
+            kept.append(p)
+    return kept[:top_k]
+
+
+def _trace(results: list[Retrieval]) -> list[dict[str, Any]]:
+    out = []
+    for r in results:
+        for c in r.candidates[:MAX_CANDIDATES_IN_TRACE]:
+            out.append(
+                {"path": c.chunk.path, "page": c.chunk.page, "index": c.chunk.index, **c.scores()}
+            )
+    return out
+
+
+async def _plain(queries: list[SearchQuery], deps: GraphDeps) -> AgentState:
+    """Without a hybrid retriever: the plain search, reranked, best ``top_k``."""
     best: dict[tuple[str, int], Hit] = {}
     for query in queries:
         found = await asyncio.to_thread(
@@ -68,4 +125,12 @@ async def _search_all(queries: list[SearchQuery], deps: GraphDeps) -> list[Hit]:
             key = (hit.chunk.doc_id, hit.chunk.index)
             if key not in best or hit.score > best[key].score:
                 best[key] = hit
-    return sorted(best.values(), key=lambda hit: -hit.score)
+    hits = sorted(best.values(), key=lambda hit: -hit.score)
+    if hits:
+        text = " ".join(q["text"] for q in queries)
+        scores = await asyncio.to_thread(deps.reranker.rerank, text, [h.chunk.text for h in hits])
+        ranked = sorted(zip(scores, hits, strict=True), key=lambda pair: -pair[0])
+        hits = [hit for _, hit in ranked[: deps.top_k]]
+    sources = to_sources(hits)
+    get_stream_writer()({"sources": sources})
+    return {"sources": sources, "passages": [hit.chunk.text for hit in hits], "candidates": []}

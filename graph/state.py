@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -20,6 +20,8 @@ class Source(TypedDict):
     page: int | None
     snippet: str
     score: float
+    scores: NotRequired[dict[str, Any]]
+    """Why it was retrieved: dense, bm25 (scores and ranks), fused and rerank."""
 
 
 class SearchQuery(TypedDict):
@@ -50,5 +52,8 @@ class AgentState(TypedDict, total=False):
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
     """Full text of each source, in the same order. Written by the retriever."""
+    candidates: list[dict[str, Any]]
+    """Every chunk the retriever considered, with all its scores, for the trace. Written by
+    the retriever."""
     answer: str
     """The final answer text. Written by the generator."""

@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 
 from ingest.chunker import chunk_pages
 from ingest.folder import is_candidate, sha256_file, walk
+from ingest.index import ChunkIndex
 from ingest.loaders import UnreadableFile, UnsupportedFile, load
 from ingest.registry import Registry, doc_id_for
-from ingest.store import ChromaStore
 from ingest.types import Chunk, DocStatus, DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class Indexer:
         self,
         docs_dir: Path,
         registry: Registry,
-        store: ChromaStore,
+        store: ChunkIndex,
         *,
         chunk_size: int = 1000,
         chunk_overlap: int = 150,

@@ -22,6 +22,8 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         if name.startswith("DOCENT_") or name == "OLLAMA_HOST":
             monkeypatch.delenv(name)
     monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "docent-data"))
+    # Tests never download: the reranker runs only where a test builds its model.
+    monkeypatch.setenv("DOCENT_RERANK_DOWNLOAD", "false")
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import asyncio
 from fastapi import APIRouter, Depends
 
 from app.api.deps import ContainerDep
+from app.api.errors import ApiError
 from app.api.schemas import (
     DocumentList,
     DocumentPublic,
@@ -39,16 +40,25 @@ async def list_documents(c: ContainerDep) -> DocumentList:
 
 @router.post("/api/search")
 async def search(body: SearchRequest, c: ContainerDep) -> SearchResponse:
-    hits = await asyncio.to_thread(c.store.search, body.query, body.k, body.files or None)
+    limit = c.settings.max_query_chars
+    if len(body.query) > limit:
+        raise ApiError(
+            413,
+            "query_too_long",
+            f"The query is {len(body.query):,} characters; the limit is {limit:,}. "
+            "Shorten it to the words that matter.",
+        )
+    found = await asyncio.to_thread(c.retriever.retrieve, body.query, body.files or (), body.k)
     return SearchResponse(
         results=[
             SearchResultPublic(
-                file=h.chunk.file,
-                path=h.chunk.path,
-                page=h.chunk.page,
-                text=h.chunk.text,
-                score=round(h.score, 4),
+                file=p.file,
+                path=p.path,
+                page=p.page,
+                text=p.text,
+                score=round(p.score, 4),
+                scores=p.scores(),
             )
-            for h in hits
+            for p in found.passages
         ]
     )

@@ -26,7 +26,7 @@ class ChatResult(BaseModel):
 class SearchRequest(BaseModel):
     query: str = Field(min_length=1)
     k: int = Field(5, ge=1, le=50)
-    files: list[str] | None = None
+    files: list[str] | None = Field(None, max_length=200)
 
 
 class SearchResultPublic(BaseModel):
@@ -35,6 +35,7 @@ class SearchResultPublic(BaseModel):
     page: int | None
     text: str
     score: float
+    scores: dict[str, Any] | None = None
 
 
 class SearchResponse(BaseModel):

@@ -14,7 +14,7 @@ from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, QueryEmbedder
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
-from ingest.types import Chunk
+from ingest.types import Chunk, Hit
 from models.protocols import Reranker
 from models.reranker import RerankerUnavailable
 
@@ -97,6 +97,11 @@ class Retriever:
         passages = self._located(expand(chosen, near, s.max_passage_chars, score_of))
         return Retrieval(passages, candidates, notes)
 
+    def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
+        """``PassageSearch``: the passages as hits (for callers that want only a probe)."""
+        found = self.retrieve(query, files or (), k)
+        return [Hit(chunk=_as_chunk(p), score=p.score) for p in found.passages]
+
     def _rerank(self, query: str, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
         if not candidates:
             return candidates, []
@@ -161,3 +166,9 @@ def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
                 )
             )
     return out
+
+
+def _as_chunk(p: Passage) -> Chunk:
+    index = p.hits[0].chunk.index if p.hits else 0
+    sha = p.hits[0].chunk.sha256 if p.hits else ""
+    return Chunk(p.doc_id, p.path, p.file, p.page, index, p.start, p.end, p.text, sha)
