@@ -21,17 +21,19 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+import httpx
 import numpy as np
+import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.container import Container  # noqa: E402
+from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.keyword import KeywordIndex  # noqa: E402
 from ingest.registry import doc_id_for  # noqa: E402
 from ingest.types import Chunk, DocStatus  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
-from tests.running import running_app  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"
 ROOT = Path("/tmp/retrieval-latency")
@@ -54,7 +56,7 @@ def fill(container: Container, size: int, pool: list[str]) -> None:
             Chunk(doc_id, rel, rel, None, i, i * 850, i * 850 + 1000, text, "-")
             for i, text in enumerate(" ".join(rng.sample(pool, 7)) for _ in range(PER_DOC))
         ]
-        rng.shuffle(vectors)
+        vectors = vectors[np.random.default_rng(d).permutation(PER_DOC)]
         unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
         collection.add(
             ids=[f"{doc_id}:{c.index}" for c in chunks],
@@ -76,7 +78,7 @@ def _meta(c: Chunk) -> dict[str, Any]:
 async def measure(size: int, queries: list[str], embedder: MiniLMEmbedder) -> None:
     data = ROOT / f"n{size}"
     shutil.rmtree(data, ignore_errors=True)
-    settings = Settings(data_dir=data, rerank_download=False)
+    settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     container = Container(settings, embedder=embedder)
     started = time.perf_counter()
     await asyncio.to_thread(fill, container, size, sentences())
@@ -94,19 +96,35 @@ async def measure(size: int, queries: list[str], embedder: MiniLMEmbedder) -> No
 
     await container.start(watch=False, scan=False)
     try:
-        async with running_app(container) as app:
+        config = uvicorn.Config(
+            create_api_app(container),
+            host="127.0.0.1",
+            port=8131,
+            log_level="warning",
+            lifespan="off",
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.05)
+        headers = {"Authorization": f"Bearer {container.token}"}
+        async with httpx.AsyncClient(
+            base_url="http://127.0.0.1:8131", headers=headers, timeout=60
+        ) as client:
             for q in queries[:10]:  # warm up
-                await app.client.post("/api/search", json={"query": q})
+                await client.post("/api/search", json={"query": q})
             times = []
             for q in queries:
                 t = time.perf_counter()
-                response = await app.client.post("/api/search", json={"query": q})
+                response = await client.post("/api/search", json={"query": q})
                 times.append((time.perf_counter() - t) * 1000)
                 assert response.status_code == 200, response.text
             p50, p95 = np.percentile(times, [50, 95])
             print(
                 f"  POST /api/search over {len(times)} queries: p50 {p50:.0f} ms, p95 {p95:.0f} ms"
             )
+        server.should_exit = True
+        await task
     finally:
         await container.stop()
 
