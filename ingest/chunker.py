@@ -1,19 +1,22 @@
-"""Chunker: split pages into overlapping pieces that never cross a page.
+"""Chunker: split pages into overlapping pieces, streaming, never across a page or section.
 
-Every chunk keeps its page number and its character span, so that
-``page.text[chunk.start:chunk.end] == chunk.text`` always holds; citations rely on it.
+Every chunk keeps its page number, its heading path and its character span, such that
+``page.text[chunk.start - page.offset : chunk.end - page.offset] == chunk.text`` always
+holds; citations rely on it. A page's sections cut it into segments that are chunked
+separately, except that a heading with nothing under it but its first sub-heading joins
+that sub-section, whose path (which includes it) labels the chunk.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ingest.types import Page
 
 # Where a chunk may end, best first. Each pattern's match end is the cut point.
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
 _SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s|[。！？]")
 _LINE = re.compile(r"\n")
 _SPACE = re.compile(r"\s")
@@ -21,47 +24,103 @@ _BREAKS = (_PARAGRAPH, _SENTENCE, _LINE, _SPACE)
 
 _MIN_FILL = 0.5
 """A chunk is cut at a boundary only if it keeps at least this share of ``size``."""
+HEADING_SEPARATOR = " > "
 
 
 @dataclass(frozen=True)
 class PageChunk:
-    """A piece of one page: ``text`` is exactly ``page.text[start:end]``."""
+    """A piece of one page: ``text`` is ``page.text[start - page.offset : end - page.offset]``."""
 
     page: int | None
     start: int
     end: int
     text: str
+    heading: str = ""
+    """The heading path above the chunk, e.g. "Setup > Install"; "" where there is none."""
 
 
-def chunk_pages(pages: Sequence[Page], size: int = 1000, overlap: int = 150) -> list[PageChunk]:
-    """Split each page into chunks of at most ``size`` characters sharing ``overlap``."""
+def chunk_pages(pages: Iterable[Page], size: int = 1000, overlap: int = 150) -> Iterator[PageChunk]:
+    """Split each page into chunks of at most ``size`` characters sharing ``overlap``.
+
+    Lazy: pages are read one at a time, so a streamed file is chunked in bounded memory.
+    """
     if size <= 0:
         raise ValueError(f"chunk size must be positive, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunk overlap must be in [0, {size}), got {overlap}")
-    chunks: list[PageChunk] = []
+    return _chunks(pages, size, overlap)
+
+
+def _chunks(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChunk]:
+    path: tuple[str, ...] = ()  # headings carry over from one page to the next
     for page in pages:
-        chunks.extend(_chunk_text(page, size, overlap))
-    return chunks
+        text = page.text
+        for lo, hi, seg_path in _segments(page, path, size):
+            heading = HEADING_SEPARATOR.join(seg_path)
+            for start, end in _spans(text, lo, hi, size, overlap):
+                yield PageChunk(
+                    page=page.number,
+                    start=page.offset + start,
+                    end=page.offset + end,
+                    text=text[start:end],
+                    heading=heading,
+                )
+        if page.sections:
+            path = page.sections[-1].path
 
 
-def _chunk_text(page: Page, size: int, overlap: int) -> list[PageChunk]:
-    text = page.text
-    n = len(text)
-    chunks: list[PageChunk] = []
-    start = _skip_space(text, 0, n)
-    while start < n:
+def _segments(
+    page: Page, path: tuple[str, ...], size: int
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """The page cut at its sections: (start, end, heading path), in page-local positions."""
+    text, n = page.text, len(page.text)
+    starts: list[tuple[int, tuple[str, ...], bool]] = [(0, path, False)]
+    for section in page.sections:
+        at = min(max(section.start - page.offset, 0), n)
+        if at == starts[-1][0]:
+            starts[-1] = (at, section.path, True)  # a later heading at the same place wins
+        else:
+            starts.append((at, section.path, True))
+    merged: list[tuple[int, int, tuple[str, ...]]] = []
+    carry: int | None = None
+    for i, (lo, seg_path, is_heading) in enumerate(starts):
+        hi = starts[i + 1][0] if i + 1 < len(starts) else n
+        following = starts[i + 1][1] if i + 1 < len(starts) else None
+        if is_heading and following is not None and _is_under(following, seg_path):
+            if _heading_alone(text, lo, hi, seg_path[-1] if seg_path else ""):
+                carry = lo if carry is None else carry
+                continue
+        merged.append((lo if carry is None else carry, hi, seg_path))
+        carry = None
+    return merged
+
+
+def _heading_alone(text: str, lo: int, hi: int, heading: str) -> bool:
+    """Whether ``text[lo:hi]`` holds its heading and nothing else (markup aside)."""
+    if not heading or hi - lo > 4 * len(heading) + 40:
+        return False
+    body = text[lo:hi].strip()
+    return heading in " ".join(body.split()) and len(body) <= 2 * len(heading) + 10
+
+
+def _is_under(child: tuple[str, ...], parent: tuple[str, ...]) -> bool:
+    return len(child) > len(parent) and child[: len(parent)] == parent
+
+
+def _spans(text: str, lo: int, hi: int, size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    """Chunk spans inside ``text[lo:hi]``, trimmed of surrounding whitespace."""
+    start = _skip_space(text, lo, hi)
+    while start < hi:
         limit = start + size
-        end = n if limit >= n else _cut(text, start, limit)
-        lo, hi = start, end
-        while hi > lo and text[hi - 1].isspace():
-            hi -= 1
-        if hi > lo:
-            chunks.append(PageChunk(page=page.number, start=lo, end=hi, text=text[lo:hi]))
-        if end >= n:
+        end = hi if limit >= hi else _cut(text, start, limit)
+        left, right = start, end
+        while right > left and text[right - 1].isspace():
+            right -= 1
+        if right > left:
+            yield left, right
+        if end >= hi:
             break
-        start = _skip_space(text, _next_start(text, start, end, overlap), n)
-    return chunks
+        start = _skip_space(text, _next_start(text, start, end, overlap), hi)
 
 
 def _cut(text: str, start: int, limit: int) -> int:
@@ -86,7 +145,7 @@ def _next_start(text: str, start: int, end: int, overlap: int) -> int:
     return space.end() if space else candidate
 
 
-def _skip_space(text: str, pos: int, n: int) -> int:
-    while pos < n and text[pos].isspace():
+def _skip_space(text: str, pos: int, end: int) -> int:
+    while pos < end and text[pos].isspace():
         pos += 1
     return pos

@@ -16,11 +16,29 @@ class DocStatus(StrEnum):
 
 
 @dataclass(frozen=True)
+class Section:
+    """Where a heading's section begins, and the headings above it, outermost first."""
+
+    start: int
+    """Position in its page's coordinates: ``page.text[start - page.offset]`` (see Page)."""
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Page:
-    """Text of one page; ``number`` is 1-based for paged formats, None otherwise."""
+    """Text of one page; ``number`` is 1-based for paged formats, None otherwise.
+
+    Positions on a page (chunk spans, section starts) count characters from the start of
+    the document's text when ``number`` is None, and from the start of the page otherwise:
+    position ``p`` is ``text[p - offset]``. A file read in blocks yields one Page per block,
+    each with the ``offset`` of its first character.
+    """
 
     number: int | None
     text: str
+    offset: int = 0
+    sections: tuple[Section, ...] = ()
+    """Headings that begin on this page, in order; earlier pages' headings still apply."""
 
 
 @dataclass(frozen=True)

@@ -37,3 +37,9 @@ def ollama_server() -> Iterator[FakeOllamaServer]:
 def fake_chat() -> FakeChatModel:
     """An in-process ChatModel with scripted replies."""
     return FakeChatModel()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: sweeps a whole corpus or a huge file; asserts outcomes, not time"
+    )

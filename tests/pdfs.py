@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fpdf import FPDF
+from fpdf.enums import EncryptionMethod
+from PIL import Image
 
 
 def make_pdf(
@@ -20,24 +22,34 @@ def make_pdf(
     *,
     user_password: str | None = None,
     owner_password: str = "owner-secret",
+    aes: int | None = None,
+    image_pages: frozenset[int] = frozenset(),
 ) -> Path:
     """Write ``pages`` to ``path``, one string per page; returns ``path``.
 
-    ``user_password`` encrypts the file (RC4): readers need that password to open it,
-    and ``""`` makes an encrypted file that opens without one.
+    ``user_password`` encrypts the file (RC4, or AES with ``aes=128`` / ``aes=256``):
+    readers need that password to open it, and ``""`` makes an encrypted file that opens
+    without one. Pages whose number is in ``image_pages`` also carry a picture, like a scan.
     """
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.set_font("Helvetica", size=10)
     for number, text in enumerate(pages, start=1):
         pdf.add_page()
+        if number in image_pages:
+            pdf.image(Image.new("L", (60, 80), color=200), x=20, y=20, w=60)
         if text:
             text.encode("latin-1")  # fails early, with the offending character
             pdf.multi_cell(0, 5, text)
         if pdf.page != number:
             raise ValueError(f"page {number}'s text does not fit on one page")
     if user_password is not None:
-        pdf.set_encryption(owner_password=owner_password, user_password=user_password)
+        method = {None: EncryptionMethod.RC4, 128: EncryptionMethod.AES_128}.get(
+            aes, EncryptionMethod.AES_256
+        )
+        pdf.set_encryption(
+            owner_password=owner_password, user_password=user_password, encryption_method=method
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     pdf.output(str(path))
     return path

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import build_parser, main, settings_from
+from ingest.loaders import NOT_A_PDF
 from tests.fakes.ollama_server import FakeOllamaServer, unused_url
 from tests.pdfs import make_pdf
 
@@ -53,7 +54,7 @@ def test_ingest_lists_failures_and_exits_zero(
     assert main(["ingest"]) == 0
     out = capsys.readouterr().out
     assert "1 documents ready, 1 failed" in out
-    assert "broken.pdf: corrupt or not a PDF" in out
+    assert f"broken.pdf: {NOT_A_PDF}" in out
 
 
 def test_status_reports_documents_and_ollama(

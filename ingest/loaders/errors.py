@@ -1,0 +1,46 @@
+"""Why a file cannot be read, in words a person can act on."""
+
+from __future__ import annotations
+
+EMPTY_FILE = "file is empty"
+BINARY_CONTENT = "not a text file (binary content): check that its extension matches what it holds"
+PASSWORD_PROTECTED = "password-protected PDF: remove the password and save a copy"
+NEEDS_AES = (
+    "encrypted with AES, which needs the 'cryptography' package: reinstall Docent's dependencies"
+)
+NO_TEXT_LAYER = "no text layer (scanned image); OCR is not enabled"
+NO_TEXT_DRAWN = (
+    "no text in this PDF: its pages are blank or draw their letters as shapes; OCR is not enabled"
+)
+NO_PAGES = "empty PDF: it has no pages"
+NOT_A_PDF = "not a PDF (it does not start like one): check the file's extension"
+DAMAGED_PDF = "damaged PDF"
+REPAIR_PDF = "opening it in a PDF viewer and saving a copy may repair it"
+LOCKED_OFFICE = (
+    "password-protected or old-format {kind} file: save it as an unprotected {suffix} and try again"
+)
+DAMAGED_OFFICE = "damaged {kind} file ({detail}): open it and save a new copy"
+DRM_EBOOK = "copy-protected (DRM) e-book: Docent can only read e-books without DRM"
+NO_TEXT = "no text to index in this {kind}"
+
+_DETAIL_MAX = 120
+
+
+class UnreadableFile(Exception):
+    """The file is a supported type but yields no text; ``reason`` says why, for a person."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def detail(exc: BaseException) -> str:
+    """A library's error message, on one line and short enough for a status column."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 1] + "…"
+
+
+def damaged_pdf(exc: BaseException | str) -> UnreadableFile:
+    """The error for a PDF whose structure pypdf cannot follow."""
+    what = exc if isinstance(exc, str) else detail(exc)
+    return UnreadableFile(f"{DAMAGED_PDF}: {what}; {REPAIR_PDF}")

@@ -1,0 +1,218 @@
+"""PDF through pypdf, one page at a time from the open file.
+
+pypdf reads objects on demand from a file object, so only the page being extracted (and
+the fonts it shares with others) is in memory. It needs ``cryptography`` for AES and
+``fontTools`` for CFF fonts: both come with the ``pypdf[crypto,fonts]`` dependency.
+Every page is yielded, blank ones included, so ``page_count`` pages always come out.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, cast
+
+from pypdf import PageObject, PasswordType, PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+
+from ingest.loaders.base import Document
+from ingest.loaders.errors import (
+    EMPTY_FILE,
+    NEEDS_AES,
+    NO_PAGES,
+    NO_TEXT_DRAWN,
+    NO_TEXT_LAYER,
+    NOT_A_PDF,
+    PASSWORD_PROTECTED,
+    UnreadableFile,
+    damaged_pdf,
+)
+from ingest.loaders.pdf_log import PypdfLog
+from ingest.types import Page
+
+log = logging.getLogger(__name__)
+
+_HEADER_WINDOW = 1024  # the spec lets "%PDF-" come anywhere in the first kilobyte
+_END_OF_FILE = b"\nstartxref\n0\n%%EOF\n"
+_IMAGE_DEPTH = 3
+
+
+class PdfDocument(Document):
+    """An open PDF: structure checked and password tried on open, text read per page."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._log = PypdfLog(path.name)
+        self._file: io.BufferedReader | None = path.open("rb")
+        try:
+            with self._log:
+                self._reader = _open(self._file)
+                self.page_count = _count_pages(self._reader)
+        except BaseException:
+            self.close()
+            raise
+
+    def pages(self) -> Iterator[Page]:
+        if self._file is None:
+            raise ValueError(f"{self.path.name} is closed")
+        had_text = has_images = False
+        first_error: BaseException | None = None
+        try:
+            for number in range(1, (self.page_count or 0) + 1):
+                with self._log:
+                    text, error = _extract(self._reader, number)
+                    if text.strip():
+                        had_text = True
+                    elif not has_images:
+                        has_images = _draws_images(self._reader.pages[number - 1])
+                first_error = first_error or error
+                yield Page(number=number, text=text)
+        finally:
+            self.close()
+        if not had_text:
+            if first_error is not None:
+                raise damaged_pdf(first_error)
+            raise UnreadableFile(NO_TEXT_LAYER if has_images else NO_TEXT_DRAWN)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _open(fh: io.BufferedReader) -> PdfReader:
+    head = fh.read(_HEADER_WINDOW)
+    if not head.strip():
+        raise UnreadableFile(EMPTY_FILE)
+    if b"%PDF-" not in head:
+        raise UnreadableFile(NOT_A_PDF)
+    fh.seek(0)
+    try:
+        reader = _reader(fh)
+        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            raise UnreadableFile(PASSWORD_PROTECTED)
+    except UnreadableFile:
+        raise
+    except DependencyError as exc:
+        raise UnreadableFile(NEEDS_AES) from exc
+    except FileNotDecryptedError as exc:
+        raise UnreadableFile(PASSWORD_PROTECTED) from exc
+    except RecursionError as exc:
+        raise damaged_pdf("its structure loops on itself") from exc
+    except Exception as exc:  # pypdf raises many types on broken files
+        raise damaged_pdf(exc) from exc
+    return reader
+
+
+def _reader(fh: io.BufferedReader) -> PdfReader:
+    """A reader for ``fh``; a file without a cross-reference table is read by object scan.
+
+    pypdf rebuilds a broken cross-reference table by scanning the file for objects, but
+    only once it has found a ``startxref`` pointer; hand-written and truncated files have
+    none, so give it one that points nowhere, and it scans.
+    """
+    try:
+        return PdfReader(fh)
+    except PdfReadError as first:
+        fh.seek(0)
+        try:
+            return PdfReader(cast(IO[Any], _WithTail(fh, _END_OF_FILE)))
+        except Exception:
+            raise first from None
+
+
+def _count_pages(reader: PdfReader) -> int:
+    try:
+        count = len(reader.pages)
+    except RecursionError as exc:
+        raise damaged_pdf("its page tree loops on itself") from exc
+    except Exception as exc:
+        raise damaged_pdf(exc) from exc
+    if count == 0:
+        raise UnreadableFile(NO_PAGES)
+    return count
+
+
+def _extract(reader: PdfReader, number: int) -> tuple[str, BaseException | None]:
+    """One page's text, or "" and the error that stopped it; one bad page costs only itself."""
+    try:
+        text = reader.pages[number - 1].extract_text()
+    except DependencyError as exc:
+        raise UnreadableFile(NEEDS_AES) from exc
+    except FileNotDecryptedError as exc:
+        raise UnreadableFile(PASSWORD_PROTECTED) from exc
+    except RecursionError as exc:
+        log.info("page %d: its drawing loops on itself", number)
+        return "", exc
+    except Exception as exc:
+        log.info("page %d: text extraction failed: %r", number, exc)
+        return "", exc
+    return text.replace("\x00", ""), None
+
+
+def _draws_images(page: PageObject) -> bool:
+    """Whether a page holds a raster image, i.e. text, if any, is in pixels (a scan)."""
+    try:
+        if _has_image_xobject(page.get("/Resources"), _IMAGE_DEPTH):
+            return True
+        contents = page.get_contents()
+        return contents is not None and b"BI" in contents.get_data()
+    except Exception:  # a page too broken to inspect is not evidence of a scan
+        return False
+
+
+def _has_image_xobject(resources: Any, depth: int) -> bool:
+    if depth == 0 or resources is None:
+        return False
+    xobjects = resources.get_object().get("/XObject")
+    if xobjects is None:
+        return False
+    for ref in xobjects.get_object().values():
+        xobject = ref.get_object()
+        subtype = xobject.get("/Subtype")
+        if subtype == "/Image":
+            return True
+        if subtype == "/Form" and _has_image_xobject(xobject.get("/Resources"), depth - 1):
+            return True
+    return False
+
+
+class _WithTail(io.RawIOBase):
+    """A read-only view of a file with a few bytes appended."""
+
+    def __init__(self, fh: io.BufferedReader, tail: bytes) -> None:
+        super().__init__()
+        self._fh = fh
+        self._tail = tail
+        self._size = fh.seek(0, io.SEEK_END)
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos}.get(whence, self._size + len(self._tail))
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        count = 0
+        if self._pos < self._size:
+            self._fh.seek(self._pos)
+            count = self._fh.readinto(view[: min(len(view), self._size - self._pos)]) or 0
+        if self._pos + count >= self._size and count < len(view):
+            at = self._pos + count - self._size
+            chunk = self._tail[at : at + len(view) - count]
+            view[count : count + len(chunk)] = chunk
+            count += len(chunk)
+        self._pos += count
+        return count
