@@ -23,7 +23,7 @@ from ingest.loaders import (
     open_document,
 )
 from tests.corpus import CORPUS, needs_corpus
-from tests.pdfs import make_pdf
+from tests.pdfs import NO_XREF_PDF, make_pdf
 
 DAMAGED = "damaged PDF: "
 
@@ -134,36 +134,10 @@ def test_truncated_pdf_is_damaged_or_partial(tmp_path: Path) -> None:
         assert pages  # pypdf recovered what it could
 
 
-HAND_WRITTEN_PDF = b"""%PDF-1.4
-1 0 obj
-<< /Type /Catalog /Pages 2 0 R >>
-endobj
-2 0 obj
-<< /Type /Pages /Kids [ 3 0 R ] /Count 1 >>
-endobj
-3 0 obj
-<< /Type /Page /Parent 2 0 R /MediaBox [ 0 0 612 792 ] /Contents 4 0 R
-   /Resources << /Font << /F1 5 0 R >> >> >>
-endobj
-4 0 obj
-<< /Length 44 >>
-stream
-BT /F1 24 Tf 100 700 Td (Hello World) Tj ET
-endstream
-endobj
-5 0 obj
-<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>
-endobj
-trailer
-<< /Size 6 /Root 1 0 R >>
-%%EOF
-"""
-
-
 def test_pdf_without_cross_reference_table_is_read(tmp_path: Path) -> None:
     # Like pdfminer's simple1.pdf: objects and a trailer, but no xref table or startxref.
     path = tmp_path / "simple.pdf"
-    path.write_bytes(HAND_WRITTEN_PDF)
+    path.write_bytes(NO_XREF_PDF)
 
     (page,) = load(path)
 
