@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
 from ingest.chunker import chunk_pages
 from ingest.loaders.text import MarkdownDocument, TextDocument
@@ -86,14 +87,18 @@ def rss_kb(field):
 baseline = rss_kb("VmRSS:")
 with open("/proc/self/clear_refs", "w") as fh:
     fh.write("5")  # resets the peak (VmHWM) to the current size
-count = chars = last_end = 0
+count = chars = last_end = last_page = 0
+settled_kb = None  # the size once page 500 is reached: later pages must not add to it
 with open_document(Path(sys.argv[1])) as document:
     for chunk in chunk_pages(document.pages(), size=1000, overlap=150):
         count += 1
         chars += len(chunk.text)
-        last_end = chunk.end
+        last_end, last_page = chunk.end, chunk.page or 0
+        if last_page == 500 and settled_kb is None:
+            settled_kb = rss_kb("VmRSS:")
 print(json.dumps({"growth_kb": rss_kb("VmHWM:") - baseline, "count": count,
-                  "chars": chars, "last_end": last_end}))
+                  "chars": chars, "last_end": last_end, "last_page": last_page,
+                  "late_growth_kb": rss_kb("VmHWM:") - (settled_kb or baseline)}))
 """
 
 
@@ -107,7 +112,7 @@ def _peak_growth(path: Path) -> dict[str, int]:
     )
     figures: dict[str, int] = json.loads(done.stdout)
     grew = figures["growth_kb"] / 1024
-    print(f"\n{path.stat().st_size / _MB:.0f} MB text file: peak RSS grew {grew:.1f} MB")
+    print(f"\n{path.name}, {path.stat().st_size / _MB:.0f} MB: peak RSS grew {grew:.1f} MB")
     return figures
 
 
@@ -137,3 +142,23 @@ def test_a_large_text_file_loads_and_chunks_in_bounded_memory(tmp_path: Path) ->
 @needs_proc
 def test_a_200_mb_text_file_loads_and_chunks_in_bounded_memory(tmp_path: Path) -> None:
     _check_bounded(tmp_path, 200)
+
+
+@pytest.mark.slow
+@needs_proc
+def test_a_long_pdf_is_read_page_by_page_in_bounded_memory(tmp_path: Path) -> None:
+    pages = 2500
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=10)
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        for line in range(40):
+            pdf.text(10, 10 + 6 * line, f"Page {number}, line {line}: lorem ipsum dolor sit amet.")
+    path = tmp_path / "long.pdf"
+    pdf.output(str(path))
+
+    figures = _peak_growth(path)
+
+    # Unbounded, pypdf's object cache grew about 12 MB over the last 2000 pages.
+    assert figures["late_growth_kb"] < 6 * 1024
+    assert figures["last_page"] == pages

@@ -1,7 +1,8 @@
 """PDF through pypdf, one page at a time from the open file.
 
-pypdf reads objects on demand from a file object, so only the page being extracted (and
-the fonts it shares with others) is in memory. It needs ``cryptography`` for AES and
+pypdf reads objects on demand from a file object (never the whole file into bytes), and
+its cache of parsed objects is emptied every few dozen pages, so memory stays flat
+however many pages a PDF has. It needs ``cryptography`` for AES and
 ``fontTools`` for CFF fonts: both come with the ``pypdf[crypto,fonts]`` dependency.
 Every page is yielded, blank ones included, so ``page_count`` pages always come out.
 """
@@ -37,6 +38,9 @@ log = logging.getLogger(__name__)
 _HEADER_WINDOW = 1024  # the spec lets "%PDF-" come anywhere in the first kilobyte
 _END_OF_FILE = b"\nstartxref\n0\n%%EOF\n"
 _IMAGE_DEPTH = 3
+_CACHE_PAGES = 64
+"""pypdf keeps every object it has parsed; let it go this often, so a long PDF's memory
+stays flat (shared fonts are parsed again, a small price)."""
 
 
 class PdfDocument(Document):
@@ -68,6 +72,8 @@ class PdfDocument(Document):
                     elif not has_images:
                         has_images = _draws_images(self._reader.pages[number - 1])
                 first_error = first_error or error
+                if number % _CACHE_PAGES == 0:
+                    self._reader.resolved_objects.clear()
                 yield Page(number=number, text=text)
         finally:
             self.close()
