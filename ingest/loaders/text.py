@@ -125,7 +125,7 @@ class _MarkdownHeadings:
                 self.paragraph = None
             elif self.paragraph is None:
                 self.paragraph = (start, line.strip())
-            else:
+            elif len(self.paragraph[1]) <= _SETEXT_MAX:  # longer ones cannot be headings
                 self.paragraph = (self.paragraph[0], f"{self.paragraph[1]} {line.strip()}")
         return sorted(found, key=lambda section: section.start)
 
