@@ -7,7 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
+from ingest.chunker import chunk_pages
 from ingest.loaders import (
     BINARY_CONTENT,
     EMPTY_FILE,
@@ -142,6 +144,37 @@ def test_pdf_without_cross_reference_table_is_read(tmp_path: Path) -> None:
     (page,) = load(path)
 
     assert page.text.strip() == "Hello World"
+
+
+def test_pdf_bookmarks_become_heading_paths_placed_where_their_titles_are(
+    tmp_path: Path,
+) -> None:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+
+    def write(text: str) -> None:
+        pdf.multi_cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+
+    pdf.add_page()
+    pdf.start_section("Introduction", level=0)
+    write("Introduction\nWhy we looked.")
+    pdf.add_page()
+    write("More of the introduction, on page two.")
+    pdf.start_section("Methods", level=0)
+    write("Methods\nWe measured the water every morning.")
+    pdf.start_section("Sampling", level=1)
+    write("Sampling\nOne litre a day.")
+    path = tmp_path / "report.pdf"
+    pdf.output(str(path))
+
+    chunks = list(chunk_pages(load(path), size=1000, overlap=0))
+
+    assert [(c.page, c.heading, c.text.split("\n")[0]) for c in chunks] == [
+        (1, "Introduction", "Introduction"),
+        (2, "Introduction", "More of the introduction, on page two."),
+        (2, "Methods", "Methods"),
+        (2, "Methods > Sampling", "Sampling"),
+    ]
 
 
 # -- text files -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import IO, Any, cast
 from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
-from ingest.loaders.base import Document
+from ingest.loaders.base import Document, HeadingTrail
 from ingest.loaders.errors import (
     EMPTY_FILE,
     NEEDS_AES,
@@ -31,13 +31,15 @@ from ingest.loaders.errors import (
     damaged_pdf,
 )
 from ingest.loaders.pdf_log import PypdfLog
-from ingest.types import Page
+from ingest.types import Page, Section
 
 log = logging.getLogger(__name__)
 
 _HEADER_WINDOW = 1024  # the spec lets "%PDF-" come anywhere in the first kilobyte
 _END_OF_FILE = b"\nstartxref\n0\n%%EOF\n"
 _IMAGE_DEPTH = 3
+_OUTLINE_DEPTH = 6
+_OUTLINE_MAX = 5000
 _CACHE_PAGES = 64
 """pypdf keeps every object it has parsed; let it go this often, so a long PDF's memory
 stays flat (shared fonts are parsed again, a small price)."""
@@ -54,6 +56,7 @@ class PdfDocument(Document):
             with self._log:
                 self._reader = _open(self._file)
                 self.page_count = _count_pages(self._reader)
+                self._outline = _outline(self._reader)
         except BaseException:
             self.close()
             raise
@@ -63,6 +66,7 @@ class PdfDocument(Document):
             raise ValueError(f"{self.path.name} is closed")
         had_text = has_images = False
         first_error: BaseException | None = None
+        trail = HeadingTrail()
         try:
             for number in range(1, (self.page_count or 0) + 1):
                 with self._log:
@@ -74,7 +78,8 @@ class PdfDocument(Document):
                 first_error = first_error or error
                 if number % _CACHE_PAGES == 0:
                     self._reader.resolved_objects.clear()
-                yield Page(number=number, text=text)
+                sections = _place(self._outline.get(number, []), text, trail)
+                yield Page(number=number, text=text, sections=sections)
         finally:
             self.close()
         if not had_text:
@@ -156,6 +161,51 @@ def _extract(reader: PdfReader, number: int) -> tuple[str, BaseException | None]
         log.info("page %d: text extraction failed: %r", number, exc)
         return "", exc
     return text.replace("\x00", ""), None
+
+
+def _outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
+    """The bookmarks on each page: page number -> [(level, title)], in outline order.
+
+    Bookmarks are the PDF's own table of contents; they become the heading path of the
+    pages they point at (and of the pages after them, until the next one).
+    """
+    found: dict[int, list[tuple[int, str]]] = {}
+
+    def walk(items: list[Any], level: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                if level < _OUTLINE_DEPTH:
+                    walk(item, level + 1)
+                continue
+            number = reader.get_destination_page_number(item)
+            title = str(getattr(item, "title", "") or "")
+            if number is not None and number >= 0 and title.strip():
+                found.setdefault(number + 1, []).append((level, title))
+            if sum(len(entries) for entries in found.values()) >= _OUTLINE_MAX:
+                raise StopIteration
+
+    try:
+        walk(reader.outline, 1)
+    except StopIteration:
+        pass
+    except Exception as exc:  # a broken outline costs the headings, not the text
+        log.info("outline unreadable: %r", exc)
+    return found
+
+
+def _place(entries: list[tuple[int, str]], text: str, trail: HeadingTrail) -> tuple[Section, ...]:
+    """Sections for a page's bookmarks, each where its title first appears in the text.
+
+    A bookmark only names a page; finding its title places the heading within it (text
+    above it still belongs to the previous heading). Not found: the top of the page.
+    """
+    sections: list[Section] = []
+    position = 0
+    for level, title in entries:
+        found = text.find(title.strip(), position)
+        position = found if found >= 0 else position
+        sections.append(trail.section(position, level, title))
+    return tuple(sections)
 
 
 def _draws_images(page: PageObject) -> bool:
