@@ -341,3 +341,10 @@ def test_csv_without_a_header_row_is_not_labelled_with_data(tmp_path: Path) -> N
     path.write_text("1,Oslo,709000\n2,Bergen,291000\n")
 
     assert load(path)[0].text == "1; Oslo; 709000\n2; Bergen; 291000\n"
+
+
+def test_markdown_with_nothing_but_front_matter_is_empty(tmp_path: Path) -> None:
+    path = tmp_path / "stub.md"
+    path.write_text("---\ntitle: Coming soon\n---\n\n")
+
+    assert _reason(path) == "file is empty"

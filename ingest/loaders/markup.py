@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ingest.loaders.base import BLOCK_CHARS, Document, HeadingTrail, cut_point
 from ingest.loaders.encoding import decode_stream, detect, samples
-from ingest.loaders.errors import EMPTY_FILE, NO_TEXT, UnreadableFile
+from ingest.loaders.errors import NO_TEXT, UnreadableFile
 from ingest.types import Page, Section
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -37,7 +37,6 @@ class HtmlText(HTMLParser):
     def __init__(self, trail: HeadingTrail, offset: int = 0) -> None:
         super().__init__(convert_charrefs=True)
         self.trail = trail
-        self.title = ""
         self._parts: list[str] = []
         self._sections: list[Section] = []
         self._page_start = offset
@@ -47,21 +46,13 @@ class HtmlText(HTMLParser):
         self._pre = 0
         self._breaks = 0  # newlines owed before the next text
         self._cells = 0  # cells written in the current table row
-        self._in_title = False
         self._heading: tuple[int, int, list[str]] | None = None  # level, start, words
-
-    @property
-    def position(self) -> int:
-        """Where the next character will be written."""
-        return self._length
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "body":  # </head> may be left out
             self._hidden = [t for t in self._hidden if t != "head"]
         if tag in _HIDDEN:
             self._hidden.append(tag)
-        elif tag == "title":
-            self._in_title = True
         if self._hidden:
             return
         if tag == "pre":
@@ -80,8 +71,6 @@ class HtmlText(HTMLParser):
             self._heading = (_HEADINGS[tag], -1, [])
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
         if self._hidden:
             if tag == self._hidden[-1]:
                 self._hidden.pop()
@@ -99,8 +88,6 @@ class HtmlText(HTMLParser):
             self._owe(1)
 
     def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
         if self._hidden:
             return
         if not self._pre:
@@ -172,7 +159,7 @@ def declared_encoding(head: bytes) -> str | None:
 
 
 class HtmlDocument(Document):
-    """An HTML file; its ``<title>`` is not known until parsed, so headings stand alone."""
+    """An HTML file; its headings make the path (``<title>`` often repeats the site name)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -187,8 +174,4 @@ class HtmlDocument(Document):
                 seen = seen or bool(page.text.strip())
                 yield page
         if not seen:
-            raise UnreadableFile(EMPTY_FILE if self.path.stat().st_size == 0 else _no_text())
-
-
-def _no_text() -> str:
-    return NO_TEXT.format(kind="web page")
+            raise UnreadableFile(NO_TEXT.format(kind="web page"))

@@ -20,6 +20,7 @@ from ingest.types import Page, Section
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+_NON_SPACE = re.compile(r"\S")
 
 
 class TextDocument(Document):
@@ -41,7 +42,7 @@ class TextDocument(Document):
             blocks = cut_blocks(decode_stream(fh, self.encoding), self.block_chars)
             for offset, text in blocks:
                 page = self._page(offset, text)
-                seen_text = seen_text or not page.text.isspace()
+                seen_text = seen_text or _NON_SPACE.search(page.text) is not None
                 yield page
         if not seen_text:
             raise UnreadableFile(EMPTY_FILE)
