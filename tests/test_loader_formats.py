@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -271,8 +272,6 @@ def test_package_that_is_not_a_zip_is_damaged(tmp_path: Path, suffix: str) -> No
 
 
 def test_docx_missing_its_document_part_is_damaged(tmp_path: Path) -> None:
-    import zipfile
-
     path = tmp_path / "hollow.docx"
     with zipfile.ZipFile(path, "w") as package:
         package.writestr("[Content_Types].xml", "<Types/>")
@@ -348,3 +347,32 @@ def test_markdown_with_nothing_but_front_matter_is_empty(tmp_path: Path) -> None
     path.write_text("---\ntitle: Coming soon\n---\n\n")
 
     assert _reason(path) == "file is empty"
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+
+
+def test_docx_text_box_is_read_once_and_deleted_text_not_at_all(tmp_path: Path) -> None:
+    # Word stores a text box twice (a modern Choice and a legacy Fallback copy) inside
+    # the paragraph that anchors it; tracked deletions keep their text in w:delText.
+    box = "<w:txbxContent><w:p><w:r><w:t>Boxed note.</w:t></w:r></w:p></w:txbxContent>"
+    body = (
+        "<w:p><w:r><w:t>Before the box.</w:t></w:r>"
+        f"<w:r><mc:AlternateContent><mc:Choice Requires='wps'>{box}</mc:Choice>"
+        f"<mc:Fallback>{box}</mc:Fallback></mc:AlternateContent></w:r>"
+        "<w:del><w:r><w:delText>Removed words.</w:delText></w:r></w:del>"
+        "<w:r><w:t xml:space='preserve'> After it.</w:t></w:r></w:p>"
+        "<w:sdt><w:sdtContent><w:p><w:r><w:t>In a content control.</w:t></w:r></w:p>"
+        "</w:sdtContent></w:sdt>"
+    )
+    path = tmp_path / "box.docx"
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr(
+            "word/document.xml",
+            f"<w:document xmlns:w='{_W}' xmlns:mc='{_MC}'><w:body>{body}</w:body></w:document>",
+        )
+
+    (page,) = load(path)
+
+    assert page.text == "Boxed note.\n\nBefore the box. After it.\n\nIn a content control.\n\n"
