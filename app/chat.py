@@ -5,16 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from app.sessions import SessionIndex
 from graph.state import AgentState, Mode
+from models.protocols import Message
 
 log = logging.getLogger(__name__)
 
@@ -101,43 +103,74 @@ class ChatService:
         sessions: SessionIndex,
         *,
         max_message_chars: int = 16_000,
+        graph_for_model: Callable[[str], CompiledStateGraph] | None = None,
     ) -> None:
         self._graph = graph
         self._sessions = sessions
         self._max_chars = max_message_chars
+        self._graph_for_model = graph_for_model
+        """The same graph answering with another chat model (same checkpointer)."""
         self._running: dict[str, Turn] = {}
+
+    @property
+    def graph(self) -> CompiledStateGraph:
+        """The graph that answers with the configured chat model."""
+        return self._graph
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
 
-    def start_turn(self, session_id: str | None, text: str, mode: Mode = "auto") -> Turn:
-        """Start answering ``text`` in the session (a new one when None) and return at once."""
+    def start_turn(
+        self,
+        session_id: str | None,
+        text: str,
+        mode: Mode = "auto",
+        *,
+        history: Sequence[Message] | None = None,
+        model: str | None = None,
+    ) -> Turn:
+        """Start answering ``text`` in the session (a new one when None) and return at once.
+
+        ``history`` (user/assistant messages, oldest first) is put before ``text`` in the
+        session, for callers that keep the conversation themselves (the OpenAI API);
+        ``model`` names another chat model for this turn only.
+        """
         if not text.strip():
             raise EmptyMessage("The message is empty.")
         if len(text) > self._max_chars:
             raise MessageTooLong(
                 f"The message is {len(text):,} characters long; the limit is {self._max_chars:,}."
             )
+        graph = self._graph
+        if model is not None and self._graph_for_model is not None:
+            graph = self._graph_for_model(model)
         sid = session_id or uuid.uuid4().hex
         if sid in self._running:
             raise SessionBusy(sid)
         turn = Turn(sid)
         self._running[sid] = turn
-        self._sessions.touch(sid, text)
+        self._sessions.touch(sid, _first_user_text(history) or text)
+        earlier = _to_messages(history or ())
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
-        turn.task = asyncio.create_task(self._run(turn, text, mode), name=f"turn-{sid}")
+        turn.task = asyncio.create_task(
+            self._run(turn, graph, [*earlier, HumanMessage(content=text)], text, mode),
+            name=f"turn-{sid}",
+        )
         return turn
 
-    async def _run(self, turn: Turn, text: str, mode: Mode) -> None:
+    async def _run(
+        self,
+        turn: Turn,
+        graph: CompiledStateGraph,
+        new_messages: list[AnyMessage],
+        text: str,
+        mode: Mode,
+    ) -> None:
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
-        inputs: AgentState = {
-            "messages": [HumanMessage(content=text)],
-            "question": text,
-            "mode": mode,
-        }
+        inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
         nodes: list[dict[str, Any]] = []
         try:
-            async for chunk in self._graph.astream(inputs, config, stream_mode="custom"):
+            async for chunk in graph.astream(inputs, config, stream_mode="custom"):
                 if "trace" in chunk:
                     nodes.append(chunk["trace"])
                 elif "status" in chunk:
@@ -146,7 +179,7 @@ class ChatService:
                     turn.emit(TurnEvent("sources", {"sources": chunk["sources"]}))
                 elif "token" in chunk:
                     turn.emit(TurnEvent("token", {"text": chunk["token"]}))
-            state = (await self._graph.aget_state(config)).values
+            state = (await graph.aget_state(config)).values
             done = {
                 "session_id": turn.session_id,
                 "answer": state.get("answer", ""),
@@ -162,22 +195,57 @@ class ChatService:
             self._running.pop(turn.session_id, None)
 
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's conversation as ``{"role", "content", "sources"}`` dicts."""
+        """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts."""
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         state = await self._graph.aget_state(config)
         out: list[dict[str, Any]] = []
         for message in state.values.get("messages", []):
             if isinstance(message, HumanMessage):
-                out.append({"role": "user", "content": str(message.content), "sources": []})
-            elif isinstance(message, AIMessage):
-                sources = message.additional_kwargs.get("sources", [])
                 out.append(
-                    {"role": "assistant", "content": str(message.content), "sources": sources}
+                    {"role": "user", "content": str(message.content), "sources": [], "trace": None}
+                )
+            elif isinstance(message, AIMessage):
+                extra = message.additional_kwargs
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": str(message.content),
+                        "sources": extra.get("sources", []),
+                        "trace": extra.get("trace"),
+                    }
                 )
         return out
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Forget the session: its row and its checkpointed conversation. False if unknown."""
+        if session_id in self._running:
+            raise SessionBusy(session_id)
+        known = self._sessions.get(session_id) is not None
+        checkpointer = self._graph.checkpointer
+        if isinstance(checkpointer, BaseCheckpointSaver):
+            config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+            known = known or await checkpointer.aget_tuple(config) is not None
+            await checkpointer.adelete_thread(session_id)
+        self._sessions.delete(session_id)
+        return known
 
     async def aclose(self) -> None:
         """Let running turns finish (they are saved by the checkpointer), briefly."""
         tasks = [t.task for t in self._running.values() if t.task]
         if tasks:
             await asyncio.wait(tasks, timeout=10)
+
+
+def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
+    """User and assistant messages as the graph keeps them; system prompts are Docent's own."""
+    out: list[AnyMessage] = []
+    for message in history:
+        if message["role"] == "user":
+            out.append(HumanMessage(content=message["content"]))
+        elif message["role"] == "assistant":
+            out.append(AIMessage(content=message["content"]))
+    return out
+
+
+def _first_user_text(history: Sequence[Message] | None) -> str | None:
+    return next((m["content"] for m in history or () if m["role"] == "user"), None)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import threading
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
 from app.sessions import SessionIndex
@@ -26,7 +28,7 @@ from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher, WatcherUnavailable
 from models.embeddings import MiniLMEmbedder
-from models.llm import OllamaChat
+from models.llm import OllamaChat, same_model
 from models.ollama_embedder import OllamaEmbedder
 from models.protocols import ChatModel, Embedder, Reranker
 from models.query_cache import CachedQueryEmbedder
@@ -98,6 +100,9 @@ class Container:
             retriever=self.retriever,
         )
         self._checkpoint_db: aiosqlite.Connection | None = None
+        self._checkpointer: AsyncSqliteSaver | None = None
+        self._model_graphs: dict[str, CompiledStateGraph] = {}
+        self._model_llms: list[OllamaChat] = []
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
@@ -117,9 +122,13 @@ class Container:
         self._checkpoint_db = await aiosqlite.connect(self.settings.data_dir / "sessions.db")
         checkpointer = AsyncSqliteSaver(self._checkpoint_db)
         await checkpointer.setup()
+        self._checkpointer = checkpointer
         graph = build_graph(self.deps, checkpointer)
         self._chat = ChatService(
-            graph, self.sessions, max_message_chars=self.settings.max_message_chars
+            graph,
+            self.sessions,
+            max_message_chars=self.settings.max_message_chars,
+            graph_for_model=self._graph_with_model,
         )
         # Before indexing starts: chunks the keyword index missed (a crash, or a library
         # indexed before it existed) come from the store, without embedding anything.
@@ -149,6 +158,18 @@ class Container:
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
 
+    def _graph_with_model(self, model: str) -> CompiledStateGraph:
+        """The graph answering with another Ollama chat model, built once per model."""
+        if same_model(model, self.llm.model):
+            return self.chat.graph
+        graph = self._model_graphs.get(model)
+        if graph is None:
+            llm = OllamaChat(self.settings.ollama_host, model)
+            self._model_llms.append(llm)
+            graph = build_graph(dataclasses.replace(self.deps, llm=llm), self._checkpointer)
+            self._model_graphs[model] = graph
+        return graph
+
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
         if self._watcher:
@@ -163,5 +184,7 @@ class Container:
         close = getattr(self.llm, "aclose", None)
         if close is not None:
             await close()
+        for llm in self._model_llms:
+            await llm.aclose()
         self.sessions.close()
         self.registry.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -9,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 TITLE_CHARS = 60
+MAX_TITLE_CHARS = 200
+"""Longest title a rename accepts; longer ones are refused, not cut."""
 
 
 @dataclass(frozen=True)
@@ -19,12 +22,24 @@ class SessionInfo:
     updated_at: str
 
 
+def _now() -> str:
+    # Microseconds, so that two turns within one second still list in order.
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _short_title(text: str) -> str:
+    title = " ".join(text.split())
+    if len(title) > TITLE_CHARS:
+        title = title[: TITLE_CHARS - 1].rstrip() + "…"
+    return title or "New chat"
+
+
 class SessionIndex:
-    """A small table in ``docent.db`` so the window can list earlier sessions."""
+    """A small table in ``docent.db`` so the window and the API can list earlier sessions."""
 
     def __init__(self, db_path: Path) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(db_path, check_same_thread=False)
+        self._db = sqlite3.connect(db_path, check_same_thread=False, timeout=30)
         with self._lock, self._db:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS sessions ("
@@ -34,23 +49,52 @@ class SessionIndex:
 
     def touch(self, session_id: str, first_message: str) -> None:
         """Record activity; a new session takes its title from its first message."""
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        title = " ".join(first_message.split())
-        if len(title) > TITLE_CHARS:
-            title = title[: TITLE_CHARS - 1].rstrip() + "…"
+        now = _now()
         with self._lock, self._db:
             self._db.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
-                (session_id, title or "New chat", now, now),
+                (session_id, _short_title(first_message), now, now),
             )
 
     def list(self) -> list[SessionInfo]:
         """Most recently used first."""
+        return self._select("", ())
+
+    def search(self, text: str) -> builtins.list[SessionInfo]:
+        """Sessions whose title contains ``text`` (any case), most recently used first."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return self._select("WHERE title LIKE ? ESCAPE '\\'", (pattern,))
+
+    def get(self, session_id: str) -> SessionInfo | None:
+        found = self._select("WHERE id = ?", (session_id,))
+        return found[0] if found else None
+
+    def rename(self, session_id: str, title: str) -> SessionInfo | None:
+        """Give the session a title of the user's choosing; None if there is no such session."""
+        clean = " ".join(title.split())
+        if not clean:
+            raise ValueError("The title is empty.")
+        if len(clean) > MAX_TITLE_CHARS:
+            raise ValueError(
+                f"The title is {len(clean)} characters long; the limit is {MAX_TITLE_CHARS}."
+            )
+        with self._lock, self._db:
+            self._db.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
+        return self.get(session_id)
+
+    def delete(self, session_id: str) -> bool:
+        """Forget the session's row; True if there was one."""
+        with self._lock, self._db:
+            cursor = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return cursor.rowcount > 0
+
+    def _select(self, where: str, args: tuple[str, ...]) -> builtins.list[SessionInfo]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, title, created_at, updated_at FROM sessions"
-                " ORDER BY updated_at DESC, created_at DESC"
+                f"SELECT id, title, created_at, updated_at FROM sessions {where}"
+                " ORDER BY updated_at DESC, created_at DESC",
+                args,
             ).fetchall()
         return [SessionInfo(*row) for row in rows]
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.sessions import MAX_TITLE_CHARS
 from graph.state import Mode
 
 
@@ -75,3 +76,50 @@ class StatusResponse(BaseModel):
     ollama: OllamaStatus
     index: IndexStatus
     embed_model: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. `session_busy`.")
+    message: str = Field(description="What went wrong and how to fix it, for a person.")
+
+
+class ErrorResponse(BaseModel):
+    """Every error the API returns: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+class SessionPublic(BaseModel):
+    id: str
+    title: str
+    created_at: str = Field(description="ISO 8601, UTC.")
+    updated_at: str = Field(description="ISO 8601, UTC: the last message sent in it.")
+
+
+class SessionList(BaseModel):
+    sessions: list[SessionPublic] = Field(description="Most recently used first.")
+
+
+class MessagePublic(BaseModel):
+    role: Literal["user", "assistant"]
+    content: str
+    sources: list[dict[str, Any]] = Field(description="Numbered passages the answer cites.")
+    trace: dict[str, Any] | None = Field(
+        None, description="How the answer was made (route, per-node ms), when recorded."
+    )
+
+
+class SessionDetail(SessionPublic):
+    messages: list[MessagePublic]
+
+
+class SessionRename(BaseModel):
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorResponse, "description": "Missing or wrong bearer token."},
+    403: {"model": ErrorResponse, "description": "Host or Origin not allowed."},
+    422: {"model": ErrorResponse, "description": "Invalid body; the message names the field."},
+}
+"""Errors any authenticated route can return, for the OpenAPI description."""

@@ -1,0 +1,94 @@
+"""Sessions: list, read, rename and delete the conversations kept on this machine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+
+from app.api.deps import ContainerDep
+from app.api.errors import ApiError
+from app.api.schemas import (
+    ERROR_RESPONSES,
+    ErrorResponse,
+    MessagePublic,
+    SessionDetail,
+    SessionList,
+    SessionPublic,
+    SessionRename,
+)
+from app.api.security import require_token
+from app.chat import SessionBusy
+from app.sessions import SessionInfo
+
+router = APIRouter(
+    prefix="/api/sessions",
+    tags=["sessions"],
+    dependencies=[Depends(require_token)],
+    responses=ERROR_RESPONSES,
+)
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "No session with that id."}
+}
+
+
+def _not_found(session_id: str) -> ApiError:
+    return ApiError(
+        404,
+        "session_not_found",
+        f"There is no session '{session_id}'. `GET /api/sessions` lists the ones there are.",
+    )
+
+
+def _public(info: SessionInfo) -> SessionPublic:
+    return SessionPublic(
+        id=info.id, title=info.title, created_at=info.created_at, updated_at=info.updated_at
+    )
+
+
+@router.get("")
+async def list_sessions(c: ContainerDep, q: str | None = None) -> SessionList:
+    """Every session, most recently used first; `q` keeps those whose title contains it."""
+    found = c.sessions.search(q) if q else c.sessions.list()
+    return SessionList(sessions=[_public(s) for s in found])
+
+
+@router.get("/{session_id}", responses=NOT_FOUND)
+async def read_session(session_id: str, c: ContainerDep) -> SessionDetail:
+    """The session's messages, with the sources and trace of each answer."""
+    info = c.sessions.get(session_id)
+    if info is None:
+        raise _not_found(session_id)
+    messages = await c.chat.messages(session_id)
+    return SessionDetail(
+        **_public(info).model_dump(), messages=[MessagePublic(**m) for m in messages]
+    )
+
+
+@router.patch("/{session_id}", responses=NOT_FOUND)
+async def rename_session(session_id: str, body: SessionRename, c: ContainerDep) -> SessionPublic:
+    """Give the session a new title."""
+    try:
+        info = c.sessions.rename(session_id, body.title)
+    except ValueError as error:
+        raise ApiError(422, "invalid_request", f"Invalid request. title: {error}") from error
+    if info is None:
+        raise _not_found(session_id)
+    return _public(info)
+
+
+@router.delete(
+    "/{session_id}",
+    status_code=204,
+    response_class=Response,
+    responses={**NOT_FOUND, 429: {"model": ErrorResponse, "description": "Still answering."}},
+)
+async def delete_session(session_id: str, c: ContainerDep) -> Response:
+    """Delete the session and its conversation; refused while it is still answering."""
+    try:
+        existed = await c.chat.delete_session(session_id)
+    except SessionBusy as error:
+        raise ApiError(429, "session_busy", str(error)) from error
+    if not existed:
+        raise _not_found(session_id)
+    return Response(status_code=204)

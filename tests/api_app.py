@@ -1,0 +1,48 @@
+"""The running API around fakes, with one notes file indexed: what the API tests share."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.container import Container
+from app.settings import Settings
+from models.protocols import ChatModel
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import FakeEmbedder
+from tests.running import RunningApp, running_app, wait_ready
+
+NOTES = "# Notes\n\nThe spare key is under the blue flowerpot.\n"
+
+
+@asynccontextmanager
+async def api_app(
+    tmp_path: Path, *, llm: ChatModel | None = None, **settings: Any
+) -> AsyncIterator[RunningApp]:
+    """Serve the API on a real socket with ``notes.md`` ready to search."""
+    config = Settings(data_dir=tmp_path / "data", **settings)
+    config.docs_dir.mkdir(parents=True, exist_ok=True)
+    (config.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
+    container = Container(
+        config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
+    )
+    async with running_app(container) as running:
+        await wait_ready(running, 1)
+        yield running
+
+
+def anonymous(app: RunningApp, **headers: str) -> httpx.AsyncClient:
+    """A client for the same server without the token (or with the headers given)."""
+    return httpx.AsyncClient(base_url=app.url, headers=headers, timeout=30)
+
+
+def error_code(response: httpx.Response) -> str:
+    """The contract's error code, checking the body has the contract's shape."""
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
+    assert body["error"]["message"], body
+    return str(body["error"]["code"])
