@@ -21,17 +21,23 @@ NOTES = "# Notes\n\nThe spare key is under the blue flowerpot.\n"
 
 @asynccontextmanager
 async def api_app(
-    tmp_path: Path, *, llm: ChatModel | None = None, **settings: Any
+    tmp_path: Path,
+    *,
+    llm: ChatModel | None = None,
+    files: dict[str, str] | None = None,
+    **settings: Any,
 ) -> AsyncIterator[RunningApp]:
-    """Serve the API on a real socket with ``notes.md`` ready to search."""
+    """Serve the API on a real socket with ``notes.md`` (and ``files``) ready to search."""
     config = Settings(data_dir=tmp_path / "data", **settings)
     config.docs_dir.mkdir(parents=True, exist_ok=True)
-    (config.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
+    files = {"notes.md": NOTES, **(files or {})}
+    for name, text in files.items():
+        (config.docs_dir / name).write_text(text, encoding="utf-8")
     container = Container(
         config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
     )
     async with running_app(container) as running:
-        await wait_ready(running, 1)
+        await wait_ready(running, len(files))
         yield running
 
 

@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
-from app.api import chat_router, documents_router, sessions_router, status_router
+from app.api import (
+    chat_router,
+    documents_router,
+    openai_router,
+    sessions_router,
+    status_router,
+)
 from app.api.errors import install_error_handlers
 from app.api.security import HostCheckMiddleware
 
@@ -24,3 +30,4 @@ def install_api(app: FastAPI, container: Container) -> None:
     app.include_router(chat_router.router)
     app.include_router(documents_router.router)
     app.include_router(sessions_router.router)
+    app.include_router(openai_router.router)

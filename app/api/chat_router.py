@@ -10,23 +10,32 @@ from sse_starlette import EventSourceResponse
 
 from app.api.deps import ContainerDep
 from app.api.errors import ApiError
-from app.api.schemas import ChatRequest, ChatResult
+from app.api.schemas import ERROR_RESPONSES, ChatRequest, ChatResult, ErrorResponse
 from app.api.security import require_token
-from app.chat import EmptyMessage, MessageTooLong, SessionBusy, Turn
+from app.api.turns import start_turn
+from app.chat import Turn
 
-router = APIRouter(dependencies=[Depends(require_token)])
+router = APIRouter(tags=["chat"], dependencies=[Depends(require_token)])
 
 
-@router.post("/api/chat", response_model=None)
+@router.post(
+    "/api/chat",
+    response_model=None,
+    responses={
+        **ERROR_RESPONSES,
+        200: {
+            "description": "An SSE stream (`text/event-stream`), or with `stream: false` "
+            "one JSON reply.",
+            "model": ChatResult,
+        },
+        413: {"model": ErrorResponse, "description": "Message over the length limit."},
+        429: {"model": ErrorResponse, "description": "The session is still answering."},
+        500: {"model": ErrorResponse, "description": "The turn failed (`stream: false`)."},
+    },
+)
 async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | ChatResult:
-    try:
-        turn = c.chat.start_turn(body.session_id, body.message, body.mode)
-    except MessageTooLong as error:
-        raise ApiError(413, "message_too_long", str(error)) from error
-    except EmptyMessage as error:
-        raise ApiError(422, "empty_message", str(error)) from error
-    except SessionBusy as error:
-        raise ApiError(429, "session_busy", str(error)) from error
+    """Answer a message: status, sources, tokens, then done (or error)."""
+    turn = start_turn(c.chat, body.session_id, body.message, body.mode)
     if body.stream:
         return EventSourceResponse(_sse(turn))
     final = await turn.result()

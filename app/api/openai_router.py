@@ -1,0 +1,143 @@
+"""OpenAI-compatible /v1: Docent as a model for tools that speak the OpenAI API."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+
+from app.api.deps import ContainerDep
+from app.api.errors import ApiError
+from app.api.openai_schemas import (
+    DOCENT_MODEL,
+    AssistantMessage,
+    ChatCompletion,
+    ChatCompletionRequest,
+    Choice,
+    ModelCard,
+    ModelList,
+)
+from app.api.schemas import ERROR_RESPONSES, ErrorResponse
+from app.api.security import require_token
+from app.api.turns import start_turn
+from app.chat import Turn
+from models.llm import ModelNotFound, same_model
+from models.protocols import Message
+
+if TYPE_CHECKING:
+    from app.container import Container
+
+router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_token)])
+
+
+@router.get("/models", responses=ERROR_RESPONSES)
+async def list_models(c: ContainerDep) -> ModelList:
+    """`docent` (the configured chat model) and the models Ollama has."""
+    health = await c.llm.health()
+    return ModelList(
+        data=[
+            ModelCard(id=DOCENT_MODEL, owned_by="docent"),
+            *(ModelCard(id=name, owned_by="ollama") for name in health.models),
+        ]
+    )
+
+
+@router.post(
+    "/chat/completions",
+    response_model=None,
+    responses={
+        **ERROR_RESPONSES,
+        200: {
+            "model": ChatCompletion,
+            "description": "One completion, or with `stream: true` chat.completion.chunk "
+            "events ending with `data: [DONE]`.",
+        },
+        404: {"model": ErrorResponse, "description": "No such model in Ollama."},
+        413: {"model": ErrorResponse, "description": "Last message over the length limit."},
+        429: {"model": ErrorResponse, "description": "The session is still answering."},
+        500: {"model": ErrorResponse, "description": "The turn failed (not streamed)."},
+    },
+)
+async def chat_completions(
+    body: ChatCompletionRequest, c: ContainerDep
+) -> ChatCompletion | StreamingResponse:
+    """Answer the last user message, with the earlier messages as the conversation."""
+    question = body.messages[-1]
+    if question.role != "user":
+        raise ApiError(
+            422,
+            "invalid_request",
+            "Invalid request. messages: the last message must be the user's, "
+            f"not '{question.role}'.",
+        )
+    history: list[Message] = [
+        {"role": m.role, "content": m.text()}
+        for m in body.messages[:-1]
+        if m.role in ("user", "assistant")
+    ]
+    model = await _chat_model(c, body.model)
+    turn = start_turn(c.chat, None, question.text(), body.mode, history=history, model=model)
+    completion_id = f"chatcmpl-{turn.session_id}"
+    created = int(time.time())
+    if body.stream:
+        chunks = _chunks(turn, completion_id, created, body.model)
+        return StreamingResponse(
+            chunks, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+        )
+    final = await turn.result()
+    if final.kind == "error":
+        raise ApiError(500, "turn_failed", final.data["message"])
+    return ChatCompletion(
+        id=completion_id,
+        created=created,
+        model=body.model,
+        choices=[Choice(message=AssistantMessage(content=final.data["answer"]))],
+        sources=final.data["sources"],
+        session_id=turn.session_id,
+    )
+
+
+async def _chat_model(c: Container, name: str) -> str | None:
+    """None for the configured model; the Ollama name otherwise, if Ollama has it."""
+    if name == DOCENT_MODEL or same_model(name, c.llm.model):
+        return None
+    health = await c.llm.health()
+    # Unreachable Ollama is not the caller's mistake: the turn runs and degrades to passages.
+    if health.reachable and not any(same_model(name, have) for have in health.models):
+        message = f"{ModelNotFound(health.host, name)} Or ask for the model '{DOCENT_MODEL}'."
+        raise ApiError(404, "model_not_found", message)
+    return name
+
+
+async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> AsyncIterator[str]:
+    """The turn as chat.completion.chunk events; a client that leaves doesn't stop the turn."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        body = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    yield chunk({"role": "assistant", "content": ""})
+    async for event in turn.events():
+        if event.kind == "token":
+            yield chunk({"content": event.data["text"]})
+        elif event.kind == "done":
+            yield chunk(
+                {}, "stop", sources=event.data["sources"], session_id=event.data["session_id"]
+            )
+            break
+        elif event.kind == "error":
+            error = {"code": "turn_failed", "message": event.data["message"]}
+            yield f"data: {json.dumps({'error': error}, ensure_ascii=False)}\n\n"
+            break
+    yield "data: [DONE]\n\n"
