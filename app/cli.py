@@ -19,7 +19,7 @@ from app.token import load_or_create_token
 from ingest.store import StoreUnavailable
 from models.embeddings import EmbedderUnavailable
 
-COMMANDS = ("serve", "ingest", "status", "ask", "token")
+COMMANDS = ("serve", "ingest", "status", "ask", "token", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,6 +105,10 @@ def _run(
         serve(settings)
         return 0
 
+    if args.command == "mcp":
+        from app.mcp_server import serve_stdio  # the MCP SDK loads only for this command
+
+        return asyncio.run(serve_stdio(settings))
     from app import commands
 
     if args.command == "ingest":

@@ -14,6 +14,7 @@ from app.settings import Settings
 from models.protocols import ChatModel
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
+from tests.pdfs import make_pdf
 from tests.running import RunningApp, running_app, wait_ready
 
 NOTES = "# Notes\n\nThe spare key is under the blue flowerpot.\n"
@@ -25,19 +26,23 @@ async def api_app(
     *,
     llm: ChatModel | None = None,
     files: dict[str, str] | None = None,
+    pdfs: dict[str, list[str]] | None = None,
     **settings: Any,
 ) -> AsyncIterator[RunningApp]:
-    """Serve the API on a real socket with ``notes.md`` (and ``files``) ready to search."""
+    """Serve the API on a real socket with ``notes.md``, ``files`` and ``pdfs`` (their
+    pages' text) ready to search."""
     config = Settings(data_dir=tmp_path / "data", **settings)
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     files = {"notes.md": NOTES, **(files or {})}
     for name, text in files.items():
         (config.docs_dir / name).write_text(text, encoding="utf-8")
+    for name, pages in (pdfs or {}).items():
+        make_pdf(config.docs_dir / name, pages)
     container = Container(
         config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
     )
     async with running_app(container) as running:
-        await wait_ready(running, len(files))
+        await wait_ready(running, len(files) + len(pdfs or {}))
         yield running
 
 

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 
 def install_api(app: FastAPI, container: Container) -> None:
-    """Add the API routes, the Host check and JSON errors to ``app``."""
+    """Add the API routes, the MCP endpoint, the Host check and JSON errors to ``app``."""
+    from app.mcp_server import install_mcp  # imports app.api itself
+
     app.state.container = container
     app.add_middleware(HostCheckMiddleware, allowed=[container.settings.host])
     install_error_handlers(app)
@@ -31,3 +33,4 @@ def install_api(app: FastAPI, container: Container) -> None:
     app.include_router(documents_router.router)
     app.include_router(sessions_router.router)
     app.include_router(openai_router.router)
+    install_mcp(app, container)

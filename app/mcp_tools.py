@@ -1,0 +1,175 @@
+"""What the MCP tools do, over the same services as the HTTP API (no MCP types here)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.chat import ChatService, MessageRejected
+from graph.deps import PassageSearch
+from ingest.loaders import UnreadableFile, UnsupportedFile, load
+from ingest.types import DocStatus, DocumentRecord
+
+MAX_READ_CHARS = 60_000
+"""Most text one read_document call returns; a client reads a long PDF page by page."""
+
+
+class ToolFailed(Exception):
+    """A tool could not do what was asked; the message says what to do instead."""
+
+
+class Passage(BaseModel):
+    file: str
+    path: str = Field(description="Relative to the documents folder.")
+    page: int | None = Field(description="1-based, for paged formats.")
+    text: str
+    score: float
+
+
+class SearchResults(BaseModel):
+    results: list[Passage]
+
+
+class Answer(BaseModel):
+    answer: str = Field(description="Cites the sources as [n].")
+    sources: list[dict[str, Any]]
+    session_id: str = Field(description="The session in Docent that keeps this answer.")
+
+
+class DocumentEntry(BaseModel):
+    path: str
+    status: str = Field(description="queued, indexing, ready or error.")
+    pages: int | None
+    chunks: int
+    error: str | None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentEntry]
+
+
+class DocumentText(BaseModel):
+    path: str
+    page: int | None = Field(description="The page returned, or None for the whole text.")
+    pages: int | None = Field(description="How many pages the document has, if paged.")
+    text: str
+    truncated: bool = Field(description="True when the text was cut at the size limit.")
+
+
+class DocentTools:
+    """The four tools, each a thin call into ChatService, search and the document list."""
+
+    def __init__(
+        self,
+        chat: Callable[[], ChatService],
+        search: PassageSearch,
+        documents: Callable[[], Sequence[DocumentRecord]],
+        docs_dir: Path,
+    ) -> None:
+        self._chat = chat
+        self._search = search
+        self._documents = documents
+        self._docs_dir = docs_dir
+
+    async def search_documents(
+        self, query: str, files: list[str] | None = None, k: int = 5
+    ) -> SearchResults:
+        if not query.strip():
+            raise ToolFailed("The query is empty; say what to look for.")
+        k = max(1, min(k, 50))
+        hits = await asyncio.to_thread(self._search.search, query, k, files or None)
+        return SearchResults(
+            results=[
+                Passage(
+                    file=h.chunk.file,
+                    path=h.chunk.path,
+                    page=h.chunk.page,
+                    text=h.chunk.text,
+                    score=round(h.score, 4),
+                )
+                for h in hits
+            ]
+        )
+
+    async def ask(self, question: str, files: list[str] | None = None) -> Answer:
+        # Files become @mentions, so the graph resolves them exactly as it does in the window.
+        mentions = " ".join(f'@"{name}"' for name in files or ())
+        text = f"{mentions} {question}" if mentions else question
+        try:
+            turn = self._chat().start_turn(None, text, "rag" if files else "auto")
+        except MessageRejected as error:
+            raise ToolFailed(str(error)) from error
+        final = await turn.result()
+        if final.kind == "error":
+            raise ToolFailed(final.data["message"])
+        return Answer(
+            answer=final.data["answer"],
+            sources=final.data["sources"],
+            session_id=final.data["session_id"],
+        )
+
+    async def list_documents(self) -> DocumentList:
+        return DocumentList(
+            documents=[
+                DocumentEntry(
+                    path=d.path,
+                    status=d.status.value,
+                    pages=d.pages,
+                    chunks=d.chunks,
+                    error=d.error,
+                )
+                for d in self._documents()
+            ]
+        )
+
+    async def read_document(self, path: str, page: int | None = None) -> DocumentText:
+        record = self._find(path)
+        file = self._inside_folder(record.path)
+        try:
+            pages = await asyncio.to_thread(load, file)
+        except (UnsupportedFile, UnreadableFile, OSError) as error:
+            raise ToolFailed(f"{record.path} can't be read: {error}") from error
+        paged = pages[0].number is not None
+        if page is not None:
+            if not 1 <= page <= len(pages) or (not paged and page != 1):
+                count = f"{len(pages)} pages" if paged else "no pages (ask without one)"
+                raise ToolFailed(f"{record.path} has {count}; there is no page {page}.")
+            text = pages[page - 1].text
+        else:
+            text = "\n\n".join(p.text for p in pages)
+        truncated = len(text) > MAX_READ_CHARS
+        return DocumentText(
+            path=record.path,
+            page=page,
+            pages=len(pages) if paged else None,
+            text=text[:MAX_READ_CHARS],
+            truncated=truncated,
+        )
+
+    def _find(self, name: str) -> DocumentRecord:
+        """The document by relative path, or by file name when only one has it."""
+        wanted = name.replace("\\", "/").strip().lower()
+        records = list(self._documents())
+        exact = [d for d in records if d.path.lower() == wanted]
+        named = [d for d in records if d.path.rsplit("/", 1)[-1].lower() == wanted]
+        found = exact or named
+        if len(found) != 1:
+            why = "Several documents are" if found else "No document is"
+            raise ToolFailed(
+                f"{why} called '{name}'. list_documents gives every path; use one of those."
+            )
+        if found[0].status != DocStatus.READY and found[0].status != DocStatus.ERROR:
+            raise ToolFailed(f"{found[0].path} is still being indexed; try again shortly.")
+        return found[0]
+
+    def _inside_folder(self, relative: str) -> Path:
+        root = self._docs_dir.resolve()
+        file = (root / relative).resolve()
+        # A symlink pointing out of the folder is not ours to read.
+        if not file.is_relative_to(root) or not file.is_file():
+            raise ToolFailed(f"{relative} is not a file inside the documents folder.")
+        return file

@@ -1,0 +1,181 @@
+"""The MCP tools through the official mcp client: streamable HTTP at /mcp, and stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from app.container import Container
+from app.settings import Settings
+from tests.api_app import api_app, error_code
+from tests.fakes.ollama_server import FakeOllamaServer
+from tests.running import RunningApp, running_app, wait_ready
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPES = "# Recipes\n\nThe pancake batter needs two eggs and a pinch of salt.\n"
+MANUAL = ["The kettle must be descaled every month.", "The warranty lasts two years."]
+TOOLS = {"search_documents", "ask", "list_documents", "read_document"}
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
+    async with api_app(
+        tmp_path, files={"recipes.md": RECIPES}, pdfs={"manual.pdf": MANUAL}
+    ) as running:
+        yield running
+
+
+def http_client(app: RunningApp, token: str | None = None) -> Client:
+    headers = {"Authorization": f"Bearer {token or app.container.token}"}
+    transport = streamable_http_client(
+        f"{app.url}/mcp", http_client=httpx2.AsyncClient(headers=headers, timeout=30)
+    )
+    return Client(transport)
+
+
+def structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    return dict(result.structured_content)
+
+
+def error_text(result: Any) -> str:
+    assert result.is_error
+    return " ".join(part.text for part in result.content)
+
+
+async def call_every_tool(client: Client) -> dict[str, dict[str, Any]]:
+    """Each tool once, as an assistant would call them; returns their structured results."""
+    assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
+    return {
+        "list": structured(await client.call_tool("list_documents", {})),
+        "search": structured(await client.call_tool("search_documents", {"query": "spare key"})),
+        "ask": structured(await client.call_tool("ask", {"question": "Where is the spare key?"})),
+        "read": structured(await client.call_tool("read_document", {"path": "notes.md"})),
+    }
+
+
+def check_results(results: dict[str, dict[str, Any]], paths: set[str]) -> None:
+    assert {d["path"] for d in results["list"]["documents"]} == paths
+    assert all(d["status"] == "ready" for d in results["list"]["documents"])
+    assert results["search"]["results"][0]["file"] == "notes.md"
+    assert "flowerpot" in results["search"]["results"][0]["text"]
+    assert results["ask"]["answer"]
+    assert results["ask"]["sources"][0]["file"] == "notes.md"
+    assert "blue flowerpot" in results["read"]["text"] and results["read"]["pages"] is None
+
+
+async def test_every_tool_over_streamable_http(app: RunningApp) -> None:
+    async with http_client(app) as client:
+        results = await call_every_tool(client)
+    check_results(results, {"notes.md", "recipes.md", "manual.pdf"})
+    # ask is a turn like any other: detached, and kept as a session.
+    messages = await app.container.chat.messages(results["ask"]["session_id"])
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+
+
+async def test_files_narrow_search_and_ask(app: RunningApp) -> None:
+    async with http_client(app) as client:
+        search = structured(
+            await client.call_tool(
+                "search_documents", {"query": "eggs key", "files": ["recipes.md"], "k": 3}
+            )
+        )
+        answer = structured(
+            await client.call_tool("ask", {"question": "What is needed?", "files": ["manual.pdf"]})
+        )
+    assert {r["file"] for r in search["results"]} == {"recipes.md"}
+    assert {s["file"] for s in answer["sources"]} == {"manual.pdf"}
+
+
+async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
+    async with http_client(app) as client:
+        page = structured(
+            await client.call_tool("read_document", {"path": "manual.pdf", "page": 2})
+        )
+        whole = structured(await client.call_tool("read_document", {"path": "MANUAL.PDF"}))
+        beyond = await client.call_tool("read_document", {"path": "manual.pdf", "page": 3})
+        missing = await client.call_tool("read_document", {"path": "secret.md"})
+        outside = await client.call_tool("read_document", {"path": "../../etc/passwd"})
+    assert page["page"] == 2 and page["pages"] == 2 and "warranty" in page["text"]
+    assert "descaled" in whole["text"] and "warranty" in whole["text"]
+    assert "2 pages" in error_text(beyond)
+    assert "list_documents" in error_text(missing)
+    assert "root:" not in error_text(outside) and "list_documents" in error_text(outside)
+
+
+async def test_mcp_needs_the_token(app: RunningApp) -> None:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "curl", "version": "1"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(base_url=app.url, headers=accept) as anonymous:
+        refused = await anonymous.post("/mcp", json=init)
+        wrong = await anonymous.post("/mcp", json=init, headers={"Authorization": "Bearer no"})
+    assert refused.status_code == 401 and error_code(refused) == "unauthorized"
+    assert wrong.status_code == 401
+    foreign = await app.client.post("/mcp", json=init, headers={**accept, "Host": "evil.test"})
+    assert foreign.status_code == 403 and error_code(foreign) == "forbidden_host"
+    page = await app.client.post(
+        "/mcp", json=init, headers={**accept, "Origin": "http://evil.test"}
+    )
+    assert page.status_code == 403
+    fine = await app.client.post("/mcp", json=init, headers=accept)
+    assert fine.status_code == 200 and fine.json()["result"]["serverInfo"]["name"] == "docent"
+    with pytest.raises(Exception):  # noqa: B017 - the client's own error type is not public
+        async with http_client(app, token="wrong") as client:
+            await client.list_tools()
+
+
+async def test_every_tool_over_stdio_beside_the_running_app(tmp_path: Path) -> None:
+    """What Claude Desktop does: launch `run.py mcp` while the window app runs."""
+    with FakeOllamaServer(token_delay=0.001) as ollama:
+        env = {
+            "DOCENT_DATA_DIR": str(tmp_path / "data"),
+            "DOCENT_OLLAMA_HOST": ollama.url,
+            "DOCENT_EMBED_BACKEND": "ollama",
+            "DOCENT_EMBED_MODEL": "nomic-embed-text",
+        }
+        settings = Settings(
+            data_dir=tmp_path / "data",
+            ollama_host=ollama.url,
+            embed_backend="ollama",
+            embed_model="nomic-embed-text",
+        )
+        settings.docs_dir.mkdir(parents=True)
+        (settings.docs_dir / "notes.md").write_text(
+            "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
+        )
+        (settings.docs_dir / "recipes.md").write_text(RECIPES, encoding="utf-8")
+        async with running_app(Container(settings)) as app:
+            await wait_ready(app, 2)
+            server = StdioServerParameters(
+                command=sys.executable,
+                args=[str(ROOT / "run.py"), "mcp"],
+                env={**{k: v for k, v in os.environ.items() if k.startswith("PATH")}, **env},
+                cwd=str(ROOT),
+            )
+            async with Client(server) as client:
+                results = await call_every_tool(client)
+            check_results(results, {"notes.md", "recipes.md"})
+            # The answer asked over stdio is a session the window lists too.
+            listed = (await app.client.get("/api/sessions")).json()["sessions"]
+            assert results["ask"]["session_id"] in {s["id"] for s in listed}
+    assert json.dumps(results["ask"])  # plain JSON all the way
