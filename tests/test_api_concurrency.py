@@ -11,7 +11,7 @@ import pytest
 
 from tests.api_app import api_app, error_code
 from tests.fakes.chat import FakeChatModel
-from tests.running import RunningApp, eventually, read_sse
+from tests.running import eventually, read_sse
 
 
 async def test_two_concurrent_turns_on_one_session_get_one_429(tmp_path: Path) -> None:
