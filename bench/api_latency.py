@@ -92,8 +92,12 @@ async def p50(call: Callable[[int], Awaitable[None]], calls: int) -> tuple[float
 async def main(chunks: int, calls: int) -> None:
     with tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
         with FakeOllamaServer() as ollama:
-            settings = Settings(
-                data_dir=Path(tmp) / "data", ollama_host=ollama.url, chat_model="llama3.2"
+            settings = Settings.model_validate(
+                {
+                    "data_dir": Path(tmp) / "data",
+                    "ollama_host": ollama.url,
+                    "chat_model": "llama3.2",
+                }
             )
             settings.docs_dir.mkdir(parents=True)
             count = await fill_index(settings, chunks)

@@ -52,7 +52,7 @@ async def running_app(container: Container) -> AsyncIterator[RunningApp]:
 async def read_sse(response: httpx.Response) -> list[tuple[str, dict[str, Any]]]:
     """Parse an SSE body into (event, data) pairs, skipping comments such as pings."""
     events: list[tuple[str, dict[str, Any]]] = []
-    name, data = "message", []
+    name, data = "message", list[str]()
     async for line in response.aiter_lines():
         if line == "":
             if data:
