@@ -13,6 +13,7 @@ from app.api import (
     sessions_router,
     status_router,
 )
+from app.api.docs_router import install_docs
 from app.api.errors import install_error_handlers
 from app.api.security import HostCheckMiddleware
 
@@ -34,3 +35,4 @@ def install_api(app: FastAPI, container: Container) -> None:
     app.include_router(sessions_router.router)
     app.include_router(openai_router.router)
     install_mcp(app, container)
+    install_docs(app)

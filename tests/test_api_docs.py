@@ -1,0 +1,76 @@
+"""OpenAPI and its page: served behind the Host check, in the API app and in NiceGUI's."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.api import install_api
+from app.container import Container
+from app.settings import Settings
+from tests.api_app import anonymous, api_app, error_code
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import FakeEmbedder
+from tests.running import RunningApp
+
+ROUTES = {
+    ("get", "/api/health"),
+    ("get", "/api/status"),
+    ("post", "/api/chat"),
+    ("post", "/api/search"),
+    ("get", "/api/documents"),
+    ("get", "/api/sessions"),
+    ("get", "/api/sessions/{session_id}"),
+    ("patch", "/api/sessions/{session_id}"),
+    ("delete", "/api/sessions/{session_id}"),
+    ("get", "/v1/models"),
+    ("post", "/v1/chat/completions"),
+}
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
+    async with api_app(tmp_path) as running:
+        yield running
+
+
+async def test_schema_and_page_are_served_to_local_hosts_only(app: RunningApp) -> None:
+    async with anonymous(app) as client:
+        schema = await client.get("/openapi.json")
+        page = await client.get("/docs")
+        foreign = await client.get("/openapi.json", headers={"Host": "evil.test"})
+        foreign_page = await client.get("/docs", headers={"Host": "evil.test"})
+    assert schema.status_code == 200 and schema.json()["info"]["title"] == "Docent API"
+    documented = {(m, p) for p, ops in schema.json()["paths"].items() for m in ops}
+    assert ROUTES <= documented
+    assert page.status_code == 200 and "swagger" in page.text.lower()
+    assert foreign.status_code == 403 and error_code(foreign) == "forbidden_host"
+    assert foreign_page.status_code == 403
+
+
+async def test_error_bodies_are_documented(app: RunningApp) -> None:
+    schema = (await app.client.get("/openapi.json")).json()
+    chat = schema["paths"]["/api/chat"]["post"]["responses"]
+    assert {"401", "403", "413", "422", "429"} <= set(chat)
+    assert "ErrorResponse" in str(chat["429"])
+
+
+async def test_window_app_without_docs_gets_them_too(tmp_path: Path) -> None:
+    """NiceGUI's app starts with the docs off; installing the API turns them on."""
+    window = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    container = Container(
+        Settings(data_dir=tmp_path / "data"), llm=FakeChatModel(), embedder=FakeEmbedder()
+    )
+    install_api(window, container)
+    transport = httpx.ASGITransport(app=window)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        schema = await client.get("/openapi.json")
+        page = await client.get("/docs")
+    assert schema.status_code == 200 and "/v1/chat/completions" in schema.json()["paths"]
+    assert page.status_code == 200
+    container.sessions.close()
+    container.registry.close()
