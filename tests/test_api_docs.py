@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -74,3 +75,31 @@ async def test_window_app_without_docs_gets_them_too(tmp_path: Path) -> None:
     assert page.status_code == 200
     container.sessions.close()
     container.registry.close()
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+README = DOCS.parent.parent / "README.md"
+
+
+async def test_docs_describe_every_route_and_error_code(app: RunningApp) -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    schema = (await app.client.get("/openapi.json")).json()
+    for path, operations in schema["paths"].items():
+        shown = re.sub(r"\{[a-z_]+\}", "{id}", path)
+        for method in operations:
+            assert f"{method.upper()} {shown}" in text, f"{method.upper()} {shown} undocumented"
+    source = "\n".join(
+        p.read_text(encoding="utf-8") for p in (DOCS.parent.parent / "app").rglob("*.py")
+    )
+    for code in set(re.findall(r'ApiError\(\s*\d+,\s*"([a-z_]+)"', source)):
+        assert f"`{code}`" in text, f"error code {code} undocumented"
+
+
+def test_readme_and_docs_stay_inside_the_project() -> None:
+    for page in (README, DOCS):
+        text = page.read_text(encoding="utf-8")
+        assert "shared/" not in text, page
+        for target in re.findall(r"\]\(([^)#]+)\)", text):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+    assert "docs/api.md" in README.read_text(encoding="utf-8")
