@@ -1,21 +1,12 @@
-"""The MCP server: Docent's tools over streamable HTTP at /mcp and over stdio."""
+"""The MCP server: Docent's tools, served over stdio here and at /mcp by app/api/mcp_router."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.errors import ApiError, error_response
-from app.api.security import require_token
 from app.mcp_tools import (
     Answer,
     DocentTools,
@@ -85,54 +76,6 @@ async def _as_tool_error(call: Any) -> Any:
         return await call
     except ToolFailed as error:
         raise ToolError(str(error)) from error
-
-
-class _TokenRequired:
-    """The API's bearer token in front of the MCP endpoint."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            require_token(Request(scope))
-        except ApiError as error:
-            await error_response(error.status, error.code, error.message)(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-
-def install_mcp(app: FastAPI, container: Container) -> None:
-    """Serve the MCP tools at /mcp (streamable HTTP) in ``app``, behind the token."""
-    server = build_mcp_server(container)
-    host = container.settings.host
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in ("127.0.0.1", "localhost", "[::1]", host)],
-        allowed_origins=[f"http://{name}:*" for name in ("127.0.0.1", "localhost", "[::1]", host)],
-    )
-    # Stateless with JSON replies: each POST stands alone, so curl can drive it too.
-    server.streamable_http_app(
-        streamable_http_path="/mcp",
-        stateless_http=True,
-        json_response=True,
-        transport_security=security,
-        host=host,
-    )
-    endpoint = _TokenRequired(StreamableHTTPASGIApp(server.session_manager))
-    # A plain ASGI app as a route's endpoint: Starlette passes the request through as is.
-    app.add_route("/mcp", endpoint, include_in_schema=False)  # type: ignore[arg-type]
-
-    # The session manager needs a task group for the app's lifetime: run it inside the
-    # app's own lifespan (the API app's and NiceGUI's alike).
-    outer = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(asgi_app: Any) -> AsyncIterator[Any]:
-        async with outer(asgi_app) as state, server.session_manager.run():
-            yield state
-
-    app.router.lifespan_context = lifespan
 
 
 async def serve_stdio(settings: Settings) -> int:

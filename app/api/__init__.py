@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from app.api import (
     chat_router,
     documents_router,
+    mcp_router,
     openai_router,
     sessions_router,
     status_router,
@@ -22,9 +23,7 @@ if TYPE_CHECKING:
 
 
 def install_api(app: FastAPI, container: Container) -> None:
-    """Add the API routes, the MCP endpoint, the Host check and JSON errors to ``app``."""
-    from app.mcp_server import install_mcp  # imports app.api itself
-
+    """Add the API routes, /mcp, the Host check and JSON errors to ``app``."""
     app.state.container = container
     app.add_middleware(HostCheckMiddleware, allowed=[container.settings.host])
     install_error_handlers(app)
@@ -34,5 +33,5 @@ def install_api(app: FastAPI, container: Container) -> None:
     app.include_router(documents_router.router)
     app.include_router(sessions_router.router)
     app.include_router(openai_router.router)
-    install_mcp(app, container)
+    app.include_router(mcp_router.router)
     install_docs(app)
