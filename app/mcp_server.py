@@ -34,6 +34,7 @@ def build_mcp_server(container: Container) -> MCPServer:
         search=container.deps.search,
         documents=container.registry.list,
         docs_dir=container.settings.docs_dir,
+        max_query_chars=container.settings.max_query_chars,
     )
     # Logs go to stderr (stdout is the stdio transport) and only when they matter.
     server: MCPServer = MCPServer("docent", instructions=INSTRUCTIONS, log_level="WARNING")

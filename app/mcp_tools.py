@@ -69,17 +69,25 @@ class DocentTools:
         search: PassageSearch,
         documents: Callable[[], Sequence[DocumentRecord]],
         docs_dir: Path,
+        *,
+        max_query_chars: int,
     ) -> None:
         self._chat = chat
         self._search = search
         self._documents = documents
         self._docs_dir = docs_dir
+        self._max_query_chars = max_query_chars
 
     async def search_documents(
         self, query: str, files: list[str] | None = None, k: int = 5
     ) -> SearchResults:
         if not query.strip():
             raise ToolFailed("The query is empty; say what to look for.")
+        if len(query) > self._max_query_chars:
+            raise ToolFailed(
+                f"The query is {len(query):,} characters; the limit is "
+                f"{self._max_query_chars:,}. Shorten it to the words that matter."
+            )
         k = max(1, min(k, 50))
         hits = await asyncio.to_thread(self._search.search, query, k, files or None)
         return SearchResults(

@@ -35,7 +35,7 @@ async def test_twenty_concurrent_sessions_complete_without_crossed_tokens(
     async with api_app(tmp_path, llm=FakeChatModel(token_delay=0.002)) as app:
 
         async def converse(n: int) -> tuple[str, str]:
-            body = {"message": f"Where is key number {n} codeword kilo{n}x?", "session_id": f"s{n}"}
+            body = {"message": f"Where is the spare key? Codeword kilo{n}x.", "session_id": f"s{n}"}
             async with app.client.stream("POST", "/api/chat", json=body) as response:
                 assert response.status_code == 200
                 events = await read_sse(response)

@@ -83,14 +83,17 @@ async def test_messages_are_the_history(app: RunningApp, llm: FakeChatModel) -> 
             {"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": "Where is the spare key?"},
             {"role": "assistant", "content": "Under the blue flowerpot [1]."},
-            {"role": "user", "content": [{"type": "text", "text": "And what colour is it?"}]},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Is the spare key under the blue flowerpot?"}],
+            },
         ],
     )
     prompt = llm.history[-1]
     said = [(m["role"], m["content"]) for m in prompt]
     assert ("user", "Where is the spare key?") in said
     assert ("assistant", "Under the blue flowerpot [1].") in said
-    assert "And what colour is it?" in prompt[-1]["content"]
+    assert "Is the spare key under the blue flowerpot?" in prompt[-1]["content"]
     assert all("helpful assistant" not in m["content"] for m in prompt)  # Docent's own prompt
 
 

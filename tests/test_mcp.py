@@ -107,11 +107,13 @@ async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
         beyond = await client.call_tool("read_document", {"path": "manual.pdf", "page": 3})
         missing = await client.call_tool("read_document", {"path": "secret.md"})
         outside = await client.call_tool("read_document", {"path": "../../etc/passwd"})
+        long_query = await client.call_tool("search_documents", {"query": "key " * 1001})
     assert page["page"] == 2 and page["pages"] == 2 and "warranty" in page["text"]
     assert "descaled" in whole["text"] and "warranty" in whole["text"]
     assert "2 pages" in error_text(beyond)
     assert "list_documents" in error_text(missing)
     assert "root:" not in error_text(outside) and "list_documents" in error_text(outside)
+    assert "limit is 4,000" in error_text(long_query)
 
 
 async def test_mcp_needs_the_token(app: RunningApp) -> None:
