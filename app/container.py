@@ -13,6 +13,8 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
+from app.health import HealthMonitor
+from app.preferences import ChatModels, Preferences, with_saved
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
@@ -54,6 +56,7 @@ class Container:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
     ) -> None:
+        settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
         # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
         for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
@@ -99,6 +102,13 @@ class Container:
             top_k=settings.top_k,
             retriever=self.retriever,
         )
+        self.health = HealthMonitor(self.llm)
+        live = {
+            "chat_model": lambda name: setattr(self.llm, "model", name),
+            "top_k": lambda k: setattr(self.deps, "top_k", k),
+        }
+        self.preferences = Preferences(settings, live)
+        self.chat_models = ChatModels(self.llm, self.health, self.preferences)
         self._checkpoint_db: aiosqlite.Connection | None = None
         self._checkpointer: AsyncSqliteSaver | None = None
         self._model_graphs: dict[str, CompiledStateGraph] = {}
@@ -157,6 +167,7 @@ class Container:
                 self._watcher = None
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
+        self.health.start()
 
     def _graph_with_model(self, model: str) -> CompiledStateGraph:
         """The graph answering with another Ollama chat model, built once per model."""
@@ -172,6 +183,7 @@ class Container:
 
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
+        await self.health.stop()
         if self._watcher:
             self._watcher.stop()
         if self._scan and not self._scan.done():

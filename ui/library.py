@@ -1,0 +1,279 @@
+"""The library in the drawer: live status per file, overall progress, add/open/delete/reindex.
+
+Driven by the DocumentService's events: an event marks the view stale and one redraw
+follows shortly after, however many events came in between (a 117-page PDF sends one per
+page). Nothing here polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from ui import theme
+from ui.citations import middle_ellipsis
+
+REDRAW_AFTER_SECONDS = 0.25
+SHOWN_AT_MOST = 300
+"""Rows drawn at once; a search narrows a larger library."""
+
+WHAT_TO_DO = {
+    "encrypted": "Remove the password (print to PDF) and add it again.",
+    "password": "Remove the password (print to PDF) and add it again.",
+    "empty": "The file has no text. Scanned PDFs need OCR first.",
+    "no text": "The file has no text. Scanned PDFs need OCR first.",
+    "too large": "Split the file, or raise the size limit in Settings.",
+    "unsupported": "Convert it to PDF, .txt or .md.",
+    "corrupt": "Open and save it again, or export a fresh copy.",
+    "timed out": "Try Reindex; if it keeps failing, split the file.",
+}
+
+
+def status_of(doc: Any) -> str:
+    return str(getattr(doc.status, "value", doc.status))
+
+
+def live_pages(doc: Any) -> tuple[int, int | None] | None:
+    """(pages done, pages in all) while a document is being indexed."""
+    progress = getattr(doc, "progress", None)
+    done = getattr(progress or doc, "pages_done", None)
+    if done is None:
+        return None
+    return int(done), getattr(progress or doc, "pages_total", None) or getattr(doc, "pages", None)
+
+
+def what_to_do(reason: str) -> str:
+    lowered = reason.lower()
+    return next((fix for key, fix in WHAT_TO_DO.items() if key in lowered), "Try Reindex.")
+
+
+def detail(doc: Any) -> str:
+    """The caption under a file: its status in words a person reads at a glance."""
+    status = status_of(doc)
+    if status == "error":
+        reason = doc.error or "It could not be read."
+        return f"{reason} {what_to_do(reason)}"
+    if status == "indexing":
+        pages = live_pages(doc)
+        if pages is not None:
+            done, total = pages
+            return f"Indexing · page {done} of {total}" if total else f"Indexing · {done} pages"
+        return "Indexing…"
+    if status == "queued":
+        return "Waiting to be indexed"
+    parts = [f"{doc.pages} pages"] if doc.pages else []
+    parts.append(f"{doc.chunks} chunks")
+    return " · ".join(parts)
+
+
+def progress_line(progress: Any) -> str:
+    """'12 of 25 files · 1,234 chunks · 40 chunks/s · about 2 min left'."""
+    parts = [f"{progress.files_done} of {progress.files_total} files"]
+    parts.append(f"{progress.chunks_done:,} chunks")
+    rate = getattr(progress, "chunks_per_second", 0) or 0
+    if rate:
+        parts.append(f"{rate:,.0f} chunks/s")
+    eta = getattr(progress, "eta_seconds", None)
+    if eta:
+        parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
+    return " · ".join(parts)
+
+
+def folder_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+class Library:
+    """The documents part of the drawer."""
+
+    def __init__(
+        self,
+        documents: Any,
+        *,
+        on_open: Callable[[str], Any],
+        on_mention: Callable[[str], Any],
+        on_change: Callable[[list[str]], Any],
+    ) -> None:
+        self.documents = documents
+        self.on_open = on_open
+        self.on_mention = on_mention
+        self.on_change = on_change
+        self.query = ""
+        self.sort = "name"
+        self.by_folder = True
+        self._pending: asyncio.TimerHandle | None = None
+        with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
+            ui.label("Documents").classes("text-xs uppercase docent-muted")
+            self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
+            ui.space()
+            sort = ui.button(icon="sort").props("flat round dense size=sm").tooltip("Sort")
+            with sort, ui.menu():
+                for key, label in (
+                    ("name", "By name"),
+                    ("status", "By status"),
+                    ("recent", "Newest first"),
+                ):
+                    ui.menu_item(label, on_click=lambda k=key: self.set_sort(k)).mark(f"sort-{key}")
+            folders = ui.button(icon="account_tree", on_click=self.toggle_folders)
+            folders.props("flat round dense size=sm").tooltip("Group by folder").mark("by-folder")
+        self.search = ui.input(placeholder="Search documents", on_change=self._searched)
+        self.search.props("dense outlined clearable").classes("w-full").mark("document-search")
+        self.progress = ui.column().classes("w-full gap-0")
+        self.list = ui.column().classes("docent-doclist w-full gap-0 no-wrap").mark("document-list")
+        self.unsubscribe = documents.subscribe(self._on_event)
+        self.redraw()
+
+    def close(self) -> None:
+        self.unsubscribe()
+        if self._pending is not None:
+            self._pending.cancel()
+
+    def _on_event(self, _event: Any) -> None:
+        if self.list.is_deleted:
+            self.close()
+            return
+        if self._pending is None:
+            loop = asyncio.get_running_loop()
+            self._pending = loop.call_later(REDRAW_AFTER_SECONDS, self._redraw_now)
+
+    def _redraw_now(self) -> None:
+        self._pending = None
+        if not self.list.is_deleted:
+            self.redraw()
+
+    def set_sort(self, key: str) -> None:
+        self.sort = key
+        self.redraw()
+
+    def toggle_folders(self) -> None:
+        self.by_folder = not self.by_folder
+        self.redraw()
+
+    def _searched(self) -> None:
+        self.query = (self.search.value or "").strip().lower()
+        self.redraw()
+
+    def redraw(self) -> None:
+        docs = self.documents.list()
+        self.on_change([d.path for d in docs])
+        self.count.set_text(f"· {len(docs)}" if docs else "")
+        self._draw_progress(docs)
+        shown = [d for d in docs if self.query in d.path.lower()] if self.query else docs
+        shown = self._sorted(shown)
+        self.list.clear()
+        with self.list:
+            if not docs:
+                ui.label("No documents yet.").classes("text-sm docent-muted py-2").mark(
+                    "no-documents"
+                )
+                return
+            if not shown:
+                ui.label("No document matches.").classes("text-sm docent-muted py-2")
+            folder = None
+            headers = self.by_folder and len({folder_of(d.path) for d in shown}) > 1
+            for doc in shown[:SHOWN_AT_MOST]:
+                here = folder_of(doc.path)
+                if headers and here != folder:
+                    folder = here
+                    ui.label(here or "(top folder)").classes(
+                        "text-xs docent-muted mt-2 docent-ellipsis"
+                    ).mark("folder")
+                self._row(doc)
+            if len(shown) > SHOWN_AT_MOST:
+                ui.label(f"Showing {SHOWN_AT_MOST} of {len(shown)}; search to narrow.").classes(
+                    "text-xs docent-muted py-1"
+                )
+
+    def _sorted(self, docs: list[Any]) -> list[Any]:
+        order = {"error": 0, "indexing": 1, "queued": 2, "ready": 3}
+        if self.sort == "recent":
+            return sorted(docs, key=lambda d: d.updated_at or "", reverse=True)
+
+        def key(d: Any) -> Any:
+            name = d.path.lower().rsplit("/", 1)[-1]
+            return (order.get(status_of(d), 9), name) if self.sort == "status" else name
+
+        if self.by_folder:
+            return sorted(docs, key=lambda d: (folder_of(d.path).lower(), key(d)))
+        return sorted(docs, key=key)
+
+    def _row(self, doc: Any) -> None:
+        status = status_of(doc)
+        icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
+        name = doc.path.rsplit("/", 1)[-1]
+        with ui.item().props("dense").classes("w-full px-1 rounded").mark("document") as row:
+            with ui.item_section().props("avatar").classes("min-w-0"):
+                mark = ui.icon(icon, color=color).tooltip(status)
+                if status == "indexing":
+                    mark.classes("animate-spin")
+            with ui.item_section().classes("min-w-0"):
+                ui.item_label(name).classes("text-sm docent-ellipsis").tooltip(doc.path).mark(
+                    "document-name"
+                )
+                caption = ui.item_label(detail(doc)).props("caption").mark("document-detail")
+                if status == "error":
+                    caption.classes("text-negative")
+                else:
+                    caption.classes("docent-ellipsis")
+            with ui.item_section().props("side"):
+                more = ui.button(icon="more_vert").props("flat round dense size=sm")
+                more.mark("document-menu")
+                with more, ui.menu():
+                    ui.menu_item("Open", on_click=lambda p=doc.path: self.on_open(p)).mark(
+                        "document-open"
+                    )
+                    ui.menu_item("Mention", on_click=lambda p=doc.path: self.on_mention(p)).mark(
+                        "document-mention"
+                    )
+                    ui.menu_item("Reindex", on_click=lambda i=doc.id: self.reindex(i)).mark(
+                        "document-reindex"
+                    )
+                    ui.menu_item("Delete…", on_click=lambda d=doc: self.confirm_delete(d)).mark(
+                        "document-delete"
+                    )
+        row.props(f'data-status="{status}"')
+
+    def _draw_progress(self, docs: list[Any]) -> None:
+        self.progress.clear()
+        busy = any(status_of(d) in ("queued", "indexing") for d in docs)
+        if not busy:
+            return
+        progress = self.documents.progress()
+        total = max(progress.files_total, 1)
+        with self.progress:
+            bar = ui.linear_progress(value=progress.files_done / total, show_value=False)
+            bar.props("rounded size=8px").classes("mt-2").mark("library-progress")
+            ui.label(progress_line(progress)).classes("text-xs docent-muted").mark(
+                "library-progress-text"
+            )
+
+    async def reindex(self, doc_id: str | None) -> None:
+        await self.documents.reindex(doc_id)
+        ui.notify("Indexing again.")
+
+    def confirm_delete(self, doc: Any) -> None:
+        name = middle_ellipsis(doc.path.rsplit("/", 1)[-1], 48)
+        with ui.dialog() as dialog, ui.card().mark("delete-dialog"):
+            ui.label(f"Delete {name}?").classes("text-lg font-semibold")
+            ui.label("The file is removed from the documents folder and from the index.").classes(
+                "text-sm"
+            )
+            with ui.row().classes("w-full justify-end"):
+                ui.button("Cancel", on_click=dialog.close).props("flat")
+
+                async def delete() -> None:
+                    dialog.close()
+                    try:
+                        await self.documents.remove(doc.id)
+                    except Exception as error:  # DocumentNotFound & co say what happened
+                        ui.notify(str(error), type="warning")
+                        return
+                    ui.notify(f"Deleted {name}.")
+
+                ui.button("Delete", on_click=delete).props("unelevated color=negative").mark(
+                    "confirm-delete"
+                )
+        dialog.open()
