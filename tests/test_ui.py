@@ -1,91 +1,109 @@
-"""The window, driven in-process with NiceGUI's simulated user."""
+"""The conversation in the window, driven in-process with NiceGUI's simulated user."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-from nicegui import ui
 from nicegui.testing import User
 
 from app.container import Container
-from app.settings import Settings
-from tests.fakes.chat import FakeChatModel
-from tests.fakes.embedder import FakeEmbedder
 from tests.network_guard import only_loopback
 from tests.running import eventually
-from ui.page import chat_page
+from tests.ui_parts import answer_shows, contents, emit, llm, text_of
 
 
-@pytest.fixture
-async def container(tmp_path: Path) -> AsyncIterator[Container]:
-    settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text(
-        "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
-    )
-    built = Container(settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder())
-    await built.start(watch=False)
-
-    async def indexed() -> bool:
-        return bool(built.ready_paths())
-
-    await eventually(indexed, what="notes.md indexed")
-    yield built
-    await built.stop()
+async def send(user: User, text: str) -> None:
+    user.find(marker="message-input").type(text)
+    user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
 
 
-@pytest.fixture
-def page(container: Container) -> None:
-    """Serve the window at / for NiceGUI's ``user`` fixture."""
-    ui.page("/")(lambda: chat_page(container))
-
-
-async def test_a_message_streams_an_answer_with_its_source(
+async def test_enter_streams_an_answer_with_its_sources_grouped_by_file(
     user: User, container: Container, page: None
 ) -> None:
-    assert isinstance(container.llm, FakeChatModel)
-    container.llm.enqueue("The key is under the blue flowerpot [1].")
+    llm(container).enqueue("The key is under the blue flowerpot [1]. Also see [2].")
     with only_loopback() as outward:  # the window reaches nothing beyond this machine
         await user.open("/")
         await user.should_see("notes.md")
-        user.find(marker="message-input").type("Where is the spare key?")
-        user.find(marker="send").click()
+        await send(user, "Where is the spare key?")
         await user.should_see("Where is the spare key?")
-        await user.should_see("The key is under the blue flowerpot [1].", retries=50)
-        await user.should_see("[1] notes.md", retries=20)
-        await user.should_see("Where is the spare key?", marker="session")
+        await eventually(lambda: answer_shows(user, "blue flowerpot [1]"), what="the answer")
+        await user.should_see(marker="source")
+        await user.should_see("Where is the spare key?", marker="session-title")
     assert outward == []
+    html = contents(user, "answer")[-1]
+    assert 'class="docent-cite" href="#" data-n="1"' in html  # [n] is a link
+    chips = contents(user, "source")
+    assert len(chips) == 1 and chips[0].startswith("notes.md")  # one chip per file
+    assert user.find(marker="message-input").elements.pop().value == ""
 
 
-async def test_banner_says_how_to_fix_ollama(user: User, container: Container, page: None) -> None:
-    assert isinstance(container.llm, FakeChatModel)
-    container.llm.reachable = False
+async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), "Second answer.")
     await user.open("/")
-    await user.should_see("ollama serve", retries=30)
-    user.find(marker="message-input").type("Where is the spare key?")
-    user.find(marker="send").click()
-    await user.should_see("most relevant passages", retries=50)
+    await send(user, "First question")
+    await eventually(lambda: answer_shows(user, "word3"), what="streaming")
+    await send(user, "Second question")
+    await user.should_see("Sends when this answer ends.")
+    box = user.find(marker="message-input").elements.pop()
+    assert box.value == "Second question"  # kept, not cleared
+    await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
+    assert box.value == ""
+    bubbles = [text_of(t) for t in contents(user, "user-text")]
+    assert bubbles == ["First question", "Second question"]
+    for shown in contents(user, "queued") + contents(user, "status"):
+        assert container.sessions.list()[0].id not in shown  # no internal id shown
 
 
-async def test_earlier_session_reopens(user: User, container: Container, page: None) -> None:
+async def test_stop_keeps_the_partial_answer_marked_stopped(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
+    await user.open("/")
+    await send(user, "Tell me everything")
+    await eventually(lambda: answer_shows(user, "word2"), what="streaming")
+    await user.should_see(marker="stop")
+    user.find(marker="stop").click()
+    await user.should_see(marker="stopped")
+    shown = text_of(contents(user, "answer")[-1])
+    assert "word2" in shown and "word199" not in shown
+    await user.should_see(marker="send")
+    session = container.sessions.list()[0].id
+    saved = await container.chat.messages(session)
+    assert saved[-1]["stopped"] is True and saved[-1]["content"] == shown.strip()
+
+
+async def test_escape_stops_too(user: User, container: Container, page: None) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
+    await user.open("/")
+    await send(user, "Tell me everything")
+    await eventually(lambda: answer_shows(user, "word2"), what="streaming")
+    emit(user, "docent_escape")  # what the page's document-level Esc handler sends
+    await user.should_see(marker="stopped")
+
+
+async def test_an_earlier_session_reopens_with_its_sources(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
     await container.chat.start_turn("old", "Where is the spare key?").result()
     await user.open("/")
     user.find(marker="session").click()
-    await user.should_see("Echo:", retries=20)
+    await eventually(lambda: answer_shows(user, "Under the flowerpot"), what="the old answer")
+    await user.should_see(marker="source")
+    await user.should_see(marker="why-sources")
 
 
 async def test_new_chat_mid_answer_keeps_the_answer(
     user: User, container: Container, page: None
 ) -> None:
-    assert isinstance(container.llm, FakeChatModel)
     long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]."
-    container.llm.enqueue(long_answer)
+    llm(container).enqueue(long_answer)
     await user.open("/")
-    user.find(marker="message-input").type("Where is the spare key?")
-    user.find(marker="send").click()
-    await user.should_see("word1", retries=20)
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "word1"), what="streaming")
     user.find(marker="new-chat").click()
     await user.should_see(marker="empty-hint")
 
@@ -94,4 +112,49 @@ async def test_new_chat_mid_answer_keeps_the_answer(
 
     await eventually(finished, what="the turn to finish")
     user.find(marker="session").click()
-    await user.should_see("word59 [1].", retries=20)
+    await eventually(lambda: answer_shows(user, "word59 [1]."), what="the whole answer")
+
+
+async def test_regenerate_and_copy_are_one_click(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("First try.", "Second try.")
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "First try."), what="the answer")
+    copy = user.find(marker="copy-answer").elements.pop()
+    assert any(
+        "First try." in str(listener.js_handler) for listener in copy._event_listeners.values()
+    )
+    user.find(marker="regenerate").click()
+    await eventually(lambda: answer_shows(user, "Second try."), what="the new answer")
+    assert [text_of(a).strip() for a in contents(user, "answer")] == ["Second try."]
+    saved = await container.chat.messages(container.sessions.list()[0].id)
+    assert [m["content"] for m in saved] == ["Where is the spare key?", "Second try."]
+
+
+async def test_mode_selector_explains_and_applies_each_mode(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    await user.should_see("Always answers from your documents, with citations.")
+    user.find(marker="mode-chat").click()
+    await user.should_see("Chat", marker="mode")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "Echo: Where is the spare key?"), what="chat")
+    assert contents(user, "source") == []  # chat mode searched nothing
+
+
+async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).reachable = False
+    await container.health.check_now()
+    await user.open("/")
+    await user.should_see("ollama serve", marker="banner-text")
+    await user.should_see("most relevant passages")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "spare key"), what="the degraded answer")
+    llm(container).reachable = True
+    user.find(marker="banner-retry").click()
+    await user.should_not_see(marker="banner-ollama_down")

@@ -95,18 +95,16 @@ class ChatView:
         """Start a turn and stream it in; False (and a notice) when it could not start."""
         try:
             turn = self.chat.start_turn(self.session_id, text, mode)  # type: ignore[arg-type]
-        except SessionBusy:
-            ui.notify(BUSY, type="warning")
-            return False
-        except MessageRejected as error:
-            ui.notify(str(error), type="warning")
+        except (SessionBusy, MessageRejected) as error:
+            with self.column:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return False
         if self.session_id is None:
             self.column.clear()
         self.session_id = turn.session_id
         with self.column:
             render_user(text)
-        ui.run_javascript("window.docent && docent.toBottom()")
+        self.column.client.run_javascript("window.docent && docent.toBottom()")
         await self.follow(turn)
         return True
 
@@ -116,7 +114,8 @@ class ChatView:
         try:
             turn = await self.chat.regenerate(self.session_id, mode)  # type: ignore[arg-type]
         except (SessionBusy, MessageRejected) as error:
-            ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
+            with self.column:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return
         if self.last is not None and not self.last.is_gone:
             self.last.box.delete()

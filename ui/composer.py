@@ -108,7 +108,8 @@ class Composer:
         self.send_button.set_visibility(not streaming)
         self.stop_button.set_visibility(streaming)
         if not streaming and self.queued:
-            ui.timer(0, self._send_queued, once=True)
+            with self.note:
+                ui.timer(0, self._send_queued, once=True)
 
     async def _send_queued(self) -> None:
         if self.queued and not self.streaming:
@@ -185,6 +186,9 @@ class Composer:
             return
         self._mention = found
         self.matches = self.index.search(found[1], LIMIT)
+        if not self.matches and " " in found[1]:
+            self.close_popup()  # a space and no match: the user went on writing
+            return
         self.active = 0
         self._draw_popup()
 
@@ -230,7 +234,7 @@ class Composer:
         self._caret = (caret, text)
         self.box.value = text
         self.box.run_method("focus")
-        ui.run_javascript(
+        self.box.client.run_javascript(
             f"(() => {{ const el = getHtmlElement({self.box.id}).querySelector('textarea');"
             f" if (el) {{ el.setSelectionRange({caret}, {caret}); }} }})()"
         )

@@ -123,6 +123,8 @@ class Library:
         self.search.props("dense outlined clearable").classes("w-full").mark("document-search")
         self.progress = ui.column().classes("w-full gap-0")
         self.list = ui.column().classes("docent-doclist w-full gap-0 no-wrap").mark("document-list")
+        self.anchor = ui.element("div")
+        """Dialogs and notices live here, not in a row that the next event redraws away."""
         self.unsubscribe = documents.subscribe(self._on_event)
         self.redraw()
 
@@ -251,12 +253,13 @@ class Library:
             )
 
     async def reindex(self, doc_id: str | None) -> None:
-        await self.documents.reindex(doc_id)
-        ui.notify("Indexing again.")
+        with self.anchor:
+            await self.documents.reindex(doc_id)
+            ui.notify("Indexing again.")
 
     def confirm_delete(self, doc: Any) -> None:
         name = middle_ellipsis(doc.path.rsplit("/", 1)[-1], 48)
-        with ui.dialog() as dialog, ui.card().mark("delete-dialog"):
+        with self.anchor, ui.dialog() as dialog, ui.card().mark("delete-dialog"):
             ui.label(f"Delete {name}?").classes("text-lg font-semibold")
             ui.label("The file is removed from the documents folder and from the index.").classes(
                 "text-sm"

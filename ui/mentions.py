@@ -15,6 +15,8 @@ from app.mentions import MENTION
 
 LIMIT = 8
 """How many matches the popup shows."""
+MAX_QUERY = 60
+"""Past this many characters after @ the user is writing, not picking."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,9 @@ def active_query(text: str, caret: int) -> tuple[int, str] | None:
     fragment = before[at + 1 :]
     if fragment.startswith('"'):
         return None if '"' in fragment[1:] else (at, fragment[1:])
-    if any(ch.isspace() for ch in fragment):
+    # File names have spaces, so the query may too (the picker closes once nothing
+    # matches), but not a line break or a whole sentence.
+    if "\n" in fragment or len(fragment) > MAX_QUERY or fragment[:1].isspace():
         return None
     return at, fragment
 

@@ -97,7 +97,7 @@ class AnswerView:
         if now - self._rendered_at >= RENDER_EVERY_SECONDS:
             self._rendered_at = now
             self.body.set_content(markdown.render(self.text))
-            ui.run_javascript("window.docent && docent.follow()")
+            self.body.client.run_javascript("window.docent && docent.follow()")
 
     def set_status(self, text: str) -> None:
         self.status.set_text(text)
@@ -118,7 +118,7 @@ class AnswerView:
         with self.footer:
             self._sources_row()
             self._actions_row()
-        ui.run_javascript("window.docent && docent.follow()")
+        self.body.client.run_javascript("window.docent && docent.follow()")
 
     def _sources_row(self) -> None:
         if not self.sources:
@@ -147,7 +147,7 @@ class AnswerView:
             copy.tooltip("Copy answer").mark("copy-answer")
             self.regen = ui.button(icon="refresh", on_click=self.actions.regenerate)
             self.regen.props("flat dense round size=sm").tooltip("Regenerate").mark("regenerate")
-            if self.trace and (self.trace.get("nodes") or self.sources):
+            if self.sources or (self.trace and self.trace.get("nodes")):
                 why = ui.button(
                     "Why these sources?",
                     on_click=lambda: self.actions.show_trace(self._trace_data()),

@@ -71,10 +71,12 @@ class ChatPage:
         actions = AnswerActions(
             open_source=self.open_source,
             regenerate=self.regenerate,
-            show_trace=show_trace,
+            show_trace=self.show_trace,
             send_suggestion=self.send_suggestion,
         )
         self.view = ChatView(container.chat, actions, self._empty, self._streaming)
+        self.anchor = ui.element("div")
+        """Handlers started from rows that a redraw may delete run inside this instead."""
         self._jump()
         drawer = ui.left_drawer(value=True).props(f"breakpoint={NARROW_PX} bordered")
         with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
@@ -163,14 +165,16 @@ class ChatPage:
     # -- conversation --------------------------------------------------------------------
 
     async def open_session(self, session_id: str) -> None:
-        self._picked()
-        self.sessions.set_current(session_id)
-        await self.view.show_session(session_id)
+        with self.anchor:
+            self._picked()
+            self.sessions.set_current(session_id)
+            await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
-        self._picked()
-        self.sessions.set_current(None)
-        self.view.clear()
+        with self.anchor:
+            self._picked()
+            self.sessions.set_current(None)
+            self.view.clear()
 
     def _session_deleted(self, session_id: str) -> None:
         if self.view.session_id == session_id:
@@ -183,7 +187,8 @@ class ChatPage:
     async def send_suggestion(self, text: str) -> None:
         if self.view.streaming:
             return
-        await self.send(text)
+        with self.anchor:
+            await self.send(text)
 
     def _streaming(self, streaming: bool) -> None:
         self.composer.set_streaming(streaming)
@@ -196,7 +201,8 @@ class ChatPage:
         self.view.stop()
 
     async def regenerate(self) -> None:
-        await self.view.regenerate(self.composer.mode)
+        with self.anchor:
+            await self.view.regenerate(self.composer.mode)
 
     # -- documents ------------------------------------------------------------------------
 
@@ -208,8 +214,9 @@ class ChatPage:
             self.view.refresh_empty()
 
     def mention(self, path: str) -> None:
-        self._picked()
-        self.composer.mention(path)
+        with self.anchor:
+            self._picked()
+            self.composer.mention(path)
 
     async def _cited(self, event: GenericEventArguments) -> None:
         args = event.args or {}
@@ -228,8 +235,9 @@ class ChatPage:
         if self.documents is None:
             ui.notify("Opening documents needs the document service.", type="warning")
             return
-        self._picked()
-        await open_document(self.documents, path, page, snippet)
+        with self.anchor:
+            self._picked()
+            await open_document(self.documents, path, page, snippet)
 
     # -- header ---------------------------------------------------------------------------
 
@@ -260,7 +268,7 @@ class ChatPage:
                 item = ui.menu_item(
                     ("✓ " if chosen else "   ") + name, on_click=lambda n=name: self.choose(n)
                 )
-                item.mark("model-option")
+                item.mark(f"model-option model-{name}")
             if models.can_pull:
                 ui.separator()
                 ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
@@ -271,7 +279,12 @@ class ChatPage:
         ui.notify(f"Answers now come from {name}.")
 
     def pull(self, name: str) -> None:
-        show_pull(self.container.chat_models, name, on_done=lambda _: self._fill_models())
+        with self.anchor:  # not inside the banner, which goes away once the model is there
+            show_pull(self.container.chat_models, name, on_done=lambda _: self._fill_models())
+
+    def show_trace(self, trace: dict[str, Any]) -> None:
+        with self.anchor:
+            show_trace(trace)
 
     def help(self) -> None:
         show_help(self.container.chat.diagram())

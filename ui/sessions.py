@@ -53,6 +53,9 @@ class Sessions:
         self.search = ui.input(placeholder="Search chats", on_change=self._searched)
         self.search.props("dense outlined clearable").classes("w-full").mark("session-search")
         self.list = ui.column().classes("w-full gap-0").mark("session-list")
+        self.anchor = ui.element("div")
+        """Dialogs live here, not in a row that a redraw may delete."""
+        self.rows: dict[str, ui.item] = {}
         self.redraw()
 
     def _searched(self) -> None:
@@ -60,13 +63,22 @@ class Sessions:
         self.redraw()
 
     def set_current(self, session_id: str | None) -> None:
+        """Highlight the open chat (without redrawing: the clicked row stays as it is)."""
         self.current = session_id
-        self.redraw()
+        if session_id is not None and session_id not in self.rows:
+            self.redraw()
+            return
+        for sid, row in self.rows.items():
+            if sid == session_id:
+                row.classes(add="docent-current")
+            else:
+                row.classes(remove="docent-current")
 
     def redraw(self) -> None:
         found = self.index.search(self.query) if self.query else self.index.list()
         today = datetime.now(UTC).astimezone().date()
         self.list.clear()
+        self.rows.clear()
         with self.list:
             if not found:
                 text = "No chat matches." if self.query else "No chats yet."
@@ -82,15 +94,13 @@ class Sessions:
     def _row(self, info: Any) -> None:
         title = plain_title(info.title)
         current = info.id == self.current
-        with (
-            ui.item(on_click=lambda sid=info.id: self.on_open(sid))
-            .props("dense clickable")
-            .classes("w-full rounded docent-session px-2" + (" docent-current" if current else ""))
-        ):
-            row = ui.item_section().classes("min-w-0")
-            with row:
+        item = ui.item(on_click=lambda sid=info.id: self.on_open(sid)).props("dense clickable")
+        item.classes("w-full rounded docent-session px-2" + (" docent-current" if current else ""))
+        self.rows[info.id] = item.mark("session")
+        with item:
+            with ui.item_section().classes("min-w-0"):
                 ui.item_label(title).classes("text-sm docent-ellipsis").tooltip(title).mark(
-                    "session"
+                    "session-title"
                 )
             with ui.item_section().props("side"):
                 more = ui.button(icon="more_horiz").props("flat round dense size=sm")
@@ -104,7 +114,11 @@ class Sessions:
                     )
 
     def rename(self, info: Any) -> None:
-        with ui.dialog() as dialog, ui.card().classes("w-full max-w-md").mark("rename-dialog"):
+        with (
+            self.anchor,
+            ui.dialog() as dialog,
+            ui.card().classes("w-full max-w-md").mark("rename-dialog"),
+        ):
             ui.label("Rename chat").classes("text-lg font-semibold")
             box = ui.input(value=plain_title(info.title)).props("outlined dense autofocus")
             box.classes("w-full").mark("rename-input")
@@ -127,7 +141,7 @@ class Sessions:
 
     def confirm_delete(self, info: Any) -> None:
         title = plain_title(info.title)
-        with ui.dialog() as dialog, ui.card().mark("delete-session-dialog"):
+        with self.anchor, ui.dialog() as dialog, ui.card().mark("delete-session-dialog"):
             ui.label("Delete this chat?").classes("text-lg font-semibold")
             ui.label(f"“{title}” and its answers are deleted for good.").classes("text-sm")
             with ui.row().classes("w-full justify-end"):

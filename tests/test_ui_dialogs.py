@@ -1,0 +1,153 @@
+"""Dialogs: how Docent works, why these sources, settings, models, and the document viewer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from app.container import Container
+from app.settings import Settings
+from models.llm import OllamaChat
+from tests.fakes.documents import FakeDocumentService
+from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.ollama_server import FakeOllamaServer
+from tests.running import eventually
+from tests.ui_parts import answer_shows, documents, llm
+from ui.page import chat_page
+from ui.viewer import open_document
+
+
+async def ask(user: User, text: str) -> None:
+    user.find(marker="message-input").type(text)
+    user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
+
+
+async def test_help_draws_the_live_graph(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    user.find(marker="help").click()
+    await user.should_see(marker="help-graph")
+    diagram = user.find(marker="help-graph").elements.pop()
+    for node in ("router", "rewriter", "retriever", "generator"):
+        assert node in diagram.content
+
+
+async def test_why_these_sources_shows_timeline_route_and_scores(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="why-sources").click()
+    await user.should_see(marker="trace-dialog")
+    await user.should_see("route: rag", marker="trace-route")
+    chart = user.find(marker="trace-timeline").elements.pop()
+    assert chart.options["yAxis"]["data"] == ["router", "rewriter", "retriever", "generator"]
+    table = user.find(marker="trace-candidates").elements.pop()
+    assert table.rows[0]["file"] == "notes.md"
+
+
+async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    user.find(marker="settings").click()
+    await user.should_see(marker="settings-dialog")
+    await user.should_see(container.token, marker="api-token")
+    await user.should_see(marker="copy-token")
+    guide = user.find(marker="tools-guide").elements.pop().content
+    assert "curl" in guide and "/v1" in guide and "/mcp" in guide
+    user.find(marker="setting-top_k").elements.pop().value = 8
+    user.find(marker="setting-ollama_host").elements.pop().value = "http://gpu-box:11434"
+    user.find(marker="settings-save").click()
+    await user.should_see("restart Docent", marker="settings-message")
+    assert container.deps.top_k == 8  # live
+    assert container.settings.ollama_host != "http://gpu-box:11434"  # after a restart
+    saved = (container.settings.data_dir / "preferences.json").read_text()
+    assert '"top_k": 8' in saved and "gpu-box" in saved
+    user.find(marker="setting-top_k").elements.pop().value = 0
+    user.find(marker="settings-save").click()
+    await user.should_see("Not saved", marker="settings-message")
+    assert container.deps.top_k == 8
+
+
+async def test_a_cited_text_file_opens_with_the_passage_highlighted(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="source").click()
+    await user.should_see(marker="viewer")
+    text = user.find(marker="viewer-text").elements.pop().content
+    assert 'id="docent-passage"' in text and "blue flowerpot" in text
+
+
+async def test_a_cited_pdf_opens_at_its_page(user: User, container: Container, page: None) -> None:
+    docs = documents(container)
+    docs.put("q3/report.pdf", pages=9, chunks=20)
+    await user.open("/")
+    with user:
+        await open_document(docs, "q3/report.pdf", 4, "Revenue was up.")
+    await user.should_see("page 4", marker="viewer-page")
+    frame = user.find(marker="viewer-pdf").elements.pop()
+    assert frame.props["data-page"] == "4"
+
+
+@pytest.fixture
+async def ollama_app(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> AsyncIterator[tuple[Container, FakeOllamaServer]]:
+    """The app against the fake Ollama server, with only llama3.2 installed."""
+    ollama_server.models = ["llama3.2:latest"]
+    settings = Settings(data_dir=tmp_path / "data", ollama_host=ollama_server.url)
+    built = Container(
+        settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
+    )
+    if getattr(built, "documents", None) is None:
+        built.documents = FakeDocumentService(settings.docs_dir)  # type: ignore[attr-defined]
+    await built.start(watch=False)
+    ui.page("/")(lambda: chat_page(built))
+    yield built, ollama_server
+    await built.stop()
+
+
+async def test_a_missing_model_is_pulled_with_progress_then_chosen(
+    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+) -> None:
+    app, server = ollama_app
+    await app.health.check_now()
+    await user.open("/")
+    await user.should_see("ollama pull qwen2.5:7b", marker="banner-text")
+    user.find(marker="banner-pull").click()
+    await user.should_see(marker="pull-dialog")
+    assert user.find(marker="pull-name").elements.pop().value == "qwen2.5:7b"
+    user.find(marker="pull-start").click()
+    await user.should_see("qwen2.5:7b is ready.", marker="pull-status", retries=50)
+    assert user.find(marker="pull-progress").elements.pop().value == 1.0
+    assert ("/api/pull", {"model": "qwen2.5:7b", "insecure": False, "stream": True}) in [
+        (path, body) for path, body in server.requests if path == "/api/pull"
+    ]
+    await user.should_not_see(marker="banner-model_missing", retries=50)
+
+
+async def test_the_model_picker_lists_ollamas_models_and_switches(
+    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+) -> None:
+    app, _ = ollama_app
+    await app.health.check_now()
+    await user.open("/")
+    await user.should_see("llama3.2:latest", marker="model-option")
+    user.find(marker="model-llama3.2:latest").click()
+    await user.should_see("llama3.2:latest", marker="model")
+    assert app.llm.model == "llama3.2:latest"
+    await eventually(lambda: not app.health.report.problems, what="the banner to clear")
+    assert (
+        '"chat_model": "llama3.2:latest"'
+        in (app.settings.data_dir / "preferences.json").read_text()
+    )
