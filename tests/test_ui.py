@@ -158,3 +158,15 @@ async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
     llm(container).reachable = True
     user.find(marker="banner-retry").click()
     await user.should_not_see(marker="banner-ollama_down")
+
+
+async def test_a_message_with_quotes_and_lines_is_shown_as_typed(
+    user: User, container: Container, page: None
+) -> None:
+    text = 'First line with "quotes" & <tags>\nsecond line'
+    await user.open("/")
+    await send(user, text)
+    await eventually(lambda: answer_shows(user, "Echo:"), what="the answer")
+    bubble = contents(user, "user-text")[0]
+    assert "&quot;" not in text_of(bubble) and "&lt;tags&gt;" in bubble
+    assert "second line" in bubble

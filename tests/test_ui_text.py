@@ -31,6 +31,8 @@ def test_citation_markers_become_links_but_not_in_code() -> None:
         assert f'data-n="{n}"' in html
     assert 'data-n="4"' not in html
     assert cited_numbers("a [2] b [1, 2] [3]") == [2, 1, 3]
+    sourced = render("See [1].", [{"n": 1, "file": "q3.pdf", "page": 4}])
+    assert 'data-page="4"' in sourced and 'title="q3.pdf, page 4"' in sourced
 
 
 def test_sources_are_grouped_one_entry_per_file_with_its_pages() -> None:

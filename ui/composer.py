@@ -200,6 +200,7 @@ class Composer:
                 ui.label(text).classes("text-sm docent-muted p-2").mark("mention-empty")
             for i, match in enumerate(self.matches):
                 option = ui.item(on_click=lambda i=i: self.pick(i)).props("dense clickable")
+                option.classes("w-full")
                 active = " docent-active" if i == self.active else ""
                 option.classes("docent-mention-option" + active)
                 pdf = match.lower_name.endswith(".pdf")

@@ -236,7 +236,8 @@ class Library:
                     ui.menu_item("Delete…", on_click=lambda d=doc: self.confirm_delete(d)).mark(
                         "document-delete"
                     )
-        row.props(f'data-status="{status}"')
+        row._props["data-status"] = status  # hooks for the browser test
+        row._props["data-path"] = doc.path
 
     def _draw_progress(self, docs: list[Any]) -> None:
         self.progress.clear()
@@ -245,9 +246,18 @@ class Library:
             return
         progress = self.documents.progress()
         total = max(progress.files_total, 1)
+        # Files done, plus the share of pages done of those being indexed: the bar moves
+        # page by page through a long PDF instead of jumping once per file.
+        partial = 0.0
+        for doc in docs:
+            pages = live_pages(doc) if status_of(doc) == "indexing" else None
+            if pages and pages[1]:
+                partial += min(1.0, pages[0] / pages[1])
+        value = min(1.0, (progress.files_done + partial) / total)
         with self.progress:
-            bar = ui.linear_progress(value=progress.files_done / total, show_value=False)
-            bar.props("rounded size=8px").classes("mt-2").mark("library-progress")
+            bar = ui.linear_progress(value=value, show_value=False)
+            bar.props("rounded size=8px").classes("mt-2 docent-progress").mark("library-progress")
+            bar._props["data-value"] = f"{value:.3f}"
             ui.label(progress_line(progress)).classes("text-xs docent-muted").mark(
                 "library-progress-text"
             )

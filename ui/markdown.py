@@ -58,18 +58,26 @@ def _code_block(tokens: Any, idx: int, options: Any, env: Any) -> str:
 
 
 def _text(tokens: Any, idx: int, options: Any, env: Any) -> str:
-    return CITATION.sub(_cite_links, html.escape(tokens[idx].content, quote=False))
+    places = env.get("places", {}) if isinstance(env, dict) else {}
+    text = html.escape(tokens[idx].content, quote=False)
+    return CITATION.sub(lambda m: _cite_links(m, places), text)
 
 
-def _cite_link(n: str, label: str) -> str:
-    return f'<a class="docent-cite" href="#" data-n="{n}" title="Open source {n}">{label}</a>'
+def _cite_link(n: str, label: str, places: dict[int, tuple[str, int | None]]) -> str:
+    file, page = places.get(int(n), ("", None))
+    title = f"{file}, page {page}" if page is not None else (file or f"Source {n}")
+    data_page = f' data-page="{page}"' if page is not None else ""
+    return (
+        f'<a class="docent-cite" href="#" data-n="{n}"{data_page} '
+        f'title="{html.escape(title)}">{label}</a>'
+    )
 
 
-def _cite_links(match: re.Match[str]) -> str:
+def _cite_links(match: re.Match[str], places: dict[int, tuple[str, int | None]]) -> str:
     numbers = _NUMBER.findall(match.group(1))
     if len(numbers) == 1:
-        return _cite_link(numbers[0], f"[{numbers[0]}]")
-    return "[" + ", ".join(_cite_link(n, n) for n in numbers) + "]"
+        return _cite_link(numbers[0], f"[{numbers[0]}]", places)
+    return "[" + ", ".join(_cite_link(n, n, places) for n in numbers) + "]"
 
 
 def _table_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -102,9 +110,10 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def render(text: str) -> str:
-    """The answer's Markdown as safe HTML for the message card."""
-    return str(_parser().render(text))
+def render(text: str, sources: list[dict[str, Any]] | None = None) -> str:
+    """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page."""
+    places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
+    return str(_parser().render(text, {"places": places}))
 
 
 def cited_numbers(text: str) -> list[int]:

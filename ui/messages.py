@@ -48,7 +48,6 @@ def render_user(text: str) -> None:
                 else:
                     parts.append(_text(value))
             ui.html("".join(parts), sanitize=False).mark("user-text")
-        bubble.props(f'data-text="{_attr(text)}"')
 
 
 def _text(value: str) -> str:
@@ -96,7 +95,7 @@ class AnswerView:
         now = time.monotonic()
         if now - self._rendered_at >= RENDER_EVERY_SECONDS:
             self._rendered_at = now
-            self.body.set_content(markdown.render(self.text))
+            self.body.set_content(markdown.render(self.text, self.sources))
             self.body.client.run_javascript("window.docent && docent.follow()")
 
     def set_status(self, text: str) -> None:
@@ -113,7 +112,7 @@ class AnswerView:
         """Final render: full text, sources grouped by file, and the action buttons."""
         self.status.set_visibility(False)
         self.body.classes(remove="docent-streaming")
-        self.body.set_content(markdown.render(self.text))
+        self.body.set_content(markdown.render(self.text, self.sources))
         self.footer.clear()
         with self.footer:
             self._sources_row()

@@ -78,7 +78,7 @@ class ChatPage:
         self.anchor = ui.element("div")
         """Handlers started from rows that a redraw may delete run inside this instead."""
         self._jump()
-        drawer = ui.left_drawer(value=True).props(f"breakpoint={NARROW_PX} bordered")
+        drawer = ui.left_drawer(value=None).props(f"breakpoint={NARROW_PX} bordered")
         with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
             self._drawer()
         ui.on("docent_cite", self._cited)

@@ -102,7 +102,7 @@ async def open_document(documents: Any, path: str, page: int | None, snippet: st
             )
         if suffix == ".pdf":
             frame = ui.element("iframe").classes("docent-pdf flex-grow").mark("viewer-pdf")
-            frame.props(f'title="{html.escape(name)}" data-page="{page or 1}"')
+            frame._props.update({"title": name, "data-page": str(page or 1)})
             dialog.on("show", lambda: _load_pdf(frame.id, doc.id, page))
         elif suffix in TEXT_SUFFIXES:
             try:

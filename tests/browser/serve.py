@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fastapi.responses import FileResponse
 from nicegui import app, ui
 
 from app.api import install_api
@@ -17,6 +18,16 @@ from app.container import Container
 from app.settings import Settings
 from tests.fakes.documents import FakeDocumentService
 from ui.page import chat_page
+
+FILE_ROUTE = "/api/documents/{doc_id}/file"
+
+
+def serve_files(container: Container) -> None:
+    """Until the API has its file route: the same route over the fake service, for the viewer."""
+
+    @app.get(FILE_ROUTE)
+    def document_file(doc_id: str) -> FileResponse:
+        return FileResponse(container.documents.file_path(doc_id))  # type: ignore[attr-defined]
 
 
 def main(port: int, data_dir: Path, ollama: str) -> None:
@@ -29,6 +40,8 @@ def main(port: int, data_dir: Path, ollama: str) -> None:
         documents.adopt_folder()
         container.documents = documents  # type: ignore[attr-defined]
     install_api(app, container)
+    if not any(getattr(r, "path", "") == FILE_ROUTE for r in app.routes):
+        serve_files(container)
     app.on_startup(container.start)
     app.on_shutdown(container.stop)
     ui.run(

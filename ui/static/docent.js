@@ -118,7 +118,7 @@
     const uploader = document.querySelector(".docent-uploader");
     if (!uploader || !picked.length) return;
     emitEvent("docent_upload_folders", picked.map((p) => ({ name: p.file.name, size: p.file.size, folder: p.folder })));
-    getElement(uploader.id).$refs.qRef.addFiles(picked.map((p) => p.file));
+    getElement(uploader).$refs.qRef.addFiles(picked.map((p) => p.file));
   };
 
   document.addEventListener("drop", async (event) => {

@@ -1,0 +1,274 @@
+"""The window in a real browser: Debian's Chromium driven by Playwright, against the real app.
+
+The app runs in its own process (as `run.py` starts it), answering with the fake Ollama
+server this test scripts. Each step saves a screenshot under artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fakes.ollama_server import FakeOllamaServer
+from tests.pdfs import make_pdf
+from tests.running import eventually
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "browser"
+START_TIMEOUT = 120
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="needs Debian's chromium (.ci/run installs it)"
+)
+
+REPORT_PAGES = [
+    "Introduction. This report covers the company's third quarter.",
+    "Staff. The team grew to forty people across two offices.",
+    "Revenue. Revenue in the third quarter rose to 12 million euros, up 8 percent.",
+    "Outlook. The board expects steady growth next year.",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllamaServer]:
+    with FakeOllamaServer(token_delay=0.08) as server:
+        yield server
+
+
+@pytest.fixture
+def app_url(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
+    """Start the app in its own process; print how long until it serves the window."""
+    data = tmp_path / "data"
+    make_pdf(data / "documents" / "report.pdf", REPORT_PAGES)
+    port = free_port()
+    # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
+    started = time.monotonic()
+    log = (tmp_path / "app.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            if process.poll() is not None:
+                raise AssertionError((tmp_path / "app.log").read_text())
+            try:
+                if httpx.get(url + "/", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() - started > START_TIMEOUT:
+                raise AssertionError("the app did not start: " + (tmp_path / "app.log").read_text())
+            time.sleep(0.2)
+        print(f"app serving the window {time.monotonic() - started:.1f} s after start")
+        token = (data / "api-token").read_text().strip()
+
+        def indexed() -> bool:  # the app's own index, which answers the questions
+            listing = httpx.get(
+                url + "/api/documents", headers={"Authorization": f"Bearer {token}"}, timeout=5
+            ).json()
+            return any(d["status"] == "ready" for d in listing["documents"])
+
+        deadline = time.monotonic() + START_TIMEOUT
+        while not indexed():
+            assert time.monotonic() < deadline, "report.pdf was not indexed"
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[object]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        await launched.close()
+
+
+@pytest.fixture
+def shots() -> Path:
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    return ARTIFACTS
+
+
+async def test_the_window_in_chromium(
+    app_url: str, browser: object, ollama: FakeOllamaServer, shots: Path, tmp_path: Path
+) -> None:
+    from playwright.async_api import Browser, Page
+
+    assert isinstance(browser, Browser)
+    page: Page = await browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    opened = time.monotonic()
+    await page.goto(app_url)
+    box = page.locator("textarea")
+    await box.wait_for()
+    await page.locator(".docent-doclist [data-status='ready']").first.wait_for(timeout=60_000)
+    print(f"window interactive {time.monotonic() - opened:.1f} s after the page was requested")
+    await page.screenshot(path=shots / "01-start.png")
+
+    # Pick a file from the @ popup with the keyboard, then send.
+    await box.click()
+    await box.press_sequentially("What does @rep", delay=20)
+    option = page.locator(".docent-mention-option", has_text="report.pdf")
+    await option.wait_for()
+    await page.screenshot(path=shots / "02-mention-popup.png")
+    await box.press("Enter")
+    await page.locator(".docent-mention-popup").wait_for(state="hidden")
+    assert await box.input_value() == 'What does @"report.pdf" '
+    await box.press_sequentially("say about revenue?", delay=5)
+    await box.press("Shift+Enter")  # a new line, not a send
+    assert (await box.input_value()).endswith("\n")
+    ollama.enqueue_reply(
+        "Revenue rose to **12 million euros** in the third quarter [1], up 8 percent. "
+        + "The board expects steady growth [2]. " * 6,
+        delay=0.08,
+    )
+    await box.press("Enter")
+    await page.locator(".docent-mention-chip").wait_for()
+
+    # Tokens stream in; text typed meanwhile stays in the box.
+    streaming = page.locator(".docent-streaming")
+    await streaming.wait_for()
+    first = len(await streaming.inner_text())
+    await eventually(lambda: _longer(streaming, first), timeout=30, what="more tokens to arrive")
+    await box.press_sequentially("typed during the stream", delay=5)
+    await page.screenshot(path=shots / "03-streaming.png")
+    await streaming.wait_for(state="detached", timeout=60_000)
+    assert await box.input_value() == "typed during the stream"
+    await page.screenshot(path=shots / "04-answer.png")
+
+    # A citation opens the PDF inside the window, at the cited page.
+    cite = page.locator(".docent-cite[data-n='1']").first
+    cited_page = await cite.get_attribute("data-page")
+    assert cited_page and "report.pdf, page" in (await cite.get_attribute("title") or "")
+    await cite.click()
+    frame = page.locator("iframe.docent-pdf")
+    await frame.wait_for()
+    await eventually(
+        lambda: _attribute(frame, "data-loaded-page"), timeout=30, what="the PDF to load"
+    )
+    assert await frame.get_attribute("data-loaded-page") == cited_page
+    assert (await frame.get_attribute("src") or "").endswith(f"#page={cited_page}")
+    await page.wait_for_timeout(1500)  # let the PDF viewer paint, for the screenshot
+    await page.screenshot(path=shots / "05-pdf-viewer.png")
+    await page.keyboard.press("Escape")
+    await frame.wait_for(state="detached")
+
+    # Dropping files adds them; they go from indexing to ready, the bar moving on the way.
+    for name in ("minutes.pdf", "budget.pdf"):
+        make_pdf(tmp_path / name, [f"{name} page {i}" for i in range(1, 7)])
+    await _drop(page, [tmp_path / "minutes.pdf", tmp_path / "budget.pdf"])
+    seen_values: set[str] = set()
+    seen_details: set[str] = set()
+    minutes = page.locator(".docent-doclist [data-path='minutes.pdf']")
+    deadline = time.monotonic() + 60
+    shot_taken = False
+    while time.monotonic() < deadline:
+        bar = page.locator(".docent-progress")
+        if await bar.count():
+            seen_values.add(await bar.first.get_attribute("data-value") or "")
+        if await minutes.count():
+            seen_details.add(await minutes.inner_text())
+            if not shot_taken and await minutes.get_attribute("data-status") == "indexing":
+                await page.screenshot(path=shots / "06-indexing.png")
+                shot_taken = True
+        ready = page.locator(".docent-doclist [data-status='ready']")
+        if await ready.count() == 3:
+            break
+        await page.wait_for_timeout(100)
+    assert await page.locator(".docent-doclist [data-status='ready']").count() == 3
+    assert len(seen_values) >= 2, seen_values  # the bar moved
+    assert any("page" in d and "of 6" in d for d in seen_details), seen_details
+    await page.screenshot(path=shots / "07-ready.png")
+
+    # At 420px nothing scrolls sideways, and the drawer closes after a pick.
+    narrow = await browser.new_page(viewport={"width": 420, "height": 860})
+    await narrow.goto(app_url)
+    await narrow.locator("textarea").wait_for()
+    await narrow.wait_for_timeout(500)
+    await narrow.locator("header button").first.click()  # the menu button opens the drawer
+    session = narrow.locator(".docent-session").first
+    await session.wait_for()
+    await narrow.screenshot(path=shots / "08-narrow-drawer.png")
+    await session.click()
+    await narrow.locator(".docent-md[data-turn]").first.wait_for()
+    await narrow.wait_for_timeout(800)
+    drawer_right = await narrow.evaluate(
+        "document.querySelector('.q-drawer--left').getBoundingClientRect().right"
+    )
+    assert drawer_right <= 0  # the drawer closed after the pick
+    widths = await narrow.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    await narrow.screenshot(path=shots / "09-narrow-answer.png")
+    assert widths[0] <= widths[1], widths
+    assert errors == []
+
+
+async def _longer(locator: object, than: int) -> bool:
+    return len(await locator.inner_text()) > than  # type: ignore[attr-defined]
+
+
+async def _attribute(locator: object, name: str) -> bool:
+    return bool(await locator.get_attribute(name))  # type: ignore[attr-defined]
+
+
+async def _drop(page: object, files: list[Path]) -> None:
+    """Drop files on the window as a file manager would (a DataTransfer with real files)."""
+    payload = [{"name": f.name, "data": base64.b64encode(f.read_bytes()).decode()} for f in files]
+    await page.evaluate(  # type: ignore[attr-defined]
+        """(files) => {
+            const dt = new DataTransfer();
+            for (const f of files) {
+                const bytes = Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0));
+                dt.items.add(new File([bytes], f.name, {type: 'application/pdf'}));
+            }
+            for (const type of ['dragenter', 'dragover', 'drop']) {
+                document.body.dispatchEvent(
+                    new DragEvent(type, {dataTransfer: dt, bubbles: true, cancelable: true}));
+            }
+        }""",
+        payload,
+    )
