@@ -31,7 +31,7 @@ class AnswerActions:
 def render_user(text: str) -> None:
     """The user's message as a bubble; @mentions show as chips with the file name."""
     with ui.row().classes("w-full justify-end"):
-        with ui.element("div").classes("docent-bubble").mark("user-message") as bubble:
+        with ui.element("div").classes("docent-bubble").mark("user-message"):
             parts = []
             for kind, value in segments(text):
                 if kind == "mention":
