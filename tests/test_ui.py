@@ -41,16 +41,16 @@ async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
     llm(container).token_delay = 0.05
     llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), "Second answer.")
     await user.open("/")
-    await send(user, "First question")
+    await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "word3"), what="streaming")
-    await send(user, "Second question")
+    await send(user, "Which flowerpot is the key under?")
     await user.should_see("Sends when this answer ends.")
     box = user.find(marker="message-input").elements.pop()
-    assert box.value == "Second question"  # kept, not cleared
+    assert box.value == "Which flowerpot is the key under?"  # kept, not cleared
     await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
     assert box.value == ""
     bubbles = [text_of(t) for t in contents(user, "user-text")]
-    assert bubbles == ["First question", "Second question"]
+    assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
     for shown in contents(user, "queued") + contents(user, "status"):
         assert container.sessions.list()[0].id not in shown  # no internal id shown
 
@@ -61,7 +61,7 @@ async def test_stop_keeps_the_partial_answer_marked_stopped(
     llm(container).token_delay = 0.05
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
     await user.open("/")
-    await send(user, "Tell me everything")
+    await send(user, "Tell me everything about the spare key")
     await eventually(lambda: answer_shows(user, "word2"), what="streaming")
     await user.should_see(marker="stop")
     user.find(marker="stop").click()
@@ -78,7 +78,7 @@ async def test_escape_stops_too(user: User, container: Container, page: None) ->
     llm(container).token_delay = 0.05
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
     await user.open("/")
-    await send(user, "Tell me everything")
+    await send(user, "Tell me everything about the spare key")
     await eventually(lambda: answer_shows(user, "word2"), what="streaming")
     emit(user, "docent_escape")  # what the page's document-level Esc handler sends
     await user.should_see(marker="stopped")
@@ -163,10 +163,10 @@ async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
 async def test_a_message_with_quotes_and_lines_is_shown_as_typed(
     user: User, container: Container, page: None
 ) -> None:
-    text = 'First line with "quotes" & <tags>\nsecond line'
+    text = 'Where is the "spare key" & <tags>\nsecond line'
     await user.open("/")
     await send(user, text)
-    await eventually(lambda: answer_shows(user, "Echo:"), what="the answer")
+    await eventually(lambda: bool(contents(user, "answer")), what="the answer")
     bubble = contents(user, "user-text")[0]
     assert "&quot;" not in text_of(bubble) and "&lt;tags&gt;" in bubble
     assert "second line" in bubble
