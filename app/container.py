@@ -102,7 +102,7 @@ class Container:
             top_k=settings.top_k,
             retriever=self.retriever,
         )
-        self.health = HealthMonitor(self.llm)
+        self.health = HealthMonitor(self.llm, self.reranker)
         live = {
             "chat_model": lambda name: setattr(self.llm, "model", name),
             "top_k": lambda k: setattr(self.deps, "top_k", k),

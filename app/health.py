@@ -54,8 +54,10 @@ Listener = Callable[[HealthReport], None]
 class HealthMonitor:
     """Asks Ollama now and then (one loop for the whole app) and tells listeners on change."""
 
-    def __init__(self, llm: ChatModel) -> None:
+    def __init__(self, llm: ChatModel, reranker: object | None = None) -> None:
         self._llm = llm
+        self._reranker = reranker
+        """Asked for its ``problem`` (why reranking is off), when it has one to tell."""
         self._listeners: list[Listener] = []
         self.report = HealthReport()
         self._task: asyncio.Task[None] | None = None
@@ -77,6 +79,9 @@ class HealthMonitor:
         elif not any(same_model(name, self._llm.model) for name in health.models):
             message = str(ModelNotFound(health.host, self._llm.model))
             problems.append(Problem("model_missing", message, model=self._llm.model))
+        reranking_off = getattr(self._reranker, "problem", None)
+        if isinstance(reranking_off, str) and reranking_off:
+            problems.append(Problem("reranker_unavailable", reranking_off))
         report = HealthReport(True, sorted(health.models), problems)
         if report != self.report:
             self.report = report

@@ -12,6 +12,7 @@ from nicegui.testing import User
 from app.container import Container
 from app.settings import Settings
 from models.llm import OllamaChat
+from tests.fakes.chat import FakeChatModel
 from tests.fakes.documents import FakeDocumentService
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import FakeOllamaServer
@@ -151,3 +152,29 @@ async def test_the_model_picker_lists_ollamas_models_and_switches(
         '"chat_model": "llama3.2:latest"'
         in (app.settings.data_dir / "preferences.json").read_text()
     )
+
+
+class _ReRankerOff:
+    """A reranker whose model could not be loaded (``FlashRankReranker.problem``)."""
+
+    problem = "The reranking model is not installed; run `uv run run.py ingest` online once."
+
+    def rerank(self, query: str, passages: list[str]) -> list[float]:
+        raise RuntimeError(self.problem)
+
+
+async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    built = Container(
+        settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
+    )
+    if getattr(built, "documents", None) is None:
+        built.documents = FakeDocumentService(settings.docs_dir)  # type: ignore[attr-defined]
+    await built.start(watch=False)
+    try:
+        ui.page("/")(lambda: chat_page(built))
+        await built.health.check_now()
+        await user.open("/")
+        await user.should_see("Reranking is off.", marker="banner-text")
+    finally:
+        await built.stop()

@@ -63,6 +63,8 @@ class Banners:
                 text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {problem.message}"
                 if problem.kind == "ollama_down":
                     text += DEGRADED
+                elif problem.kind == "reranker_unavailable":
+                    text += " Answers still come, ranked by search scores alone."
                 ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
                 if problem.kind == "model_missing" and problem.model:
                     ui.button(

@@ -104,6 +104,7 @@ class Library:
         self.query = ""
         self.sort = "name"
         self.by_folder = True
+        self.collapsed: set[str] = set()
         self._pending: asyncio.TimerHandle | None = None
         with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
             ui.label("Documents").classes("text-xs uppercase docent-muted")
@@ -180,14 +181,28 @@ class Library:
                 here = folder_of(doc.path)
                 if headers and here != folder:
                     folder = here
-                    ui.label(here or "(top folder)").classes(
-                        "text-xs docent-muted mt-2 docent-ellipsis"
-                    ).mark("folder")
+                    self._folder_header(here, sum(folder_of(d.path) == here for d in shown))
+                if headers and here in self.collapsed:
+                    continue
                 self._row(doc)
             if len(shown) > SHOWN_AT_MOST:
                 ui.label(f"Showing {SHOWN_AT_MOST} of {len(shown)}; search to narrow.").classes(
                     "text-xs docent-muted py-1"
                 )
+
+    def _folder_header(self, folder: str, count: int) -> None:
+        closed = folder in self.collapsed
+        with ui.row().classes("w-full items-center no-wrap gap-1 mt-2 cursor-pointer") as header:
+            ui.icon("chevron_right" if closed else "expand_more").classes("docent-muted")
+            ui.label(folder or "(top folder)").classes("text-xs docent-muted docent-ellipsis")
+            ui.label(str(count)).classes("text-xs docent-muted")
+        header.on("click", lambda f=folder: self.toggle_folder(f))
+        header.mark("folder")
+
+    def toggle_folder(self, folder: str) -> None:
+        """Collapse or open one folder of the list."""
+        self.collapsed.symmetric_difference_update({folder})
+        self.redraw()
 
     def _sorted(self, docs: list[Any]) -> list[Any]:
         order = {"error": 0, "indexing": 1, "queued": 2, "ready": 3}

@@ -48,6 +48,16 @@ REPORT_PAGES = [
 ]
 
 
+ANSWER = (
+    "## Revenue\n\nRevenue rose to **12 million euros** in the third quarter [1], "
+    "up 8 percent.\n\n| Quarter | Revenue | Change |\n|---|---|---|\n"
+    "| Q2 | 11.1 M€ | +3% |\n| Q3 | 12.0 M€ | +8% |\n\n"
+    '```python\ngrowth = (12.0 - 11.1) / 11.1\nprint(f"{growth:.0%}")\n```\n\n'
+    + "The board expects steady growth next year [2]. "
+    * 40
+)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -160,11 +170,7 @@ async def test_the_window_in_chromium(
     await box.press_sequentially("say about revenue?", delay=5)
     await box.press("Shift+Enter")  # a new line, not a send
     assert (await box.input_value()).endswith("\n")
-    ollama.enqueue_reply(
-        "Revenue rose to **12 million euros** in the third quarter [1], up 8 percent. "
-        + "The board expects steady growth [2]. " * 6,
-        delay=0.08,
-    )
+    ollama.enqueue_reply(ANSWER, delay=0.03)
     await box.press("Enter")
     await page.locator(".docent-mention-chip").wait_for()
 
@@ -175,9 +181,22 @@ async def test_the_window_in_chromium(
     await eventually(lambda: _longer(streaming, first), timeout=30, what="more tokens to arrive")
     await box.press_sequentially("typed during the stream", delay=5)
     await page.screenshot(path=shots / "03-streaming.png")
-    await streaming.wait_for(state="detached", timeout=60_000)
+    # Scrolled up to read, the reader stays where they are while the answer goes on.
+    await eventually(lambda: _scrollable(page), timeout=60, what="a long answer")
+    await page.evaluate("window.scrollTo(0, 0)")
+    grown = len(await streaming.inner_text())
+    await eventually(lambda: _longer(streaming, grown + 40), timeout=30, what="more tokens")
+    assert await page.evaluate("window.scrollY") < 40
+    await page.screenshot(path=shots / "03b-scrolled-up-while-streaming.png")
+    await streaming.wait_for(state="detached", timeout=90_000)
     assert await box.input_value() == "typed during the stream"
+    answer = page.locator(".docent-md[data-turn]").last
+    assert await answer.locator("h2").count() == 1
+    assert await answer.locator(".docent-table table").count() == 1
+    assert await answer.locator(".docent-code .docent-copy-code").count() == 1
     await page.screenshot(path=shots / "04-answer.png")
+    await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    await page.screenshot(path=shots / "04b-answer-end.png")
 
     # A citation opens the PDF inside the window, at the cited page.
     cite = page.locator(".docent-cite[data-n='1']").first
@@ -245,6 +264,14 @@ async def test_the_window_in_chromium(
     await narrow.screenshot(path=shots / "09-narrow-answer.png")
     assert widths[0] <= widths[1], widths
     assert errors == []
+
+
+async def _scrollable(page: object) -> bool:
+    return bool(
+        await page.evaluate(  # type: ignore[attr-defined]
+            "document.documentElement.scrollHeight > window.innerHeight + 200"
+        )
+    )
 
 
 async def _longer(locator: object, than: int) -> bool:
