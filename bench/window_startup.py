@@ -48,6 +48,7 @@ async def one_run(ollama: str) -> tuple[float, float]:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="docent-startup-") as data:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")}
+        env["PYTHONUNBUFFERED"] = "1"  # its address (or login link) is read from its output
         started = time.perf_counter()
         process = subprocess.Popen(
             [
