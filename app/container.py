@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import os
 import threading
+from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -105,7 +106,8 @@ class Container:
         self.health = HealthMonitor(self.llm, self.reranker)
         live = {
             "chat_model": lambda name: setattr(self.llm, "model", name),
-            "top_k": lambda k: setattr(self.deps, "top_k", k),
+            "top_k": self._set_top_k,
+            "rerank_candidates": lambda n: self._retrieval(rerank_candidates=n),
         }
         self.preferences = Preferences(settings, live)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
@@ -116,6 +118,14 @@ class Container:
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
+
+    def _retrieval(self, **changes: Any) -> None:
+        """Apply a settings-dialog change to the retriever from its next search on."""
+        self.retriever.settings = dataclasses.replace(self.retriever.settings, **changes)
+
+    def _set_top_k(self, k: int) -> None:
+        self.deps.top_k = k
+        self._retrieval(top_k=k)
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""

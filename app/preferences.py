@@ -23,7 +23,7 @@ EDITABLE = (
     "chat_model",
     "embed_model",
     "top_k",
-    "rerank_depth",
+    "rerank_candidates",
     "suggestions",
     "docs",
 )

@@ -109,3 +109,15 @@ def test_mentions_show_as_names_in_bubbles_and_titles() -> None:
     assert plain_title('What is in @"docugami__nih-clinical-trial-prot…') == (
         "What is in docugami__nih-clinical-trial-prot…"
     )
+
+
+def test_banners_keep_long_technical_messages_brief() -> None:
+    from ui.banners import brief
+
+    long = (
+        "the reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded (HTTPSConnectionPool"
+        "(host='example', port=443): Max retries exceeded with url: /model.zip (Caused by x))"
+    )
+    assert brief(long) == "The reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded."
+    short = "Ollama is not running at http://127.0.0.1:11434. Start it with `ollama serve`."
+    assert brief(short) == short

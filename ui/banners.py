@@ -22,6 +22,20 @@ TITLES = {
 DEGRADED = " Until then, Docent shows the most relevant passages from your documents."
 
 
+BRIEF_CHARS = 160
+
+
+def brief(message: str) -> str:
+    """A long technical message cut to its first clause: the banner says what, the tooltip how."""
+    message = message[:1].upper() + message[1:]
+    if len(message) <= BRIEF_CHARS:
+        return message
+    cut = min((i for i in (message.find(" ("), message.find(": ")) if i > 20), default=-1)
+    if cut < 0 or cut > BRIEF_CHARS:
+        cut = message.rfind(" ", 0, BRIEF_CHARS)
+    return message[:cut].rstrip(" .:") + "."
+
+
 class Banners:
     """The banner strip of one window."""
 
@@ -60,12 +74,14 @@ class Banners:
         ):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.icon("warning_amber", color="warning").classes("text-xl")
-                text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {problem.message}"
+                text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {brief(problem.message)}"
                 if problem.kind == "ollama_down":
                     text += DEGRADED
                 elif problem.kind == "reranker_unavailable":
                     text += " Answers still come, ranked by search scores alone."
-                ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                shown = ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                if len(problem.message) > BRIEF_CHARS:
+                    shown.tooltip(problem.message)  # the whole technical story, on hover
                 if problem.kind == "model_missing" and problem.model:
                     ui.button(
                         "Pull", icon="download", on_click=lambda m=problem.model: self.on_pull(m)

@@ -45,10 +45,7 @@ class ChatPage:
         self.narrow = False
         self.file_count = 0
         theme.apply()
-        with ui.header().classes(
-            "items-center no-wrap gap-1 px-2 py-1 bg-white text-slate-800 dark:bg-slate-900 "
-            "dark:text-slate-100 shadow-sm"
-        ):
+        with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
             ui.button(icon="menu", on_click=self.toggle_drawer).props("flat round").mark(
                 "drawer-toggle"
             )

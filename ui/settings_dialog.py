@@ -15,7 +15,7 @@ LABELS = {
     "chat_model": "Chat model",
     "embed_model": "Embedding model",
     "top_k": "Passages per answer (top-k)",
-    "rerank_depth": "Rerank depth",
+    "rerank_candidates": "Rerank depth (passages the reranker reorders)",
     "suggestions": "Suggest follow-up questions",
     "docs": "Documents folder",
 }

@@ -18,6 +18,10 @@ body.body--dark { background: #0f172a; }
 .docent-muted { color: #64748b; }
 .body--dark .docent-muted { color: #94a3b8; }
 
+.docent-header { background: white; color: #1e293b; }
+.body--dark .docent-header { background: #0f172a; color: #e2e8f0;
+  border-bottom: 1px solid #1e293b; }
+
 /* Messages */
 .docent-messages { max-width: 52rem; margin: 0 auto; width: 100%; min-width: 0; }
 .docent-bubble { background: var(--q-primary); color: white; border-radius: 1.1rem;
