@@ -30,10 +30,11 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
     built = Container(settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder())
-    if getattr(built, "documents", None) is None:
-        documents = FakeDocumentService(settings.docs_dir)
-        documents.put("notes.md", chunks=1)
-        built.documents = documents  # type: ignore[attr-defined]
+    # The window's view of the library is scripted (statuses page by page, errors); the
+    # real DocumentService is exercised end to end by the browser test.
+    documents = FakeDocumentService(settings.docs_dir)
+    documents.put("notes.md", chunks=1)
+    built.documents = documents  # type: ignore[attr-defined]
     await built.start(watch=False)
     await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
     yield built
