@@ -275,7 +275,10 @@ async def _scrollable(page: object) -> bool:
 
 
 async def _longer(locator: object, than: int) -> bool:
-    return len(await locator.inner_text()) > than  # type: ignore[attr-defined]
+    """More text streamed in, or the stream ended (its last render must not yank either)."""
+    if not await locator.count():  # type: ignore[attr-defined]
+        return True
+    return len(await locator.inner_text(timeout=2000)) > than  # type: ignore[attr-defined]
 
 
 async def _attribute(locator: object, name: str) -> bool:
