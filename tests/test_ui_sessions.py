@@ -57,3 +57,47 @@ def _row(user: User, title: str) -> UserInteraction:
         if title in labels:
             return UserInteraction(user, {row}, None)
     raise AssertionError(f"no chat titled {title}")
+
+
+async def test_rename_delete_and_search(user: User, container: Container, page: None) -> None:
+    await container.chat.start_turn("one", "Where is the spare key?").result()
+    await container.chat.start_turn("two", "What colour is the flowerpot?").result()
+    await user.open("/")
+    _menu(user, "Where is the spare key?", "session-rename")
+    await user.should_see(marker="rename-dialog")
+    box = user.find(marker="rename-input")
+    box.clear().type("Spare key")
+    user.find(marker="rename-save").click()
+    await eventually(lambda: "Spare key" in contents(user, "session-title"), what="the rename")
+    assert container.sessions.get("one").title == "Spare key"  # type: ignore[union-attr]
+    user.find(marker="session-search").type("flower")
+    await eventually(
+        lambda: contents(user, "session-title") == ["What colour is the flowerpot?"],
+        what="the search",
+    )
+    user.find(marker="session-search").clear()
+    _menu(user, "What colour is the flowerpot?", "session-delete")
+    await user.should_see(marker="delete-session-dialog")
+    assert container.sessions.get("two") is not None  # nothing gone before the confirmation
+    user.find(marker="confirm-delete-session").click()
+    await eventually(lambda: container.sessions.get("two") is None, what="the delete")
+    assert await container.chat.messages("two") == []
+    await eventually(lambda: contents(user, "session-title") == ["Spare key"], what="the list")
+
+
+def _menu(user: User, title: str, item: str) -> None:
+    """Click ``item`` in the menu of the chat titled ``title``."""
+    row = next(iter(_row(user, title).elements))
+    with user:
+        entries = [e for e in ElementFilter(marker=item) if _inside(e, row)]
+    UserInteraction(user, set(entries), None).click()
+
+
+def _inside(element: object, ancestor: object) -> bool:
+    node = element
+    while node is not None:
+        if node is ancestor:
+            return True
+        slot = getattr(node, "parent_slot", None)
+        node = slot.parent if slot else None
+    return False
