@@ -9,13 +9,12 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from langchain_core.messages import AIMessage
-from langgraph.config import get_stream_writer
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
 from graph.citations import order_by_citation
 from graph.deps import GraphDeps
-from graph.events import report_status
+from graph.events import emit, report_status
 from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
@@ -127,7 +126,7 @@ class _Answer:
         if self.first_token_at is None:
             self.first_token_at = time.time()
         self.pieces.append(text)
-        get_stream_writer()({"token": text})
+        emit({"token": text})
 
 
 async def generate(state: AgentState, deps: GraphDeps) -> AgentState:

@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage
-from langgraph.config import get_stream_writer
 
 from graph.deps import GraphDeps
+from graph.events import emit
 from graph.state import AgentState, NodeTiming
 
 Node = Callable[[AgentState, GraphDeps], Awaitable[AgentState]]
@@ -29,7 +29,7 @@ def timed(name: str, node: Node, deps: GraphDeps, *, first: bool = False) -> Any
         begun_at = time.time()
         update = await node(state, deps)
         ms = round((time.perf_counter() - started) * 1000, 1)
-        get_stream_writer()({"trace": {"node": name, "ms": ms}})
+        emit({"trace": {"node": name, "ms": ms}})
         earlier: list[NodeTiming] = [] if first else list(state.get("timings") or [])
         extra: AgentState = {"timings": [*earlier, NodeTiming(node=name, ms=ms)]}
         if first:
