@@ -42,7 +42,7 @@ async def indexed_container(
             d.status in (DocStatus.QUEUED, DocStatus.INDEXING) for d in docs_now
         ):
             break
-        if done != last and time.monotonic() - started > 5:
+        if done // 25 != last // 25 and time.monotonic() - started > 5:
             print(f"  indexing {done}/{expect} documents…", flush=True)
             last = done
         await asyncio.sleep(0.5)

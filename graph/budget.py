@@ -14,6 +14,10 @@ MESSAGE_OVERHEAD = 8
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
 
+MIN_CUT = 32
+"""An earlier answer is cut short rather than dropped only if this much of it still fits."""
+CUT_MARK = " …"
+
 
 def estimate_tokens(text: str) -> int:
     """A safe over-estimate of the tokens ``text`` takes.
@@ -51,16 +55,23 @@ def cut_to(text: str, tokens: int) -> str:
 def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]:
     """The newest earlier messages that fit in ``budget`` tokens, oldest first.
 
-    ``messages`` ends with the message being answered, which is left out. The window
-    starts on a user message, so the model never sees an answer without its question.
+    ``messages`` ends with the message being answered, which is left out. An answer too
+    long for what is left keeps its beginning, within half of it, so its question still
+    fits; the window starts on a question, so the model never sees an answer without it.
     """
     window: list[Message] = []
     used = 0
     for message in reversed(list(messages[:-1])):
-        role = "user" if isinstance(message, HumanMessage) else "assistant"
-        entry: Message = {"role": role, "content": str(message.content)}
+        answer = not isinstance(message, HumanMessage)
+        entry: Message = {
+            "role": "assistant" if answer else "user",
+            "content": str(message.content),
+        }
+        left = budget - used
+        if answer and message_tokens(entry) > left // 2 and left // 2 > MIN_CUT + MESSAGE_OVERHEAD:
+            entry["content"] = cut_to(entry["content"], left // 2 - MESSAGE_OVERHEAD) + CUT_MARK
         cost = message_tokens(entry)
-        if used + cost > budget:
+        if cost > left:
             break
         window.append(entry)
         used += cost
