@@ -136,7 +136,7 @@ async def main() -> None:
         raise SystemExit(f"The corpus is not at {HANDBOOK}; this benchmark needs it.")
     rows = load_set()
     llm = ScriptedRouterLLM(oracle=True)
-    container = await indexed_container(HANDBOOK, args.data_dir, llm=llm)  # type: ignore[arg-type]
+    container = await indexed_container(HANDBOOK, args.data_dir, llm=llm)
     try:
         known = container.ready_paths()
         print(
