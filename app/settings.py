@@ -79,10 +79,10 @@ class Settings(BaseSettings):
         20.0, gt=0, description="Seconds to wait for a follow-up to be rewritten before searching."
     )
     probe_chat_below: float = Field(
-        0.25, description="Router: a best chunk less similar than this means plain chat."
+        0.30, description="Router: a best chunk less similar than this means plain chat."
     )
     probe_rag_above: float = Field(
-        0.40, description="Router: a best chunk this similar means a document question."
+        0.45, description="Router: a best chunk this similar means a document question."
     )
     open_browser: bool = Field(True, description="Open a browser tab on start.")
     native: bool = Field(False, description="Open a native window instead of a tab.")

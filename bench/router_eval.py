@@ -147,10 +147,12 @@ async def main() -> None:
         summarise("rule tier alone (undecided → rag)", rows, got, [False] * len(rows))
 
         deps = replace(container.deps, search=PrefetchingSearch(container.store))
-        for oracle in (True, False):
+        default = deps.options
+        runs = [(True, default), (False, default)]
+        for index, (oracle, options) in enumerate(runs):
             llm.oracle = oracle
             answers, asked, tiers, probes = [], [], [], []
-            graph = _router_graph(deps)
+            graph = _router_graph(replace(deps, options=options))
             for row in rows:
                 llm.label = row["label"]
                 before = llm.calls
@@ -160,12 +162,20 @@ async def main() -> None:
                 tiers.append(out["routed_by"])
                 probes.append(out.get("probe_score"))
             what = "oracle LLM tier" if oracle else "LLM tier always malformed (→ rag)"
+            what += (
+                f", probe chat below {options.probe_chat_below:.2f}"
+                f" / rag from {options.probe_rag_above:.2f}"
+            )
             print()
             summarise(f"whole router, {what}", rows, answers, asked)
             counts = {t: tiers.count(t) for t in dict.fromkeys(tiers)}
             print("  decided by: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
             if oracle:
                 _probe_report(rows, probes)
+            if index == 0:
+                # Thresholds from the even half only; the odd half stays held out.
+                tuned = _thresholds(rows[0::2], probes[0::2], default)
+                runs += [(True, tuned), (False, tuned)]
             if args.show_misses:
                 for row, answer, tier, score in zip(rows, answers, tiers, probes, strict=True):
                     if answer != row["label"]:
@@ -186,6 +196,16 @@ def _probe_report(rows: list[dict[str, Any]], probes: list[float | None]) -> Non
                 f"min {scores[0]:.2f} q1 {q[0]:.2f} median {q[1]:.2f} q3 {q[2]:.2f} "
                 f"max {scores[-1]:.2f}"
             )
+
+
+def _thresholds(rows: list[dict[str, Any]], probes: list[float | None], default: Any) -> Any:
+    """The widest 'chat' band that keeps every document question of these rows above it,
+    and a 'rag' line above every chat message's score."""
+    rag = [s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == "rag"]
+    chat = [s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == "chat"]
+    low = round(min(rag) - 0.03, 2) if rag else default.probe_chat_below
+    high = round(max(chat) + 0.01, 2) if chat else default.probe_rag_above
+    return replace(default, probe_chat_below=low, probe_rag_above=max(high, low))
 
 
 def _router_graph(deps: GraphDeps) -> Any:

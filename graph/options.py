@@ -18,9 +18,11 @@ class TurnOptions:
     probe_k: int = 20
     """Chunks the router's vector probe fetches (a retriever asking for no more reuses
     them)."""
-    probe_chat_below: float = 0.25
-    """A best chunk less similar than this means the question is not about the documents."""
-    probe_rag_above: float = 0.40
+    probe_chat_below: float = 0.30
+    """A best chunk less similar than this means the question is not about the documents.
+    (all-MiniLM-L6-v2 cosine: on the handbook benchmark, document questions score 0.37 and
+    up, chat mostly 0.14-0.30; bench/router_eval.py prints both.)"""
+    probe_rag_above: float = 0.45
     """A best chunk at least this similar means it is; in between the LLM decides."""
     route_timeout: float = 20.0
     """Seconds the router's LLM call may take before the turn searches anyway."""
