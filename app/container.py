@@ -116,6 +116,7 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
+            probe=self.store,
             options=turn_options(settings),
         )
         self._checkpoint_db: aiosqlite.Connection | None = None

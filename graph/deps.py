@@ -37,5 +37,8 @@ class GraphDeps:
     retriever: Retriever | None = None
     """Hybrid search with fusion, reranking, neighbours and the floor; without it the
     retriever node falls back to ``search`` and ``reranker`` alone."""
+    probe: PassageSearch | None = None
+    """Vector search the router's probe scores questions against (cosine similarity);
+    None means ``search``. When it is ``search``, the retriever reuses the probe's hits."""
     options: TurnOptions = field(default_factory=TurnOptions)
     """Budgets, thresholds and switches of the router, rewriter and generator."""

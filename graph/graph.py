@@ -24,8 +24,7 @@ def build_graph(
 ) -> CompiledStateGraph:
     """router → rewriter → retriever → generator → recorder, with router → generator for
     chat. The search is wrapped so the router's early search serves the retriever."""
-    if not isinstance(deps.search, PrefetchingSearch):
-        deps = dataclasses.replace(deps, search=PrefetchingSearch(deps.search))
+    deps = _prefetching(deps)
     builder = StateGraph(AgentState)
     builder.add_node("router", timed("router", route, deps, first=True))
     builder.add_node("rewriter", timed("rewriter", rewrite, deps))
@@ -39,6 +38,20 @@ def build_graph(
     builder.add_edge("generator", "recorder")
     builder.add_edge("recorder", END)
     return builder.compile(checkpointer=checkpointer)
+
+
+def _prefetching(deps: GraphDeps) -> GraphDeps:
+    """Wrap the searches so the router can start them early; the probe and the retriever
+    share one wrapper when they share one search."""
+    search = deps.search
+    if not isinstance(search, PrefetchingSearch):
+        search = PrefetchingSearch(search)
+    probe = deps.probe
+    if probe is None or probe is deps.search:
+        probe = search
+    elif not isinstance(probe, PrefetchingSearch):
+        probe = PrefetchingSearch(probe)
+    return dataclasses.replace(deps, search=search, probe=probe)
 
 
 def _bind(node: Node, deps: GraphDeps) -> Any:

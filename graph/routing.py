@@ -40,20 +40,17 @@ def has_history(state: AgentState) -> bool:
     return len(state.get("messages", [])) > 1
 
 
-def prefetch(deps: GraphDeps, queries: list[SearchQuery]) -> None:
-    """Start the retriever's searches now, so they run while the turn goes on."""
-    if isinstance(deps.search, PrefetchingSearch):
-        for query in queries:
-            deps.search.prefetch(query["text"], deps.options.probe_k, query["files"])
-
-
 async def probe(deps: GraphDeps, text: str) -> float:
-    """The best similarity of any chunk to ``text``, from the (maybe prefetched) search."""
-    if isinstance(deps.search, PrefetchingSearch):
-        future = deps.search.prefetch(text, deps.options.probe_k, None)
-        hits = await asyncio.wrap_future(future)
+    """The best similarity of any chunk to ``text``.
+
+    The search is started as a prefetch: when the turn goes on to search the same text
+    with the same search, the retriever takes these hits instead of searching again.
+    """
+    search = deps.probe or deps.search
+    if isinstance(search, PrefetchingSearch):
+        hits = await asyncio.wrap_future(search.prefetch(text, deps.options.probe_k, None))
     else:
-        hits = await asyncio.to_thread(deps.search.search, text, deps.options.probe_k, None)
+        hits = await asyncio.to_thread(search.search, text, deps.options.probe_k, None)
     return max((hit.score for hit in hits), default=0.0)
 
 
@@ -120,9 +117,6 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
         else:
             tier = "llm"
             chosen, reason = await ask_llm(deps, state, text)
-    if chosen == "rag" and not has_history(state):
-        # The rewriter will pass these through unchanged: start searching already.
-        prefetch(deps, pass_through_queries(text, mentions))
     # Sources belong to one turn; a chat turn must not inherit the last search's.
     return {
         "route": chosen,
