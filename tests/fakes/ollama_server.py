@@ -20,6 +20,7 @@ import json
 import math
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -256,6 +257,11 @@ class _HTTPServer(ThreadingHTTPServer):
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
         self._closed = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client closing its keep-alive connection is normal, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def track(self, connection: socket.socket, *, open_: bool) -> None:
         with self._connections_lock:
