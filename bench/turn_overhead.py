@@ -11,7 +11,8 @@ each in a new session (so no rewrite call), with no reranker model and suggestio
   at once by the fake).
 
 For each it prints p50/p95 of the time from ``start_turn`` to the first token event,
-and the same for a bare request to the fake Ollama (its own share of that time).
+and the same for a bare request to the fake Ollama (its own share of that time), which
+runs in a process of its own as the real one does.
 
     uv run python bench/turn_overhead.py [--chunks 10000 100000] [--turns 100]
 
@@ -28,9 +29,11 @@ import asyncio
 import json
 import random
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +44,6 @@ from app.container import Container  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 from models.llm import OllamaChat  # noqa: E402
-from tests.fakes.ollama_server import FakeOllamaServer  # noqa: E402
 
 CHUNK_CHARS = 1000  # the default chunk size
 FILE_CHUNKS = 100
@@ -130,18 +132,45 @@ async def bare_ollama_ms(url: str, turns: int) -> list[float]:
     return out
 
 
+_SERVE = """
+import sys, time
+sys.path.insert(0, {root!r})
+from tests.fakes.ollama_server import FakeOllamaServer
+server = FakeOllamaServer().start()
+server.responder = lambda body: '{{"route": "documents"}}' if "format" in body else "Hi."
+print(server.url, flush=True)
+sys.stdin.read()  # until the benchmark closes our stdin
+"""
+
+
+@contextmanager
+def fake_ollama() -> Iterator[str]:
+    """The fake Ollama in a process of its own, as the real one is: it must not compete
+    with Docent for this process's interpreter lock."""
+    code = _SERVE.format(root=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
 async def run(chunks: int, turns: int, real: MiniLMEmbedder) -> None:
     base = Path(f"/tmp/conversation-overhead-{chunks}")
     files = write_library(base / "docs", chunks)
-    with FakeOllamaServer() as server:
-        server.responder = lambda body: '{"route": "documents"}' if "format" in body else "Hi."
+    with fake_ollama() as url:
         started = time.perf_counter()
         container = await indexed_container(
             base / "docs",
             base / "data",
             embedder=QuickIndexEmbedder(real),
             expect=files,
-            ollama_host=server.url,
+            ollama_host=url,
             suggestions=False,
         )
         print(
@@ -160,7 +189,7 @@ async def run(chunks: int, turns: int, real: MiniLMEmbedder) -> None:
             for name, messages in routes.items():
                 times = [await first_token_ms(container, m) for m in messages]
                 print(f"  {name:6} start_turn → first token   {percentiles(times)}   n={turns}")
-            bare = await bare_ollama_ms(server.url, turns)
+            bare = await bare_ollama_ms(url, turns)
             print(f"  the fake Ollama's own first token      {percentiles(bare)}")
         finally:
             await container.stop()

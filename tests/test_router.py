@@ -177,3 +177,19 @@ async def test_follow_up_after_chat_is_not_forced_to_search() -> None:
 def test_rules(text: str, after_search: bool, route: str | None) -> None:
     rule = apply_rules(text, after_search=after_search)
     assert (rule.route if rule else None) == route
+
+
+async def test_probe_scores_against_its_own_vector_search_when_given_one() -> None:
+    search, dense = FakeSearch(CHUNKS), FakeSearch(CHUNKS)
+    deps = GraphDeps(
+        llm=FakeChatModel(default_reply="ok"),
+        search=search,
+        reranker=PassThroughReranker(),
+        known_files=search.files,
+        probe=dense,
+        options=OPTIONS,
+    )
+    out = await turn(build_graph(deps, InMemorySaver()), "What was revenue in the third quarter?")
+    assert (out["route"], out["routed_by"]) == ("rag", "probe")
+    assert [call[0] for call in dense.calls] == ["What was revenue in the third quarter?"]
+    assert len(search.calls) == 1  # the retriever's own search
