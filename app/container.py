@@ -19,11 +19,12 @@ from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.options import TurnOptions
+from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
-from ingest.index import ChunkIndexes
-from graph.options import TurnOptions
 from graph.suggest import suggest_followups
+from ingest.index import ChunkIndexes
 from ingest.indexer import Indexer
 from ingest.keyword import KeywordIndex
 from ingest.registry import Registry
@@ -116,7 +117,7 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
-            probe=self.store,
+            probe=VectorProbe(self.store, self.retriever.embedder),
             options=turn_options(settings),
         )
         self._checkpoint_db: aiosqlite.Connection | None = None

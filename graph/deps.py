@@ -39,6 +39,6 @@ class GraphDeps:
     retriever node falls back to ``search`` and ``reranker`` alone."""
     probe: PassageSearch | None = None
     """Vector search the router's probe scores questions against (cosine similarity);
-    None means ``search``. When it is ``search``, the retriever reuses the probe's hits."""
+    None means ``search``, and then the retriever reuses the probe's hits."""
     options: TurnOptions = field(default_factory=TurnOptions)
     """Budgets, thresholds and switches of the router, rewriter and generator."""

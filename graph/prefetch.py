@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from graph.deps import PassageSearch
+from graph.retrieval.ports import DenseIndex, QueryEmbedder
 from ingest.types import Hit
 
 KEEP_SECONDS = 30.0
@@ -72,3 +73,22 @@ class PrefetchingSearch:
         cutoff = time.monotonic() - KEEP_SECONDS
         for key in [key for key, (_, made, _f) in self._pending.items() if made < cutoff]:
             del self._pending[key]
+
+
+class VectorProbe:
+    """``PassageSearch`` by vector similarity alone, for the router's probe.
+
+    It embeds through the retriever's query embedder, whose cache then hands the same
+    vector to the retriever when the turn goes on to search the same text: the probe's
+    embedding, the costly part, is not repeated.
+    """
+
+    def __init__(self, dense: DenseIndex, embedder: QueryEmbedder) -> None:
+        self.dense = dense
+        self.embedder = embedder
+
+    def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
+        """The ``k`` chunks nearest ``query`` in the whole library (cosine similarity)."""
+        if files:
+            raise ValueError("the probe searches the whole library")
+        return self.dense.query_vector(self.embedder.embed_query(query), k)

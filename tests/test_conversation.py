@@ -248,7 +248,8 @@ async def test_chat_and_embeddings_on_different_hosts(tmp_path: Path) -> None:
         make_pdf(container.settings.docs_dir / "harbour.pdf", DOCS["harbour.pdf"])
         async with running_app(container) as app:
             await wait_ready(app, 1)
-            out = await ask(app, "According to my files, what is the cat called?")
+            question = "According to my files, what is the lighthouse keeper's cat named?"
+            out = await ask(app, question)
     assert out["done"]["sources"][0]["file"] == "harbour.pdf"
     assert embed_host.requests_to("/api/embed") and not embed_host.requests_to("/api/chat")
     assert chat_host.requests_to("/api/chat") and not chat_host.requests_to("/api/embed")

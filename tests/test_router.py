@@ -193,3 +193,24 @@ async def test_probe_scores_against_its_own_vector_search_when_given_one() -> No
     assert (out["route"], out["routed_by"]) == ("rag", "probe")
     assert [call[0] for call in dense.calls] == ["What was revenue in the third quarter?"]
     assert len(search.calls) == 1  # the retriever's own search
+
+
+def test_vector_probe_embeds_through_the_shared_cache() -> None:
+    from graph.prefetch import VectorProbe
+    from models.query_cache import CachedQueryEmbedder
+    from tests.fakes.embedder import FakeEmbedder
+
+    class Dense:
+        def __init__(self) -> None:
+            self.vectors: list[list[float]] = []
+
+        def query_vector(self, vector: Any, k: int, doc_ids: Any = None) -> list[Any]:
+            self.vectors.append(list(vector))
+            return []
+
+    embedder = FakeEmbedder()
+    cached = CachedQueryEmbedder(embedder)
+    dense = Dense()
+    VectorProbe(dense, cached).search("what is the X200 warranty?", 20)
+    cached.embed_query("what is the X200 warranty?")  # the retriever, later in the turn
+    assert len(embedder.calls) == 1 and len(dense.vectors) == 1
