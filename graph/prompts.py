@@ -111,11 +111,6 @@ UNMATCHED_EMPTY = " There are no indexed documents yet."
 
 TRIMMED_QUESTION = "\n\n[… the message was cut here to fit the model's context]"
 
-NOT_FOUND = (
-    "I couldn't find anything about that in your documents, so I won't guess. "
-    "Try other words, or check that the right files are in your documents folder."
-)
-
 NO_DOCUMENTS = (
     "There are no indexed documents yet. Drop PDF, .txt or .md files into your "
     "documents folder and ask again."
