@@ -29,6 +29,8 @@ async def indexed_container(
 
     The data dir survives the run, so a second run only checks that nothing changed.
     """
+    # No reranking model: benchmarks never download one (and measure without it).
+    settings = {"rerank_download": False, **settings}
     config = Settings(data_dir=data_dir, docs=docs, open_browser=False, **settings)  # type: ignore[arg-type]
     container = Container(config, llm=llm, embedder=embedder)
     await container.start(watch=False, scan=True)
