@@ -7,8 +7,8 @@ each in a new session (so no rewrite call), with no reranker model and suggestio
 
 - chat: small talk, decided by the rules;
 - rag: "According to the documents, <a SQuAD question>", decided by the rules;
-- probe: a bare SQuAD question, decided by the vector probe (or the LLM tier, answered
-  at once by the fake).
+- probe: a bare SQuAD question, decided by the vector probe (against stand-in vectors
+  it finds nothing close, so these turns chat: the line measures the probe's cost).
 
 For each it prints p50/p95 of the time from ``start_turn`` to the first token event,
 and the same for a bare request to the fake Ollama (its own share of that time), which
@@ -105,7 +105,10 @@ def percentiles(values: list[float]) -> str:
     return f"p50 {statistics.median(values):7.1f} ms   p95 {p95:7.1f} ms"
 
 
-async def first_token_ms(container: Container, message: str) -> float:
+async def first_token_ms(
+    container: Container, message: str, nodes: dict[str, list[float]] | None = None
+) -> float:
+    """Milliseconds from ``start_turn`` to the first token; ``nodes`` collects node times."""
     started = time.perf_counter()
     turn = container.chat.start_turn(None, message)
     first = None
@@ -114,6 +117,10 @@ async def first_token_ms(container: Container, message: str) -> float:
             first = (time.perf_counter() - started) * 1000
         if event.kind == "error":
             raise SystemExit(f"turn failed: {event.data}")
+        if event.kind == "done" and nodes is not None:
+            for node in event.data["trace"]["nodes"]:
+                nodes.setdefault(node["node"], []).append(node["ms"])
+            nodes.setdefault("routed by " + event.data["trace"]["routed_by"], []).append(0.0)
     assert first is not None
     return first
 
@@ -187,8 +194,16 @@ async def run(chunks: int, turns: int, real: MiniLMEmbedder) -> None:
                 "probe": asked,
             }
             for name, messages in routes.items():
-                times = [await first_token_ms(container, m) for m in messages]
+                nodes: dict[str, list[float]] = {}
+                times = [await first_token_ms(container, m, nodes) for m in messages]
                 print(f"  {name:6} start_turn → first token   {percentiles(times)}   n={turns}")
+                parts = ", ".join(
+                    f"{node} {len(ms)}"
+                    if node.startswith("routed")
+                    else f"{node} {statistics.median(ms):.1f}"
+                    for node, ms in nodes.items()
+                )
+                print(f"         p50 ms per node (generator: whole answer): {parts}")
             bare = await bare_ollama_ms(url, turns)
             print(f"  the fake Ollama's own first token      {percentiles(bare)}")
         finally:
