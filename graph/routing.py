@@ -90,8 +90,9 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
     """Pick the route, say which tier decided it, and resolve @mentions."""
     report_status("router", prompts.STATUS_ROUTE)
     question = state["question"]
-    known = deps.known_files()
-    mentioned = find_mentions(question, known) if "@" in question else []
+    # The library is read only when needed: small talk settles without it.
+    known = deps.known_files() if "@" in question else None
+    mentioned = find_mentions(question, known) if known is not None else []
     mentions = matched_paths(mentioned)
     text = strip_mentions(question, mentioned) or question
     after_search = has_history(state) and state.get("route") == "rag"
@@ -99,13 +100,16 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
     score: float | None = None
     chosen: Route
     tier: RouteTier
+    rule = apply_rules(text, after_search=after_search) if mode == "auto" else None
     if mode in ("rag", "chat"):
         chosen, tier, reason = ("rag" if mode == "rag" else "chat"), "mode", f"mode {mode}"
-    elif not known:
-        chosen, tier, reason = "chat", "library", "no documents to search"
     elif mentions:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
-    elif rule := apply_rules(text, after_search=after_search):
+    elif rule is not None and rule.route == "chat":
+        chosen, tier, reason = "chat", "rules", rule.name
+    elif not (known if known is not None else deps.known_files()):
+        chosen, tier, reason = "chat", "library", "no documents to search"
+    elif rule is not None:
         chosen, tier, reason = rule.route, "rules", rule.name
     else:
         score = await probe(deps, text)

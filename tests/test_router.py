@@ -214,3 +214,23 @@ def test_vector_probe_embeds_through_the_shared_cache() -> None:
     VectorProbe(dense, cached).search("what is the X200 warranty?", 20)
     cached.embed_query("what is the X200 warranty?")  # the retriever, later in the turn
     assert len(embedder.calls) == 1 and len(dense.vectors) == 1
+
+
+async def test_small_talk_does_not_read_the_library() -> None:
+    search = FakeSearch(CHUNKS)
+    reads: list[int] = []
+
+    def known() -> list[str]:
+        reads.append(1)
+        return search.files()
+
+    deps = GraphDeps(
+        llm=FakeChatModel(default_reply="hi"),
+        search=search,
+        reranker=PassThroughReranker(),
+        known_files=known,
+        options=OPTIONS,
+    )
+    out = await turn(build_graph(deps, InMemorySaver()), "thanks a lot!")
+    assert (out["route"], out["routed_by"]) == ("chat", "rules")
+    assert reads == []
