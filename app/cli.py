@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from app.settings import Settings
 from app.token import load_or_create_token
+from ingest.lock import AlreadyIndexing
 from ingest.store import StoreUnavailable
 from models.embeddings import EmbedderUnavailable
 
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-browser", action="store_true", help="don't open a browser tab")
     parser.add_argument("--native", action="store_true", help="open a native window (pywebview)")
     parser.add_argument("--mode", choices=("auto", "rag", "chat"), default="auto", help="for `ask`")
+    parser.add_argument(
+        "--check", action="store_true", help="for `status`: check folder, registry and indexes"
+    )
+    parser.add_argument("--chroma-url", help="a Chroma server instead of the embedded store")
     return parser
 
 
@@ -44,7 +49,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     """Environment first, flags on top: a flag wins when both are set."""
     overrides: dict[str, Any] = {
         name: getattr(args, name)
-        for name in ("host", "port", "data_dir", "docs", "ollama_host", "chat_model")
+        for name in ("host", "port", "data_dir", "docs", "ollama_host", "chat_model", "chroma_url")
         if getattr(args, name) is not None
     }
     if args.no_browser:
@@ -83,7 +88,7 @@ def main(
     setup_logging(settings)
     try:
         return _run(args, settings, serve)
-    except (StoreUnavailable, EmbedderUnavailable) as error:
+    except (StoreUnavailable, EmbedderUnavailable, AlreadyIndexing) as error:
         print(f"Docent cannot start: {error}", file=sys.stderr)
         return 1
 
@@ -114,7 +119,7 @@ def _run(
     if args.command == "ingest":
         return asyncio.run(commands.ingest(settings))
     if args.command == "status":
-        return asyncio.run(commands.status(settings))
+        return asyncio.run(commands.status(settings, check=args.check))
     if not args.question:
         print('Usage: run.py ask "your question" [--mode auto|rag|chat]', file=sys.stderr)
         return 2

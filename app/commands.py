@@ -8,37 +8,65 @@ from tqdm import tqdm
 
 from app.container import Container
 from app.settings import Settings
-from ingest.types import DocStatus, DocumentRecord
+from ingest.events import IngestEvent
+from ingest.types import DocStatus
+
+
+def _counts_line(container: Container) -> str:
+    counts = container.registry.counts()
+    waiting = counts[DocStatus.QUEUED] + counts[DocStatus.INDEXING]
+    line = f"{counts[DocStatus.READY]} documents ready, {counts[DocStatus.ERROR]} failed"
+    if waiting:
+        line += f", {waiting} waiting"
+    return f"{line}, {container.store.count()} chunks"
 
 
 async def ingest(settings: Settings) -> int:
     """Index the documents folder once with a progress bar; list failures; exit 0."""
     container = Container(settings)
-    bar = tqdm(total=0, unit="file", desc="Indexing")
-
-    def progress(done: int, total: int, record: DocumentRecord) -> None:
-        bar.total = total
-        bar.set_postfix_str(record.path[-40:])
-        bar.n = done
-        bar.refresh()
-
     try:
-        await container.indexer.start()
-        records = await container.indexer.index_all(progress)
+        if not container.index_lock.acquire():
+            pid = container.index_lock.holder()
+            print(
+                f"Docent is running on {settings.data_dir}"
+                f"{f' (process {pid})' if pid else ''} and indexes {settings.docs_dir} itself."
+            )
+            print(f"Now: {_counts_line(container)}.")
+            return 0
+        bar = tqdm(total=0, unit="file", desc="Indexing", dynamic_ncols=True)
+
+        def on_event(event: IngestEvent) -> None:
+            if event.kind == "queued":
+                bar.total += 1
+                bar.refresh()
+            elif event.kind in ("ready", "error", "removed"):
+                rate = container.indexer.events.library().chunks_per_second
+                bar.set_postfix_str(f"{rate:.0f} chunks/s  {event.path[-30:]}", refresh=False)
+                bar.update(1)
+
+        try:
+            visited = await container.indexer.index_all(on_event)
+        finally:
+            bar.close()
+        indexed = sum(1 for record in visited if record.status == DocStatus.READY)
+        print(f"{_counts_line(container)} ({indexed} looked at now).")
+        failed = [r for r in container.registry.list() if r.status == DocStatus.ERROR]
+        if failed:
+            print(f"{len(failed)} file(s) could not be indexed:")
+        for record in failed:
+            print(f"  ✗ {record.path}: {record.error}")
+        return 0
     finally:
-        bar.close()
-        await container.indexer.stop()
-    failed = [r for r in records if r.status == DocStatus.ERROR]
-    ready = sum(1 for r in records if r.status == DocStatus.READY)
-    print(f"{ready} documents ready, {len(failed)} failed, {container.store.count()} chunks.")
-    for record in failed:
-        print(f"  ✗ {record.path}: {record.error}")
-    container.registry.close()
-    return 0
+        container.index_lock.release()
+        container.registry.close()
 
 
-async def status(settings: Settings) -> int:
-    """Documents by status, chunk count, embedding model, and Ollama's reachability."""
+async def status(settings: Settings, *, check: bool = False) -> int:
+    """Documents by status, chunk count, embedding model, and Ollama's reachability.
+
+    With ``check``, also compare the folder, the registry and every index; exit 1 and
+    say what differs when they disagree.
+    """
     container = Container(settings)
     counts = container.registry.counts()
     health = await container.llm.health()
@@ -51,8 +79,23 @@ async def status(settings: Settings) -> int:
         print(f"Ollama: reachable at {health.host}; models: {', '.join(health.models) or 'none'}")
     else:
         print(f"Ollama: not reachable. {health.error}")
+    code = 0
+    if check:
+        differences = (await container.indexer.check()).differences()
+        if differences:
+            code = 1
+            print("Check: the folder, the registry and the indexes differ:")
+            for line in differences:
+                print(f"  - {line}")
+            if not container.index_lock.acquire():
+                print("  (Docent is running and may still be working on these.)")
+            else:
+                print("  Start Docent (or run `run.py ingest`) to repair this.")
+                container.index_lock.release()
+        else:
+            print("Check: the folder, the registry and the indexes agree.")
     container.registry.close()
-    return 0
+    return code
 
 
 async def ask(settings: Settings, question: str, mode: str) -> int:

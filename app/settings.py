@@ -62,6 +62,12 @@ class Settings(BaseSettings):
     )
     max_query_chars: int = Field(4_000, ge=1, description="Longest search query accepted.")
     max_upload_mb: int = Field(200, ge=1, description="Largest file accepted by upload.")
+    max_file_mb: int = Field(
+        200, ge=1, description="Largest file indexed; a bigger one ends 'error' saying so."
+    )
+    file_time_budget: float = Field(
+        900.0, gt=0, description="Seconds one file may take to index before it ends 'error'."
+    )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
     open_browser: bool = Field(True, description="Open a browser tab on start.")
     native: bool = Field(False, description="Open a native window instead of a tab.")

@@ -1,8 +1,14 @@
-"""The write side of the indexes: what the indexer keeps in step with the folder.
+"""The write side of the indexes: what the pipeline keeps in step with the folder.
 
-The Chroma store is one such index; the keyword (BM25) index is another. The indexer
+The Chroma store is one such index; the keyword (BM25) index is another. The pipeline
 writes to every index through this protocol, so adding an index is adding an object
-that implements it.
+that implements it. ``doc_id`` here is the content key (``ingest.keys.content_key``):
+identical files share it and a rename does not change it.
+
+An index that also implements ``VectorIndex`` receives its chunks batch by batch with
+vectors the pipeline computed once, and can say which chunks it holds already, so an
+interrupted document resumes instead of being embedded again. Any other index receives
+the whole document through ``replace_document`` once its chunks are known.
 """
 
 from __future__ import annotations
@@ -27,6 +33,21 @@ class ChunkIndex(Protocol):
 
     def document_ids(self) -> set[str]:
         """Ids of every document with at least one chunk (for reconcile)."""
+        ...
+
+
+@runtime_checkable
+class VectorIndex(ChunkIndex, Protocol):
+    """An index of chunks with vectors, written incrementally."""
+
+    def add_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors."""
+        ...
+
+    def chunk_indexes(self, doc_id: str) -> set[int]:
+        """Which chunk indexes of ``doc_id`` the index holds."""
         ...
 
 
