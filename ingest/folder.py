@@ -18,7 +18,6 @@ IGNORED_NAMES = ("~$*", "*.tmp", "*.swp", "*.swx", "*.part", "*.crdownload", "*~
 """Editors' lock and swap files, partial downloads and hidden files are never indexed."""
 
 
-
 def is_ignored(rel_path: str) -> bool:
     """Whether a path (relative to the documents folder) is hidden or a temporary file."""
     parts = PurePosixPath(rel_path).parts

@@ -74,7 +74,7 @@ async def test_index_all_makes_files_ready_and_searchable(rig: Rig) -> None:
     hit = rig.store.search("granite cools slowly", k=1)[0]
     assert (hit.chunk.path, hit.chunk.file, hit.chunk.page) == ("geo/rocks.pdf", "rocks.pdf", 2)
     assert hit.chunk.doc_id == rig.key("geo/rocks.pdf")
-    assert rig.store.search("anemones", k=1)[0].chunk.text.startswith("# Tides")
+    assert "anemones" in rig.store.search("anemones", k=1)[0].chunk.text
     assert rig.indexer.queued == 0
 
 
@@ -343,11 +343,11 @@ async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatc
     real_open = pipeline_module.open_source
     attempts: list[Path] = []
 
-    def locked_twice(path: Path, data: bytes | None = None) -> LoadedDocument:
+    def locked_twice(path: Path) -> LoadedDocument:
         attempts.append(path)
         if len(attempts) <= 2:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, data)
+        return real_open(path)
 
     monkeypatch.setattr(pipeline_module, "open_source", locked_twice)
     (rig.docs / "locked.txt").write_text("Unlocked at last.")
