@@ -23,6 +23,7 @@ from pathlib import Path
 from app.container import Container
 from app.settings import Settings
 from models.embeddings import MiniLMEmbedder
+from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
 from tests.pdfs import make_pdf
 
@@ -51,7 +52,9 @@ def make_folder(docs: Path, count: int) -> None:
 
 async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
     settings = Settings.model_validate({"data_dir": data})
-    first = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    first = Container(
+        settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
+    )
     started = time.perf_counter()
     await first.indexer.index_all()
     print(
@@ -62,7 +65,9 @@ async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
     first.index_lock.release()
 
     embedder.texts = 0
-    second = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    second = Container(
+        settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
+    )
     started = time.perf_counter()
     await second.start(watch=False)
     assert second._scan is not None
@@ -80,7 +85,9 @@ async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
 
 async def watcher_latency(data: Path, embedder: CountingEmbedder, tries: int) -> None:
     settings = Settings.model_validate({"data_dir": data})
-    app = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    app = Container(
+        settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
+    )
     await app.start(watch=True)
     assert app._scan is not None
     await app._scan
