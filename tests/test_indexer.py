@@ -15,6 +15,7 @@ import ingest.pipeline as pipeline_module
 from ingest.events import IngestEvent
 from ingest.folder import is_ignored
 from ingest.indexer import Indexer
+from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED
 from ingest.source import LoadedDocument
 from ingest.types import Chunk, DocStatus
 from tests.ingest_parts import IngestParts, ingest_parts
@@ -98,8 +99,8 @@ async def test_corrupt_file_errors_without_stopping_the_others(rig: Rig) -> None
 
     broken = rig.registry.get_by_path("broken.pdf")
     assert broken is not None and broken.status == DocStatus.ERROR
-    assert broken.error and broken.error.startswith("corrupt or not a PDF")
-    assert rig.registry.get_by_path("locked.pdf").error == "password-protected"  # type: ignore[union-attr]
+    assert broken.error == NOT_A_PDF
+    assert rig.registry.get_by_path("locked.pdf").error == PASSWORD_PROTECTED  # type: ignore[union-attr]
     assert rig.status("fine.txt") == DocStatus.READY
 
     # The worker is still alive afterwards.
