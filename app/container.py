@@ -209,17 +209,6 @@ class Container:
             max_message_chars=self.settings.max_message_chars,
             graph_for_model=self._graph_with_model,
         )
-        if not self.index_lock.acquire():
-            pid = self.index_lock.holder()
-            raise AlreadyIndexing(
-                f"Another Docent{f' (process {pid})' if pid else ''} is using"
-                f" {self.settings.data_dir}. Stop it, or give this one its own --data-dir."
-            )
-        # Before indexing starts: chunks the keyword index missed (a crash, or a library
-        # indexed before it existed) come from the store, without embedding anything.
-        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
-        if added or removed:
-            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
         if isinstance(self.reranker, FlashRankReranker):
             # Never in a turn: a turn without the model keeps the fused order.
             threading.Thread(
@@ -228,6 +217,21 @@ class Container:
                 name="reranker-prepare",
                 daemon=True,
             ).start()
+        if not self.index_lock.acquire():
+            pid = self.index_lock.holder()
+            if watch or scan:
+                raise AlreadyIndexing(
+                    f"Another Docent{f' (process {pid})' if pid else ''} is using"
+                    f" {self.settings.data_dir}. Stop it, or give this one its own --data-dir."
+                )
+            # `ask` or `mcp` beside the running app: read only, the app does the indexing.
+            log.info("another Docent (process %s) indexes this data dir; only reading", pid)
+            return
+        # Before indexing starts: chunks the keyword index missed (a crash, or a library
+        # indexed before it existed) come from the store, without embedding anything.
+        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
+        if added or removed:
+            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
         await self.indexer.start()
         if watch:
             self._watcher = FolderWatcher(
