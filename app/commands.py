@@ -100,7 +100,8 @@ async def status(settings: Settings, *, check: bool = False) -> int:
 
 async def ask(settings: Settings, question: str, mode: str) -> int:
     """Stream an answer to the terminal, then its sources."""
-    container = Container(settings)
+    # The terminal shows no follow-up suggestions: don't make the model write them.
+    container = Container(settings.model_copy(update={"suggestions": False}))
     await container.start(watch=False, scan=False)
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import threading
+from functools import partial
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -20,8 +21,11 @@ from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.options import TurnOptions
+from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
 from ingest.indexer import Indexer
@@ -52,6 +56,19 @@ def _embedder_from(spec: dict[str, str]) -> Embedder:
     return embedder
 
 
+def turn_options(settings: Settings) -> TurnOptions:
+    """The conversation's knobs, from the settings."""
+    return TurnOptions(
+        context_tokens=settings.context_tokens,
+        history_tokens=settings.history_tokens,
+        probe_chat_below=settings.probe_chat_below,
+        probe_rag_above=settings.probe_rag_above,
+        rewrite_timeout=settings.rewrite_timeout,
+        expand_queries=settings.expand_queries,
+        suggestions=settings.suggestions,
+    )
+
+
 def build_embedder(settings: Settings) -> Embedder:
     if settings.embed_backend == "ollama":
         return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
@@ -77,7 +94,9 @@ class Container:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         settings.docs_dir.mkdir(parents=True, exist_ok=True)
         self.token = load_or_create_token(settings.token_path)
-        self.llm: ChatModel = llm or OllamaChat(settings.ollama_host, settings.chat_model)
+        self.llm: ChatModel = llm or OllamaChat(
+            settings.ollama_host, settings.chat_model, num_ctx=settings.context_tokens
+        )
         self.embedder: Embedder = embedder or build_embedder(settings)
         self.reranker: Reranker = reranker or FlashRankReranker(
             settings.data_dir / "models" / "flashrank"
@@ -129,6 +148,8 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
+            probe=VectorProbe(self.store, self.retriever.embedder),
+            options=turn_options(settings),
         )
         self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
         """Held by the one process of this data dir that indexes (the app, or `ingest`)."""
@@ -208,6 +229,7 @@ class Container:
             self.sessions,
             max_message_chars=self.settings.max_message_chars,
             graph_for_model=self._graph_with_model,
+            suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
         if isinstance(self.reranker, FlashRankReranker):
             # Never in a turn: a turn without the model keeps the fused order.
@@ -255,7 +277,7 @@ class Container:
             return self.chat.graph
         graph = self._model_graphs.get(model)
         if graph is None:
-            llm = OllamaChat(self.settings.ollama_host, model)
+            llm = OllamaChat(self.settings.ollama_host, model, num_ctx=self.settings.context_tokens)
             self._model_llms.append(llm)
             graph = build_graph(dataclasses.replace(self.deps, llm=llm), self._checkpointer)
             self._model_graphs[model] = graph

@@ -49,28 +49,3 @@ class VectorIndex(ChunkIndex, Protocol):
     def chunk_indexes(self, doc_id: str) -> set[int]:
         """Which chunk indexes of ``doc_id`` the index holds."""
         ...
-
-
-class ChunkIndexes:
-    """Several indexes written as one: the first is the primary and answers ``document_ids``.
-
-    The others (the keyword index) catch up with the primary on start, so a gap between
-    them after a crash costs no re-embedding.
-    """
-
-    def __init__(self, primary: ChunkIndex, *others: ChunkIndex) -> None:
-        self.indexes = (primary, *others)
-
-    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
-        """Replace the document in every index, the primary first."""
-        for index in self.indexes:
-            index.replace_document(doc_id, chunks)
-
-    def delete_document(self, doc_id: str) -> None:
-        """Delete the document from every index."""
-        for index in self.indexes:
-            index.delete_document(doc_id)
-
-    def document_ids(self) -> set[str]:
-        """The primary's documents."""
-        return self.indexes[0].document_ids()
