@@ -1,14 +1,19 @@
-"""The one-shot commands: ingest, status and ask."""
+"""The one-shot commands that need the whole app: ingest and ask."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from tqdm import tqdm
 
 from app.container import Container
 from app.settings import Settings
+from app.terminal import PlainText
 from ingest.types import DocStatus, DocumentRecord
+from models.llm import LLMError, OllamaChat
+from models.protocols import ChatModel, Health, Message
 
 
 async def ingest(settings: Settings) -> int:
@@ -37,28 +42,48 @@ async def ingest(settings: Settings) -> int:
     return 0
 
 
-async def status(settings: Settings) -> int:
-    """Documents by status, chunk count, embedding model, and Ollama's reachability."""
-    container = Container(settings)
-    counts = container.registry.counts()
-    health = await container.llm.health()
-    print(f"Documents folder: {settings.docs_dir}")
-    for state in DocStatus:
-        print(f"  {state.value:9} {counts.get(state, 0)}")
-    print(f"Chunks: {container.store.count()}")
-    print(f"Embedding model: {container.embedder.name}")
-    if health.reachable:
-        print(f"Ollama: reachable at {health.host}; models: {', '.join(health.models) or 'none'}")
-    else:
-        print(f"Ollama: not reachable. {health.error}")
-    container.registry.close()
-    return 0
+class _WatchedChat:
+    """The chat model, noting whether writing an answer failed (the answer degraded)."""
+
+    def __init__(self, inner: ChatModel) -> None:
+        self.inner = inner
+        self.failure: LLMError | None = None
+        self.host = inner.host
+        self.model = inner.model
+
+    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
+        try:
+            async for piece in self.inner.stream_chat(messages):
+                yield piece
+        except LLMError as error:
+            self.failure = error
+            raise
+
+    async def complete_json(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return await self.inner.complete_json(messages, schema)
+
+    async def health(self) -> Health:
+        return await self.inner.health()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+DEGRADED_EXIT = 3
+"""`ask`'s exit status when Ollama could not write the answer and passages stood in."""
 
 
 async def ask(settings: Settings, question: str, mode: str) -> int:
-    """Stream an answer to the terminal, then its sources."""
-    container = Container(settings)
+    """Stream an answer to the terminal as plain text, then its sources.
+
+    Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
+    """
+    llm = _WatchedChat(OllamaChat(settings.ollama_host, settings.chat_model))
+    container = Container(settings, llm=llm)
     await container.start(watch=False, scan=False)
+    plain = PlainText()
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]
         async for event in turn.events():
@@ -66,9 +91,9 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 print(f"\r\033[2K{event.data['text']}", end="", file=sys.stderr, flush=True)
             elif event.kind == "token":
                 print("\r\033[2K", end="", file=sys.stderr)
-                print(event.data["text"], end="", flush=True)
+                print(plain.feed(event.data["text"]), end="", flush=True)
             elif event.kind == "done":
-                print()
+                print(plain.flush())
                 for source in event.data["sources"]:
                     page = f", page {source['page']}" if source["page"] is not None else ""
                     print(f"[{source['n']}] {source['path']}{page}")
@@ -77,4 +102,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 return 1
     finally:
         await container.stop()
+    if llm.failure is not None:
+        print(f"\nNo answer could be written: {llm.failure}", file=sys.stderr)
+        return DEGRADED_EXIT
     return 0
