@@ -15,7 +15,7 @@ import httpx
 import pytest
 from fastapi import Request
 
-from app.api.guard import STATE_CHANGING, Access
+from app.api.guard import Access
 from app.api.login import COOKIE_SECONDS, LINK_SECONDS, LoginLinks
 from app.container import Container
 from app.settings import Settings
@@ -24,6 +24,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.running import RunningApp, running_app, wait_ready
 
 CAP = 20_000
+STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 """The body cap these tests run with (max_body_mb)."""
 
 
@@ -207,11 +208,19 @@ async def test_a_route_can_raise_its_own_cap(app: RunningApp) -> None:
     async def echo_size(request: Request) -> dict[str, int]:
         return {"size": len(await request.body())}
 
+    @app.app.post("/api/uploads/{name}")
+    async def upload(name: str, request: Request) -> dict[str, int]:
+        return {"size": len(await request.body())}
+
     body = b"x" * (CAP * 3)
     capped = await app.client.post("/api/echo-size", content=body)
     access.body_limits.allow("POST", "/api/echo-size", max_bytes=None)
+    access.body_limits.allow("POST", "/api/uploads/*", max_bytes=CAP * 4)
     raised = await app.client.post("/api/echo-size", content=body)
+    under_its_cap = await app.client.post("/api/uploads/a.pdf", content=body)
+    over_its_cap = await app.client.post("/api/uploads/b.pdf", content=body * 2)
     other = await app.client.post("/api/chat", content=body)
     assert capped.status_code == 413
     assert raised.status_code == 200 and raised.json() == {"size": CAP * 3}
+    assert under_its_cap.status_code == 200 and over_its_cap.status_code == 413
     assert other.status_code == 413

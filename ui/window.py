@@ -18,6 +18,7 @@ from nicegui import app, core, ui
 from nicegui.server import Server
 
 from app.api import api_routers, include_routes, secure
+from app.api.guard import MB
 from app.api.login import LINK_SECONDS
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
 from app.paths import make_private_dir
@@ -66,6 +67,8 @@ class Window:
         token = load_or_create_token(settings.token_path)
         self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
         access = secure(app, self.services, settings, token)
+        # NiceGUI's ui.upload posts one file per request to its client's upload route.
+        access.body_limits.allow("POST", "/_nicegui/client/*", settings.max_upload_mb * MB)
         # Socket.IO checks Origin itself too: agree with the guard instead of allowing '*'.
         core.sio.eio.cors_allowed_origins = lambda origin, environ: access.own_origin(
             origin, environ.get("HTTP_HOST", ""), environ.get("wsgi.url_scheme", "http")

@@ -16,7 +16,6 @@ Every response also says it must not be framed.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -38,21 +37,20 @@ from app.api.login import (
     cookie_name,
     set_cookie_header,
 )
+from app.api.refusals import (
+    SECURITY_HEADERS,
+    Refusal,
+    refuse,
+    send_refusal,
+    start_response,
+)
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 API_PREFIXES = ("/api", "/v1", "/mcp")
 PUBLIC_PATHS = frozenset({"/api/health"})
-STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MB = 1024 * 1024
-
-SECURITY_HEADERS = [
-    (b"content-security-policy", b"frame-ancestors 'none'"),
-    (b"x-frame-options", b"DENY"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-]
 
 TOKEN_HELP = (
     "Missing or wrong API token. Send 'Authorization: Bearer <token>'; "
@@ -89,20 +87,19 @@ class BodyLimits:
     routes: dict[tuple[str, str], int | None] = field(default_factory=dict)
 
     def allow(self, method: str, path: str, max_bytes: int | None) -> None:
-        """Give one route its own cap, e.g. uploads, which cap each file as they stream it."""
+        """Give one route its own cap, e.g. uploads, which cap each file as they stream it.
+
+        A ``path`` ending in ``*`` covers every path that starts with what precedes it.
+        """
         self.routes[(method.upper(), path)] = max_bytes
 
     def for_request(self, method: str, path: str) -> int | None:
-        return self.routes.get((method, path), self.default)
-
-
-@dataclass(frozen=True)
-class Refusal:
-    status: int
-    code: str
-    message: str
-    page: str | None = None
-    """HTML to show a person in a browser instead of the JSON error."""
+        if (method, path) in self.routes:
+            return self.routes[(method, path)]
+        for (allowed_method, pattern), cap in self.routes.items():
+            if allowed_method == method and pattern.endswith("*") and path.startswith(pattern[:-1]):
+                return cap
+        return self.default
 
 
 class BodyTooLarge(Exception):
@@ -198,7 +195,7 @@ class Guard:
         headers = Headers(scope=scope)
         refusal = self.access.check(scope, headers)
         if refusal is not None:
-            await _refuse(scope, send, refusal, body_pending=_has_body(scope, headers))
+            await refuse(scope, send, refusal, body_pending=_has_body(scope, headers))
             return
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
@@ -213,7 +210,7 @@ class Guard:
             and length is not None
             and (not length.isdigit() or int(length) > limit)
         ):
-            await _refuse(scope, send, _too_large(limit), body_pending=True)
+            await refuse(scope, send, _too_large(limit), body_pending=True)
             return
         exchange = _Exchange(receive, send, limit)
         try:
@@ -227,9 +224,9 @@ class Guard:
         cookie = self.access.login_cookie(secret, headers.get("host", ""), scope["scheme"])
         if cookie is None:
             refusal = Refusal(401, "login_link_invalid", "", page=LINK_REFUSED_PAGE)
-            await _refuse(scope, send, refusal, body_pending=False)
+            await refuse(scope, send, refusal, body_pending=False)
             return
-        await _start(
+        await start_response(
             send,
             303,
             [(b"location", b"/"), (b"set-cookie", cookie.encode()), (b"content-length", b"0")],
@@ -256,7 +253,7 @@ class _Exchange:
                 if not self.started:
                     self.refused = True
                     refusal = _too_large(self.limit)
-                    await _send_refusal(self._send, refusal, close=True, html=False)
+                    await send_refusal(self._send, refusal, close=True, html=False)
                 raise BodyTooLarge
         return message
 
@@ -282,47 +279,6 @@ def _has_body(scope: Scope, headers: Headers) -> bool:
     if scope["type"] != "http":
         return False
     return headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
-
-
-async def _start(send: Send, status: int, headers: list[tuple[bytes, bytes]]) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [*headers, (b"cache-control", b"no-store"), *SECURITY_HEADERS],
-        }
-    )
-
-
-async def _send_refusal(send: Send, refusal: Refusal, *, close: bool, html: bool) -> None:
-    if html and refusal.page is not None:
-        body, kind = refusal.page.encode(), b"text/html; charset=utf-8"
-    else:
-        error = {"error": {"code": refusal.code, "message": refusal.message}}
-        body, kind = json.dumps(error).encode(), b"application/json"
-    headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
-    if close:
-        # Unread body bytes would otherwise be drained from the socket: hang up instead.
-        headers.append((b"connection", b"close"))
-    await _start(send, refusal.status, headers)
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _refuse(scope: Scope, send: Send, refusal: Refusal, *, body_pending: bool) -> None:
-    if scope["type"] == "http":
-        await _send_refusal(send, refusal, close=body_pending, html=True)
-    elif "websocket.http.response" in scope.get("extensions", {}):
-        body = json.dumps({"error": {"code": refusal.code, "message": refusal.message}}).encode()
-        await send(
-            {
-                "type": "websocket.http.response.start",
-                "status": refusal.status,
-                "headers": [(b"content-type", b"application/json"), *SECURITY_HEADERS],
-            }
-        )
-        await send({"type": "websocket.http.response.body", "body": body})
-    else:
-        await send({"type": "websocket.close", "code": 1008})
 
 
 def install_guard(app: Starlette, access: Access) -> None:
