@@ -107,15 +107,19 @@ def main(
         from app.status_command import status
 
         return status(settings)
-    if args.command == "serve" and (problem := _cannot_serve(settings)):
-        print(problem, file=sys.stderr)
-        return 1
+    if args.command == "serve":
+        if problem := _cannot_serve(settings):
+            print(problem, file=sys.stderr)
+            return 1
+        setup_logging(settings)
+        # The window builds the services after it listens and reports their failures.
+        return _serve(settings, serve)
     setup_logging(settings)
     from ingest.store import StoreUnavailable
     from models.embeddings import EmbedderUnavailable
 
     try:
-        return _run(args, settings, serve)
+        return _run(args, settings)
     except (StoreUnavailable, EmbedderUnavailable) as error:
         print(f"Docent cannot start: {error}", file=sys.stderr)
         return 1
@@ -130,22 +134,21 @@ def _cannot_serve(settings: Settings) -> str | None:
     return port_problem(settings.host, settings.port)
 
 
-def _run(
-    args: argparse.Namespace, settings: Settings, serve: Callable[[Settings], int] | None
-) -> int:
-    if args.command == "serve":
-        if serve is None:
-            print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)
-            return 2
-        if settings.native and importlib.util.find_spec("webview") is None:
-            print(
-                "--native needs pywebview. Install it with `uv pip install pywebview`, "
-                "or leave out --native to use a browser tab.",
-                file=sys.stderr,
-            )
-            return 2
-        return serve(settings)
+def _serve(settings: Settings, serve: Callable[[Settings], int] | None) -> int:
+    if serve is None:
+        print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)
+        return 2
+    if settings.native and importlib.util.find_spec("webview") is None:
+        print(
+            "--native needs pywebview. Install it with `uv pip install pywebview`, "
+            "or leave out --native to use a browser tab.",
+            file=sys.stderr,
+        )
+        return 2
+    return serve(settings)
 
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "mcp":
         from app.mcp_server import serve_stdio  # the MCP SDK loads only for this command
 

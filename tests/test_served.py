@@ -217,6 +217,12 @@ def test_data_dir_is_private(served: ServedProcess) -> None:
         assert mode(data / name) == 0o700, name
 
 
+def test_it_listened_before_loading_the_models(served: ServedProcess) -> None:
+    log = (served.data_dir / "logs" / "docent.log").read_text()
+    startup = next(line for line in log.splitlines() if "startup:" in line)
+    assert "imported before listening: none of langgraph, chromadb, onnxruntime" in startup
+
+
 def test_status_and_open_find_the_running_instance(served: ServedProcess) -> None:
     status = run_py("status", "--data-dir", str(served.data_dir), check=True)
     assert f"Docent: running at {served.url}" in status.stdout

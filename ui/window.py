@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
+"""What the services need and the server must not wait for: imported behind the socket."""
+
 
 def serve(settings: Settings, *, started: float | None = None) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
@@ -80,6 +83,7 @@ class Window:
         app.on_startup(self._on_startup)
         app.on_shutdown(self._on_shutdown)
         self.marks["ready_to_listen"] = self._since_start()
+        self.loaded_early = [name for name in HEAVY if name in sys.modules]
 
     def _since_start(self) -> float:
         return time.perf_counter() - self.started
@@ -134,7 +138,11 @@ class Window:
             return
         self.marks["services_ready"] = self._since_start()
         steps = {**self.marks, **self.services.timings}
-        log.info("startup: %s", ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()))
+        log.info(
+            "startup: %s; imported before listening: %s",
+            ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
+            ", ".join(self.loaded_early) or "none of " + ", ".join(HEAVY),
+        )
 
     async def _on_shutdown(self) -> None:
         remove_instance(self.settings.data_dir)
