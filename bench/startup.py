@@ -5,9 +5,11 @@ exactly as a user would (Ollama need not run), and prints the median of each fig
 - measured from outside: seconds until /api/health answers, until the logged-in window's
   page is served, and until /api/status answers (the services are built);
 - the app's own breakdown (its log's `startup:` line): `entered` = interpreter, command
-  line and NiceGUI imported; `listening`; then, behind the socket, `routes` (importing the
-  routers and the page: the graph and its libraries), `embedder`, `store` (Chroma and the
-  registry), `start` (sessions, graph, indexer).
+  line and NiceGUI imported; `listening`, and `cpu_to_listen`, the CPU seconds the process
+  spent until then (close to what an idle machine waits); then, behind the socket,
+  `import` (the graph, Chroma, onnxruntime), `embedder`, `store` (Chroma, the registry,
+  the keyword index), `routes` (the routers and the page), `start` (sessions, graph,
+  indexer).
 
 The machine is shared and loaded: compare the figures of one run with each other, and
 read `listening` against `services_ready` (what used to come before the socket).

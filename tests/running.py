@@ -146,8 +146,16 @@ def run_py(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
 
 @contextmanager
 def served_process(data_dir: Path, *flags: str, timeout: float = 180) -> Iterator[ServedProcess]:
-    """Start `run.py --no-browser` on a free port; wait until its services are ready."""
+    """Start `run.py --no-browser` on a free port; wait until its services are ready.
+
+    Its settings are the flags alone: a module-scoped fixture starts before the autouse
+    one that clears the developer's DOCENT_* variables."""
     port = free_port()
+    env = {
+        k: v
+        for k, v in user_environment().items()
+        if not k.startswith("DOCENT_") and k != "OLLAMA_HOST"
+    }
     process = subprocess.Popen(
         [
             sys.executable,
@@ -160,7 +168,7 @@ def served_process(data_dir: Path, *flags: str, timeout: float = 180) -> Iterato
             *flags,
         ],
         cwd=ROOT,
-        env=user_environment(),
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -127,6 +127,8 @@ class Window:
         while not getattr(Server.instance, "started", False):
             await asyncio.sleep(0.02)
         self.marks["listening"] = self._since_start()
+        # CPU seconds spent so far (the build starts only now): what an idle machine would wait.
+        self.marks["cpu_to_listen"] = time.process_time()
         write_instance(self.settings.data_dir, self.url)
         self._announce()
         try:
