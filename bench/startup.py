@@ -2,8 +2,9 @@
 
 Starts `run.py --no-browser` as a separate process on a free port with a fresh data dir,
 exactly as a user would (Ollama need not run), and prints the median of each figure:
-- measured from outside: seconds until /api/health answers, until the logged-in window's
-  page is served, and until /api/status answers (the services are built);
+- measured from outside: seconds until /api/health answers (and the CPU seconds the
+  process had used by then), until the logged-in window's page is served, and until
+  /api/status answers (the services are built);
 - the app's own breakdown (its log's `startup:` line): `entered` = interpreter, command
   line and NiceGUI imported; `listening`, and `cpu_to_listen`, the CPU seconds the process
   spent until then (close to what an idle machine waits); then, behind the socket,
@@ -20,6 +21,7 @@ read `listening` against `services_ready` (what used to come before the socket).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import socket
 import statistics
@@ -79,6 +81,11 @@ class Started:
     def since(self) -> float:
         return time.perf_counter() - self.began
 
+    def cpu(self) -> float:
+        """CPU seconds the process has used so far (all its threads), from /proc."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     @property
     def token(self) -> str:
         return (self.data / "api-token").read_text().strip()
@@ -98,7 +105,7 @@ def one_run() -> dict[str, float]:
         app = Started(Path(tmp) / "data")
         try:
             wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
-            figures = {"→ /api/health": app.since()}
+            figures = {"→ /api/health": app.since(), "  cpu at /api/health": app.cpu()}
             with logged_in(app.base, app.token) as window:
                 wait(lambda: window.get("/").status_code == 200)
             figures["→ window page"] = app.since()
@@ -119,6 +126,7 @@ def baseline_run(checkout: Path) -> dict[str, float]:
         try:
             wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
             figures = {"baseline → /api/health": app.since()}
+            figures["  baseline cpu at health"] = app.cpu()
             headers = {"Authorization": f"Bearer {app.token}"}
             wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
             figures["baseline → services ready"] = app.since()
