@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,7 +20,10 @@ from models.protocols import Message
 
 log = logging.getLogger(__name__)
 
-EventKind = Literal["status", "sources", "token", "done", "error"]
+EventKind = Literal["status", "sources", "token", "done", "error", "suggestions"]
+
+Suggester = Callable[[str, str], Awaitable[list[str]]]
+"""Follow-up questions for (question, answer); empty when there are none."""
 
 
 class SessionBusy(Exception):
@@ -59,29 +62,40 @@ class Turn:
     """A running or finished turn. Every subscriber sees every event, from the first.
 
     Events are kept in a log read by cursor, so a late or slow subscriber catches up
-    instead of losing tokens; the log is as big as one answer.
+    instead of losing tokens; the log is as big as one answer. The answer is
+    ``finished`` at ``done`` or ``error``; the turn is ``closed`` once nothing more
+    follows (``suggestions`` may come after ``done``).
     """
 
     session_id: str
     _events: list[TurnEvent] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     finished: bool = False
+    closed: bool = False
     task: asyncio.Task[None] | None = None
 
     def emit(self, event: TurnEvent) -> None:
         self._events.append(event)
         if event.kind in ("done", "error"):
             self.finished = True
+        if event.kind == "error":
+            self.closed = True
+        self._changed.set()
+
+    def close(self) -> None:
+        """Nothing more will be emitted: subscribers' ``events()`` end."""
+        self.closed = True
         self._changed.set()
 
     async def events(self) -> AsyncIterator[TurnEvent]:
-        """Every event of the turn, ending with ``done`` or ``error``."""
+        """Every event of the turn: up to ``done`` or ``error``, then maybe
+        ``suggestions``."""
         cursor = 0
         while True:
             while cursor < len(self._events):
                 cursor += 1
                 yield self._events[cursor - 1]
-            if self.finished:
+            if self.closed:
                 return
             self._changed.clear()
             await self._changed.wait()
@@ -104,13 +118,17 @@ class ChatService:
         *,
         max_message_chars: int = 16_000,
         graph_for_model: Callable[[str], CompiledStateGraph] | None = None,
+        suggest: Suggester | None = None,
     ) -> None:
         self._graph = graph
         self._sessions = sessions
         self._max_chars = max_message_chars
         self._graph_for_model = graph_for_model
         """The same graph answering with another chat model (same checkpointer)."""
+        self._suggest = suggest
         self._running: dict[str, Turn] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Every turn's task until it ends, suggestions included."""
 
     @property
     def graph(self) -> CompiledStateGraph:
@@ -156,6 +174,8 @@ class ChatService:
             self._run(turn, graph, [*earlier, HumanMessage(content=text)], text, mode),
             name=f"turn-{sid}",
         )
+        self._tasks.add(turn.task)
+        turn.task.add_done_callback(self._tasks.discard)
         return turn
 
     async def _run(
@@ -166,6 +186,22 @@ class ChatService:
         text: str,
         mode: Mode,
     ) -> None:
+        try:
+            answer = await self._answer(turn, graph, new_messages, text, mode)
+            if answer is not None and self._suggest is not None:
+                await self._offer_suggestions(turn, text, answer)
+        finally:
+            turn.close()
+
+    async def _answer(
+        self,
+        turn: Turn,
+        graph: CompiledStateGraph,
+        new_messages: list[AnyMessage],
+        text: str,
+        mode: Mode,
+    ) -> str | None:
+        """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
         inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
         nodes: list[dict[str, Any]] = []
@@ -184,18 +220,32 @@ class ChatService:
                 "session_id": turn.session_id,
                 "answer": state.get("answer", ""),
                 "sources": state.get("sources", []),
-                "trace": {"route": state.get("route"), "nodes": nodes},
+                "trace": state.get("trace") or {"route": state.get("route"), "nodes": nodes},
             }
             turn.emit(TurnEvent("done", done))
+            return str(done["answer"])
         except Exception as error:  # the turn must end with an event, whatever broke
             log.exception("turn failed in session %s", turn.session_id)
             message = f"Something went wrong while answering: {error}"
             turn.emit(TurnEvent("error", {"message": message}))
+            return None
         finally:
+            # The session is free at `done`: suggestions never hold up the next message.
             self._running.pop(turn.session_id, None)
 
+    async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
+        assert self._suggest is not None
+        try:
+            suggestions = await self._suggest(question, answer)
+        except Exception:  # optional extras must not turn a good answer into an error
+            log.exception("follow-up suggestions failed in session %s", turn.session_id)
+            return
+        if suggestions:
+            turn.emit(TurnEvent("suggestions", {"suggestions": suggestions}))
+
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts."""
+        """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts
+        (``trace`` is None for the user's messages)."""
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         state = await self._graph.aget_state(config)
         out: list[dict[str, Any]] = []
@@ -231,7 +281,7 @@ class ChatService:
 
     async def aclose(self) -> None:
         """Let running turns finish (they are saved by the checkpointer), briefly."""
-        tasks = [t.task for t in self._running.values() if t.task]
+        tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
         if tasks:
             await asyncio.wait(tasks, timeout=10)
 

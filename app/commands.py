@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
 from tqdm import tqdm
 
@@ -12,8 +10,6 @@ from app.container import Container
 from app.settings import Settings
 from app.terminal import PlainText
 from ingest.types import DocStatus, DocumentRecord
-from models.llm import LLMError, OllamaChat
-from models.protocols import ChatModel, Health, Message
 
 
 async def ingest(settings: Settings) -> int:
@@ -42,35 +38,6 @@ async def ingest(settings: Settings) -> int:
     return 0
 
 
-class _WatchedChat:
-    """The chat model, noting whether writing an answer failed (the answer degraded)."""
-
-    def __init__(self, inner: ChatModel) -> None:
-        self.inner = inner
-        self.failure: LLMError | None = None
-        self.host = inner.host
-        self.model = inner.model
-
-    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
-        try:
-            async for piece in self.inner.stream_chat(messages):
-                yield piece
-        except LLMError as error:
-            self.failure = error
-            raise
-
-    async def complete_json(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        return await self.inner.complete_json(messages, schema)
-
-    async def health(self) -> Health:
-        return await self.inner.health()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
 DEGRADED_EXIT = 3
 """`ask`'s exit status when Ollama could not write the answer and passages stood in."""
 
@@ -80,10 +47,11 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
 
     Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
     """
-    llm = _WatchedChat(OllamaChat(settings.ollama_host, settings.chat_model))
-    container = Container(settings, llm=llm)
+    # The terminal shows no follow-up suggestions: don't make the model write them.
+    container = Container(settings.model_copy(update={"suggestions": False}))
     await container.start(watch=False, scan=False)
     plain = PlainText()
+    failure: str | None = None
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]
         async for event in turn.events():
@@ -93,6 +61,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 print("\r\033[2K", end="", file=sys.stderr)
                 print(plain.feed(event.data["text"]), end="", flush=True)
             elif event.kind == "done":
+                failure = event.data["trace"].get("llm_error")
                 print(plain.flush())
                 for source in event.data["sources"]:
                     page = f", page {source['page']}" if source["page"] is not None else ""
@@ -102,7 +71,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 return 1
     finally:
         await container.stop()
-    if llm.failure is not None:
-        print(f"\nNo answer could be written: {llm.failure}", file=sys.stderr)
+    if failure is not None:
+        print(f"\nNo answer could be written: {failure}", file=sys.stderr)
         return DEGRADED_EXIT
     return 0

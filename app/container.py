@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import os
 import threading
+from functools import partial
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -19,8 +20,11 @@ from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.options import TurnOptions
+from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.suggest import suggest_followups
 from ingest.index import ChunkIndexes
 from ingest.indexer import Indexer
 from ingest.keyword import KeywordIndex
@@ -36,6 +40,19 @@ from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker
 
 log = logging.getLogger(__name__)
+
+
+def turn_options(settings: Settings) -> TurnOptions:
+    """The conversation's knobs, from the settings."""
+    return TurnOptions(
+        context_tokens=settings.context_tokens,
+        history_tokens=settings.history_tokens,
+        probe_chat_below=settings.probe_chat_below,
+        probe_rag_above=settings.probe_rag_above,
+        rewrite_timeout=settings.rewrite_timeout,
+        expand_queries=settings.expand_queries,
+        suggestions=settings.suggestions,
+    )
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -66,7 +83,9 @@ class Container:
             make_private_file(settings.data_dir / database)
         settings.docs_dir.mkdir(parents=True, exist_ok=True)
         self.token = load_or_create_token(settings.token_path)
-        self.llm: ChatModel = llm or OllamaChat(settings.ollama_host, settings.chat_model)
+        self.llm: ChatModel = llm or OllamaChat(
+            settings.ollama_host, settings.chat_model, num_ctx=settings.context_tokens
+        )
         self.embedder: Embedder = embedder or build_embedder(settings)
         self.reranker: Reranker = reranker or FlashRankReranker(
             settings.data_dir / "models" / "flashrank"
@@ -103,6 +122,8 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
+            probe=VectorProbe(self.store, self.retriever.embedder),
+            options=turn_options(settings),
         )
         self._checkpoint_db: aiosqlite.Connection | None = None
         self._checkpointer: AsyncSqliteSaver | None = None
@@ -134,6 +155,7 @@ class Container:
             self.sessions,
             max_message_chars=self.settings.max_message_chars,
             graph_for_model=self._graph_with_model,
+            suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
         # Before indexing starts: chunks the keyword index missed (a crash, or a library
         # indexed before it existed) come from the store, without embedding anything.
@@ -169,7 +191,7 @@ class Container:
             return self.chat.graph
         graph = self._model_graphs.get(model)
         if graph is None:
-            llm = OllamaChat(self.settings.ollama_host, model)
+            llm = OllamaChat(self.settings.ollama_host, model, num_ctx=self.settings.context_tokens)
             self._model_llms.append(llm)
             graph = build_graph(dataclasses.replace(self.deps, llm=llm), self._checkpointer)
             self._model_graphs[model] = graph

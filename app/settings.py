@@ -67,6 +67,27 @@ class Settings(BaseSettings):
     max_body_mb: float = Field(
         4, gt=0, description="Largest request body the API reads (uploads have their own cap)."
     )
+    context_tokens: int = Field(
+        8192,
+        ge=1024,
+        description="The chat model's context (Ollama num_ctx); prompts are fitted to it.",
+    )
+    history_tokens: int = Field(
+        2048, ge=0, description="Most of the context earlier messages of a session may take."
+    )
+    suggestions: bool = Field(True, description="Suggest three follow-up questions.")
+    expand_queries: bool = Field(
+        False, description="Also search three rephrasings of each question (one more LLM call)."
+    )
+    rewrite_timeout: float = Field(
+        20.0, gt=0, description="Seconds to wait for a follow-up to be rewritten before searching."
+    )
+    probe_chat_below: float = Field(
+        0.30, description="Router: a best chunk less similar than this means plain chat."
+    )
+    probe_rag_above: float = Field(
+        0.45, description="Router: a best chunk this similar means a document question."
+    )
     open_browser: bool = Field(True, description="Open a browser tab on start.")
     native: bool = Field(False, description="Open a native window instead of a tab.")
 

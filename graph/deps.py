@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from graph.options import TurnOptions
 from ingest.types import Hit
 from models.protocols import ChatModel, Reranker
 
@@ -36,3 +37,8 @@ class GraphDeps:
     retriever: Retriever | None = None
     """Hybrid search with fusion, reranking, neighbours and the floor; without it the
     retriever node falls back to ``search`` and ``reranker`` alone."""
+    probe: PassageSearch | None = None
+    """Vector search the router's probe scores questions against (cosine similarity);
+    None means ``search``, and then the retriever reuses the probe's hits."""
+    options: TurnOptions = field(default_factory=TurnOptions)
+    """Budgets, thresholds and switches of the router, rewriter and generator."""

@@ -3,30 +3,28 @@
 from __future__ import annotations
 
 import re
+import time
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
-from langgraph.config import get_stream_writer
+from langchain_core.messages import AIMessage
 
 from graph import prompts
+from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
+from graph.citations import order_by_citation
 from graph.deps import GraphDeps
-from graph.events import report_status
+from graph.events import emit, report_status
 from graph.state import AgentState, Source
 from models.llm import LLMError
-from models.protocols import Message
+from models.protocols import Message, Usage
+
+HISTORY_SHARE_RAG = 4
+"""On a search turn earlier messages get at most 1/4 of the free context: passages first."""
 
 
 def _page_label(page: int | None) -> str:
     return f", page {page}" if page is not None else ""
-
-
-def _history(messages: list[AnyMessage], turns: int) -> list[Message]:
-    """The last few question/answer pairs, without the message being answered now."""
-    earlier = messages[:-1][-2 * turns :] if turns else []
-    out: list[Message] = []
-    for message in earlier:
-        role = "user" if isinstance(message, HumanMessage) else "assistant"
-        out.append({"role": role, "content": str(message.content)})
-    return out
 
 
 _MARKDOWN = re.compile(r"([\\`*_\[\]#<>|])")
@@ -49,54 +47,142 @@ def _degraded(error: LLMError, sources: list[Source]) -> str:
     return prompts.DEGRADED_HEADER.format(error=error) + body.rstrip()
 
 
-def _rag_messages(state: AgentState, deps: GraphDeps) -> list[Message]:
-    blocks = "\n\n".join(
-        prompts.SOURCE_BLOCK.format(
-            n=s["n"], file=s["file"], page=_page_label(s["page"]), text=text
-        )
-        for s, text in zip(state.get("sources", []), state.get("passages", []), strict=True)
-    )
-    user = prompts.RAG_USER.format(sources=blocks, question=state["question"])
-    return [
-        {"role": "system", "content": prompts.RAG_SYSTEM},
-        *_history(state.get("messages", []), deps.history_turns),
-        {"role": "user", "content": user},
-    ]
+def unmatched_notice(state: AgentState) -> str:
+    """One line per @mention that named no document, with the closest names."""
+    lines = []
+    for mention in state.get("mentioned") or []:
+        if mention["paths"]:
+            continue
+        line = prompts.UNMATCHED_MENTION.format(said=f"`{mention['said']}`")
+        if mention["closest"]:
+            names = ", ".join(f"`{PurePosixPath(p).name}`" for p in mention["closest"])
+            line += prompts.UNMATCHED_CLOSEST.format(names=names)
+        else:
+            line += prompts.UNMATCHED_EMPTY
+        lines.append(line)
+    return "\n".join(lines)
 
 
-def _chat_messages(state: AgentState, deps: GraphDeps) -> list[Message]:
-    return [
-        {"role": "system", "content": prompts.CHAT_SYSTEM},
-        *_history(state.get("messages", []), deps.history_turns),
-        {"role": "user", "content": state["question"]},
+@dataclass
+class Prompt:
+    """The messages for one answer, fitted to the context budget."""
+
+    messages: list[Message]
+    sources: list[Source]
+    """The sources whose passages made it into the prompt."""
+    trimmed: int
+    """Passages left out because they did not fit."""
+
+
+def _fit_question(question: str, room: int) -> str:
+    if estimate_tokens(question) <= room:
+        return question
+    marker = prompts.TRIMMED_QUESTION
+    return cut_to(question, max(room - estimate_tokens(marker), 0)) + marker
+
+
+def build_prompt(state: AgentState, deps: GraphDeps, system: str, rag: bool) -> Prompt:
+    """Fit the prompt in the context less the answer's room: the question always (cut if
+    it alone overflows), then on a search turn the passages best first, then as much
+    recent history as its share allows. Every part is estimated on its own, which can
+    only over-count the whole."""
+    options = deps.options
+    budget = options.context_tokens - options.answer_tokens
+    template = prompts.RAG_USER if rag else "{question}"
+    frame = 2 * MESSAGE_OVERHEAD + estimate_tokens(system)
+    frame += estimate_tokens(template.format(sources="", question=""))
+    question = _fit_question(state["question"], budget - frame)
+    spare = max(budget - frame - estimate_tokens(question), 0)
+    earlier = state.get("messages", [])
+    if not rag:
+        history = history_window(earlier, min(options.history_tokens, spare))
+        messages: list[Message] = [
+            {"role": "system", "content": system},
+            *history,
+            {"role": "user", "content": question},
+        ]
+        return Prompt(messages, [], 0)
+    sources = state.get("sources", [])
+    blocks = [
+        prompts.SOURCE_BLOCK.format(n=s["n"], file=s["file"], page=_page_label(s["page"]), text=t)
+        for s, t in zip(sources, state.get("passages", []), strict=True)
     ]
+    kept = fit_blocks(blocks, spare - min(options.history_tokens, spare // HISTORY_SHARE_RAG))
+    used = sum(estimate_tokens(block) + 1 for block in kept)
+    history = history_window(earlier, min(options.history_tokens, spare - used))
+    user = prompts.RAG_USER.format(sources="\n\n".join(kept), question=question)
+    messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": user}]
+    return Prompt(messages, sources[: len(kept)], len(sources) - len(kept))
+
+
+@dataclass
+class _Answer:
+    """The answer as it streams out, and when its first token left."""
+
+    pieces: list[str] = field(default_factory=list)
+    first_token_at: float | None = None
+
+    def say(self, text: str) -> None:
+        if self.first_token_at is None:
+            self.first_token_at = time.time()
+        self.pieces.append(text)
+        emit({"token": text})
 
 
 async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
     """Write the answer token by token from the numbered sources, or chat without them."""
-    writer = get_stream_writer()
     rag = state.get("route") == "rag"
     sources = state.get("sources", []) if rag else []
-
-    def finish(answer: str) -> AgentState:
-        message = AIMessage(content=answer, additional_kwargs={"sources": sources})
-        return {"answer": answer, "messages": [message]}
-
+    answer = _Answer()
+    if notice := unmatched_notice(state):
+        answer.say(notice + "\n\n")
+    if rag and not deps.known_files():
+        answer.say(prompts.NO_DOCUMENTS)
+        return _finish(state, deps, answer, Prompt([], [], 0), None)
+    system = prompts.RAG_SYSTEM if rag else prompts.CHAT_SYSTEM
     if rag and not sources:
-        # Nothing to cite means nothing to say: the model is not asked to improvise.
-        answer = prompts.NOT_FOUND if deps.known_files() else prompts.NO_DOCUMENTS
-        writer({"token": answer})
-        return finish(answer)
-
+        # Nothing bears on the question: say so in one line, then just talk.
+        answer.say(prompts.NOT_RELEVANT + "\n\n")
+        rag, system = False, prompts.ADAPTIVE_SYSTEM
     report_status("generator", prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT)
-    messages = _rag_messages(state, deps) if rag else _chat_messages(state, deps)
-    pieces: list[str] = []
+    prompt = build_prompt(state, deps, system, rag)
+    usage = Usage()
+    streamed = 0
+    failure: LLMError | None = None
     try:
-        async for piece in deps.llm.stream_chat(messages):
-            pieces.append(piece)
-            writer({"token": piece})
+        async for piece in deps.llm.stream_chat(prompt.messages, usage):
+            streamed += 1
+            answer.say(piece)
     except LLMError as error:
-        tail = f"\n\n*(The answer was cut off: {error})*" if pieces else _degraded(error, sources)
-        pieces.append(tail)
-        writer({"token": tail})
-    return finish("".join(pieces))
+        failure = error
+        tail = f"\n\n*(The answer was cut off: {error})*" if streamed else _degraded(error, sources)
+        answer.say(tail)
+    return _finish(state, deps, answer, prompt, usage, failure)
+
+
+def _finish(
+    state: AgentState,
+    deps: GraphDeps,
+    answer: _Answer,
+    prompt: Prompt,
+    usage: Usage | None,
+    failure: LLMError | None = None,
+) -> AgentState:
+    text = "".join(answer.pieces)
+    sources = order_by_citation(prompt.sources, text)
+    started = state.get("turn_started")
+    ttft = None
+    if started is not None and answer.first_token_at is not None:
+        ttft = round((answer.first_token_at - started) * 1000, 1)
+    generation: dict[str, Any] = {
+        "model": deps.llm.model if usage else None,
+        "prompt_tokens": usage.prompt_tokens if usage else None,
+        "answer_tokens": usage.answer_tokens if usage else None,
+        "ttft_ms": ttft,
+        "context_tokens": deps.options.context_tokens,
+        "passages_trimmed": prompt.trimmed,
+        # Set when the model could not write (all or part of) the answer.
+        "llm_error": str(failure) if failure else None,
+    }
+    message = AIMessage(content=text, additional_kwargs={"sources": sources})
+    return {"answer": text, "sources": sources, "messages": [message], "generation": generation}

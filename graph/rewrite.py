@@ -1,19 +1,81 @@
-"""The rewriter node: turns the message into what the retriever searches for."""
+"""The rewriter node: turns the message into the searches the retriever runs."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AnyMessage, HumanMessage
 
 from graph import prompts
 from graph.deps import GraphDeps
 from graph.events import report_status
-from graph.routing import find_mentions
+from graph.mentions import strip_mentions
+from graph.routing import has_history, pass_through_queries
 from graph.state import AgentState, SearchQuery
+from models.llm import LLMError
+
+HISTORY_MESSAGES = 6
+"""Earlier messages the rewriter reads to resolve references."""
+HISTORY_CHARS = 600
+"""Of each, at most this much: references point at names, not at whole answers."""
+MAX_QUERY_CHARS = 500
 
 
 async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Turn the message into search queries; for now one: the message without @mentions,
-    aimed at the mentioned files."""
+    """Make the message a standalone query (one LLM call, only when there is history to
+    resolve against), aimed at each mentioned file; rephrasings too when expansion is on."""
     report_status("rewriter", prompts.STATUS_REWRITE)
     mentions = state.get("mentions") or []
-    # The router already resolved the mentions; only those need stripping.
-    _, text = find_mentions(state["question"], mentions)
-    return {"queries": [SearchQuery(text=text or state["question"], files=mentions)]}
+    # The router already resolved the mentions; only those need taking out.
+    text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
+    history = has_history(state)
+    variants = deps.options.expansion_variants if deps.options.expand_queries else 0
+    if not history and not variants:
+        return {"queries": pass_through_queries(text, mentions)}
+    standalone, rephrasings = await _ask(deps, state.get("messages", []), text, variants)
+    texts = list(dict.fromkeys([standalone or text, *rephrasings]))
+    queries: list[SearchQuery] = []
+    for query in texts:
+        queries.extend(pass_through_queries(query, mentions))
+    return {"queries": queries}
+
+
+async def _ask(
+    deps: GraphDeps, messages: Sequence[AnyMessage], text: str, variants: int
+) -> tuple[str | None, list[str]]:
+    """One JSON call; on any error, timeout or malformed reply: (None, [])."""
+    system = prompts.REWRITE_SYSTEM.format(
+        variants=prompts.REWRITE_VARIANTS.format(count=variants) if variants else "",
+        variants_key=', "variants": ["...", "...", "..."]' if variants else "",
+    )
+    user = prompts.REWRITE_USER.format(history=_history(messages) or "(none)", question=text)
+    try:
+        reply = await deps.llm.complete_json(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            prompts.rewrite_schema(variants),
+            timeout=deps.options.rewrite_timeout,
+        )
+    except LLMError:
+        return None, []
+    query = _clean(reply.get("query"))
+    found = reply.get("variants")
+    rephrasings = [v for v in map(_clean, found) if v] if isinstance(found, list) else []
+    return query, rephrasings[:variants]
+
+
+def _clean(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return " ".join(value.split())[:MAX_QUERY_CHARS]
+
+
+def _history(messages: Sequence[AnyMessage]) -> str:
+    earlier = list(messages[:-1])[-HISTORY_MESSAGES:]
+    lines = []
+    for message in earlier:
+        who = "User" if isinstance(message, HumanMessage) else "Assistant"
+        content = " ".join(str(message.content).split())
+        if len(content) > HISTORY_CHARS:
+            content = content[: HISTORY_CHARS - 1] + "…"
+        lines.append(f"{who}: {content}")
+    return "\n".join(lines)

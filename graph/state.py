@@ -9,6 +9,9 @@ from langgraph.graph.message import add_messages
 
 Mode = Literal["auto", "rag", "chat"]
 Route = Literal["rag", "chat"]
+RouteTier = Literal["mode", "library", "mention", "rules", "probe", "llm"]
+"""Which of the router's tiers decided: the user's mode, an empty library, a resolved
+@mention, the keyword rules, the vector probe, or the LLM."""
 
 
 class Source(TypedDict):
@@ -22,6 +25,27 @@ class Source(TypedDict):
     score: float
     scores: NotRequired[dict[str, Any]]
     """Why it was retrieved: dense, bm25 (scores and ranks), fused and rerank."""
+    cited: NotRequired[bool]
+    """In the final answer's sources: whether the answer cites it. Written by the
+    generator."""
+
+
+class Mention(TypedDict):
+    """One @mention as typed, and what it resolved to."""
+
+    said: str
+    """The mention as it appears in the message, e.g. '@"Annual Report.pdf"'."""
+    paths: list[str]
+    """Documents it names; empty when nothing matched."""
+    closest: list[str]
+    """When nothing matched: the paths of the documents whose names come closest."""
+
+
+class NodeTiming(TypedDict):
+    """How long one node took in this turn."""
+
+    node: str
+    ms: float
 
 
 class SearchQuery(TypedDict):
@@ -57,3 +81,25 @@ class AgentState(TypedDict, total=False):
     the retriever."""
     answer: str
     """The final answer text. Written by the generator."""
+    routed_by: RouteTier
+    """Which tier of the router decided the route. Written by the router."""
+    route_reason: str
+    """Why, in a few words (the rule's name, the probe's score, the LLM's verdict).
+    Written by the router."""
+    mentioned: list[Mention]
+    """Every @mention as typed, matched or not (``mentions`` has the matched paths).
+    Written by the router."""
+    probe_score: float | None
+    """Best vector similarity of the question to any chunk, when the probe ran. Written by
+    the router."""
+    timings: list[NodeTiming]
+    """This turn's nodes and their milliseconds, in order. Written by the graph around
+    each node."""
+    turn_started: float
+    """Wall-clock time (epoch seconds) this turn's first node started. Written by the
+    graph."""
+    generation: dict[str, Any]
+    """The generator's part of the trace: model, token counts, time to first token,
+    passages trimmed. Written by the generator."""
+    trace: dict[str, Any]
+    """What happened in this turn (the contract's ``trace``). Written by the recorder."""

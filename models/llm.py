@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import ollama
 
-from models.protocols import Health, Message
+from models.protocols import Health, Message, Usage
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection: a host that is down should be reported quickly."""
@@ -146,15 +146,24 @@ class OllamaChat:
         timeout: float | None = DEFAULT_TIMEOUT,
         keep_alive: str | None = None,
         options: dict[str, Any] | None = None,
+        num_ctx: int | None = None,
     ) -> None:
         self.host = host
         self.model = model
         self.keep_alive = keep_alive
         self.options = dict(options) if options else None
+        if num_ctx is not None:
+            # Ollama's own default (2,048 tokens) silently cuts long prompts from the front.
+            self.options = {**(self.options or {}), "num_ctx": num_ctx}
         self._client = ollama.AsyncClient(host=host, timeout=client_timeout(timeout))
 
-    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as Ollama streams them (thinking is left out)."""
+    async def stream_chat(
+        self, messages: Sequence[Message], usage: Usage | None = None
+    ) -> AsyncIterator[str]:
+        """Yield the answer's text pieces as Ollama streams them (thinking is left out).
+
+        ``usage`` gets the token counts of Ollama's final chunk.
+        """
         with ollama_errors(self.host, self.model):
             stream = await self._client.chat(
                 model=self.model,
@@ -167,6 +176,9 @@ class OllamaChat:
                 async for chunk in stream:
                     if chunk.message.content:
                         yield chunk.message.content
+                    if chunk.done and usage is not None:
+                        usage.prompt_tokens = chunk.prompt_eval_count
+                        usage.answer_tokens = chunk.eval_count
             finally:
                 # Release the HTTP connection now, also when the caller stops early.
                 aclose = getattr(stream, "aclose", None)
@@ -174,18 +186,33 @@ class OllamaChat:
                     await aclose()
 
     async def complete_json(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Return one reply parsed as a JSON object, constrained by ``schema`` if given."""
-        with ollama_errors(self.host, self.model):
-            response = await self._client.chat(
-                model=self.model,
-                messages=list(messages),
-                stream=False,
-                format=schema or "json",
-                options=self.options,
-                keep_alive=self.keep_alive,
-            )
+        """Return one reply parsed as a JSON object, constrained by ``schema`` if given.
+
+        Past ``timeout`` seconds (if given) the request is abandoned with an ``LLMError``.
+        """
+        try:
+            async with asyncio.timeout(timeout):
+                with ollama_errors(self.host, self.model):
+                    response = await self._client.chat(
+                        model=self.model,
+                        messages=list(messages),
+                        stream=False,
+                        format=schema or "json",
+                        options=self.options,
+                        keep_alive=self.keep_alive,
+                    )
+        except TimeoutError as exc:
+            raise LLMError(
+                f"Ollama at {self.host} took longer than {timeout:g} s to answer with "
+                f"'{self.model}'.",
+                host=self.host,
+            ) from exc
         return parse_json_object(response.message.content or "", self.model, self.host)
 
     async def health(self) -> Health:

@@ -20,6 +20,14 @@ class Health:
     error: str | None = None
 
 
+@dataclass
+class Usage:
+    """What one streamed reply cost, filled in by the model when the stream ends."""
+
+    prompt_tokens: int | None = None
+    answer_tokens: int | None = None
+
+
 @runtime_checkable
 class ChatModel(Protocol):
     """A chat LLM that can stream tokens and answer in JSON."""
@@ -27,14 +35,23 @@ class ChatModel(Protocol):
     host: str
     model: str
 
-    def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as they arrive."""
+    def stream_chat(
+        self, messages: Sequence[Message], usage: Usage | None = None
+    ) -> AsyncIterator[str]:
+        """Yield the answer's text pieces as they arrive; fill ``usage`` at the end."""
         ...
 
     async def complete_json(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Return one reply parsed as a JSON object (Ollama ``format``)."""
+        """Return one reply parsed as a JSON object (Ollama ``format``).
+
+        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on.
+        """
         ...
 
     async def health(self) -> Health:

@@ -31,7 +31,11 @@ async def api_app(
 ) -> AsyncIterator[RunningApp]:
     """Serve the API on a real socket with ``notes.md``, ``files`` and ``pdfs`` (their
     pages' text) ready to search."""
-    config = Settings(data_dir=tmp_path / "data", **settings)
+    # The scripted model answers one queue: no router or suggestion calls may take from it.
+    # The hash embedder's similarities mean nothing, so whatever the rules leave open
+    # searches, and no follow-up suggestions are asked for.
+    quiet = {"probe_chat_below": 0.0, "probe_rag_above": 0.0, "suggestions": False}
+    config = Settings(data_dir=tmp_path / "data", **{**quiet, **settings})
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     files = {"notes.md": NOTES, **(files or {})}
     for name, text in files.items():

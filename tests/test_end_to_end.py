@@ -87,7 +87,8 @@ async def test_dropped_pdfs_answer_with_the_right_page(
     top = done["sources"][0]
     assert (top["file"], top["page"]) == ("harbour.pdf", 3)
     # The passage really reached the model, numbered.
-    prompt = server.requests_to("/api/chat")[-1]["messages"][-1]["content"]
+    answering = [body for body in server.requests_to("/api/chat") if "format" not in body]
+    prompt = answering[-1]["messages"][-1]["content"]
     assert "[1] harbour.pdf, page 3:" in prompt and "Marmalade" in prompt
 
 

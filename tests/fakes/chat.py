@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from models.llm import OllamaUnavailable, parse_json_object
-from models.protocols import Health, Message
+from models.llm import LLMError, OllamaUnavailable, parse_json_object
+from models.protocols import Health, Message, Usage
 from tests.fakes.ollama_server import split_tokens
 
 
@@ -47,6 +47,8 @@ class FakeChatModel:
         """The messages of every call, in order."""
         self.schemas: list[dict[str, Any] | None] = []
         """The ``schema`` of every ``complete_json`` call, in order."""
+        self.json_delay = 0.0
+        """Seconds every ``complete_json`` call takes (to exercise callers' timeouts)."""
         self._replies: deque[str | _Failure] = deque()
 
     def enqueue(self, *replies: str) -> None:
@@ -61,23 +63,35 @@ class FakeChatModel:
         """Make the next call raise ``error``; a streamed call first yields ``after``'s words."""
         self._replies.append(_Failure(error, after))
 
-    async def stream_chat(self, messages: Sequence[Message]) -> AsyncIterator[str]:
-        """Yield the next reply word by word."""
+    async def stream_chat(
+        self, messages: Sequence[Message], usage: Usage | None = None
+    ) -> AsyncIterator[str]:
+        """Yield the next reply word by word; ``usage`` counts words, as tokens."""
         reply = self._take(messages, json_mode=False)
         text = reply.after if isinstance(reply, _Failure) else reply
-        for index, piece in enumerate(split_tokens(text)):
+        pieces = split_tokens(text)
+        for index, piece in enumerate(pieces):
             await asyncio.sleep(self.token_delay if index else 0)
             yield piece
         if isinstance(reply, _Failure):
             raise reply.error
+        if usage is not None:
+            usage.prompt_tokens = sum(len(m["content"].split()) for m in messages)
+            usage.answer_tokens = len(pieces)
 
     async def complete_json(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None = None
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         """Return the next reply parsed as a JSON object."""
         self.schemas.append(schema)
         reply = self._take(messages, json_mode=True)
-        await asyncio.sleep(0)
+        if timeout is not None and self.json_delay > timeout:
+            raise LLMError(f"{self.host} took longer than {timeout:g} s", host=self.host)
+        await asyncio.sleep(self.json_delay)
         if isinstance(reply, _Failure):
             raise reply.error
         return parse_json_object(reply, self.model, self.host)

@@ -20,6 +20,7 @@ import json
 import math
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -34,6 +35,10 @@ VERSION = "0.12.6"
 
 _TOKEN = re.compile(r"\s*\S+|\s+$")
 _WORD = re.compile(r"\w+")
+_PIECE = re.compile(r"\w+|[^\w\s]")
+
+MESSAGE_OVERHEAD = 4
+"""Tokens a chat template adds around each message (role markers), as Llama 3's does."""
 
 
 @dataclass
@@ -61,6 +66,20 @@ def unused_url() -> str:
 def split_tokens(text: str) -> list[str]:
     """Words with their leading whitespace, like an LLM's tokens; they join back to ``text``."""
     return _TOKEN.findall(text)
+
+
+def count_tokens(messages: list[dict[str, Any]]) -> int:
+    """The prompt's size as this server reports it in ``prompt_eval_count``.
+
+    Roughly what a BPE tokenizer makes of English: a token per word or punctuation mark,
+    one per character outside ASCII, plus each message's template overhead.
+    """
+    total = 0
+    for message in messages:
+        text = message.get("content") or ""
+        pieces = _PIECE.findall(text)
+        total += MESSAGE_OVERHEAD + len(pieces) + sum(1 for c in text if ord(c) > 127)
+    return total
 
 
 def fake_vector(text: str, dim: int) -> list[float]:
@@ -102,6 +121,10 @@ class FakeOllamaServer:
         """Default seconds before the first token (think: model loading)."""
         self.requests: list[tuple[str, Any]] = []
         """Every request as ``(path, json body or None)``, in arrival order."""
+        self.responder: Callable[[dict[str, Any]], str | None] | None = None
+        """Picks a ``/api/chat`` reply from the request body before the queue is used;
+        returning None falls through to the queue. Lets a test answer by the kind of call
+        (rewrite, answer, suggestions) whatever their order."""
         self._replies: deque[_Reply] = deque()
         self._failures: deque[_Failure] = deque()
         self._lock = threading.Lock()
@@ -200,7 +223,19 @@ class FakeOllamaServer:
             if not self.has_model(name):
                 self.models.append(name)
 
-    def _next_reply(self, messages: list[dict[str, Any]], json_mode: bool) -> _Reply:
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the ``/api/chat`` requests, each with ``prompt_tokens`` added: the
+        prompt's size as ``count_tokens`` measures it (what ``prompt_eval_count`` says)."""
+        return [
+            {**body, "prompt_tokens": count_tokens(body.get("messages") or [])}
+            for body in self.requests_to("/api/chat")
+        ]
+
+    def _next_reply(self, body: dict[str, Any], json_mode: bool) -> _Reply:
+        messages = body.get("messages") or []
+        responder = self.responder
+        if responder is not None and (text := responder(body)) is not None:
+            return _Reply(text)
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
@@ -222,6 +257,11 @@ class _HTTPServer(ThreadingHTTPServer):
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
         self._closed = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client closing its keep-alive connection is normal, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def track(self, connection: socket.socket, *, open_: bool) -> None:
         with self._connections_lock:
@@ -315,7 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.fake.has_model(model):
             return self._model_missing(model)
         messages = body.get("messages") or []
-        reply = self.fake._next_reply(messages, json_mode="format" in body)
+        reply = self.fake._next_reply(body, json_mode="format" in body)
         delay = self.fake.token_delay if reply.delay is None else reply.delay
         first = (
             self.fake.first_token_delay
@@ -331,7 +371,7 @@ class _Handler(BaseHTTPRequestHandler):
             "done": True,
             "done_reason": "stop",
             "load_duration": 1_000_000,
-            "prompt_eval_count": sum(len(m.get("content") or "") for m in messages),
+            "prompt_eval_count": count_tokens(messages),
             "prompt_eval_duration": 1_000_000,
             "eval_count": len(tokens),
         }

@@ -1,0 +1,223 @@
+"""Router accuracy on a labelled set of messages, tier by tier, and how often it asks the LLM.
+
+The library is the 244-page handbook from the shared corpus, indexed once with the real
+MiniLM embedder into /tmp/conversation-routerbench (kept between runs). Each message of
+bench/data/router_messages.jsonl (with its earlier turns, for follow-ups) goes through the
+real router node. No Ollama runs here, so the LLM tier is played twice: by an oracle that
+answers with the label (the best the LLM tier can do) and by a model that answers
+malformed JSON every time (the router then searches): the truth lies between.
+
+    uv run python bench/router_eval.py [--data-dir /tmp/conversation-routerbench]
+
+Prints, for the rule tier alone (undecided → search, as before this router) and for the
+whole router: documents → rag, chat → chat, overall accuracy, and the share of turns that
+called the LLM; each also for the two halves of the set (even lines, odd lines), since
+the probe's thresholds were chosen looking at the even half only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+from bench.library import HANDBOOK, indexed_container  # noqa: E402
+from graph.deps import GraphDeps  # noqa: E402
+from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
+from graph.prefetch import PrefetchingSearch  # noqa: E402
+from graph.routing import route  # noqa: E402
+from graph.rules import apply_rules  # noqa: E402
+from graph.state import AgentState  # noqa: E402
+from models.protocols import Health, Message, Usage  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "router_messages.jsonl"
+
+
+class ScriptedRouterLLM:
+    """Answers the router's JSON question: with the label (oracle) or with garbage."""
+
+    host = "bench"
+    model = "scripted"
+
+    def __init__(self, oracle: bool) -> None:
+        self.oracle = oracle
+        self.label = "rag"
+        self.calls = 0
+
+    async def complete_json(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        from models.llm import parse_json_object
+
+        self.calls += 1
+        if not self.oracle:
+            return parse_json_object("{route: documents", self.model, self.host)
+        return {"route": "documents" if self.label == "rag" else "chat"}
+
+    async def stream_chat(self, messages: Sequence[Message], usage: Usage | None = None) -> Any:
+        raise NotImplementedError
+        yield ""
+
+    async def health(self) -> Health:
+        return Health(True, self.host)
+
+
+def load_set() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+
+
+def state_for(row: dict[str, Any]) -> AgentState:
+    history = [
+        HumanMessage(content=text) if role == "user" else AIMessage(content=text)
+        for role, text in row.get("history", [])
+    ]
+    state: AgentState = {
+        "messages": [*history, HumanMessage(content=row["text"])],
+        "question": row["text"],
+        "mode": "auto",
+    }
+    if row.get("previous_route"):
+        state["route"] = row["previous_route"]
+    return state
+
+
+def rules_only(row: dict[str, Any], known: list[str]) -> str:
+    """The rule tier as a router by itself: mentions and rules, else search."""
+    mentioned = find_mentions(row["text"], known) if "@" in row["text"] else []
+    if matched_paths(mentioned):
+        return "rag"
+    text = strip_mentions(row["text"], mentioned) or row["text"]
+    after = bool(row.get("history")) and row.get("previous_route") == "rag"
+    rule = apply_rules(text, after_search=after)
+    return rule.route if rule else "rag"
+
+
+def summarise(name: str, rows: list[dict[str, Any]], got: list[str], llm: list[bool]) -> None:
+    def line(label: str, picked: list[int]) -> str:
+        docs = [i for i in picked if rows[i]["label"] == "rag"]
+        chats = [i for i in picked if rows[i]["label"] == "chat"]
+        doc_ok = sum(got[i] == "rag" for i in docs) / max(len(docs), 1)
+        chat_ok = sum(got[i] == "chat" for i in chats) / max(len(chats), 1)
+        acc = sum(got[i] == rows[i]["label"] for i in picked) / max(len(picked), 1)
+        share = sum(llm[i] for i in picked) / max(len(picked), 1)
+        return (
+            f"  {label:10} docs→rag {doc_ok:5.3f} (≥0.95)   chat→chat {chat_ok:5.3f} (≥0.85)"
+            f"   accuracy {acc:5.3f}   LLM called {share:5.1%} (≤25%)   n={len(picked)}"
+        )
+
+    every = list(range(len(rows)))
+    print(name)
+    print(line("all", every))
+    print(line("even half", every[0::2]))
+    print(line("odd half", every[1::2]))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/conversation-routerbench"))
+    parser.add_argument("--show-misses", action="store_true")
+    args = parser.parse_args()
+    if not HANDBOOK.is_dir():
+        raise SystemExit(f"The corpus is not at {HANDBOOK}; this benchmark needs it.")
+    rows = load_set()
+    llm = ScriptedRouterLLM(oracle=True)
+    container = await indexed_container(HANDBOOK, args.data_dir, llm=llm)
+    try:
+        known = container.ready_paths()
+        print(
+            f"{len(rows)} labelled messages; library: {len(known)} handbook pages, "
+            f"{container.store.count()} chunks\n"
+        )
+        got = [rules_only(row, known) for row in rows]
+        summarise("rule tier alone (undecided → rag)", rows, got, [False] * len(rows))
+
+        deps = replace(container.deps, search=PrefetchingSearch(container.store))
+        default = deps.options
+        runs = [(True, default), (False, default)]
+        for index, (oracle, options) in enumerate(runs):
+            llm.oracle = oracle
+            answers, asked, tiers, probes = [], [], [], []
+            graph = _router_graph(replace(deps, options=options))
+            for row in rows:
+                llm.label = row["label"]
+                before = llm.calls
+                out = await graph.ainvoke(state_for(row))
+                answers.append(out["route"])
+                asked.append(llm.calls > before)
+                tiers.append(out["routed_by"])
+                probes.append(out.get("probe_score"))
+            what = "oracle LLM tier" if oracle else "LLM tier always malformed (→ rag)"
+            what += (
+                f", probe chat below {options.probe_chat_below:.2f}"
+                f" / rag from {options.probe_rag_above:.2f}"
+            )
+            print()
+            summarise(f"whole router, {what}", rows, answers, asked)
+            counts = {t: tiers.count(t) for t in dict.fromkeys(tiers)}
+            print("  decided by: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
+            if oracle:
+                _probe_report(rows, probes)
+            if index == 0:
+                # Thresholds from the even half only; the odd half stays held out.
+                tuned = _thresholds(rows[0::2], probes[0::2], default)
+                runs += [(True, tuned), (False, tuned)]
+            if args.show_misses:
+                for row, answer, tier, score in zip(rows, answers, tiers, probes, strict=True):
+                    if answer != row["label"]:
+                        print(f"    miss [{tier} {score}] {row['label']}: {row['text']}")
+    finally:
+        await container.stop()
+
+
+def _probe_report(rows: list[dict[str, Any]], probes: list[float | None]) -> None:
+    for label in ("rag", "chat"):
+        scores = sorted(
+            s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == label
+        )
+        if len(scores) >= 4:
+            q = statistics.quantiles(scores, n=4)
+            print(
+                f"  probe scores of {label:4} messages it saw: n={len(scores)} "
+                f"min {scores[0]:.2f} q1 {q[0]:.2f} median {q[1]:.2f} q3 {q[2]:.2f} "
+                f"max {scores[-1]:.2f}"
+            )
+
+
+def _thresholds(rows: list[dict[str, Any]], probes: list[float | None], default: Any) -> Any:
+    """The widest 'chat' band that keeps every document question of these rows above it,
+    and a 'rag' line above every chat message's score."""
+    rag = [s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == "rag"]
+    chat = [s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == "chat"]
+    low = round(min(rag) - 0.03, 2) if rag else default.probe_chat_below
+    high = round(max(chat) + 0.01, 2) if chat else default.probe_rag_above
+    return replace(default, probe_chat_below=low, probe_rag_above=max(high, low))
+
+
+def _router_graph(deps: GraphDeps) -> Any:
+    async def router(state: AgentState) -> AgentState:
+        return await route(state, deps)
+
+    builder = StateGraph(AgentState)
+    builder.add_node("router", router)
+    builder.add_edge(START, "router")
+    builder.add_edge("router", END)
+    return builder.compile()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

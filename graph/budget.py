@@ -1,0 +1,97 @@
+"""Token budgets: what fits in the model's context, estimated without its tokenizer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_core.messages import AnyMessage, HumanMessage
+
+from models.protocols import Message
+
+MESSAGE_OVERHEAD = 8
+"""Tokens a chat template adds around each message (role markers, separators)."""
+
+_PIECE = re.compile(r"\w+|[^\w\s]")
+
+MIN_CUT = 32
+"""An earlier answer is cut short rather than dropped only if this much of it still fits."""
+CUT_MARK = " …"
+
+
+def estimate_tokens(text: str) -> int:
+    """A safe over-estimate of the tokens ``text`` takes.
+
+    Every word or punctuation mark is at least one token, long words one per four
+    letters, and every character outside ASCII one of its own (CJK, accents, Arabic);
+    real tokenizers do better on English prose, never worse.
+    """
+    total = 0
+    for piece in _PIECE.findall(text):
+        wide = sum(1 for c in piece if ord(c) > 127)
+        total += wide + -(-(len(piece) - wide) // 4)
+    return total
+
+
+def message_tokens(message: Message) -> int:
+    """Tokens one chat message takes, template included."""
+    return MESSAGE_OVERHEAD + estimate_tokens(message["content"])
+
+
+def cut_to(text: str, tokens: int) -> str:
+    """The longest prefix of ``text`` that fits in ``tokens``."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # binary search on the length: estimates grow with the prefix
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) <= tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
+def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]:
+    """The newest earlier messages that fit in ``budget`` tokens, oldest first.
+
+    ``messages`` ends with the message being answered, which is left out. An answer too
+    long for what is left keeps its beginning, within half of it, so its question still
+    fits; the window starts on a question, so the model never sees an answer without it.
+    """
+    window: list[Message] = []
+    used = 0
+    for message in reversed(list(messages[:-1])):
+        answer = not isinstance(message, HumanMessage)
+        entry: Message = {
+            "role": "assistant" if answer else "user",
+            "content": str(message.content),
+        }
+        left = budget - used
+        if answer and message_tokens(entry) > left // 2 and left // 2 > MIN_CUT + MESSAGE_OVERHEAD:
+            entry["content"] = cut_to(entry["content"], left // 2 - MESSAGE_OVERHEAD) + CUT_MARK
+        cost = message_tokens(entry)
+        if cost > left:
+            break
+        window.append(entry)
+        used += cost
+    window.reverse()
+    while window and window[0]["role"] != "user":
+        window.pop(0)
+    return window
+
+
+def fit_blocks(blocks: Sequence[str], budget: int, separator_tokens: int = 1) -> list[str]:
+    """The leading blocks that fit in ``budget`` (they are ranked best first, so the
+    lowest-ranked go); the first is cut to fit rather than dropped."""
+    kept: list[str] = []
+    used = 0
+    for block in blocks:
+        cost = estimate_tokens(block) + separator_tokens
+        if used + cost > budget:
+            if not kept and budget > separator_tokens:
+                kept.append(cut_to(block, budget - separator_tokens))
+            break
+        kept.append(block)
+        used += cost
+    return kept

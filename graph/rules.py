@@ -1,0 +1,150 @@
+"""The router's cheapest tier: keyword and pattern rules that settle the obvious turns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graph.state import Route
+
+_DOC_NOUNS = (
+    r"documents?|docs?|files?|pdfs?|reports?|papers?|articles?|manuals?|handbook|guides?|"
+    r"contracts?|agreements?|polic(?:y|ies)|notes|slides?|presentations?|spreadsheets?|"
+    r"books?|chapters?|sections?|pages?|appendix|tables?|figures?|memos?|minutes|"
+    r"transcripts?|invoices?|statements?|proposals?|spec(?:ification)?s?|readme|wiki|"
+    r"text|passages?|paragraphs?|excerpts?|sources?|library|folder|attachments?|"
+    r"studies|study|thesis|brochures?|leaflets?|datasheets?|terms|faq"
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A pattern and the route it implies; ``name`` goes into the trace."""
+
+    name: str
+    route: Route
+    pattern: re.Pattern[str]
+
+
+def _rule(name: str, route: Route, pattern: str) -> Rule:
+    return Rule(name, route, re.compile(pattern, re.IGNORECASE))
+
+
+SMALL_TALK = _rule(
+    "small talk",
+    "chat",
+    r"^\W*(?:(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
+    r"good (?:morning|afternoon|evening|night|day)|thanks?|thank you|thx|ty|cheers|"
+    r"ok(?:ay)?|k|cool|great|nice|awesome|perfect|excellent|wonderful|brilliant|"
+    r"got it|understood|i see|makes sense|sounds good|fair enough|never ?mind|"
+    r"yes|yeah|yep|no|nope|sure|lol|haha|bye|goodbye|see you|see ya|later|"
+    r"good job|well done|you'?re (?:great|welcome|the best)|no problem|np)"
+    r"(?:[\s,!.]+(?:there|again|so much|a lot|very much|docent|friend|buddy|mate|"
+    r"everyone|all|then|for (?:that|this|the help|your help)))*)\W*$",
+)
+
+ABOUT_ME = _rule(
+    "about the assistant",
+    "chat",
+    r"^\W*(?:who|what) (?:are|r) (?:you|u)\b|\bwhat(?:'s| is) your name\b|"
+    r"\bwhat can you do\b|\bhow are (?:you|u)\b|\bhow'?s it going\b|"
+    r"\bare you (?:a |an )?(?:bot|robot|human|ai|real|person)\b|\bwho (?:made|built|created) you\b|"
+    r"\bwhat model are you\b|^\W*help\W*$|\bhow do(?:es)? (?:this app|you) work\b",
+)
+
+DOCUMENTS = _rule(
+    "names the documents",
+    "rag",
+    r"\b(?:the|this|that|these|those|my|our|your|attached|uploaded|above|previous|"
+    r"same|each|every|which|all the|any of the)\s+(?:\w+[\s-]){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"\b(?:in|from|of|across|through)\s+(?:my|our)\s+(?:\w+\s)?(?:" + _DOC_NOUNS + r")\b",
+)
+
+READING = _rule(
+    "asks what a text says",
+    "rag",
+    r"\baccording to\b|\bas (?:stated|described|mentioned|written|defined|explained) in\b|"
+    r"\b(?:mentioned|stated|described|written|defined|listed|cited|quoted|covered) in\b|"
+    r"\bwhat do(?:es)? (?:it|they|\w+(?:\s\w+){0,4}) (?:say|state|claim|mention|recommend|"
+    r"require|conclude|suggest|propose|argue|find|report)\b|\bwhere does it say\b|"
+    r"\b(?:summari[sz]e|summary|summarise|tl;?dr|key (?:points|takeaways|findings)|"
+    r"main (?:points|ideas|findings|argument)|takeaways)\b|"
+    r"\b(?:page|p\.|pp\.|section|chapter|clause|article|appendix|figure|table)\s*\d+|"
+    r"\b(?:cite|citation|quote)\b|\bsearch (?:for|through|in)\b|\blook (?:it )?up\b|"
+    r"\bfind (?:me )?(?:the |a )?(?:part|passage|place|line|bit|mention|section)\b",
+)
+
+WRITING = _rule(
+    "writing task",
+    "chat",
+    r"^\W*(?:(?:please|pls|can you|could you|would you|will you|help me|i need you to|"
+    r"i want you to|let'?s)\s+)*(?:write|draft|compose|pen|create|generate|make up|"
+    r"come up with|brainstorm|invent|suggest|give me|tell me|rewrite|rephrase|paraphrase|"
+    r"reword|proofread|polish|shorten|expand|fix|correct|improve|edit)\s+"
+    r"(?:me\s+|us\s+)?(?:a|an|some|\d+|ten|five|three|few|the grammar|this|my|another)?\s*"
+    r"(?:\w+[\s-]){0,3}?(?:poems?|story|stories|emails?|e-mails?|letters?|haikus?|jokes?|"
+    r"songs?|lyrics|limericks?|essays?|tweets?|posts?|slogans?|toasts?|speech|names?|"
+    r"ideas?|titles?|captions?|messages?|notes?|invitations?|recipes?|riddles?|puns?|"
+    r"taglines?|bio|cover letter|sentences?|paragraph|text|fact|quotes?|headlines?|"
+    r"grammar|spelling|code|function|script|program|query|regex|rhymes?|dialogue)\b",
+)
+
+TRANSLATE = _rule(
+    "translation",
+    "chat",
+    r"^\W*(?:(?:please|can you|could you)\s+)?translate\b|\bhow do (?:you|i|we) say\b|"
+    r"\bin (?:french|german|spanish|italian|portuguese|dutch|japanese|chinese|korean|"
+    r"arabic|russian|hindi|swedish|norwegian|danish|polish|turkish|greek|latin)\s*\??$",
+)
+
+ARITHMETIC = _rule(
+    "arithmetic",
+    "chat",
+    r"^[\s\d.,()+\-*/x×÷^%=?]*\d\s*[+\-*/x×÷^%]\s*[\d(][\s\d.,()+\-*/x×÷^%=?]*$|"
+    r"^\W*(?:what(?:'s| is)|how much is|calculate|compute|solve)\s+[\d(.-][\d\s.,()]*"
+    r"(?:[+\-*/x×÷^%]|times|plus|minus|divided|squared|cubed|to the power)|"
+    r"\b(?:square root|percent of|\d+\s*% of|times \d|plus \d|minus \d|divided by)\b|"
+    r"\bconvert \d|\b\d+(?:\.\d+)? ?(?:km|miles|kg|lbs?|°?[cf]|celsius|fahrenheit|"
+    r"inches|cm|feet|meters|usd|eur|dollars|euros) (?:to|in|into) \w+",
+)
+
+PROGRAMMING = _rule(
+    "programming help",
+    "chat",
+    r"\b(?:in|with|using) (?:python|javascript|typescript|java|rust|go|golang|c\+\+|c#|"
+    r"sql|bash|shell|powershell|excel|regex|css|html|react)\b|"
+    r"\b(?:python|javascript|sql|bash|regex|excel) (?:function|script|query|formula|code|"
+    r"one-liner|snippet)\b",
+)
+
+FOLLOW_UP = _rule(
+    "follows up a search",
+    "rag",
+    r"^\W*(?:and|also|but|so|what about|how about|and what about|what else|anything else|"
+    r"tell me more|more on|more about|go on|continue|elaborate|explain|why|how so|"
+    r"which one|which ones|who|when|where|how (?:much|many|long|often))\b|"
+    r"\b(?:it|its|it's|they|their|them|theirs|this|that|these|those|he|she|his|her|"
+    r"the latter|the former|the first|the second|the last|same)\b",
+)
+
+FOLLOW_UP_WORDS = 14
+"""A follow-up is short; a long message stands on its own and goes through the tiers."""
+
+_ORDER = (SMALL_TALK, ABOUT_ME, DOCUMENTS, READING, WRITING, TRANSLATE, ARITHMETIC, PROGRAMMING)
+
+
+def apply_rules(question: str, *, after_search: bool) -> Rule | None:
+    """The first rule that settles the route, or None when the question is ambiguous.
+
+    Small talk wins over everything; then a message that names the documents or asks what
+    a text says searches, even if it also asks for writing ("summarize the report as a
+    poem"); then writing, translation, arithmetic and programming chat. ``after_search``
+    says the previous turn searched: a short follow-up then searches again.
+    """
+    text = question.strip()
+    for rule in _ORDER:
+        if rule.pattern.search(text):
+            return rule
+    if after_search and len(text.split()) <= FOLLOW_UP_WORDS and FOLLOW_UP.pattern.search(text):
+        return FOLLOW_UP
+    return None

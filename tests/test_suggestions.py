@@ -1,0 +1,91 @@
+"""Follow-up suggestions after `done`, and the trace saved with each answer."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from app.chat import ChatService
+from app.sessions import SessionIndex
+from graph import prompts
+from graph.deps import GraphDeps
+from graph.graph import build_graph
+from graph.suggest import suggest_followups
+from models.reranker import PassThroughReranker
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.search import FakeSearch, make_chunk
+from tests.running import eventually
+
+CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
+
+
+def make_service(tmp_path: Path, llm: FakeChatModel, *, suggestions: bool = True) -> ChatService:
+    search = FakeSearch(CHUNKS)
+    deps = GraphDeps(
+        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
+    )
+    return ChatService(
+        build_graph(deps, InMemorySaver()),
+        SessionIndex(tmp_path / "docent.db"),
+        suggest=partial(suggest_followups, deps) if suggestions else None,
+    )
+
+
+async def test_suggestions_arrive_after_done(tmp_path: Path) -> None:
+    llm = FakeChatModel()
+    llm.enqueue("It was 12 million euros [1].")
+    llm.enqueue_json({"suggestions": ["And Q2?", "Why so high?", "What about costs?", "extra"]})
+    turn = make_service(tmp_path, llm).start_turn(None, "What does the report say on revenue?")
+    events = [e async for e in turn.events()]
+    assert [e.kind for e in events][-2:] == ["done", "suggestions"]
+    assert events[-1].data == {"suggestions": ["And Q2?", "Why so high?", "What about costs?"]}
+    assert llm.schemas[-1] == prompts.SUGGEST_SCHEMA
+    assert "It was 12 million euros" in llm.history[-1][-1]["content"]
+
+
+async def test_done_does_not_wait_for_suggestions_and_frees_the_session(tmp_path: Path) -> None:
+    llm = FakeChatModel()
+    llm.enqueue("It was 12 million euros [1].")
+    llm.enqueue_json({"suggestions": ["a?", "b?", "c?"]})
+    llm.json_delay = 0.5
+    service = make_service(tmp_path, llm)
+    turn = service.start_turn("s", "What does the report say on revenue?")
+    final = await turn.result()
+    assert final.kind == "done"
+    assert not turn.closed  # the suggestions are still being written
+    assert not service.is_busy("s")
+    await eventually(lambda: turn.closed, what="suggestions")
+    assert [e.kind async for e in turn.events()][-1] == "suggestions"
+
+
+async def test_malformed_or_failed_suggestions_just_end_the_stream(tmp_path: Path) -> None:
+    for reply in ("not json", '{"suggestions": "three"}', '{"other": 1}'):
+        llm = FakeChatModel()
+        llm.enqueue("It was 12 million euros [1].", reply)
+        turn = make_service(tmp_path, llm).start_turn(None, "What does the report say?")
+        kinds = [e.kind async for e in turn.events()]
+        assert kinds[-1] == "done", reply
+
+
+async def test_suggestions_can_be_switched_off(tmp_path: Path) -> None:
+    llm = FakeChatModel()
+    llm.enqueue("It was 12 million euros [1].")
+    turn = make_service(tmp_path, llm, suggestions=False).start_turn(None, "the report?")
+    assert [e.kind async for e in turn.events()][-1] == "done"
+    assert llm.schemas == []
+
+
+async def test_done_carries_the_trace_and_messages_return_it_later(tmp_path: Path) -> None:
+    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+    service = make_service(tmp_path, llm, suggestions=False)
+    final = await service.start_turn("s", "What does the report say on revenue?").result()
+    trace = final.data["trace"]
+    assert trace["route"] == "rag" and trace["routed_by"] == "rules"
+    assert [n["node"] for n in trace["nodes"]] == ["router", "rewriter", "retriever", "generator"]
+    assert final.data["sources"][0]["cited"] is True
+    messages = await service.messages("s")
+    assert messages[1]["trace"] == trace
+    assert messages[1]["sources"] == final.data["sources"]
+    assert messages[0]["trace"] is None
