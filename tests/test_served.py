@@ -153,6 +153,32 @@ def test_unknown_api_paths_get_json_not_the_window(served: ServedProcess) -> Non
     assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
 
 
+def read_response(sock: socket.socket) -> str:
+    """One HTTP response, whole: its head, then as many body bytes as it announces
+    (a response may arrive in several packets)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = sock.recv(65536)
+        if not piece:
+            return data.decode()
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":", 1)[1])
+            for line in head.lower().split(b"\r\n")
+            if line.startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(body) < length:
+        piece = sock.recv(65536)
+        if not piece:
+            break
+        body += piece
+    return (head + b"\r\n\r\n" + body).decode()
+
+
 def post_raw(served: ServedProcess, head: bytes, body_mb: int) -> tuple[str, int]:
     """Send ``head``, read the answer, then try to push ``body_mb`` MB after it.
 
@@ -160,7 +186,7 @@ def post_raw(served: ServedProcess, head: bytes, body_mb: int) -> tuple[str, int
     host, port = served.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         sock.sendall(head)
-        answer = sock.recv(65536).decode()
+        answer = read_response(sock)
         sent = 0
         try:
             for _ in range(body_mb):
