@@ -1,4 +1,4 @@
-"""The one-shot commands: ingest, status and ask."""
+"""The one-shot commands that need the whole app: ingest and ask."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from app.container import Container
 from app.settings import Settings
+from app.terminal import PlainText
 from ingest.events import IngestEvent
 from ingest.types import DocStatus
 
@@ -61,48 +62,42 @@ async def ingest(settings: Settings) -> int:
         container.registry.close()
 
 
-async def status(settings: Settings, *, check: bool = False) -> int:
-    """Documents by status, chunk count, embedding model, and Ollama's reachability.
-
-    With ``check``, also compare the folder, the registry and every index; exit 1 and
-    say what differs when they disagree.
-    """
+async def check(settings: Settings) -> int:
+    """Compare the folder, the registry and every index; 1 and what differs when they
+    disagree, else 0 (`run.py status --check`)."""
     container = Container(settings)
-    counts = container.registry.counts()
-    health = await container.llm.health()
-    print(f"Documents folder: {settings.docs_dir}")
-    for state in DocStatus:
-        print(f"  {state.value:9} {counts.get(state, 0)}")
-    print(f"Chunks: {container.store.count()}")
-    print(f"Embedding model: {container.embedder.name}")
-    if health.reachable:
-        print(f"Ollama: reachable at {health.host}; models: {', '.join(health.models) or 'none'}")
-    else:
-        print(f"Ollama: not reachable. {health.error}")
-    code = 0
-    if check:
+    try:
         differences = (await container.indexer.check()).differences()
-        if differences:
-            code = 1
-            print("Check: the folder, the registry and the indexes differ:")
-            for line in differences:
-                print(f"  - {line}")
-            if not container.index_lock.acquire():
-                print("  (Docent is running and may still be working on these.)")
-            else:
-                print("  Start Docent (or run `run.py ingest`) to repair this.")
-                container.index_lock.release()
-        else:
+        if not differences:
             print("Check: the folder, the registry and the indexes agree.")
-    container.registry.close()
-    return code
+            return 0
+        print("Check: the folder, the registry and the indexes differ:")
+        for line in differences:
+            print(f"  - {line}")
+        if not container.index_lock.acquire():
+            print("  (Docent is running and may still be working on these.)")
+        else:
+            print("  Start Docent (or run `run.py ingest`) to repair this.")
+            container.index_lock.release()
+        return 1
+    finally:
+        container.registry.close()
+
+
+DEGRADED_EXIT = 3
+"""`ask`'s exit status when Ollama could not write the answer and passages stood in."""
 
 
 async def ask(settings: Settings, question: str, mode: str) -> int:
-    """Stream an answer to the terminal, then its sources."""
+    """Stream an answer to the terminal as plain text, then its sources.
+
+    Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
+    """
     # The terminal shows no follow-up suggestions: don't make the model write them.
     container = Container(settings.model_copy(update={"suggestions": False}))
     await container.start(watch=False, scan=False)
+    plain = PlainText()
+    failure: str | None = None
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]
         async for event in turn.events():
@@ -110,9 +105,10 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 print(f"\r\033[2K{event.data['text']}", end="", file=sys.stderr, flush=True)
             elif event.kind == "token":
                 print("\r\033[2K", end="", file=sys.stderr)
-                print(event.data["text"], end="", flush=True)
+                print(plain.feed(event.data["text"]), end="", flush=True)
             elif event.kind == "done":
-                print()
+                failure = event.data["trace"].get("llm_error")
+                print(plain.flush())
                 for source in event.data["sources"]:
                     page = f", page {source['page']}" if source["page"] is not None else ""
                     print(f"[{source['n']}] {source['path']}{page}")
@@ -121,4 +117,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 return 1
     finally:
         await container.stop()
+    if failure is not None:
+        print(f"\nNo answer could be written: {failure}", file=sys.stderr)
+        return DEGRADED_EXIT
     return 0

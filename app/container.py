@@ -16,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
 from app.documents import DocumentService
+from app.paths import make_private_dir, make_private_file
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
@@ -91,7 +92,11 @@ class Container:
         # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
         for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
             os.environ[var] = "false"
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        # Sessions, the index and the token are the user's alone: 0700 dir, 0600 databases.
+        make_private_dir(settings.data_dir)
+        make_private_dir(settings.data_dir / "chroma")
+        for database in ("docent.db", "sessions.db"):
+            make_private_file(settings.data_dir / database)
         settings.docs_dir.mkdir(parents=True, exist_ok=True)
         self.token = load_or_create_token(settings.token_path)
         self.llm: ChatModel = llm or OllamaChat(

@@ -45,10 +45,22 @@ async def test_status_check_says_what_differs_and_exits_1(
 ) -> None:
     settings = _settings(tmp_path)
     (settings.docs_dir / "new.txt").write_text("never indexed")
-    assert await commands.status(settings, check=True) == 1
+    assert await commands.check(settings) == 1
     out = capsys.readouterr().out
     assert "1 file(s) in the folder but not in the registry: new.txt" in out
 
     (settings.docs_dir / "new.txt").unlink()
-    assert await commands.status(settings, check=True) == 0
+    assert await commands.check(settings) == 0
     assert "agree" in capsys.readouterr().out
+
+
+def test_status_with_check_runs_the_check_and_exits_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.status_command import status
+
+    settings = _settings(tmp_path)
+    (settings.docs_dir / "new.txt").write_text("never indexed")
+    assert status(settings) == 0
+    assert status(settings, check=True) == 1
+    assert "new.txt" in capsys.readouterr().out
