@@ -94,7 +94,8 @@ class Container:
             os.environ[var] = "false"
         # Sessions, the index and the token are the user's alone: 0700 dir, 0600 databases.
         make_private_dir(settings.data_dir)
-        make_private_dir(settings.data_dir / "chroma")
+        if not settings.chroma_url:  # a Chroma server keeps the index elsewhere
+            make_private_dir(settings.data_dir / "chroma")
         for database in ("docent.db", "sessions.db"):
             make_private_file(settings.data_dir / database)
         settings.docs_dir.mkdir(parents=True, exist_ok=True)
