@@ -1,19 +1,26 @@
-"""Docent's entry point: `uv run run.py [serve|ingest|status|ask|token] [flags]`.
+"""Docent's entry point: `uv run run.py [serve|ingest|status|ask|token|open] [flags]`.
 
 The one place that knows both app/ and ui/: it hands the window to the command line.
 """
 
-import sys
+import time
 
-from app.cli import main
-from app.settings import Settings
+STARTED = time.perf_counter()  # before any import: the start of the startup breakdown
+
+import sys  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from app.cli import main  # noqa: E402
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 
-def serve(settings: Settings) -> None:
+def serve(settings: "Settings") -> int:
     # Imported here so that `token`, `status` and the rest don't load NiceGUI.
     from ui.window import serve as serve_window
 
-    serve_window(settings)
+    return serve_window(settings, started=STARTED)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import os
 import threading
@@ -15,7 +16,9 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
+from app.documents import DocumentService
 from app.health import HealthMonitor
+from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
 from app.sessions import SessionIndex
 from app.settings import Settings
@@ -27,14 +30,17 @@ from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.suggest import suggest_followups
-from ingest.index import ChunkIndexes
+from ingest.events import EventBus
+from ingest.index import ChunkIndex
 from ingest.indexer import Indexer
 from ingest.keyword import KeywordIndex
+from ingest.lock import AlreadyIndexing, IndexLock
 from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.store import ChromaStore, collection_name, make_chroma_client
+from ingest.switch import ModelSwitch
 from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher, WatcherUnavailable
-from models.embeddings import MiniLMEmbedder
+from models.embeddings import EmbedderUnavailable, MiniLMEmbedder
 from models.llm import OllamaChat, same_model
 from models.ollama_embedder import OllamaEmbedder
 from models.protocols import ChatModel, Embedder, Reranker
@@ -42,6 +48,16 @@ from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker
 
 log = logging.getLogger(__name__)
+
+
+def _embedder_from(spec: dict[str, str]) -> Embedder:
+    """The embedder a stored spec names (the model the index was built with)."""
+    if spec.get("backend") == "ollama":
+        return OllamaEmbedder(spec["host"], spec["model"])
+    embedder = MiniLMEmbedder()
+    if embedder.name != spec["name"]:
+        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
+    return embedder
 
 
 def turn_options(settings: Settings) -> TurnOptions:
@@ -73,13 +89,19 @@ class Container:
         llm: ChatModel | None = None,
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
+        previous_embedder: Embedder | None = None,
     ) -> None:
         settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
         # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
         for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
             os.environ[var] = "false"
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        # Sessions, the index and the token are the user's alone: 0700 dir, 0600 databases.
+        make_private_dir(settings.data_dir)
+        if not settings.chroma_url:  # a Chroma server keeps the index elsewhere
+            make_private_dir(settings.data_dir / "chroma")
+        for database in ("docent.db", "sessions.db"):
+            make_private_file(settings.data_dir / database)
         settings.docs_dir.mkdir(parents=True, exist_ok=True)
         self.token = load_or_create_token(settings.token_path)
         self.llm: ChatModel = llm or OllamaChat(
@@ -91,21 +113,36 @@ class Container:
         )
         self.registry = Registry(settings.data_dir / "docent.db")
         self.sessions = SessionIndex(settings.data_dir / "docent.db")
-        self.store = ChromaStore(
-            make_chroma_client(settings.data_dir, settings.chroma_url), self.embedder
-        )
+        client = make_chroma_client(settings.data_dir, settings.chroma_url)
+        self.store = ChromaStore(client, self.embedder, lookup=self.registry)
+        self.indexes: list[ChunkIndex] = [self.store]
+        """Every index the pipeline writes; the keyword index joins the store here."""
+        self.events = EventBus()
+        self.switch = self._model_switch(previous_embedder)
+        """Set while a new embedding model's collection is being built."""
         self.keyword = KeywordIndex(settings.data_dir / "keyword")
+        self.indexes.append(self.keyword)
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
-            ChunkIndexes(self.store, self.keyword),
+            self.indexes,
+            self.embedder,
+            events=self.events,
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
+            max_file_bytes=settings.max_file_mb << 20,
+            time_budget=settings.file_time_budget,
+        )
+        self.documents = DocumentService(
+            settings.docs_dir,
+            self.registry,
+            self.indexer,
+            max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
         )
         self.retriever = Retriever(
             self.store,
             self.keyword,
-            CachedQueryEmbedder(self.embedder),
+            CachedQueryEmbedder(self.store.embedder),  # the old model's, during a switch
             self.reranker,
             RegistryLibrary(self.registry),
             RetrievalSettings(
@@ -132,6 +169,8 @@ class Container:
         }
         self.preferences = Preferences(settings, live)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
+        self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
+        """Held by the one process of this data dir that indexes (the app, or `ingest`)."""
         self._checkpoint_db: aiosqlite.Connection | None = None
         self._checkpointer: AsyncSqliteSaver | None = None
         self._model_graphs: dict[str, CompiledStateGraph] = {}
@@ -139,6 +178,52 @@ class Container:
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
+        self._switching: asyncio.Task[None] | None = None
+
+    def _embedder_spec(self) -> str:
+        s = self.settings
+        spec = {"name": self.embedder.name, "backend": s.embed_backend, "model": s.embed_model}
+        return json.dumps({**spec, "host": s.embed_ollama_host})
+
+    def _model_switch(self, previous: Embedder | None) -> ModelSwitch | None:
+        """A switch from the model the index was built with, if the settings changed it."""
+        active = self.registry.state("embedder")
+        if active is None or json.loads(active)["name"] == self.embedder.name:
+            self.registry.set_state("embedder", self._embedder_spec())
+            return None
+        spec = json.loads(active)
+        names = {c.name for c in self.store.client.list_collections()}
+        old_name = collection_name(spec["name"])
+        try:
+            if old_name not in names:
+                raise EmbedderUnavailable(f"no collection {old_name}")
+            old_embedder = previous or _embedder_from(spec)
+        except Exception as exc:  # the old model is gone: rebuild from the files instead
+            log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
+            self.registry.set_state("embedder", self._embedder_spec())
+            return None
+        old = ChromaStore(self.store.client, old_embedder, lookup=self.registry, name=old_name)
+        new, self.store = self.store, old  # the old collection answers until the swap
+        new.building = True
+        self.indexes[:] = [old, new]
+        return ModelSwitch(self.registry, old, new, self.events)
+
+    async def _run_switch(self, switch: ModelSwitch) -> None:
+        """Fill the new collection, then let it answer and drop the old one."""
+        try:
+            if not await asyncio.to_thread(switch.run):
+                return
+            await self.indexer.wait_idle()
+            switch.new.building = False
+            self.store = self.retriever.dense = switch.new
+            self.retriever.embedder = CachedQueryEmbedder(switch.new.embedder)
+            self.indexes.remove(switch.old)
+            self.registry.set_state("embedder", self._embedder_spec())
+            self.switch = None
+            await asyncio.to_thread(switch.old.drop)
+            log.info("now answering with %s", switch.new.embedder.name)
+        except Exception:
+            log.exception("the embedding model switch failed; the old index keeps answering")
 
     def _retrieval(self, **changes: Any) -> None:
         """Apply a settings-dialog change to the retriever from its next search on."""
@@ -172,11 +257,6 @@ class Container:
             graph_for_model=self._graph_with_model,
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
-        # Before indexing starts: chunks the keyword index missed (a crash, or a library
-        # indexed before it existed) come from the store, without embedding anything.
-        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
-        if added or removed:
-            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
         if isinstance(self.reranker, FlashRankReranker):
             # Never in a turn: a turn without the model keeps the fused order.
             threading.Thread(
@@ -185,6 +265,21 @@ class Container:
                 name="reranker-prepare",
                 daemon=True,
             ).start()
+        if not self.index_lock.acquire():
+            pid = self.index_lock.holder()
+            if watch or scan:
+                raise AlreadyIndexing(
+                    f"Another Docent{f' (process {pid})' if pid else ''} is using"
+                    f" {self.settings.data_dir}. Stop it, or give this one its own --data-dir."
+                )
+            # `ask` or `mcp` beside the running app: read only, the app does the indexing.
+            log.info("another Docent (process %s) indexes this data dir; only reading", pid)
+            return
+        # Before indexing starts: chunks the keyword index missed (a crash, or a library
+        # indexed before it existed) come from the store, without embedding anything.
+        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
+        if added or removed:
+            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
         await self.indexer.start()
         if watch:
             self._watcher = FolderWatcher(
@@ -200,6 +295,8 @@ class Container:
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
         self.health.start()
+        if self.switch is not None:
+            self._switching = asyncio.create_task(self._run_switch(self.switch), name="switch")
 
     def _graph_with_model(self, model: str) -> CompiledStateGraph:
         """The graph answering with another Ollama chat model, built once per model."""
@@ -220,6 +317,8 @@ class Container:
             self._watcher.stop()
         if self._scan and not self._scan.done():
             self._scan.cancel()
+        if self.switch is not None:
+            self.switch.stop.set()
         if self._chat:
             await self._chat.aclose()
         await self.indexer.stop()
@@ -232,3 +331,4 @@ class Container:
             await llm.aclose()
         self.sessions.close()
         self.registry.close()
+        self.index_lock.release()

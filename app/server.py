@@ -9,19 +9,21 @@ from fastapi import FastAPI
 
 from app.api import install_api
 from app.container import Container
+from app.startup import Services
 
 
 def create_api_app(container: Container, *, watch: bool = True) -> FastAPI:
     """A FastAPI app serving only the HTTP API, running the container for its lifetime."""
+    services = Services.of(container, watch=watch)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await container.start(watch=watch)
+        await services.container()
         try:
             yield
         finally:
-            await container.stop()
+            await services.stop()
 
     app = FastAPI(title="Docent API", lifespan=lifespan)
-    install_api(app, container)
+    install_api(app, services, container.settings, container.token)
     return app

@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 from typing import Literal
 
-import platformdirs
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.paths import TOKEN_FILE, default_data_dir
 
 
 def _default_ollama_host() -> str:
@@ -24,7 +25,7 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Address the window and API listen on.")
     port: int = Field(8080, ge=0, le=65535, description="Port of the window and API.")
     data_dir: Path = Field(
-        default_factory=lambda: Path(platformdirs.user_data_dir("docent")),
+        default_factory=default_data_dir,
         description="Index, registry, sessions, API token and logs live here.",
     )
     docs: Path | None = Field(
@@ -62,7 +63,16 @@ class Settings(BaseSettings):
     )
     max_query_chars: int = Field(4_000, ge=1, description="Longest search query accepted.")
     max_upload_mb: int = Field(200, ge=1, description="Largest file accepted by upload.")
+    max_file_mb: int = Field(
+        200, ge=1, description="Largest file indexed; a bigger one ends 'error' saying so."
+    )
+    file_time_budget: float = Field(
+        900.0, gt=0, description="Seconds one file may take to index before it ends 'error'."
+    )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
+    max_body_mb: float = Field(
+        4, gt=0, description="Largest request body the API reads (uploads have their own cap)."
+    )
     context_tokens: int = Field(
         8192,
         ge=1024,
@@ -112,4 +122,4 @@ class Settings(BaseSettings):
 
     @property
     def token_path(self) -> Path:
-        return self.data_dir / "api-token"
+        return self.data_dir / TOKEN_FILE

@@ -148,18 +148,25 @@ async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
     prompt = build_prompt(state, deps, system, rag)
     usage = Usage()
     streamed = 0
+    failure: LLMError | None = None
     try:
         async for piece in deps.llm.stream_chat(prompt.messages, usage):
             streamed += 1
             answer.say(piece)
     except LLMError as error:
+        failure = error
         tail = f"\n\n*(The answer was cut off: {error})*" if streamed else _degraded(error, sources)
         answer.say(tail)
-    return _finish(state, deps, answer, prompt, usage)
+    return _finish(state, deps, answer, prompt, usage, failure)
 
 
 def _finish(
-    state: AgentState, deps: GraphDeps, answer: _Answer, prompt: Prompt, usage: Usage | None
+    state: AgentState,
+    deps: GraphDeps,
+    answer: _Answer,
+    prompt: Prompt,
+    usage: Usage | None,
+    failure: LLMError | None = None,
 ) -> AgentState:
     text = "".join(answer.pieces)
     sources = order_by_citation(prompt.sources, text)
@@ -174,6 +181,8 @@ def _finish(
         "ttft_ms": ttft,
         "context_tokens": deps.options.context_tokens,
         "passages_trimmed": prompt.trimmed,
+        # Set when the model could not write (all or part of) the answer.
+        "llm_error": str(failure) if failure else None,
     }
     message = AIMessage(content=text, additional_kwargs={"sources": sources})
     return {"answer": text, "sources": sources, "messages": [message], "generation": generation}

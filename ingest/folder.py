@@ -1,4 +1,4 @@
-"""The documents folder: which files count, walking it, and hashing what is found."""
+"""The documents folder: which files count, walking it, links, and reading what is found."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import fnmatch
 import hashlib
 import logging
 import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ingest.loaders import is_supported
+from ingest.source import is_supported
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,55 @@ def is_candidate(rel_path: str) -> bool:
     return not is_ignored(rel_path) and is_supported(Path(rel_path))
 
 
+@dataclass(frozen=True)
+class FileInfo:
+    """What a stat says about one candidate file (no byte of it read)."""
+
+    rel: str
+    size: int
+    mtime_ns: int
+    outside: str | None = None
+    """Where a symbolic link points when that is outside the folder (never followed)."""
+
+
+def inspect(docs_dir: Path, rel: str) -> FileInfo | None:
+    """Stat ``rel`` under ``docs_dir``; None when it is gone or not a regular file.
+
+    A symbolic link is followed only while its target stays inside the folder.
+    """
+    full = docs_dir / rel
+    try:
+        info = os.lstat(full)
+        if stat.S_ISLNK(info.st_mode):
+            target = Path(os.path.realpath(full))
+            if not target.is_relative_to(os.path.realpath(docs_dir)):
+                return FileInfo(rel, 0, info.st_mtime_ns, outside=str(target))
+            info = os.stat(target)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return FileInfo(rel, info.st_size, info.st_mtime_ns)
+
+
+def walk(docs_dir: Path) -> dict[str, FileInfo]:
+    """Every indexable file under the folder with its stat; reads no file (runs in a thread).
+
+    Linked folders are not entered: they may loop, or lead out of the folder.
+    """
+    found: dict[str, FileInfo] = {}
+    for root, dirs, files in os.walk(docs_dir):
+        dirs[:] = [name for name in dirs if not name.startswith(".")]
+        for name in files:
+            rel = Path(root, name).relative_to(docs_dir).as_posix()
+            if not is_candidate(rel):
+                continue
+            info = inspect(docs_dir, rel)
+            if info is not None:
+                found[rel] = info
+    return found
+
+
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in blocks."""
     digest = hashlib.sha256()
@@ -39,19 +90,17 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def walk(docs_dir: Path) -> dict[str, str]:
-    """Every indexable file under the folder, with its sha256 (runs in a thread)."""
-    found: dict[str, str] = {}
-    for root, dirs, files in os.walk(docs_dir):
-        dirs[:] = [name for name in dirs if not name.startswith(".")]
-        for name in files:
-            full = Path(root, name)
-            rel = full.relative_to(docs_dir).as_posix()
-            if not is_candidate(rel):
-                continue
-            try:
-                found[rel] = sha256_file(full)
-            except OSError as exc:  # unreadable now: let the worker report it
-                log.debug("cannot hash %s: %s", rel, exc)
-                found[rel] = ""
-    return found
+def read_and_hash(path: Path, size: int) -> str:
+    """The file's sha256 (read in blocks; ``size`` is what the stat said, for the record)."""
+    return sha256_file(path)
+
+
+def relative(docs_dir: Path, path: Path) -> str | None:
+    """``path`` relative to the folder with forward slashes ("" for the folder itself);
+    None when it is outside. Relative paths are taken as relative to the folder."""
+    full = Path(os.path.abspath(path if path.is_absolute() else docs_dir / path))
+    try:
+        rel = full.relative_to(docs_dir).as_posix()
+    except ValueError:
+        return None
+    return "" if rel == "." else rel

@@ -1,8 +1,14 @@
-"""The write side of the indexes: what the indexer keeps in step with the folder.
+"""The write side of the indexes: what the pipeline keeps in step with the folder.
 
-The Chroma store is one such index; the keyword (BM25) index is another. The indexer
+The Chroma store is one such index; the keyword (BM25) index is another. The pipeline
 writes to every index through this protocol, so adding an index is adding an object
-that implements it.
+that implements it. ``doc_id`` here is the content key (``ingest.keys.content_key``):
+identical files share it and a rename does not change it.
+
+An index that also implements ``VectorIndex`` receives its chunks batch by batch with
+vectors the pipeline computed once, and can say which chunks it holds already, so an
+interrupted document resumes instead of being embedded again. Any other index receives
+the whole document through ``replace_document`` once its chunks are known.
 """
 
 from __future__ import annotations
@@ -30,26 +36,16 @@ class ChunkIndex(Protocol):
         ...
 
 
-class ChunkIndexes:
-    """Several indexes written as one: the first is the primary and answers ``document_ids``.
+@runtime_checkable
+class VectorIndex(ChunkIndex, Protocol):
+    """An index of chunks with vectors, written incrementally."""
 
-    The others (the keyword index) catch up with the primary on start, so a gap between
-    them after a crash costs no re-embedding.
-    """
+    def add_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors."""
+        ...
 
-    def __init__(self, primary: ChunkIndex, *others: ChunkIndex) -> None:
-        self.indexes = (primary, *others)
-
-    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
-        """Replace the document in every index, the primary first."""
-        for index in self.indexes:
-            index.replace_document(doc_id, chunks)
-
-    def delete_document(self, doc_id: str) -> None:
-        """Delete the document from every index."""
-        for index in self.indexes:
-            index.delete_document(doc_id)
-
-    def document_ids(self) -> set[str]:
-        """The primary's documents."""
-        return self.indexes[0].document_ids()
+    def chunk_indexes(self, doc_id: str) -> set[int]:
+        """Which chunk indexes of ``doc_id`` the index holds."""
+        ...

@@ -1,9 +1,9 @@
-"""The indexer: one asyncio worker that keeps registry and store in step with the folder.
+"""The indexer: workers that take paths off the work queue and run the pipeline on them.
 
-Paths go onto a queue (deduplicated); the worker takes them one at a time and looks at
-the file system to decide: a file that exists is (re)indexed if its bytes changed, a
-file that is gone is removed. Blocking work runs in ``asyncio.to_thread``; registry
-writes and ``on_change`` callbacks happen on the event loop.
+This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
+file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
+in a daemon thread under a time budget: a file past its budget ends ``error`` while the
+worker moves on, and stopping never waits for a thread for long.
 """
 
 from __future__ import annotations
@@ -11,147 +11,156 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ingest.chunker import chunk_pages
-from ingest.folder import is_candidate, sha256_file, walk
+from ingest.events import EventBus, EventKind, IngestEvent
+from ingest.folder import FileInfo, inspect, is_candidate, relative
 from ingest.index import ChunkIndex
-from ingest.loaders import UnreadableFile, UnsupportedFile, load
-from ingest.registry import Registry, doc_id_for
-from ingest.types import Chunk, DocStatus, DocumentRecord
+from ingest.keys import doc_id_for
+from ingest.pipeline import Busy, Cancelled, Outcome, Pipeline
+from ingest.queue import Job, WorkQueue
+from ingest.reconcile import Reconciler, Report
+from ingest.registry import READY, Registry
+from ingest.source import UnreadableFile, UnsupportedFile
+from ingest.types import DocStatus, DocumentRecord
+from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
 
 _FRESH_SECONDS = 2.0
 """Files modified longer ago than this are not checked for still being written."""
-
 _T = TypeVar("_T")
-Listener = Callable[[DocumentRecord], None]
-Progress = Callable[[int, int, DocumentRecord], None]
-
-
-class _Retry(Exception):
-    """The file is busy (being written, or locked): try again later."""
-
-
-@dataclass(frozen=True)
-class _Indexed:
-    pages: int | None
-    chunks: int
 
 
 class Indexer:
-    """Indexes the documents folder in the background, one file at a time."""
+    """Keeps the registry and every index in step with the documents folder."""
 
     def __init__(
         self,
         docs_dir: Path,
         registry: Registry,
-        store: ChunkIndex,
+        indexes: list[ChunkIndex],
+        embedder: Embedder,
         *,
+        events: EventBus | None = None,
         chunk_size: int = 1000,
         chunk_overlap: int = 150,
+        max_file_bytes: int = 200 << 20,
+        time_budget: float = 900.0,
+        workers: int = 2,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,
+        gc_delay: float = 5.0,
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
-        self.store = store
-        self.chunk_size = chunk_size
-        self.chunk_overlap = chunk_overlap
+        self.events = events or EventBus()
+        self.pipeline = Pipeline(
+            registry,
+            indexes,
+            embedder,
+            self.events,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+        )
+        self.reconciler = Reconciler(
+            self.docs_dir, registry, indexes, self.pipeline.key_for, self.pipeline.busy_keys
+        )
+        self.max_file_bytes = max_file_bytes
+        self.time_budget = time_budget
         self.settle_seconds = settle_seconds
         self.retry_seconds = retry_seconds
         self.max_retries = max_retries
-        self.on_change: list[Listener] = []
-        """Called on the event loop with the new record after every status change."""
-        self.on_remove: list[Listener] = []
-        """Called on the event loop with the last record of a document that is gone."""
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
-        self._queued: set[str] = set()
-        self._was_ready: set[str] = set()
-        self._retries: dict[str, asyncio.TimerHandle] = {}
+        self._workers = workers
+        self._queue = WorkQueue()
         self._attempts: dict[str, int] = {}
-        self._current: str | None = None
-        self._inflight: asyncio.Future[Any] | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._threads: set[threading.Thread] = set()
+        self._gc_lock = asyncio.Lock()
+        self._gc_timer: asyncio.TimerHandle | None = None
+        self._gc_task: asyncio.Task[None] | None = None
+        self.gc_delay = gc_delay
 
     # -- lifecycle -------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the worker task (once)."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._work(), name="docent-indexer")
-        if self._queued:
-            self._idle.clear()
+        """Start the workers (once)."""
+        self.events.bind(asyncio.get_running_loop())
+        if not self._tasks:
+            self._queue.reopen()
+            self._tasks = [
+                asyncio.create_task(self._work(), name=f"docent-indexer-{n}")
+                for n in range(self._workers)
+            ]
 
-    async def stop(self, timeout: float = 30.0) -> None:
-        """Stop the worker; a file half-way through finishes its thread first.
+    async def stop(self, timeout: float = 3.0) -> None:
+        """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
 
-        Paths still queued stay ``queued`` in the registry; the next ``scan`` takes
-        them up again.
+        Unfinished files stay ``queued``/``indexing`` in the registry with the chunks
+        written so far; the next scan resumes them.
         """
-        for handle in self._retries.values():
-            handle.cancel()
-        self._retries.clear()
-        self._idle.set()  # release waiters; what is left is picked up by the next scan
-        if self._task is not None:
-            self._task.cancel()
+        self._queue.close()
+        if self._gc_timer is not None:
+            self._gc_timer.cancel()
+            self._gc_timer = None
+        if self._gc_task is not None:
+            self._gc_task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             try:
-                await self._task
+                await task
             except asyncio.CancelledError:
                 pass
-            self._task = None
-        if self._inflight is not None and not self._inflight.done():
-            await asyncio.wait({self._inflight}, timeout=timeout)
+        self._tasks = []
+        deadline = time.monotonic() + timeout
+        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
 
     @property
     def queued(self) -> int:
         """Files not finished yet: waiting, waiting to retry, or being indexed now."""
-        return len(self._queued) + len(self._retries) + int(self._current is not None)
+        return self._queue.pending
+
+    def is_pending(self, rel: str) -> bool:
+        """Whether this path is waiting or being indexed."""
+        return self._queue.is_pending(rel)
 
     async def wait_idle(self) -> None:
-        """Return once nothing is queued, retrying or in progress."""
-        await self._idle.wait()
+        """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
+        while True:
+            await self._queue.wait_idle()
+            await self._collect_garbage()
+            if self._queue.idle:
+                return
 
     # -- feeding the queue -----------------------------------------------------------
 
-    def enqueue(self, path: Path) -> bool:
-        """Queue a file for indexing and mark it ``queued``; False if it is ignored.
+    def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
+        """Queue a file for a look (call on the event loop); False if it is ignored.
 
-        Call on the event loop. A path that no longer exists is queued for removal. A
-        ready file whose bytes turn out unchanged is not indexed again.
+        A path that no longer exists is queued for removal. The registry row is not
+        touched until the pipeline knows the file changed (a new file shows ``queued``).
         """
-        return self._enqueue(path, force=False)
-
-    def _enqueue(self, path: Path, *, force: bool) -> bool:
-        rel = self._rel(path)
+        rel = relative(self.docs_dir, path)
         if rel is None or not is_candidate(rel):
             return False
         full = self.docs_dir / rel
-        if not full.exists():
+        if not os.path.lexists(full):
             return self.enqueue_removal(full)
         if full.is_dir():
             return False
-        if force:
-            self._was_ready.discard(rel)
-        if rel not in self._queued:
-            record = self.registry.get_by_path(rel)
-            if not force and record is not None and record.status == DocStatus.READY:
-                self._was_ready.add(rel)  # lets the worker skip it if the bytes match
-            self._set(rel, DocStatus.QUEUED)
-        self._put(rel)
-        return True
+        size = full.stat().st_size if full.exists() else 0
+        return self._put(rel, size, urgent=urgent)
 
     def enqueue_removal(self, path: Path) -> bool:
         """Queue removal of a file, or of every document under a folder that is gone."""
-        rel = self._rel(path)
+        rel = relative(self.docs_dir, path)
         if rel is None:
             return False
         targets = [
@@ -160,241 +169,313 @@ class Indexer:
             if rel in ("", record.path) or record.path.startswith(f"{rel}/")
         ]
         for target in targets:
-            self._put(target)
+            self._put(target, 0, urgent=True)
         return bool(targets)
 
-    async def scan(self) -> int:
-        """Reconcile with the folder: queue new, changed and unfinished files, and queue
-        removal of documents whose file is gone. Returns how many files were queued."""
-        return len(await self._scan())
+    def _put(self, rel: str, size: int, *, urgent: bool) -> bool:
+        self.events.bind(asyncio.get_running_loop())
+        if self.registry.get_by_path(rel) is None and os.path.lexists(self.docs_dir / rel):
+            self.registry.upsert(rel, status=DocStatus.QUEUED)  # show new files at once
+        added = self._queue.put(rel, size=size, urgent=urgent)
+        if added:
+            self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
+        return added
 
-    async def index_all(self, progress: Progress | None = None) -> list[DocumentRecord]:
-        """Scan and wait until done (for the CLI); returns the records of queued files.
+    async def check(self) -> Report:
+        """Compare the folder, the registry and every index (changes nothing)."""
+        return await asyncio.to_thread(self.reconciler.check)
 
-        ``progress(done, total, record)`` is called as each queued file ends ready or
-        in error. Starts and stops the worker itself if it was not running.
+    async def scan(self, *, retry_errors: bool = False) -> int:
+        """Reconcile: repair the indexes, queue what changed or was left unfinished, and
+        queue removal of documents whose file is gone. Returns how many files were queued.
+
+        Files that failed because of their bytes are retried only when the bytes change,
+        or with ``retry_errors``.
         """
-        started_here = self._task is None or self._task.done()
-        finished: dict[str, DocumentRecord] = {}
-        wanted: set[str] = set()
+        if retry_errors:
+            for record in self.registry.list():
+                if record.status == DocStatus.ERROR and not record.retry:
+                    self.registry.upsert(record.path, status=DocStatus.ERROR, retry=True)
+        report = await self.check()
+        visit = await asyncio.to_thread(self.reconciler.repair, report)
+        queued = [rel for rel in visit if self._put(rel, report.found[rel].size, urgent=False)]
+        for rel in report.gone:
+            self._put(rel, 0, urgent=False)
+        return len(queued)
 
-        def on_change(record: DocumentRecord) -> None:
-            if record.path in wanted and record.status in (DocStatus.READY, DocStatus.ERROR):
-                finished[record.path] = record
-                if progress is not None:
-                    progress(len(finished), len(wanted), record)
+    async def remove(self, rel: str) -> None:
+        """Forget a document now (its file is gone): cancel its work, drop its row."""
+        self._queue.cancel(rel)
+        await self._remove(rel)
+        if self._queue.idle and self._tasks:
+            self._collect_later()
 
-        self.on_change.append(on_change)
+    async def reindex(self, rel: str) -> bool:
+        """Index one file again from scratch, whatever the registry says; False if ignored."""
+        record = self.registry.get_by_path(rel)
+        if record is not None:
+            key = record.content_key
+            self.registry.upsert(rel, status=record.status, size=None, mtime_ns=None, retry=True)
+            if key is not None:
+                self.registry.reopen_content(key)
+                for index in self.reconciler.indexes:
+                    await asyncio.to_thread(index.delete_document, key)
+        return self.enqueue(self.docs_dir / rel)
+
+    async def index_all(
+        self, on_event: Callable[[IngestEvent], None] | None = None
+    ) -> list[DocumentRecord]:
+        """Scan and wait until done (for the CLI); returns the records of files visited.
+
+        Starts and stops the workers itself if they were not running.
+        """
+        started_here = not self._tasks
+        visited: set[str] = set()
+
+        def listen(event: IngestEvent) -> None:
+            visited.add(event.path)
+            if on_event is not None:
+                on_event(event)
+
+        unsubscribe = self.events.subscribe(listen)
         try:
-            wanted.update(await self._scan())
             if started_here:
                 await self.start()
+            await self.scan()
             await self.wait_idle()
         finally:
-            self.on_change.remove(on_change)
+            unsubscribe()
             if started_here:
                 await self.stop()
-        return sorted(finished.values(), key=lambda record: record.path)
+        records = (self.registry.get_by_path(rel) for rel in sorted(visited))
+        return [record for record in records if record is not None]
 
-    async def _scan(self) -> list[str]:
-        found = await asyncio.to_thread(self._walk_folder)
-        store_ids = await asyncio.to_thread(self.store.document_ids)
-        records = {record.path: record for record in self.registry.list()}
-        for doc_id in store_ids - {record.id for record in records.values()}:
-            await asyncio.to_thread(self.store.delete_document, doc_id)  # orphaned chunks
-        # No await from here on: the worker cannot start on these before we return.
-        queued = [
-            rel
-            for rel, sha in sorted(found.items())
-            if self._needs_indexing(records.get(rel), sha, store_ids)
-            and self._enqueue(self.docs_dir / rel, force=True)
-        ]
-        for rel in sorted(records.keys() - found.keys()):
-            self._put(rel)
-        return queued
-
-    # -- the worker ------------------------------------------------------------------
+    # -- the workers -----------------------------------------------------------------
 
     async def _work(self) -> None:
         while True:
-            rel = await self._queue.get()
-            if rel not in self._queued:  # a duplicate entry already handled
-                self._queue.task_done()
-                continue
-            self._queued.discard(rel)
-            self._current = rel
+            job = await self._queue.get()
+            if job is None:  # the queue was closed: stop
+                return
             try:
-                await self._handle(rel)
+                await self._handle(job)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the worker must never die
-                log.exception("indexing %s failed unexpectedly", rel)
+            except Exception:  # a worker must never die
+                log.exception("indexing %s failed unexpectedly", job.rel)
             finally:
-                self._current = None
-                self._queue.task_done()
-                self._update_idle()
+                self._queue.done(job)
+            if self._queue.idle:
+                self._collect_later()
 
-    async def _handle(self, rel: str) -> None:
-        full = self.docs_dir / rel
-        if not full.is_file() or not is_candidate(rel):
+    async def _handle(self, job: Job) -> None:
+        rel = job.rel
+        info = await asyncio.to_thread(inspect, self.docs_dir, rel)
+        if info is None or not is_candidate(rel):
             await self._remove(rel)
             return
-        try:
-            await self._settle(full)
-            sha = await self._in_thread(sha256_file, full)
-            record = self.registry.get_by_path(rel)
-            was_ready = rel in self._was_ready
-            self._was_ready.discard(rel)
-            if record is not None and record.sha256 == sha and was_ready:
-                self._attempts.pop(rel, None)
-                self._set(rel, DocStatus.READY)
-                return
-            self._set(rel, DocStatus.INDEXING, sha256=sha)
-            done = await self._in_thread(self._index_file, rel, full, sha)
-        except _Retry as busy:
-            await self._retry_later(rel, str(busy))
+        record = self.registry.get_by_path(rel)
+        if info.outside is not None:
+            reason = (
+                f"a link to {info.outside}, outside the documents folder: Docent never"
+                " follows links out of the folder. Copy the file in instead."
+            )
+            self._fail(rel, reason, retry=False, info=info)
             return
+        if info.size > self.max_file_bytes:
+            reason = (
+                f"too large to index ({_mb(info.size)}; the limit is"
+                f" {_mb(self.max_file_bytes)}). Split the file, or raise DOCENT_MAX_FILE_MB."
+            )
+            self._fail(rel, reason, retry=False, info=info)
+            return
+        if self._unchanged(record, info):
+            assert record is not None
+            self.events.publish(_finished(record))
+            return
+        try:
+            await self._settle(info)
+            outcome = await self._in_thread(job, info)
+        except Busy as busy:
+            self._retry_later(job, str(busy))
+            return
+        except PermissionError:
+            self._retry_later(job, "permission denied")
+            return
+        except Cancelled:
+            return  # the queue runs the path again, or it was stopped
         except FileNotFoundError:
             await self._remove(rel)
             return
+        except TimeoutError:
+            minutes = self.time_budget / 60
+            self._fail(
+                rel,
+                f"took longer than its time budget ({minutes:.0f} min) to index; Docent"
+                " tries again when the file changes",
+                retry=False,
+                info=info,
+            )
+            return
         except (UnreadableFile, UnsupportedFile) as exc:
             reason = exc.reason if isinstance(exc, UnreadableFile) else str(exc)
-            await self._fail(rel, reason)
+            self._fail(rel, reason, retry=False, info=info)
             return
         except Exception as exc:
             log.exception("indexing %s failed", rel)
-            await self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300])
+            self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300], retry=True)
             return
         self._attempts.pop(rel, None)
-        self._set(rel, DocStatus.READY, pages=done.pages, chunks=done.chunks)
+        self.events.publish(_finished(outcome.record))
 
-    def _index_file(self, rel: str, full: Path, sha: str) -> _Indexed:
-        """Load, chunk, embed and store one file (runs in a worker thread)."""
-        try:
-            pages = load(full)
-        except PermissionError as exc:
-            raise _Retry("permission denied") from exc
-        doc_id = doc_id_for(rel)
-        chunks = [
-            Chunk(
-                doc_id=doc_id,
-                path=rel,
-                file=full.name,
-                page=piece.page,
-                index=index,
-                start=piece.start,
-                end=piece.end,
-                text=piece.text,
-                sha256=sha,
-            )
-            for index, piece in enumerate(chunk_pages(pages, self.chunk_size, self.chunk_overlap))
-        ]
-        if not chunks:
-            raise UnreadableFile("no text to index")
-        self.store.replace_document(doc_id, chunks)
-        paged = pages[0].number is not None
-        return _Indexed(pages=len(pages) if paged else None, chunks=len(chunks))
+    def _unchanged(self, record: DocumentRecord | None, info: FileInfo) -> bool:
+        """Same size and mtime as when last read, and settled: nothing to do."""
+        if record is None or (record.size, record.mtime_ns) != (info.size, info.mtime_ns):
+            return False
+        if record.status == DocStatus.ERROR:
+            return not record.retry
+        if record.status != DocStatus.READY or record.content_key is None:
+            return False
+        content = self.registry.content(record.content_key)
+        return content is not None and content.state == READY
 
-    async def _settle(self, full: Path) -> None:
-        """Raise _Retry if the file is still growing (only checked for fresh files)."""
+    async def _in_thread(self, job: Job, info: FileInfo) -> Outcome:
+        """Run the pipeline in a daemon thread under the time budget."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+        def run() -> None:
+            try:
+                result = self.pipeline.process(self.docs_dir / job.rel, info, job.cancelled)
+            except BaseException as exc:
+                _call_soon(loop, settle, None, exc)
+            else:
+                _call_soon(loop, settle, result, None)
+            finally:
+                self._threads.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name=f"index {job.rel}", daemon=True)
+        self._threads.add(thread)
+        thread.start()
         try:
-            before = full.stat()
-        except PermissionError as exc:
-            raise _Retry("permission denied") from exc
-        if time.time() - before.st_mtime > _FRESH_SECONDS:
+            # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
+            # arrives as the thread finishes, and the worker would never stop.
+            done, _ = await asyncio.wait({future}, timeout=self.time_budget)
+        except asyncio.CancelledError:
+            job.cancelled.set()  # the thread stops at its next check; nobody waits for it
+            raise
+        if not done:
+            job.cancelled.set()
+            raise TimeoutError(job.rel)
+        return future.result()
+
+    async def _settle(self, info: FileInfo) -> None:
+        """Raise Busy if the file is still growing (only checked for fresh files)."""
+        if time.time() - info.mtime_ns / 1e9 > _FRESH_SECONDS:
             return
         await asyncio.sleep(self.settle_seconds)
-        after = full.stat()
-        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-            raise _Retry("the file is still being written")
+        after = await asyncio.to_thread(inspect, self.docs_dir, info.rel)
+        if after is None:
+            raise FileNotFoundError(info.rel)
+        if (after.size, after.mtime_ns) != (info.size, info.mtime_ns):
+            raise Busy("the file is still being written")
 
-    async def _in_thread(self, func: Callable[..., _T], *args: Any) -> _T:
-        # Shielded so that stop() can wait for a thread that is already running.
-        self._inflight = asyncio.ensure_future(asyncio.to_thread(func, *args))
-        try:
-            return await asyncio.shield(self._inflight)
-        except PermissionError as exc:
-            raise _Retry("permission denied") from exc
-
-    async def _fail(self, rel: str, reason: str) -> None:
+    def _fail(self, rel: str, reason: str, *, retry: bool, info: FileInfo | None = None) -> None:
         self._attempts.pop(rel, None)
-        try:  # chunks of an earlier version would be stale now
-            await self._in_thread(self.store.delete_document, doc_id_for(rel))
-        except Exception:
-            log.exception("could not drop the old chunks of %s", rel)
-        self._set(rel, DocStatus.ERROR, pages=None, chunks=0, error=reason)
+        stat: dict[str, Any] = {}
+        if info is not None:
+            stat = {"size": info.size, "mtime_ns": info.mtime_ns}
+        record = self.registry.upsert(
+            rel,
+            status=DocStatus.ERROR,
+            pages=None,
+            chunks=0,
+            error=reason,
+            retry=retry,
+            content_key=None,  # an old version's chunks would be stale now
+            **stat,
+        )
+        self.events.publish(_finished(record))
 
     async def _remove(self, rel: str) -> None:
         self._attempts.pop(rel, None)
-        self._was_ready.discard(rel)
         doc_id = doc_id_for(rel)
-        await self._in_thread(self.store.delete_document, doc_id)
-        record = self.registry.get(doc_id)
-        if self.registry.remove(doc_id) and record is not None:
-            self._notify(self.on_remove, record)
+        if self.registry.remove(doc_id):
+            self.events.publish(IngestEvent("removed", rel, doc_id))
 
-    async def _retry_later(self, rel: str, why: str) -> None:
-        attempt = self._attempts.get(rel, 0) + 1
+    def _retry_later(self, job: Job, why: str) -> None:
+        attempt = self._attempts.get(job.rel, 0) + 1
         if attempt > self.max_retries:
-            await self._fail(
-                rel, f"could not read the file: {why} (Docent tries again when it changes)"
+            self._fail(
+                job.rel,
+                f"could not read the file: {why} (Docent tries again when it changes)",
+                retry=True,
             )
             return
-        self._attempts[rel] = attempt
+        self._attempts[job.rel] = attempt
         delay = min(self.retry_seconds * attempt, 30.0)
-        log.debug("%s is busy (%s); retry %d in %.1fs", rel, why, attempt, delay)
+        log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
+        self._queue.retry_later(job.rel, delay, size=job.size)
+
+    def _collect_later(self) -> None:
+        """Collect unused contents once the library has been idle ``gc_delay`` seconds.
+
+        Not at once: a rename arrives as a removal, then a creation; the content must
+        still be there when the creation comes.
+        """
+        if self._gc_timer is not None:
+            self._gc_timer.cancel()
         loop = asyncio.get_running_loop()
-        self._retries[rel] = loop.call_later(delay, self._retry_now, rel)
 
-    def _retry_now(self, rel: str) -> None:
-        self._retries.pop(rel, None)
-        self._put(rel)
+        def spawn() -> None:
+            self._gc_timer = None
+            if self._queue.idle and self._tasks:
+                self._gc_task = loop.create_task(self._collect_garbage())
 
-    # -- helpers ---------------------------------------------------------------------
+        self._gc_timer = loop.call_later(self.gc_delay, spawn)
 
-    def _put(self, rel: str) -> None:
-        handle = self._retries.pop(rel, None)
-        if handle is not None:
-            handle.cancel()
-        if rel not in self._queued:
-            self._queued.add(rel)
-            self._queue.put_nowait(rel)
-        self._idle.clear()
+    async def _collect_garbage(self) -> None:
+        """Delete contents no file uses any more (renames and duplicates had their chance)."""
+        async with self._gc_lock:
+            await self._collect_garbage_now()
 
-    def _update_idle(self) -> None:
-        if not self._queued and not self._retries and self._current is None:
-            self._idle.set()
-
-    def _set(self, rel: str, status: DocStatus, **fields: Any) -> DocumentRecord:
-        record = self.registry.upsert(rel, status=status, **fields)
-        self._notify(self.on_change, record)
-        return record
-
-    def _notify(self, listeners: list[Listener], record: DocumentRecord) -> None:
-        for listener in list(listeners):
-            try:
-                listener(record)
-            except Exception:
-                log.exception("a document listener failed")
-
-    def _rel(self, path: Path) -> str | None:
-        """The path relative to the documents folder, with forward slashes."""
-        full = Path(os.path.abspath(path if path.is_absolute() else self.docs_dir / path))
+    async def _collect_garbage_now(self) -> None:
         try:
-            rel = full.relative_to(self.docs_dir).as_posix()
-        except ValueError:
-            return None
-        return "" if rel == "." else rel
+            garbage = await asyncio.to_thread(self.reconciler.garbage)
+            if garbage:
+                await asyncio.to_thread(self.reconciler.collect, garbage)
+        except Exception:
+            log.exception("could not collect unused chunks; the next start tries again")
 
-    def _walk_folder(self) -> dict[str, str]:
-        return walk(self.docs_dir)
 
-    @staticmethod
-    def _needs_indexing(record: DocumentRecord | None, sha: str, store_ids: set[str]) -> bool:
-        if record is None or record.sha256 != sha:
-            return True
-        if record.status == DocStatus.READY:
-            # Ready but missing from the store: a new embedding model, or a lost index.
-            return record.chunks > 0 and record.id not in store_ids
-        # queued/indexing were interrupted; errors are retried (the cause may be gone).
-        return True
+def _finished(record: DocumentRecord) -> IngestEvent:
+    kind: EventKind = "error" if record.status == DocStatus.ERROR else "ready"
+    return IngestEvent(
+        kind,
+        record.path,
+        record.id,
+        pages_done=record.pages or 0,
+        pages_total=record.pages,
+        chunks=record.chunks,
+        error=record.error,
+    )
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
+    try:
+        loop.call_soon_threadsafe(func, *args)
+    except RuntimeError:  # the loop is closed: nobody waits for this result any more
+        pass
+
+
+def _mb(size: int) -> str:
+    mb = size / (1 << 20)
+    return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB"

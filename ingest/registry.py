@@ -1,22 +1,27 @@
-"""Document registry: one SQLite row per file in the documents folder (``docent.db``).
+"""Document registry (``docent.db``): one row per file, and one per content in the indexes.
 
-The registry says what Docent knows about each file (status, pages, chunks, the reason
-it failed); the Chroma store holds the chunks. Other owners may keep their own tables in
-the same file: ``apply_migrations`` versions each owner's schema separately.
+``documents`` says what Docent knows about each file (status, the reason it failed, and
+which content answers for it); ``contents`` lists every content key that has chunks in
+the indexes, ``writing`` while they are being written and ``ready`` once every index holds
+all of them. A row points at a ready content only. Other owners may keep their own tables
+in the same file: ``apply_migrations`` versions each owner's schema separately.
 """
 
 from __future__ import annotations
 
 import builtins
-import hashlib
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ingest.keys import doc_id_for
 from ingest.types import DocStatus, DocumentRecord
+
+__all__ = ["ContentRecord", "Registry", "apply_migrations", "connect", "doc_id_for"]
 
 _DOCUMENTS_SCHEMA: tuple[str, ...] = (
     # v1
@@ -32,15 +37,44 @@ _DOCUMENTS_SCHEMA: tuple[str, ...] = (
         sha256     TEXT
     )
     """,
+    # v2-v7: chunks keyed by content
+    "ALTER TABLE documents ADD COLUMN content_key TEXT",
+    "ALTER TABLE documents ADD COLUMN size INTEGER",
+    "ALTER TABLE documents ADD COLUMN mtime_ns INTEGER",
+    "ALTER TABLE documents ADD COLUMN retry INTEGER NOT NULL DEFAULT 1",
+    "CREATE INDEX documents_content_key ON documents (content_key)",
+    """
+    CREATE TABLE contents (
+        key        TEXT PRIMARY KEY,
+        sha256     TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        pages      INTEGER,
+        chunks     INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    )
+    """,
+    # v8: which embedding model the index answers with
+    "CREATE TABLE index_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
-_COLUMNS = "id, path, status, pages, chunks, error, updated_at, sha256"
+_COLUMNS = (
+    "id, path, status, pages, chunks, error, updated_at, sha256, content_key, size, mtime_ns, retry"
+)
+_FIELDS = ("pages", "chunks", "error", "sha256", "content_key", "size", "mtime_ns", "retry")
+_CONTENT_COLUMNS = "key, sha256, state, pages, chunks"
 _UNSET: Any = object()
+WRITING, READY = "writing", "ready"
 
 
-def doc_id_for(rel_path: str) -> str:
-    """Stable id of a document: the first 16 hex digits of sha1 of its relative path."""
-    return hashlib.sha1(rel_path.encode("utf-8")).hexdigest()[:16]
+@dataclass(frozen=True)
+class ContentRecord:
+    """One content key in the indexes: ``writing`` until every index has all its chunks."""
+
+    key: str
+    sha256: str
+    state: str
+    pages: int | None
+    chunks: int
 
 
 def connect(db_path: Path) -> sqlite3.Connection:
@@ -82,7 +116,7 @@ def _now() -> str:
 
 
 def _record(row: tuple[Any, ...]) -> DocumentRecord:
-    doc_id, path, status, pages, chunks, error, updated_at, sha256 = row
+    doc_id, path, status, pages, chunks, error, updated_at, sha256, key, size, mtime, retry = row
     return DocumentRecord(
         id=doc_id,
         path=path,
@@ -92,11 +126,15 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         error=error,
         updated_at=updated_at,
         sha256=sha256,
+        content_key=key,
+        size=size,
+        mtime_ns=mtime,
+        retry=bool(retry),
     )
 
 
 class Registry:
-    """The ``documents`` table; safe to call from any thread."""
+    """The ``documents`` and ``contents`` tables; safe to call from any thread."""
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
@@ -104,6 +142,8 @@ class Registry:
         self._lock = threading.RLock()
         with self._lock:
             apply_migrations(self._conn, "documents", _DOCUMENTS_SCHEMA)
+
+    # -- documents -----------------------------------------------------------------
 
     def upsert(
         self,
@@ -114,49 +154,68 @@ class Registry:
         pages: int | None = _UNSET,
         chunks: int = _UNSET,
         error: str | None = _UNSET,
+        content_key: str | None = _UNSET,
+        size: int | None = _UNSET,
+        mtime_ns: int | None = _UNSET,
+        retry: bool = _UNSET,
     ) -> DocumentRecord:
         """Create or update the row for ``rel_path``, writing only the fields passed.
 
         A field left out keeps its stored value; passing None writes NULL (a text file
         has no page count). ``error`` is cleared whenever ``status`` is not ERROR.
         """
-        doc_id = doc_id_for(rel_path)
-        status = DocStatus(status)
         with self._lock, self._conn:
-            found = self._fetch("WHERE id = ?", (doc_id,))
-            old = found[0] if found else None
-
-            def pick(given: Any, stored: Any) -> Any:
-                return stored if given is _UNSET else given
-
-            if status != DocStatus.ERROR:
-                error = None
-            record = DocumentRecord(
-                id=doc_id,
-                path=rel_path,
-                status=status,
-                pages=pick(pages, old.pages if old else None),
-                chunks=pick(chunks, old.chunks if old else 0),
-                error=pick(error, old.error if old else None),
-                updated_at=_now(),
-                sha256=pick(sha256, old.sha256 if old else None),
+            return self._upsert(
+                rel_path,
+                DocStatus(status),
+                sha256=sha256,
+                pages=pages,
+                chunks=chunks,
+                error=error,
+                content_key=content_key,
+                size=size,
+                mtime_ns=mtime_ns,
+                retry=retry,
             )
-            self._conn.execute(
-                f"INSERT INTO documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(id) DO UPDATE SET status = excluded.status,"
-                " pages = excluded.pages, chunks = excluded.chunks, error = excluded.error,"
-                " updated_at = excluded.updated_at, sha256 = excluded.sha256",
-                (
-                    record.id,
-                    record.path,
-                    record.status.value,
-                    record.pages,
-                    record.chunks,
-                    record.error,
-                    record.updated_at,
-                    record.sha256,
-                ),
-            )
+
+    def _upsert(self, rel_path: str, status: DocStatus, **given: Any) -> DocumentRecord:
+        doc_id = doc_id_for(rel_path)
+        found = self._fetch("WHERE id = ?", (doc_id,))
+        old = (
+            found[0] if found else DocumentRecord(doc_id, rel_path, status, None, 0, None, "", None)
+        )
+        given = {name: given.get(name, _UNSET) for name in _FIELDS}
+        if status != DocStatus.ERROR:
+            given["error"] = None
+            given["retry"] = True
+        values = {
+            name: getattr(old, name) if value is _UNSET else value for name, value in given.items()
+        }
+        record = DocumentRecord(
+            id=doc_id, path=rel_path, status=status, updated_at=_now(), **values
+        )
+        self._conn.execute(
+            f"INSERT INTO documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET status = excluded.status,"
+            " pages = excluded.pages, chunks = excluded.chunks, error = excluded.error,"
+            " updated_at = excluded.updated_at, sha256 = excluded.sha256,"
+            " content_key = excluded.content_key, size = excluded.size,"
+            " mtime_ns = excluded.mtime_ns, retry = excluded.retry",
+            (
+                record.id,
+                record.path,
+                record.status.value,
+                record.pages,
+                record.chunks,
+                record.error,
+                record.updated_at,
+                record.sha256,
+                record.content_key,
+                record.size,
+                record.mtime_ns,
+                int(record.retry),
+            ),
+        )
         return record
 
     def get(self, doc_id: str) -> DocumentRecord | None:
@@ -170,7 +229,7 @@ class Registry:
         return rows[0] if rows else None
 
     def remove(self, doc_id: str) -> bool:
-        """Delete the row; True if there was one."""
+        """Delete the row; True if there was one. Its content stays until collected."""
         with self._lock, self._conn:
             cursor = self._conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
             return cursor.rowcount > 0
@@ -201,3 +260,122 @@ class Registry:
                 f"SELECT {_COLUMNS} FROM documents {clause}", params
             ).fetchall()
         return [_record(row) for row in rows]
+
+    # -- the two lookups readers need ------------------------------------------------
+
+    def paths_for_keys(self, keys: Iterable[str]) -> dict[str, builtins.list[str]]:
+        """Content key → the current paths whose chunks it is (sorted); unknown keys absent.
+
+        A key no row points at is garbage awaiting collection, or a new version not
+        switched to yet: readers drop its chunks, so a search sees one version per file.
+        """
+        wanted = sorted(set(keys))
+        found: dict[str, builtins.list[str]] = {}
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                rows = self._conn.execute(
+                    f"SELECT content_key, path FROM documents WHERE content_key IN ({marks})"
+                    " ORDER BY path",
+                    part,
+                ).fetchall()
+                for key, path in rows:
+                    found.setdefault(key, []).append(path)
+        return found
+
+    def keys_for_files(self, files: Iterable[str]) -> set[str]:
+        """Content keys of the documents named by relative path or by file name (any case)."""
+        names = {name.replace("\\", "/").strip("/").lower() for name in files}
+        keys: set[str] = set()
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT path, content_key FROM documents WHERE content_key IS NOT NULL"
+            ).fetchall()
+        for path, key in rows:
+            if path.lower() in names or PurePosixPath(path).name.lower() in names:
+                keys.add(key)
+        return keys
+
+    def referenced_keys(self) -> set[str]:
+        """Every content key some row points at."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT DISTINCT content_key FROM documents WHERE content_key IS NOT NULL"
+            ).fetchall()
+        return {row[0] for row in rows}
+
+    # -- contents --------------------------------------------------------------------
+
+    def content(self, key: str) -> ContentRecord | None:
+        """The content row for ``key``, if any."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,)
+            ).fetchone()
+        return ContentRecord(*row) if row else None
+
+    def contents(self) -> builtins.list[ContentRecord]:
+        """Every content row."""
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_CONTENT_COLUMNS} FROM contents").fetchall()
+        return [ContentRecord(*row) for row in rows]
+
+    def begin_content(self, key: str, sha256: str) -> None:
+        """Note that ``key``'s chunks are about to be written (before the first write)."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO contents (key, sha256, state, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(key) DO NOTHING",
+                (key, sha256, WRITING, _now()),
+            )
+
+    def finish_content(
+        self, rel_path: str, key: str, *, pages: int | None, chunks: int, **fields: Any
+    ) -> DocumentRecord:
+        """In one transaction: ``key`` is ready in every index and ``rel_path`` points at it."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "UPDATE contents SET state = ?, pages = ?, chunks = ?, updated_at = ?"
+                " WHERE key = ?",
+                (READY, pages, chunks, _now(), key),
+            )
+            return self._upsert(
+                rel_path,
+                DocStatus.READY,
+                content_key=key,
+                pages=pages,
+                chunks=chunks,
+                error=None,
+                **fields,
+            )
+
+    def reopen_content(self, key: str) -> None:
+        """Mark a ready content as being written again (an index lost some of its chunks)."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "UPDATE contents SET state = ?, updated_at = ? WHERE key = ?",
+                (WRITING, _now(), key),
+            )
+
+    def state(self, name: str) -> str | None:
+        """A value the indexes keep about themselves (e.g. the active embedding model)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT value FROM index_state WHERE name = ?", (name,)
+            ).fetchone()
+        return row[0] if row else None
+
+    def set_state(self, name: str, value: str) -> None:
+        """Remember ``value`` under ``name``."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO index_state (name, value) VALUES (?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
+
+    def drop_contents(self, keys: Iterable[str]) -> None:
+        """Forget content rows (after their chunks left every index)."""
+        with self._lock, self._conn:
+            self._conn.executemany("DELETE FROM contents WHERE key = ?", [(k,) for k in keys])

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import Any, cast
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import chromadb
 from chromadb.api import ClientAPI
 
+from ingest.keys import chunk_id
 from ingest.types import Chunk, Hit
 from models.protocols import Embedder
 
@@ -28,6 +31,8 @@ length to pad little, yet bounded so a huge document doesn't hold every vector a
 
 _NO_PAGE = -1  # Chroma rejects None in metadata
 _ID_PAGE = 10_000
+_SLACK = 8
+"""Extra results asked of Chroma, so dropping content no path holds still leaves k."""
 
 
 class StoreUnavailable(Exception):
@@ -95,6 +100,7 @@ def _metadata(chunk: Chunk) -> dict[str, str | int]:
         "start": chunk.start,
         "end": chunk.end,
         "sha256": chunk.sha256,
+        "heading": chunk.heading,
     }
 
 
@@ -110,6 +116,7 @@ def _chunk(text: str, meta: Mapping[str, Any]) -> Chunk:
         end=int(meta["end"]),
         text=text,
         sha256=str(meta["sha256"]),
+        heading=str(meta.get("heading", "")),
     )
 
 
@@ -118,19 +125,44 @@ def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i : i + size]
 
 
-class ChromaStore:
-    """Chunks and their vectors for one embedding model."""
+class KeyLookup(Protocol):
+    """The registry's read side: which paths a content key answers for, and back."""
 
-    def __init__(self, client: ClientAPI, embedder: Embedder) -> None:
+    def paths_for_keys(self, keys: Iterable[str]) -> dict[str, list[str]]: ...
+
+    def keys_for_files(self, files: Iterable[str]) -> set[str]: ...
+
+
+class ChromaStore:
+    """Chunks and their vectors for one embedding model, keyed by content.
+
+    With a ``lookup`` (the registry), search reports each chunk under the paths that hold
+    its content now, and leaves out content no path points at (an old version being
+    replaced, or garbage not yet collected).
+    """
+
+    building = False
+    """True while a new model's collection is filled: reconcile leaves it alone."""
+
+    def __init__(
+        self,
+        client: ClientAPI,
+        embedder: Embedder,
+        *,
+        lookup: KeyLookup | None = None,
+        name: str | None = None,
+    ) -> None:
         self.client = client
         self.embedder = embedder
-        self.name = collection_name(embedder.name)
+        self.lookup = lookup
+        self.name = name or collection_name(embedder.name)
         self._collection = client.get_or_create_collection(
             name=self.name,
             configuration={"hnsw": {"space": "cosine"}},
             metadata={"embedder": embedder.name},
             embedding_function=None,
         )
+        self._batch_limit = max(1, min(client.get_max_batch_size(), 1000))
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
@@ -144,12 +176,17 @@ class ChromaStore:
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         self.delete_document(doc_id)
-        limit = max(1, min(self.client.get_max_batch_size(), 1000))
-        for start in range(0, len(chunks), limit):
-            part = chunks[start : start + limit]
-            self._collection.add(
-                ids=[f"{doc_id}:{chunk.index}" for chunk in part],
-                embeddings=cast(Any, vectors[start : start + limit]),
+        self.add_chunks(doc_id, chunks, vectors)
+
+    def add_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Write (or overwrite) these chunks of ``doc_id`` with their vectors."""
+        for start in range(0, len(chunks), self._batch_limit):
+            part = chunks[start : start + self._batch_limit]
+            self._collection.upsert(
+                ids=[chunk_id(doc_id, chunk.index) for chunk in part],
+                embeddings=cast(Any, [list(v) for v in vectors[start : start + len(part)]]),
                 documents=[chunk.text for chunk in part],
                 metadatas=cast(Any, [_metadata(chunk) for chunk in part]),
             )
@@ -158,31 +195,70 @@ class ChromaStore:
         """Remove every chunk of the document (no error if it has none)."""
         self._collection.delete(where={"doc_id": doc_id})
 
+    def chunk_indexes(self, doc_id: str) -> set[int]:
+        """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
+        found = self._collection.get(where={"doc_id": doc_id}, include=[])
+        return {int(cid.rsplit(":", 1)[1]) for cid in found["ids"]}
+
+    def chunks_of(self, doc_id: str, batch: int = 64) -> Iterator[list[Chunk]]:
+        """Every stored chunk of ``doc_id``, ``batch`` at a time (to copy them elsewhere)."""
+        found = self._collection.get(where={"doc_id": doc_id}, include=["metadatas"])
+        ids = sorted(found["ids"], key=lambda cid: int(cid.rsplit(":", 1)[1]))
+        for start in range(0, len(ids), batch):
+            part = self._collection.get(
+                ids=ids[start : start + batch], include=["documents", "metadatas"]
+            )
+            texts, metas = part["documents"] or [], part["metadatas"] or []
+            yield [_chunk(text or "", meta) for text, meta in zip(texts, metas, strict=True)]
+
+    def drop(self) -> None:
+        """Delete the whole collection (after a model switch)."""
+        self.client.delete_collection(self.name)
+
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
         """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.
 
-        Each entry of ``files`` matches a chunk by file name or by relative path.
+        Each entry of ``files`` matches a document by file name or by relative path.
         """
         if not query.strip() or k <= 0:
             return []
         where: Any = None
-        if files:
+        if files and self.lookup is not None:
+            keys = sorted(self.lookup.keys_for_files(files))
+            if not keys:
+                return []
+            where = {"doc_id": {"$in": keys}}
+        elif files:
             names = sorted({name.replace("\\", "/") for name in files})
             where = {"$or": [{"file": {"$in": names}}, {"path": {"$in": names}}]}
         vector = self.embedder.embed([query])[0]
         result = self._collection.query(
             query_embeddings=cast(Any, [vector]),
-            n_results=k,
+            n_results=k if self.lookup is None else k + _SLACK,
             where=where,
             include=cast(Any, ["documents", "metadatas", "distances"]),
         )
         documents = (result.get("documents") or [[]])[0]
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
-        return [
+        hits = [
             Hit(chunk=_chunk(text or "", meta), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
+        return self._resolve(hits)[:k]
+
+    def _resolve(self, hits: list[Hit]) -> list[Hit]:
+        """Put each hit under the paths holding its content now; drop content no path holds."""
+        if self.lookup is None:
+            return hits
+        paths = self.lookup.paths_for_keys({hit.chunk.doc_id for hit in hits})
+        resolved = []
+        for hit in hits:
+            where = paths.get(hit.chunk.doc_id)
+            if where:
+                chunk = replace(hit.chunk, path=where[0], file=PurePosixPath(where[0]).name)
+                resolved.append(Hit(chunk=chunk, score=hit.score, paths=tuple(where)))
+        return resolved
 
     def query_vector(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
@@ -239,13 +315,22 @@ class ChromaStore:
         """How many chunks the collection holds."""
         return self._collection.count()
 
+    def chunk_counts(self) -> Counter[str]:
+        """How many chunks each stored document has (for the consistency check)."""
+        counts: Counter[str] = Counter()
+        for ids in self._id_pages():
+            counts.update(cid.rsplit(":", 1)[0] for cid in ids)
+        return counts
+
     def document_ids(self) -> set[str]:
         """Ids of every document with at least one chunk."""
-        ids: set[str] = set()
+        return set(self.chunk_counts())
+
+    def _id_pages(self) -> Iterator[list[str]]:
         offset = 0
         while True:
             page = self._collection.get(include=[], limit=_ID_PAGE, offset=offset)
-            ids.update(chunk_id.rsplit(":", 1)[0] for chunk_id in page["ids"])
+            yield page["ids"]
             if len(page["ids"]) < _ID_PAGE:
-                return ids
+                return
             offset += _ID_PAGE

@@ -43,7 +43,12 @@ class Page:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A piece of a document, with everything a citation needs."""
+    """A piece of a document, with everything a citation needs.
+
+    ``doc_id`` is the content key (see ``ingest.keys``), so identical files share their
+    chunks; ``path`` and ``file`` are where the content was first seen. Readers take the
+    current paths from the registry (``Registry.paths_for_keys``), which a rename updates.
+    """
 
     doc_id: str
     path: str
@@ -56,6 +61,8 @@ class Chunk:
     end: int
     text: str
     sha256: str
+    heading: str = ""
+    """The heading path above the chunk, e.g. "Setup > Install"; "" where there is none."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,8 @@ class Hit:
 
     chunk: Chunk
     score: float
+    paths: tuple[str, ...] = ()
+    """Every current path with this content (identical files); ``chunk.path`` is the first."""
 
 
 @dataclass(frozen=True)
@@ -78,3 +87,10 @@ class DocumentRecord:
     error: str | None
     updated_at: str
     sha256: str | None
+    content_key: str | None = None
+    """The content whose chunks answer for this path now (None: nothing searchable)."""
+    size: int | None = None
+    mtime_ns: int | None = None
+    """The file's size and mtime when ``sha256`` was taken: unchanged means not re-read."""
+    retry: bool = True
+    """False for errors the file's bytes cause: not retried until the bytes change."""

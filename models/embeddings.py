@@ -160,7 +160,12 @@ def default_threads() -> int:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 with dynamic padding: each batch is padded to its longest text."""
+    """all-MiniLM-L6-v2 with dynamic padding: each batch is padded to its longest text.
+
+    Batches of 16: onnxruntime's arena keeps the largest batch's activations for the
+    process's life (about 1.4 GB at 32 texts of 256 tokens, 0.8 GB at 16), for no gain in
+    CPU per text.
+    """
 
     name: str = MODEL_NAME
     dimension: int = DIMENSION
@@ -169,7 +174,7 @@ class MiniLMEmbedder:
         self,
         files: MiniLMFiles | None = None,
         *,
-        batch_size: int = 32,
+        batch_size: int = 16,
         threads: int | None = None,
     ) -> None:
         if batch_size < 1:

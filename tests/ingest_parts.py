@@ -24,6 +24,11 @@ class IngestParts:
         record = self.registry.get_by_path(rel)
         return record.status if record else None
 
+    def key(self, rel: str) -> str | None:
+        """The content key the path's chunks are filed under."""
+        record = self.registry.get_by_path(rel)
+        return record.content_key if record else None
+
 
 @contextmanager
 def ingest_parts(tmp_path: Path) -> Iterator[IngestParts]:
@@ -34,7 +39,7 @@ def ingest_parts(tmp_path: Path) -> Iterator[IngestParts]:
     client = make_chroma_client(tmp_path)
     embedder = FakeEmbedder()
     try:
-        yield IngestParts(docs, registry, ChromaStore(client, embedder), embedder)
+        yield IngestParts(docs, registry, ChromaStore(client, embedder, lookup=registry), embedder)
     finally:
         registry.close()
         client.close()

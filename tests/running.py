@@ -1,21 +1,33 @@
-"""Start the real app (container, API, watcher) on a real socket, and read its SSE."""
+"""Start the real app on a real socket and read its SSE: the API in-process around fakes
+(``running_app``), or `run.py` as a user starts it, in a subprocess (``served_process``)."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
 import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 
 from app.container import Container
 from app.server import create_api_app
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -24,14 +36,15 @@ class RunningApp:
     url: str
     client: httpx.AsyncClient
     """Talks to ``url`` with the bearer token already set."""
+    app: FastAPI
+    """The app being served (its routes, its guard's rules in ``app.state.access``)."""
 
 
 @asynccontextmanager
 async def running_app(container: Container) -> AsyncIterator[RunningApp]:
     """Serve the API for ``container`` on 127.0.0.1 at a free port until the block ends."""
-    config = uvicorn.Config(
-        create_api_app(container), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
+    app = create_api_app(container)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
@@ -43,7 +56,7 @@ async def running_app(container: Container) -> AsyncIterator[RunningApp]:
     headers = {"Authorization": f"Bearer {container.token}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
         try:
-            yield RunningApp(container, url, client)
+            yield RunningApp(container, url, client, app)
         finally:
             server.should_exit = True
             await task
@@ -91,3 +104,106 @@ async def wait_ready(app: RunningApp, count: int, timeout: float = 60) -> float:
         return sum(d["status"] == "ready" for d in docs) >= count
 
     return await eventually(ready, timeout=timeout, what=f"{count} documents ready")
+
+
+@dataclass
+class ServedProcess:
+    """`run.py` (window and API) running in a subprocess, as a user starts it."""
+
+    process: subprocess.Popen[str]
+    url: str
+    data_dir: Path
+    output: list[str]
+    """What it printed (stdout and stderr), line by line, as it arrives."""
+
+    @property
+    def token(self) -> str:
+        return (self.data_dir / "api-token").read_text().strip()
+
+    def rss_mb(self) -> float:
+        """Resident memory of the process, from /proc."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def user_environment() -> dict[str, str]:
+    """This test's environment without pytest's marks: NiceGUI behaves differently under
+    pytest, and a user's `run.py` does not run under pytest."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "NICEGUI_"))}
+
+
+def run_py(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """`python run.py ARGS` from the repository root, its output captured."""
+    return subprocess.run(
+        [sys.executable, "run.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=user_environment(),
+        **kwargs,
+    )
+
+
+@contextmanager
+def served_process(data_dir: Path, *flags: str, timeout: float = 180) -> Iterator[ServedProcess]:
+    """Start `run.py --no-browser` on a free port; wait until its services are ready.
+
+    Its settings are the flags alone: a module-scoped fixture starts before the autouse
+    one that clears the developer's DOCENT_* variables."""
+    port = free_port()
+    env = {
+        k: v
+        for k, v in user_environment().items()
+        if not k.startswith("DOCENT_") and k != "OLLAMA_HOST"
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "run.py",
+            "--no-browser",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(data_dir),
+            *flags,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    served = ServedProcess(process, f"http://127.0.0.1:{port}", data_dir, output)
+
+    async def services_ready() -> bool:
+        assert process.poll() is None, "".join(output)
+        try:
+            async with httpx.AsyncClient(base_url=served.url) as client:
+                status = await client.get(
+                    "/api/status", headers={"Authorization": f"Bearer {served.token}"}
+                )
+        except (httpx.HTTPError, OSError):
+            return False
+        return status.status_code == 200
+
+    try:
+        asyncio.run(eventually(services_ready, timeout=timeout, what="run.py to serve"))
+        yield served
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        reader.join(timeout=5)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

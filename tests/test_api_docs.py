@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from app.api import install_api
 from app.container import Container
 from app.settings import Settings
+from app.startup import Services
 from tests.api_app import anonymous, api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -40,11 +41,13 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
 
 
 async def test_schema_and_page_are_served_to_local_hosts_only(app: RunningApp) -> None:
-    async with anonymous(app) as client:
-        schema = await client.get("/openapi.json")
-        page = await client.get("/docs")
-        foreign = await client.get("/openapi.json", headers={"Host": "evil.test"})
-        foreign_page = await client.get("/docs", headers={"Host": "evil.test"})
+    schema = await app.client.get("/openapi.json")
+    page = await app.client.get("/docs")
+    foreign = await app.client.get("/openapi.json", headers={"Host": "evil.test"})
+    foreign_page = await app.client.get("/docs", headers={"Host": "evil.test"})
+    async with anonymous(app) as client:  # like every page: the token or the login cookie
+        assert (await client.get("/openapi.json")).status_code == 401
+        assert (await client.get("/docs")).status_code == 401
     assert schema.status_code == 200 and schema.json()["info"]["title"] == "Docent API"
     documented = {(m, p) for p, ops in schema.json()["paths"].items() for m in ops}
     assert ROUTES <= documented
@@ -66,9 +69,12 @@ async def test_window_app_without_docs_gets_them_too(tmp_path: Path) -> None:
     container = Container(
         Settings(data_dir=tmp_path / "data"), llm=FakeChatModel(), embedder=FakeEmbedder()
     )
-    install_api(window, container)
+    install_api(window, Services.of(container), container.settings, container.token)
     transport = httpx.ASGITransport(app=window)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+    headers = {"Authorization": f"Bearer {container.token}"}
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1", headers=headers
+    ) as client:
         schema = await client.get("/openapi.json")
         page = await client.get("/docs")
     assert schema.status_code == 200 and "/v1/chat/completions" in schema.json()["paths"]

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import socket
 from pathlib import Path
 
 import pytest
 
 from app.cli import build_parser, main, settings_from
+from app.commands import DEGRADED_EXIT
+from app.paths import DATA_DIR_ENV, resolve_data_dir
+from app.settings import Settings
+from app.status_command import MINILM_NAME, probe_ollama
+from app.token import load_or_create_token
 from ingest.loaders import NOT_A_PDF
+from models.embeddings import MODEL_NAME
+from models.llm import OllamaChat
 from tests.fakes.ollama_server import FakeOllamaServer, unused_url
 from tests.pdfs import make_pdf
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.running import run_py
 
 
 @pytest.fixture
@@ -29,11 +34,82 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_token_is_printed_by_run_py(data_dir: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "run.py", "token"], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == (data_dir / "api-token").read_text().strip()
-    assert len(result.stdout.strip()) >= 32
+    token = load_or_create_token(data_dir / "api-token")  # as the first start does
+    result = run_py("token", check=True)
+    assert result.stdout.strip() == token and len(token) >= 32
+    assert str(data_dir) in result.stderr  # which data dir it read
+
+
+def test_token_never_creates_a_data_dir(tmp_path: Path) -> None:
+    missing = tmp_path / "never-started"
+    result = run_py("token", "--data-dir", str(missing))
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"no API token in {missing}" in result.stderr and "run.py --data-dir" in result.stderr
+    assert not missing.exists()
+
+
+def test_open_says_when_no_instance_runs(data_dir: Path) -> None:
+    load_or_create_token(data_dir / "api-token")
+    result = run_py("open", "--no-browser")
+    assert result.returncode == 1
+    assert f"Docent is not running with data dir {data_dir}" in result.stderr
+    assert "uv run run.py" in result.stderr
+
+
+def test_status_never_creates_a_data_dir(tmp_path: Path) -> None:
+    missing = tmp_path / "never-started"
+    assert main(["status", "--data-dir", str(missing), "--ollama-host", unused_url()]) == 0
+    assert not missing.exists()
+
+
+def test_status_warns_when_the_chat_model_is_not_installed(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeOllamaServer() as server:
+        assert main(["status", "--ollama-host", server.url, "--chat-model", "mistral"]) == 0
+    out = capsys.readouterr().out
+    assert "Ollama: reachable" in out
+    assert "Warning: The model 'mistral' is not installed" in out and "ollama pull mistral" in out
+
+
+async def test_status_probe_agrees_with_the_chat_adapter() -> None:
+    with FakeOllamaServer() as server:
+        for host, model in [(server.url, "llama3.2"), (server.url, "mistral"), (unused_url(), "x")]:
+            adapter = OllamaChat(host, model)
+            try:
+                assert probe_ollama(host, model) == await adapter.health(), (host, model)
+            finally:
+                await adapter.aclose()
+    assert MINILM_NAME == MODEL_NAME
+
+
+def test_data_dir_resolves_as_settings_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_DIR_ENV)
+    assert resolve_data_dir(None) == Settings().data_dir
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "from-env"))
+    assert resolve_data_dir(None) == Settings().data_dir == (tmp_path / "from-env").resolve()
+    flag = tmp_path / "from-flag"
+    assert resolve_data_dir(flag) == Settings(data_dir=flag).data_dir
+
+
+def test_non_loopback_host_warns_and_a_taken_port_stops_the_start(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_py(
+            "--no-browser",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "d"),
+        )
+    assert result.returncode == 1
+    assert "Warning: --host 0.0.0.0 makes Docent reachable from other machines" in result.stderr
+    assert f"Port {port} on 0.0.0.0 is already in use" in result.stderr
+    assert "Docent is at" not in result.stdout
 
 
 def test_flags_win_over_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -75,9 +151,28 @@ def test_ask_streams_the_answer_and_its_sources(
     main(["ingest"])
     capsys.readouterr()
     with FakeOllamaServer() as server:
-        server.enqueue_reply("It leaves at 07:15 [1].")
+        server.enqueue_reply("It **leaves** at 07:15 \\#1 [1].")
         code = main(["ask", "When does the ferry to Tarvo leave?", "--ollama-host", server.url])
     out = capsys.readouterr().out
     assert code == 0
-    assert "It leaves at 07:15 [1]." in out
+    assert "It leaves at 07:15 #1 [1]." in out  # plain text, not Markdown
     assert "[1] ferry.pdf, page 2" in out
+
+
+def test_ask_without_ollama_exits_non_zero_with_plain_passages(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data_dir / "documents" / "costs.md").write_text(
+        "# Costs\n\nThe *harbour* fees rose to 12 kroner (see `fees.csv`) in ## week 3.\n"
+    )
+    main(["ingest"])
+    capsys.readouterr()
+    code = main(["ask", "How much are the harbour fees?", "--ollama-host", unused_url()])
+    captured = capsys.readouterr()
+    assert code == DEGRADED_EXIT
+    assert "No answer could be written" in captured.out and "ollama serve" in captured.err
+    # The passage as written (its own # * ` shown as they are), no Markdown escapes or bold.
+    assert "# Costs The *harbour* fees rose to 12 kroner (see `fees.csv`) in ## week 3" in (
+        captured.out
+    )
+    assert "\\" not in captured.out and "**" not in captured.out

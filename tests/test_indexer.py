@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-import ingest.indexer as indexer_module
+import ingest.pipeline as pipeline_module
+from ingest.events import IngestEvent
 from ingest.folder import is_ignored
 from ingest.indexer import Indexer
 from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED
-from ingest.registry import doc_id_for
-from ingest.types import Chunk, DocStatus, DocumentRecord, Page
+from ingest.source import LoadedDocument
+from ingest.types import Chunk, DocStatus
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
 from tests.running import eventually
@@ -25,7 +26,10 @@ from tests.running import eventually
 @dataclass
 class Rig(IngestParts):
     indexer: Indexer
-    changes: list[DocumentRecord]
+    events: list[IngestEvent]
+
+    def kinds(self, rel: str) -> list[str]:
+        return [event.kind for event in self.events if event.path == rel]
 
 
 @pytest.fixture
@@ -37,11 +41,17 @@ def parts(tmp_path: Path) -> Iterator[IngestParts]:
 @pytest.fixture
 async def rig(parts: IngestParts) -> AsyncIterator[Rig]:
     indexer = Indexer(
-        parts.docs, parts.registry, parts.store, chunk_size=200, chunk_overlap=20, retry_seconds=0.1
+        parts.docs,
+        parts.registry,
+        [parts.store],
+        parts.embedder,
+        chunk_size=200,
+        chunk_overlap=20,
+        retry_seconds=0.1,
     )
-    changes: list[DocumentRecord] = []
-    indexer.on_change.append(changes.append)
-    yield Rig(parts.docs, parts.registry, parts.store, parts.embedder, indexer, changes)
+    events: list[IngestEvent] = []
+    indexer.events.subscribe(events.append)
+    yield Rig(parts.docs, parts.registry, parts.store, parts.embedder, indexer, events)
     await indexer.stop()
 
 
@@ -49,22 +59,23 @@ async def test_index_all_makes_files_ready_and_searchable(rig: Rig) -> None:
     make_pdf(rig.docs / "geo" / "rocks.pdf", ["Basalt forms from lava.", "Granite cools slowly."])
     (rig.docs / "notes.md").write_text("---\ntitle: Tides\n---\nTide pools hold anemones.\n")
     (rig.docs / "plain.txt").write_text("Penguins huddle in winter.")
-    seen: list[tuple[int, int, str]] = []
-
-    records = await rig.indexer.index_all(lambda d, t, r: seen.append((d, t, r.path)))
+    records = await rig.indexer.index_all()
 
     assert [r.path for r in records] == ["geo/rocks.pdf", "notes.md", "plain.txt"]
     assert all(r.status == DocStatus.READY and r.chunks > 0 for r in records)
     pdf = rig.registry.get_by_path("geo/rocks.pdf")
     assert pdf is not None and pdf.pages == 2 and pdf.sha256 and len(pdf.sha256) == 64
     assert rig.registry.get_by_path("plain.txt").pages is None  # type: ignore[union-attr]
-    assert [(d, t) for d, t, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert rig.kinds("geo/rocks.pdf") == ["queued", "started", "pages", "ready"]
+    pages = [e for e in rig.events if e.kind == "pages" and e.path == "geo/rocks.pdf"]
+    assert (pages[-1].pages_done, pages[-1].pages_total) == (2, 2)
+    progress = rig.indexer.events.library()
+    assert (progress.files_done, progress.files_total, progress.failed) == (3, 3, 0)
 
     hit = rig.store.search("granite cools slowly", k=1)[0]
     assert (hit.chunk.path, hit.chunk.file, hit.chunk.page) == ("geo/rocks.pdf", "rocks.pdf", 2)
-    assert hit.chunk.doc_id == doc_id_for("geo/rocks.pdf")
-    # Front matter is skipped, not rewritten: chunk text is the file's own text.
-    assert rig.store.search("anemones", k=1)[0].chunk.text == "Tide pools hold anemones."
+    assert hit.chunk.doc_id == rig.key("geo/rocks.pdf")
+    assert "anemones" in rig.store.search("anemones", k=1)[0].chunk.text
     assert rig.indexer.queued == 0
 
 
@@ -75,8 +86,8 @@ async def test_status_changes_are_reported_in_order(rig: Rig) -> None:
     assert rig.indexer.enqueue(rig.docs / "a.txt")
     await rig.indexer.wait_idle()
 
-    statuses = [r.status for r in rig.changes if r.path == "a.txt"]
-    assert statuses == [DocStatus.QUEUED, DocStatus.INDEXING, DocStatus.READY]
+    assert rig.kinds("a.txt") == ["queued", "started", "pages", "ready"]
+    assert rig.status("a.txt") == DocStatus.READY
 
 
 async def test_corrupt_file_errors_without_stopping_the_others(rig: Rig) -> None:
@@ -160,32 +171,36 @@ async def test_vanished_files_are_removed_on_scan(rig: Rig) -> None:
     (rig.docs / "sub").mkdir()
     (rig.docs / "sub" / "gone.txt").write_text("remove me")
     await rig.indexer.index_all()
-    removed: list[DocumentRecord] = []
-    rig.indexer.on_remove.append(removed.append)
 
     (rig.docs / "sub" / "gone.txt").unlink()
     await rig.indexer.index_all()
 
     assert [r.path for r in rig.registry.list()] == ["keep.txt"]
-    assert rig.store.document_ids() == {doc_id_for("keep.txt")}
-    assert [r.path for r in removed] == ["sub/gone.txt"]
+    assert rig.store.document_ids() == {rig.key("keep.txt")}
+    assert [e.path for e in rig.events if e.kind == "removed"] == ["sub/gone.txt"]
 
 
 async def test_scan_recovers_files_left_unfinished_and_missing_from_store(rig: Rig) -> None:
     (rig.docs / "a.txt").write_text("interrupted while indexing")
     (rig.docs / "b.txt").write_text("lost from the store")
     await rig.indexer.index_all()
-    a = rig.registry.upsert("a.txt", status=DocStatus.INDEXING)  # as if we crashed
-    rig.store.delete_document(doc_id_for("b.txt"))  # as if the index were rebuilt
+    rig.registry.upsert("a.txt", status=DocStatus.INDEXING)  # as if we crashed
+    b_key = rig.key("b.txt")
+    assert b_key is not None
+    rig.store.delete_document(b_key)  # as if the index were rebuilt
     orphan = Chunk("orphan", "old.txt", "old.txt", None, 0, 0, 3, "old", "x")
     rig.store.replace_document("orphan", [orphan])  # chunks no registry row owns
+    calls = len(rig.embedder.calls)
 
     assert await rig.indexer.scan() == 2
     await rig.indexer.start()
     await asyncio.wait_for(rig.indexer.wait_idle(), 10)
 
     assert rig.status("a.txt") == rig.status("b.txt") == DocStatus.READY
-    assert rig.store.document_ids() == {a.id, doc_id_for("b.txt")}
+    assert rig.store.document_ids() == {rig.key("a.txt"), b_key}
+    # a.txt's chunks were all there: only b.txt's lost chunks are embedded again.
+    assert [t for call in rig.embedder.calls[calls:] for t in call] == ["lost from the store"]
+    assert (await rig.indexer.check()).differences() == []
 
 
 async def test_ignores_hidden_temporary_and_unsupported_files(rig: Rig) -> None:
@@ -222,7 +237,7 @@ async def test_enqueue_dedupes_and_marks_queued_at_once(rig: Rig) -> None:
     assert rig.status("a.txt") == DocStatus.QUEUED
     await rig.indexer.start()
     await asyncio.wait_for(rig.indexer.wait_idle(), 10)
-    assert [r.status for r in rig.changes].count(DocStatus.READY) == 1
+    assert rig.kinds("a.txt").count("ready") == 1
 
 
 async def test_file_deleted_while_queued_is_removed(rig: Rig) -> None:
@@ -284,7 +299,7 @@ async def test_a_file_that_never_settles_ends_in_error(
     parts: IngestParts,
 ) -> None:
     docs, registry, store = parts.docs, parts.registry, parts.store
-    indexer = Indexer(docs, registry, store, retry_seconds=0.05, max_retries=2)
+    indexer = Indexer(docs, registry, [store], parts.embedder, retry_seconds=0.05, max_retries=2)
     path = docs / "busy.txt"
     path.write_text("x")
     stop = threading.Event()
@@ -318,7 +333,7 @@ async def test_stop_leaves_queued_files_for_the_next_scan(rig: Rig) -> None:
     await rig.indexer.stop()  # never started: everything is still queued
 
     assert {r.status for r in rig.registry.list()} == {DocStatus.QUEUED}
-    fresh = Indexer(rig.docs, rig.registry, rig.store)
+    fresh = Indexer(rig.docs, rig.registry, [rig.store], rig.embedder)
     done = await fresh.index_all()
     assert [r.status for r in done] == [DocStatus.READY] * 3
 
@@ -326,16 +341,16 @@ async def test_stop_leaves_queued_files_for_the_next_scan(rig: Rig) -> None:
 async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     # Root ignores file modes, so stand in for a program holding the file locked
     # (what Windows does while an editor has it open).
-    real_load = indexer_module.load
+    real_open = pipeline_module.open_source
     attempts: list[Path] = []
 
-    def locked_twice(path: Path) -> list[Page]:
+    def locked_twice(path: Path) -> LoadedDocument:
         attempts.append(path)
         if len(attempts) <= 2:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_load(path)
+        return real_open(path)
 
-    monkeypatch.setattr(indexer_module, "load", locked_twice)
+    monkeypatch.setattr(pipeline_module, "open_source", locked_twice)
     (rig.docs / "locked.txt").write_text("Unlocked at last.")
     await rig.indexer.start()
 

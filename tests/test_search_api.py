@@ -95,6 +95,7 @@ async def test_keyword_index_follows_the_folder(app: RunningApp) -> None:
     assert "renamed.md: Wombats dig burrows." in await texts("wombats burrows")
     (docs / "renamed.md").unlink()
     await eventually(lambda: _gone(app, "wombat"), what="deleted file gone")
+    await app.container.indexer.wait_idle()  # unused contents are collected once idle
     assert app.container.keyword.document_ids() == app.container.store.document_ids()
 
 

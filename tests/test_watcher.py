@@ -34,7 +34,9 @@ class Rig(IngestParts):
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     with ingest_parts(tmp_path) as parts:
-        indexer = Indexer(parts.docs, parts.registry, parts.store, settle_seconds=0.05)
+        indexer = Indexer(
+            parts.docs, parts.registry, [parts.store], parts.embedder, settle_seconds=0.05
+        )
         watcher = FolderWatcher(parts.docs, indexer, asyncio.get_running_loop(), debounce=0.2)
         await indexer.start()
         watcher.start()
@@ -82,6 +84,7 @@ async def test_deleted_file_leaves_the_index(rig: Rig) -> None:
     (rig.docs / "temp.txt").unlink()
 
     await eventually(lambda: rig.paths() == [])
+    await rig.indexer.wait_idle()  # unused chunks go once the library is idle
     assert rig.store.count() == 0
 
 
@@ -130,6 +133,7 @@ async def test_folder_moved_in_and_deleted(rig: Rig, tmp_path: Path) -> None:
     shutil.rmtree(rig.docs / "project")
 
     await eventually(lambda: rig.paths() == [])
+    await rig.indexer.wait_idle()  # unused chunks go once the library is idle
     assert rig.store.count() == 0
 
 
@@ -160,3 +164,88 @@ async def test_stop_is_quiet_and_idempotent(rig: Rig) -> None:
     (rig.docs / "after.txt").write_text("written after the watcher stopped")
     await asyncio.sleep(0.5)
     assert rig.paths() == []
+
+
+def _embedded(rig: Rig) -> list[str]:
+    return [text for call in rig.embedder.calls for text in call]
+
+
+async def test_same_bytes_touch_embeds_nothing(rig: Rig) -> None:
+    path = rig.docs / "steady.txt"
+    path.write_text("Steady notes about ospreys.")
+    await eventually(lambda: rig.status("steady.txt") == DocStatus.READY)
+    await rig.indexer.wait_idle()
+    calls = len(rig.embedder.calls)
+    before = path.stat().st_mtime_ns
+
+    path.touch()
+    path.write_text("Steady notes about ospreys.")  # same bytes, new mtime
+
+    record = lambda: rig.registry.get_by_path("steady.txt")  # noqa: E731
+    await eventually(lambda: (record() or before).mtime_ns != before)  # type: ignore[union-attr]
+    await rig.indexer.wait_idle()
+    assert len(rig.embedder.calls) == calls
+    assert rig.status("steady.txt") == DocStatus.READY
+
+
+async def test_rename_and_moves_between_subfolders_embed_nothing(rig: Rig) -> None:
+    (rig.docs / "a").mkdir()
+    (rig.docs / "a" / "plan.md").write_text("# Plan\n\nBuild the lighthouse.")
+    await eventually(lambda: rig.status("a/plan.md") == DocStatus.READY)
+    await rig.indexer.wait_idle()
+    calls = len(rig.embedder.calls)
+
+    (rig.docs / "a" / "plan.md").rename(rig.docs / "a" / "final.md")
+    await eventually(lambda: rig.paths() == ["a/final.md"])
+    (rig.docs / "b" / "c").mkdir(parents=True)
+    (rig.docs / "a" / "final.md").rename(rig.docs / "b" / "c" / "final.md")  # deeper
+    await eventually(lambda: rig.paths() == ["b/c/final.md"])
+    (rig.docs / "b" / "c" / "final.md").rename(rig.docs / "top.md")  # back out to the top
+    await eventually(lambda: rig.paths() == ["top.md"])
+    await eventually(lambda: rig.status("top.md") == DocStatus.READY)
+    await rig.indexer.wait_idle()
+
+    assert len(rig.embedder.calls) == calls
+    hit = rig.store.search("lighthouse", k=1)[0]
+    assert (hit.chunk.path, hit.paths) == ("top.md", ("top.md",))
+
+
+async def test_file_moved_in_from_outside_and_out_again(rig: Rig, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("Notes about tapirs from outside.")
+    shutil.move(str(outside), str(rig.docs / "tapirs.txt"))
+    await eventually(lambda: rig.status("tapirs.txt") == DocStatus.READY)
+
+    shutil.move(str(rig.docs / "tapirs.txt"), str(tmp_path / "gone.txt"))
+
+    await eventually(lambda: rig.paths() == [])
+    await rig.indexer.wait_idle()
+    assert rig.store.count() == 0
+
+
+async def test_duplicate_content_is_embedded_once(rig: Rig) -> None:
+    text = "Identical notes about quokkas."
+    (rig.docs / "one.txt").write_text(text)
+    await eventually(lambda: rig.status("one.txt") == DocStatus.READY)
+    shutil.copy(rig.docs / "one.txt", rig.docs / "two.txt")
+
+    await eventually(lambda: rig.status("two.txt") == DocStatus.READY)
+    await rig.indexer.wait_idle()
+
+    assert _embedded(rig).count(text) == 1
+    assert rig.store.search("quokkas", k=1)[0].paths == ("one.txt", "two.txt")
+
+
+async def test_burst_of_200_files(rig: Rig) -> None:
+    for i in range(200):
+        (rig.docs / f"burst{i:03}.txt").write_text(f"File {i} of the burst, about item {i}.")
+
+    await eventually(lambda: len(rig.paths()) == 200, timeout=60, what="200 rows")
+    await eventually(
+        lambda: all(r.status == DocStatus.READY for r in rig.registry.list()),
+        timeout=120,
+        what="200 files ready",
+    )
+    await rig.indexer.wait_idle()
+    assert len(_embedded(rig)) == 200  # each file embedded once
+    assert (await rig.indexer.check()).differences() == []

@@ -1,30 +1,164 @@
-"""The window and the API in one process: what `run.py` (serve) starts."""
+"""The window and the API in one process: what `run.py` (serve) starts.
+
+The server listens first and builds the services (graph, Chroma, embedder) behind it, so
+`/api/health` and the window answer within a second or two; pages and API calls that need
+the services wait for them. The log's `startup:` line gives the breakdown.
+"""
 
 from __future__ import annotations
 
-from nicegui import app, ui
+import asyncio
+import importlib
+import logging
+import sys
+import time
+from typing import TYPE_CHECKING
 
-from app.api import install_api
-from app.container import Container
+from nicegui import app, core, ui
+from nicegui.server import Server
+
+from app.api import api_routers, include_routes, secure
+from app.api.guard import MB
+from app.api.login import LINK_SECONDS
+from app.instance import base_url, open_in_browser, remove_instance, write_instance
+from app.paths import make_private_dir
 from app.settings import Settings
-from ui.page import chat_page
+from app.startup import Services, ServicesFailed, build_container
+from app.token import load_or_create_token
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+
+    from app.container import Container
+
+log = logging.getLogger(__name__)
+
+HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
+"""What the services need and the server must not wait for: imported behind the socket."""
 
 
-def serve(settings: Settings) -> None:
-    """Run the window and the API in this process until it is stopped."""
-    container = Container(settings)
-    install_api(app, container)
-    app.on_startup(container.start)
-    app.on_shutdown(container.stop)
-    print(f"Docent is at http://{settings.host}:{settings.port}  (documents: {settings.docs_dir})")
+def serve(settings: Settings, *, started: float | None = None) -> int:
+    """Run the window and the API in this process until it is stopped; the exit status.
+
+    ``started`` is when the process began (run.py's first line), for the breakdown.
+    """
+    window = Window(settings, started=time.perf_counter() if started is None else started)
     ui.run(
-        lambda: chat_page(container),
+        window.root,
         host=settings.host,
         port=settings.port,
         title="Docent",
         native=settings.native,
-        show=settings.open_browser and not settings.native,
+        show=False,  # we open the login link ourselves, once the server listens
         reload=False,
         show_welcome_message=False,
         favicon="📚",
     )
+    return 1 if window.failed else 0
+
+
+class Window:
+    """One serving process: its guard, its login link and its services' lifecycle."""
+
+    def __init__(self, settings: Settings, *, started: float) -> None:
+        self.settings = settings
+        self.started = started
+        self.marks = {"entered": self._since_start()}
+        self.failed: str | None = None
+        self._routers: list[APIRouter] = []
+        make_private_dir(settings.data_dir)
+        token = load_or_create_token(settings.token_path)
+        self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
+        access = secure(app, self.services, settings, token)
+        # NiceGUI's ui.upload posts one file per request to its client's upload route.
+        access.body_limits.allow("POST", "/_nicegui/client/*", settings.max_upload_mb * MB)
+        # Socket.IO checks Origin itself too: agree with the guard instead of allowing '*'.
+        core.sio.eio.cors_allowed_origins = lambda origin, environ: access.own_origin(
+            origin, environ.get("HTTP_HOST", ""), environ.get("wsgi.url_scheme", "http")
+        )
+        self.url = base_url(settings.host, settings.port)
+        self.link = access.links.issue(self.url)
+        if settings.native:
+            app.native.window_args["url"] = self.link  # pywebview opens the login link
+        app.on_startup(self._on_startup)
+        app.on_shutdown(self._on_shutdown)
+        self.marks["ready_to_listen"] = self._since_start()
+        self.loaded_early = [name for name in HEAVY if name in sys.modules]
+
+    def _since_start(self) -> float:
+        return time.perf_counter() - self.started
+
+    def _build(self) -> Container:
+        # Runs in the build's worker thread: importing the graph, Chroma, the models, the
+        # routers and the page here neither delays listening nor blocks the event loop.
+        timings = self.services.timings
+        container = build_container(self.settings, timings)
+        mark = time.perf_counter()
+        self._routers.extend(api_routers())
+        importlib.import_module("ui.page")
+        timings["routes"] = time.perf_counter() - mark
+        return container
+
+    async def root(self) -> None:
+        """The page at / (and any other window path)."""
+        waiting: ui.row | None = None
+        if not self.services.ready:
+            # Send the page now and fill it in over the socket once the services are up.
+            with ui.row().classes("w-full justify-center items-center gap-2 p-8") as waiting:
+                ui.spinner(size="lg")
+                ui.label("Docent is starting…").mark("starting")
+            await ui.context.client.connected()
+        try:
+            container = await self.services.container()
+        except ServicesFailed as error:
+            ui.label(f"Docent could not start: {error}").classes("text-negative p-4")
+            return
+        finally:
+            if waiting is not None:
+                waiting.delete()
+        from ui.page import chat_page
+
+        chat_page(container)
+
+    def _on_startup(self) -> None:
+        app.state.after_listening = asyncio.create_task(self._after_listening())
+
+    async def _after_listening(self) -> None:
+        while not getattr(Server.instance, "started", False):
+            await asyncio.sleep(0.02)
+        self.marks["listening"] = self._since_start()
+        # CPU seconds spent so far (the build starts only now): what an idle machine would wait.
+        self.marks["cpu_to_listen"] = time.process_time()
+        write_instance(self.settings.data_dir, self.url)
+        self._announce()
+        try:
+            await self.services.container()
+        except ServicesFailed as error:
+            print(f"Docent cannot start: {error}", file=sys.stderr)
+            self.failed = str(error)
+            app.shutdown()
+            return
+        self.marks["services_ready"] = self._since_start()
+        steps = {**self.marks, **self.services.timings}
+        log.info(
+            "startup: %s; imported before listening: %s",
+            ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
+            ", ".join(self.loaded_early) or "none of " + ", ".join(HEAVY),
+        )
+
+    async def _on_shutdown(self) -> None:
+        remove_instance(self.settings.data_dir)
+        await self.services.stop()
+
+    def _announce(self) -> None:
+        print(f"Docent is at {self.url}  (documents: {self.settings.docs_dir})", flush=True)
+        if self.settings.native:
+            return
+        if self.settings.open_browser and open_in_browser(self.link):
+            print("Opened it in your browser. Another login link: `uv run run.py open`.")
+        else:
+            print(
+                f"Log in with {self.link}\n(it works once, for {LINK_SECONDS // 60} minutes; "
+                "`uv run run.py open` gives you a fresh one)"
+            )
+        sys.stdout.flush()

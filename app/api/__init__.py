@@ -1,37 +1,87 @@
-"""The localhost HTTP API: thin routers over the container's services."""
+"""The localhost HTTP API: thin routers over the container's services.
+
+Two steps, so a serving app can listen before the heavy part is imported: ``secure``
+(the guard, JSON errors, health and login links) and ``include_routes`` (the routers,
+which import the graph and the chat service).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
-from app.api import (
-    chat_router,
-    documents_router,
-    mcp_router,
-    openai_router,
-    sessions_router,
-    status_router,
-)
-from app.api.docs_router import install_docs
+from app.api import entry
 from app.api.errors import install_error_handlers
-from app.api.security import HostCheckMiddleware
+from app.api.guard import MB, Access, BodyLimits, install_guard, is_api_path, wrap_outermost
+from app.api.login import LoginLinks
+from app.startup import WaitForServices
 
 if TYPE_CHECKING:
-    from app.container import Container
+    from app.settings import Settings
+    from app.startup import Services
 
 
-def install_api(app: FastAPI, container: Container) -> None:
-    """Add the API routes, /mcp, the Host check and JSON errors to ``app``."""
-    app.state.container = container
-    app.add_middleware(HostCheckMiddleware, allowed=[container.settings.host])
+def install_api(app: FastAPI, services: Services, settings: Settings, token: str) -> Access:
+    """The whole API on ``app``: ``secure`` then ``include_routes``."""
+    access = secure(app, services, settings, token)
+    include_routes(app)
+    return access
+
+
+def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> Access:
+    """Put the guard in front of ``app`` and add the routes that need no services.
+
+    API requests that need the services wait for them (``WaitForServices``). A route that
+    takes bigger bodies (uploads) raises its own cap with
+    ``access.body_limits.allow("POST", path, max_bytes)``.
+    """
+    access = Access(
+        token=token,
+        links=LoginLinks(token),
+        allowed_hosts=[settings.host],
+        body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
+    )
+    app.state.services = services
+    app.state.login_links = access.links
+    wrap_outermost(app, lambda inner: WaitForServices(inner, services, _needs_services))
+    install_guard(app, access)
     install_error_handlers(app)
-    app.include_router(status_router.public)
-    app.include_router(status_router.router)
-    app.include_router(chat_router.router)
-    app.include_router(documents_router.router)
-    app.include_router(sessions_router.router)
-    app.include_router(openai_router.router)
-    app.include_router(mcp_router.router)
-    install_docs(app)
+    app.include_router(entry.public)
+    app.include_router(entry.router)
+    return access
+
+
+def _needs_services(path: str) -> bool:
+    return is_api_path(path) and path not in entry.PATHS
+
+
+def api_routers() -> list[APIRouter]:
+    """The routers; importing them loads the graph, the chat service and the MCP SDK
+    (seconds), so a serving app does it in a worker thread. A new router goes here."""
+    from app.api import (
+        chat_router,
+        documents_router,
+        mcp_router,
+        openai_router,
+        sessions_router,
+        status_router,
+    )
+
+    return [
+        status_router.router,
+        chat_router.router,
+        documents_router.router,
+        sessions_router.router,
+        openai_router.router,
+        mcp_router.router,
+    ]
+
+
+def include_routes(app: FastAPI, routers: list[APIRouter] | None = None) -> None:
+    """Add the API's routers, then its OpenAPI schema and /docs, to ``app``."""
+    from app.api.docs_router import install_docs
+
+    for router in api_routers() if routers is None else routers:
+        app.include_router(router)
+    install_docs(app)  # after the routes: the schema is built from them

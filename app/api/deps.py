@@ -6,12 +6,19 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
+from app.api.errors import ApiError
+from app.startup import ServicesFailed
+
 if TYPE_CHECKING:
     from app.container import Container
 
 
-def get_container(request: Request) -> Container:
-    return request.app.state.container
+async def get_container(request: Request) -> Container:
+    """The services, waiting for them while Docent is still starting."""
+    try:
+        return await request.app.state.services.container()
+    except ServicesFailed as error:
+        raise ApiError(503, "unavailable", f"Docent could not start: {error}") from error
 
 
 ContainerDep = Annotated["Container", Depends(get_container)]

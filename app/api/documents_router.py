@@ -27,13 +27,16 @@ async def list_documents(c: ContainerDep) -> DocumentList:
             DocumentPublic(
                 id=d.id,
                 path=d.path,
-                status=d.status.value,
+                status=d.status,
                 pages=d.pages,
                 chunks=d.chunks,
                 error=d.error,
                 updated_at=d.updated_at,
+                pages_done=d.pages_done,
+                pages_total=d.pages_total,
+                chunks_done=d.chunks_done,
             )
-            for d in c.registry.list()
+            for d in c.documents.list()
         ]
     )
 

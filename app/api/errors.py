@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from app.api.guard import is_api_path
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 class ApiError(Exception):
@@ -29,7 +38,17 @@ def _describe(error: RequestValidationError) -> str:
     return "Invalid request. " + "; ".join(parts)
 
 
+def _http_message(request: Request, exc: StarletteHTTPException) -> str:
+    if exc.status_code == 404 and exc.detail == "Not Found":
+        return f"There is no {request.url.path} in Docent's API; see docs/ for its routes."
+    if exc.status_code == 405:
+        return f"{request.url.path} does not take {request.method} requests."
+    return str(exc.detail)
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    """JSON errors for the API; paths outside it keep what the app did before (the window)."""
+
     async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
         return error_response(exc.status, exc.code, exc.message)
@@ -40,3 +59,27 @@ def install_error_handlers(app: FastAPI) -> None:
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_invalid)
+    # NiceGUI answers unknown paths with the window's page (its 404 handler); under
+    # /api, /v1 and /mcp an unknown path or method must get JSON instead.
+    for status in HTTP_CODES:
+        app.add_exception_handler(status, _json_under_api(app.exception_handlers.get(status)))
+    app.add_exception_handler(StarletteHTTPException, _json_under_api(None))
+
+
+def _json_under_api(fallback: Any) -> Any:
+    fallback = getattr(fallback, "window_fallback", fallback)  # installed twice (tests)
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        if is_api_path(request.url.path):
+            code = HTTP_CODES.get(exc.status_code, "http_error")
+            response = error_response(exc.status_code, code, _http_message(request, exc))
+            if exc.headers:
+                response.headers.update(exc.headers)
+            return response
+        if fallback is not None:
+            return await fallback(request, exc)
+        return await http_exception_handler(request, exc)
+
+    handle.window_fallback = fallback  # type: ignore[attr-defined]
+    return handle

@@ -38,7 +38,7 @@ class McpEndpoint:
         except ApiError as error:
             await error_response(error.status, error.code, error.message)(scope, receive, send)
             return
-        container: Container = request.app.state.container
+        container: Container = await request.app.state.services.container()
         server = self._servers.get(id(container))
         if server is None:
             server = self._servers[id(container)] = build_mcp_server(container)

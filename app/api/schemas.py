@@ -51,6 +51,12 @@ class DocumentPublic(BaseModel):
     chunks: int
     error: str | None
     updated_at: str
+    pages_done: int | None = None
+    """While indexing: pages read so far."""
+    pages_total: int | None = None
+    """While indexing: the page count, when the format knows it up front."""
+    chunks_done: int | None = None
+    """While indexing: chunks embedded so far."""
 
 
 class DocumentList(BaseModel):

@@ -1,4 +1,4 @@
-"""Health and status."""
+"""Status (health is in app/api/entry.py: it answers before the services exist)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,7 @@ from app.api.schemas import IndexStatus, OllamaStatus, StatusResponse
 from app.api.security import require_token
 from ingest.types import DocStatus
 
-public = APIRouter()
 router = APIRouter(dependencies=[Depends(require_token)])
-
-
-@public.get("/api/health")
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
 
 
 @router.get("/api/status")

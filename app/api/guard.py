@@ -1,0 +1,297 @@
+"""Who may talk to Docent: one decision for the window, its socket and the API.
+
+A pure ASGI middleware in front of everything, so it decides from the headers alone,
+before any request body is read:
+
+1. Host must be ours (loopback names or the bound address): no DNS rebinding.
+2. A browser Origin must be our own host:port: no other site or local port drives us.
+3. The API token (``Authorization: Bearer``) or the window's login cookie, except for
+   ``/api/health`` and the login link itself.
+4. Bodies are capped: a Content-Length over the cap is refused at once, a chunked body
+   is cut off at the cap. One route (uploads) can raise its own cap with
+   ``BodyLimits.allow``.
+
+Every response also says it must not be framed.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.login import (
+    LINK_REFUSED_PAGE,
+    LOCKED_PAGE,
+    LOGIN_PATH,
+    LOGIN_QUERY,
+    OPEN_COMMAND,
+    LoginLinks,
+    cookie_name,
+    set_cookie_header,
+)
+from app.api.refusals import (
+    SECURITY_HEADERS,
+    Refusal,
+    refuse,
+    send_refusal,
+    start_response,
+)
+
+log = logging.getLogger(__name__)
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+API_PREFIXES = ("/api", "/v1", "/mcp")
+PUBLIC_PATHS = frozenset({"/api/health"})
+MB = 1024 * 1024
+
+TOKEN_HELP = (
+    "Missing or wrong API token. Send 'Authorization: Bearer <token>'; "
+    "`uv run run.py token` prints it."
+)
+
+
+def is_api_path(path: str) -> bool:
+    """Paths that answer JSON: the API, /v1 and /mcp, never the window's page."""
+    return any(path == p or path.startswith(p + "/") for p in API_PREFIXES)
+
+
+def hostname(host_header: str) -> str:
+    """'example:8080' → 'example'; '[::1]:8080' → '[::1]'."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _port(host_header: str, scheme: str) -> int | None:
+    tail = host_header.strip().rsplit("]", 1)[-1]
+    if ":" in tail:
+        digits = tail.rsplit(":", 1)[1]
+        return int(digits) if digits.isdigit() else None
+    return 443 if scheme in ("https", "wss") else 80
+
+
+@dataclass
+class BodyLimits:
+    """The largest request body each route may send; ``None`` means the route caps it."""
+
+    default: int
+    routes: dict[tuple[str, str], int | None] = field(default_factory=dict)
+
+    def allow(self, method: str, path: str, max_bytes: int | None) -> None:
+        """Give one route its own cap, e.g. uploads, which cap each file as they stream it.
+
+        A ``path`` ending in ``*`` covers every path that starts with what precedes it.
+        """
+        self.routes[(method.upper(), path)] = max_bytes
+
+    def for_request(self, method: str, path: str) -> int | None:
+        if (method, path) in self.routes:
+            return self.routes[(method, path)]
+        for (allowed_method, pattern), cap in self.routes.items():
+            if allowed_method == method and pattern.endswith("*") and path.startswith(pattern[:-1]):
+                return cap
+        return self.default
+
+
+class BodyTooLarge(Exception):
+    """The client kept sending past the cap; the 413 has already been sent."""
+
+
+class Access:
+    """This instance's rules: its token, login links, host names and body caps."""
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        links: LoginLinks,
+        allowed_hosts: Iterable[str],
+        body_limits: BodyLimits,
+    ) -> None:
+        self.token = token
+        self.links = links
+        self.allowed_hosts = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
+        self.body_limits = body_limits
+
+    def check(self, scope: Scope, headers: Headers) -> Refusal | None:
+        """Why this request may not go on, or None: Host, then Origin, then credentials."""
+        host_header = headers.get("host", "")
+        host = hostname(host_header)
+        if host not in self.allowed_hosts:
+            return Refusal(403, "forbidden_host", f"Host '{host}' is not allowed.")
+        origin = headers.get("origin")
+        if origin is not None and not self.own_origin(origin, host_header, scope["scheme"]):
+            return Refusal(
+                403,
+                "forbidden_origin",
+                f"Requests from the web page at '{origin}' are not allowed; only Docent's "
+                "own window may call it from a browser.",
+            )
+        path = scope["path"]
+        public = path in PUBLIC_PATHS or path == LOGIN_PATH
+        if (public and scope["type"] == "http") or self.authorized(headers, scope["scheme"]):
+            return None
+        if is_api_path(path):
+            return Refusal(401, "unauthorized", TOKEN_HELP)
+        page = LOCKED_PAGE if scope.get("method") in ("GET", "HEAD") else None
+        return Refusal(
+            401,
+            "unauthorized",
+            f"Log in to the window with the link `{OPEN_COMMAND}` prints.",
+            page=page,
+        )
+
+    def own_origin(self, origin: str, host_header: str, scheme: str) -> bool:
+        """A browser page's Origin is ours when it names an allowed host at our port."""
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or parts.hostname is None:
+            return False  # includes "null": sandboxed frames, file:// pages
+        try:
+            origin_port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        same_port = origin_port == _port(host_header, scheme)
+        return same_port and parts.hostname.lower() in self.allowed_hosts
+
+    def authorized(self, headers: Headers, scheme: str) -> bool:
+        """The bearer token, or a login cookie this instance signed."""
+        kind, _, given = headers.get("authorization", "").partition(" ")
+        if kind.lower() == "bearer" and secrets.compare_digest(
+            given.strip().encode(), self.token.encode()
+        ):
+            return True
+        port = _port(headers.get("host", ""), scheme)
+        cookie = cookie_parser(headers.get("cookie", "")).get(cookie_name(port or 0))
+        return cookie is not None and self.links.valid_cookie(cookie)
+
+    def login_cookie(self, secret: str, host_header: str, scheme: str) -> str | None:
+        """The Set-Cookie value for a valid one-time secret, else None."""
+        if not self.links.redeem(secret):
+            return None
+        port = _port(host_header, scheme) or 0
+        return set_cookie_header(cookie_name(port), self.links.new_cookie())
+
+
+class Guard:
+    """The ASGI middleware that applies ``Access`` before the app sees a request."""
+
+    def __init__(self, app: ASGIApp, access: Access) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self.access.check(scope, headers)
+        if refusal is not None:
+            await refuse(scope, send, refusal, body_pending=_has_body(scope, headers))
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == LOGIN_PATH and scope["method"] in ("GET", "HEAD"):
+            await self._login(scope, headers, send)
+            return
+        limit = self.access.body_limits.for_request(scope["method"], scope["path"])
+        length = headers.get("content-length")
+        if (
+            limit is not None
+            and length is not None
+            and (not length.isdigit() or int(length) > limit)
+        ):
+            await refuse(scope, send, _too_large(limit), body_pending=True)
+            return
+        exchange = _Exchange(receive, send, limit)
+        try:
+            await self.app(scope, exchange.receive, exchange.send)
+        except BodyTooLarge:
+            log.info("refused a request body over %s bytes to %s", limit, scope["path"])
+
+    async def _login(self, scope: Scope, headers: Headers, send: Send) -> None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        secret = (query.get(LOGIN_QUERY) or [""])[0]
+        cookie = self.access.login_cookie(secret, headers.get("host", ""), scope["scheme"])
+        if cookie is None:
+            refusal = Refusal(401, "login_link_invalid", "", page=LINK_REFUSED_PAGE)
+            await refuse(scope, send, refusal, body_pending=False)
+            return
+        await start_response(
+            send,
+            303,
+            [(b"location", b"/"), (b"set-cookie", cookie.encode()), (b"content-length", b"0")],
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+
+class _Exchange:
+    """One request's receive and send: counts the body against the cap, adds the headers."""
+
+    def __init__(self, receive: Receive, send: Send, limit: int | None) -> None:
+        self._receive = receive
+        self._send = send
+        self.limit = limit
+        self.received = 0
+        self.started = False
+        self.refused = False
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request" and self.limit is not None:
+            self.received += len(message.get("body", b""))
+            if self.received > self.limit:
+                if not self.started:
+                    self.refused = True
+                    refusal = _too_large(self.limit)
+                    await send_refusal(self._send, refusal, close=True, html=False)
+                raise BodyTooLarge
+        return message
+
+    async def send(self, message: Message) -> None:
+        if self.refused:
+            return  # the app's own answer to a body it never got whole
+        if message["type"] == "http.response.start":
+            self.started = True
+            message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+        await self._send(message)
+
+
+def _too_large(limit: int) -> Refusal:
+    return Refusal(
+        413,
+        "body_too_large",
+        f"The request body is over the {limit / MB:g} MB limit "
+        "(setting max_body_mb, DOCENT_MAX_BODY_MB).",
+    )
+
+
+def _has_body(scope: Scope, headers: Headers) -> bool:
+    if scope["type"] != "http":
+        return False
+    return headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+
+
+def install_guard(app: Starlette, access: Access) -> None:
+    """Put the guard in front of everything ``app`` serves."""
+    app.state.access = access
+    wrap_outermost(app, lambda inner: Guard(inner, access))
+
+
+def wrap_outermost(app: Starlette, wrap: Callable[[ASGIApp], ASGIApp]) -> None:
+    """Wrap ``app``'s whole middleware stack; the last wrapper installed sees requests first.
+
+    ``add_middleware`` would not do: NiceGUI's ``ui.run`` adds its own middleware later,
+    in front of ours, and the guard must see each request before anything else.
+    """
+    build = app.build_middleware_stack
+    app.build_middleware_stack = lambda: wrap(build())  # type: ignore[method-assign]

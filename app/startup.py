@@ -1,0 +1,134 @@
+"""The services of a serving app, built once its socket listens.
+
+Importing the graph, Chroma and onnxruntime and loading the embedder take seconds; the
+server answers `/api/health` (and shows the window) before that work is done, and every
+request that needs the services waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+if TYPE_CHECKING:
+    from app.container import Container
+    from app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class ServicesFailed(Exception):
+    """The services could not be built; the message says why and what to do."""
+
+
+class Services:
+    """Hands out the started container; callers wait while it is being built."""
+
+    def __init__(
+        self,
+        build: Callable[[], Container],
+        *,
+        watch: bool = True,
+        on_ready: Callable[[], None] | None = None,
+    ) -> None:
+        self._build = build
+        self._watch = watch
+        self._on_ready = on_ready
+        """Runs in the event loop once the container has started, before anyone gets it."""
+        self._task: asyncio.Task[Container] | None = None
+        self._container: Container | None = None
+        self.timings: dict[str, float] = {}
+        """Seconds each step of the build took, in order."""
+
+    @classmethod
+    def of(cls, container: Container, *, watch: bool = True) -> Services:
+        """Services around a container built by the caller (tests pass fakes in)."""
+        return cls(lambda: container, watch=watch)
+
+    def start(self) -> asyncio.Task[Container]:
+        """Begin building and starting the container in the background."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="build-services")
+        return self._task
+
+    async def container(self) -> Container:
+        """The started container, once it is ready."""
+        if self._container is not None:
+            return self._container
+        try:
+            return await asyncio.shield(self.start())
+        except Exception as error:
+            raise ServicesFailed(str(error)) from error
+
+    @property
+    def ready(self) -> bool:
+        return self._container is not None
+
+    async def stop(self) -> None:
+        """Stop the container, or the build if it is still running."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._container is not None:
+            await self._container.stop()
+            self._container = None
+
+    async def _run(self) -> Container:
+        started = time.perf_counter()
+        # The build imports and loads models: a worker thread keeps the server answering.
+        container = await asyncio.to_thread(self._build)
+        mark = time.perf_counter()
+        try:
+            await container.start(watch=self._watch)
+        except BaseException:
+            await container.stop()
+            raise
+        self.timings["start"] = time.perf_counter() - mark
+        if self._on_ready is not None:
+            self._on_ready()
+        self.timings["total"] = time.perf_counter() - started
+        self._container = container
+        return container
+
+
+class WaitForServices:
+    """ASGI: requests that need the services wait until they are built (and routed)."""
+
+    def __init__(
+        self, app: ASGIApp, services: Services, needs_services: Callable[[str], bool]
+    ) -> None:
+        self.app = app
+        self.services = services
+        self.needs_services = needs_services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] in ("http", "websocket")
+            and not self.services.ready
+            and self.needs_services(scope["path"])
+        ):
+            try:
+                await self.services.container()
+            except ServicesFailed:
+                pass  # the route itself answers 503 (or 404, never added)
+        await self.app(scope, receive, send)
+
+
+def build_container(settings: Settings, timings: dict[str, float]) -> Container:
+    """Import and build every service from ``settings``, noting each step's seconds."""
+    mark = time.perf_counter()
+    from app.container import Container, build_embedder
+
+    timings["import"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    embedder = build_embedder(settings)
+    timings["embedder"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    container = Container(settings, embedder=embedder)
+    timings["store"] = time.perf_counter() - mark
+    return container

@@ -1,0 +1,243 @@
+"""Ingest throughput: Docent's pipeline against the conventional LangChain one, same files.
+
+Indexes the handbook plus the readable corpus PDFs into a fresh data dir and prints
+files/s, pages/s, chunks/s, the share of time per stage, and peak RSS; then the
+embedder's raw chunks/s on the same chunks (end-to-end ÷ raw, target ≥ 0.85); then the
+same files through LangChain's PyPDFLoader/TextLoader + RecursiveCharacterTextSplitter
+(1000, 200) + Chroma with chromadb's default embedding function on the same local
+weights, installed in a throwaway venv this script creates (target: ours ≥ 2.0× faster).
+Each pipeline runs in its own process, so each peak RSS is its own (target ≤ 1.5 GB).
+
+    uv run python -m bench.ingest [--no-langchain] [--pdfs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+FLAGGED = ("ENCRYPTED", "MALFORMED", "EMPTY", "SCANNED")
+LANGCHAIN_PACKAGES = [
+    "langchain-community",
+    "langchain-text-splitters",
+    "langchain-chroma",
+    "pypdf",
+    "chromadb",
+    "onnxruntime",
+    "tokenizers",
+]
+
+
+def corpus_files(pdf_limit: int | None, page_limit: int | None = None) -> list[Path]:
+    """The handbook pages and the corpus PDFs its index does not flag as unreadable."""
+    with (CORPUS / "pdfs_meta" / "pdfs_index.csv").open(newline="") as fh:
+        notes = {row["file"]: row["notes"].upper() for row in csv.DictReader(fh)}
+    pdfs = [
+        path
+        for path in sorted((CORPUS / "pdfs").glob("*.pdf"))
+        if not any(flag in notes.get(path.name, "") for flag in FLAGGED)
+    ]
+    pages = sorted((CORPUS / "handbook" / "pages").rglob("*.md"))
+    return pages[:page_limit] + pdfs[:pdf_limit]
+
+
+def run_ours(listing: Path, data: Path) -> dict[str, Any]:
+    """Our pipeline (the app's Indexer, MiniLM, Chroma) on the listed files; in a child."""
+    import asyncio
+
+    from ingest.indexer import Indexer
+    from ingest.registry import Registry
+    from ingest.store import ChromaStore, make_chroma_client
+    from ingest.types import DocStatus
+    from models.embeddings import MiniLMEmbedder
+
+    docs = data / "documents"
+    for i, name in enumerate(listing.read_text().splitlines()):
+        target = docs / f"{i:04}-{Path(name).name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(name, target)
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    registry = Registry(data / "docent.db")
+    store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+    indexer = Indexer(docs, registry, [store], embedder)
+    started, cpu = time.perf_counter(), time.process_time()
+    asyncio.run(indexer.index_all())
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    records = registry.list()
+    ready = [r for r in records if r.status == DocStatus.READY]
+    texts = store._collection.get(include=["documents"])["documents"] or []
+    # The embedder alone on the same chunks, in the same batches as the pipeline.
+    raw_started, raw_cpu = time.perf_counter(), time.process_time()
+    for start in range(0, len(texts), 64):
+        embedder.embed(texts[start : start + 64])
+    raw = time.perf_counter() - raw_started
+    raw_cpu = time.process_time() - raw_cpu
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "files": len(records),
+        "ready": len(ready),
+        "pages": sum(r.pages or 1 for r in ready),
+        "chunks": store.count(),
+        "stages": indexer.pipeline.timings,
+        "raw_embed": raw,
+        "raw_cpu": raw_cpu,
+    }
+
+
+LANGCHAIN_SCRIPT = r"""
+import json, sys, time
+from pathlib import Path
+from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
+from langchain_chroma import Chroma
+from langchain_community.document_loaders import PyPDFLoader, TextLoader
+from langchain_core.embeddings import Embeddings
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+listing, data, weights = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+ef = ONNXMiniLM_L6_V2(preferred_providers=["CPUExecutionProvider"])
+ef.DOWNLOAD_PATH = weights
+def refuse(*a, **k): raise RuntimeError("chromadb tried to download its model")
+ef._download = refuse
+
+class ChromaDefault(Embeddings):
+    def embed_documents(self, texts): return [list(map(float, v)) for v in ef(texts)]
+    def embed_query(self, text): return self.embed_documents([text])[0]
+
+ef(["warm up"])
+started = time.perf_counter(); cpu = time.process_time()
+splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
+store = Chroma(collection_name="bench", embedding_function=ChromaDefault(),
+               persist_directory=str(data / "chroma"))
+files = chunks = failed = 0
+for name in listing.read_text().splitlines():
+    loader = PyPDFLoader(name) if name.endswith(".pdf") else TextLoader(name, encoding="utf-8")
+    try:
+        docs = splitter.split_documents(loader.load())
+    except Exception:
+        failed += 1
+        continue
+    docs = [d for d in docs if d.page_content.strip()]
+    if docs:
+        store.add_documents(docs)
+    files += 1
+    chunks += len(docs)
+print(json.dumps({"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+                  "files": files, "failed": failed, "chunks": chunks}))
+"""
+
+
+def langchain_env(workdir: Path) -> Path:
+    """A throwaway venv with the conventional pipeline's packages; returns its python."""
+    venv = workdir / "venv"
+    uv = shutil.which("uv") or "uv"
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [uv, "pip", "install", "--quiet", "--python", str(python), *LANGCHAIN_PACKAGES],
+        check=True,
+    )
+    return python
+
+
+def child(argv: list[str], env: dict[str, str] | None = None) -> tuple[dict[str, Any], float]:
+    """Run a child that prints one JSON line last; returns it and the child's peak RSS (MB)."""
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, env=env)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[1]} failed ({proc.returncode}):\n{out[-2000:]}")
+    return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-langchain", action="store_true", help="skip the reference")
+    parser.add_argument("--pdfs", type=int, default=None, help="use only the first N PDFs")
+    parser.add_argument("--pages", type=int, default=None, help="only the first N handbook pages")
+    parser.add_argument("--ours", nargs=2, metavar=("LISTING", "DATA"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.ours:
+        print(json.dumps(run_ours(Path(args.ours[0]), Path(args.ours[1]))))
+        return
+    if not CORPUS.is_dir():
+        raise SystemExit(f"The corpus is not at {CORPUS}; this benchmark needs it.")
+    files = corpus_files(args.pdfs, args.pages)
+    with tempfile.TemporaryDirectory(prefix="docent-bench-ingest-") as tmp:
+        work = Path(tmp)
+        listing = work / "files.txt"
+        listing.write_text("\n".join(str(p) for p in files))
+        pdfs = sum(p.suffix == ".pdf" for p in files)
+        print(f"files: {len(files)} ({len(files) - pdfs} handbook pages, {pdfs} PDFs)")
+        ours, ours_rss = child(
+            [sys.executable, "-m", "bench.ingest", "--ours", str(listing), str(work / "ours")]
+        )
+        report_ours(ours, ours_rss)
+        if args.no_langchain:
+            return
+        from bench.embed_throughput import offline_chroma_ef
+        from models.embeddings import locate_minilm
+
+        offline_chroma_ef(locate_minilm(), work / "weights")  # lays out the local weights
+        print("installing the LangChain reference in a throwaway venv…", flush=True)
+        python = langchain_env(work)
+        script = work / "langchain_pipeline.py"
+        script.write_text(LANGCHAIN_SCRIPT)
+        (work / "theirs").mkdir()
+        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
+        theirs, theirs_rss = child(
+            [str(python), str(script), str(listing), str(work / "theirs"), str(work / "weights")],
+            env,
+        )
+        print(
+            f"LangChain reference: {theirs['wall']:.1f} s wall, {theirs['cpu']:.1f} s CPU, "
+            f"{theirs['files']} files ({theirs['failed']} failed), {theirs['chunks']} chunks, "
+            f"peak RSS {theirs_rss:.0f} MB"
+        )
+        speedup = theirs["wall"] / ours["wall"]
+        print(f"ours vs LangChain, wall time: {speedup:.2f}x faster  (target >= 2.0)")
+        print(f"  CPU seconds: ours {ours['cpu']:.1f}, theirs {theirs['cpu']:.1f}")
+
+
+def report_ours(ours: dict[str, Any], rss: float) -> None:
+    wall = ours["wall"]
+    print(
+        f"Docent: {wall:.1f} s wall, {ours['cpu']:.1f} s CPU; {ours['ready']}/{ours['files']}"
+        f" files ready, {ours['pages']} pages, {ours['chunks']} chunks"
+    )
+    print(
+        f"  {ours['files'] / wall:.2f} files/s, {ours['pages'] / wall:.1f} pages/s, "
+        f"{ours['chunks'] / wall:.1f} chunks/s"
+    )
+    stages = ours["stages"]
+    total = sum(stages.values()) or 1.0
+    print(
+        "  time per stage (thread-seconds): "
+        + ", ".join(f"{k} {v:.1f} s ({v / total:.0%})" for k, v in stages.items())
+    )
+    raw = ours["chunks"] / ours["raw_embed"]
+    ratio = (ours["chunks"] / wall) / raw
+    print(f"  embedder alone on the same chunks: {raw:.1f} chunks/s")
+    print(f"  end-to-end ÷ raw embedder: {ratio:.2f}  (target >= 0.85)")
+    # On a shared machine wall time swings with the neighbours' load; CPU seconds do not.
+    cpu_ratio = ours["raw_cpu"] / ours["cpu"]
+    print(f"  same in CPU seconds (raw embedder CPU ÷ pipeline CPU): {cpu_ratio:.2f}")
+    print(f"  peak RSS: {rss:.0f} MB  (target <= 1500)")
+
+
+if __name__ == "__main__":
+    main()

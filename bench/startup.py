@@ -1,0 +1,163 @@
+"""Startup: from `run.py` to /api/health, to the window, to the services, with the breakdown.
+
+Starts `run.py --no-browser` as a separate process on a free port with a fresh data dir,
+exactly as a user would (Ollama need not run), and prints the median of each figure:
+- measured from outside: seconds until /api/health answers (and the CPU seconds the
+  process had used by then), until the logged-in window's page is served, and until
+  /api/status answers (the services are built);
+- the app's own breakdown (its log's `startup:` line): `entered` = interpreter, command
+  line and NiceGUI imported; `listening`, and `cpu_to_listen`, the CPU seconds the process
+  spent until then (close to what an idle machine waits); then, behind the socket,
+  `import` (the graph, Chroma, onnxruntime), `embedder`, `store` (Chroma, the registry,
+  the keyword index), `routes` (the routers and the page), `start` (sessions, graph,
+  indexer).
+
+The machine is shared and loaded: compare the figures of one run with each other, and
+read `listening` against `services_ready` (what used to come before the socket).
+
+    uv run python bench/startup.py [--runs 3] [--baseline /tmp/main-export]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP = re.compile(r"(\w+) ([\d.]+) s")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait(check: Callable[[], bool], timeout: float = 300) -> float:
+    """Seconds until ``check`` holds (errors count as not yet)."""
+    started = time.perf_counter()
+    while True:
+        try:
+            if check():
+                return time.perf_counter() - started
+        except (httpx.HTTPError, OSError):
+            pass
+        if time.perf_counter() - started > timeout:
+            raise SystemExit("timed out")
+        time.sleep(0.02)
+
+
+def logged_in(base: str, token: str) -> httpx.Client:
+    """A client holding the window's login cookie, got through a fresh login link."""
+    link = httpx.post(
+        f"{base}/api/login-link", headers={"Authorization": f"Bearer {token}"}
+    ).json()["url"]
+    return httpx.Client(base_url=base, cookies=httpx.get(link).cookies)
+
+
+class Started:
+    """One `run.py` process (of ``checkout``) on a fresh data dir; stop it with ``stop``."""
+
+    def __init__(self, data: Path, checkout: Path = ROOT) -> None:
+        self.data = data
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "run.py", "--no-browser", "--port", str(self.port)]
+        cmd += ["--data-dir", str(data), "--ollama-host", "http://127.0.0.1:9"]
+        self.began = time.perf_counter()
+        self.proc = subprocess.Popen(cmd, cwd=checkout, stdout=subprocess.DEVNULL)
+
+    def since(self) -> float:
+        return time.perf_counter() - self.began
+
+    def cpu(self) -> float:
+        """CPU seconds the process has used so far (all its threads), from /proc."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    @property
+    def token(self) -> str:
+        return (self.data / "api-token").read_text().strip()
+
+    def breakdown(self) -> dict[str, float]:
+        log = (self.data / "logs" / "docent.log").read_text()
+        line = next(line for line in log.splitlines() if "startup:" in line)
+        return {name: float(seconds) for name, seconds in STEP.findall(line)}
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+def one_run() -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="security-bench-") as tmp:
+        app = Started(Path(tmp) / "data")
+        try:
+            wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
+            figures = {"→ /api/health": app.since(), "  cpu at /api/health": app.cpu()}
+            with logged_in(app.base, app.token) as window:
+                wait(lambda: window.get("/").status_code == 200)
+            figures["→ window page"] = app.since()
+            headers = {"Authorization": f"Bearer {app.token}"}
+            wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
+            figures["→ services ready"] = app.since()
+            wait(lambda: "startup:" in (app.data / "logs" / "docent.log").read_text())
+            figures.update({f"  {k}": v for k, v in app.breakdown().items()})
+        finally:
+            app.stop()
+    return figures
+
+
+def baseline_run(checkout: Path) -> dict[str, float]:
+    """Another checkout's `run.py` (e.g. main's): until /api/health and /api/status."""
+    with tempfile.TemporaryDirectory(prefix="security-bench-") as tmp:
+        app = Started(Path(tmp) / "data", checkout)
+        try:
+            wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
+            figures = {"baseline → /api/health": app.since()}
+            figures["  baseline cpu at health"] = app.cpu()
+            headers = {"Authorization": f"Bearer {app.token}"}
+            wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
+            figures["baseline → services ready"] = app.since()
+        finally:
+            app.stop()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (e.g. an export of main) to time in the same run, interleaved",
+    )
+    args = parser.parse_args()
+    results = []
+    for _ in range(args.runs):
+        figures = one_run()
+        if args.baseline:
+            figures.update(baseline_run(args.baseline))
+        results.append(figures)
+    print("measured from outside (s since the process started), then the app's own log:")
+    for label in results[0]:
+        values = [r[label] for r in results if label in r]
+        print(
+            f"{label:26} median {statistics.median(values):6.2f} s   "
+            f"(runs: {', '.join(f'{v:.2f}' for v in values)})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Progress events of the ingest pipeline, and the library-wide progress they add up to.
+
+The pipeline publishes; the window, the API and the CLI subscribe instead of polling.
+Listeners run on the event loop; the pipeline's threads publish through
+``publish_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+log = logging.getLogger(__name__)
+
+EventKind = Literal["queued", "started", "pages", "ready", "error", "removed", "switch"]
+"""``switch``: the embedding model is changing; ``pages_done`` of ``pages_total`` contents
+are in the new collection (``path`` is the new model's name)."""
+
+
+@dataclass(frozen=True)
+class IngestEvent:
+    """One step of one document: queued, started, pages done of total, ready, error, removed."""
+
+    kind: EventKind
+    path: str
+    doc_id: str
+    pages_done: int = 0
+    pages_total: int | None = None
+    """Known up front for paged formats; None otherwise."""
+    chunks: int = 0
+    error: str | None = None
+
+
+Listener = Callable[[IngestEvent], None]
+
+
+@dataclass(frozen=True)
+class DocumentProgress:
+    """How far one document being indexed has got."""
+
+    pages_done: int
+    pages_total: int | None
+    chunks_done: int
+
+
+@dataclass(frozen=True)
+class LibraryProgress:
+    """Files and chunks done of the current batch of work, with rate and ETA."""
+
+    files_done: int
+    files_total: int
+    failed: int
+    chunks_done: int
+    chunks_per_second: float
+    files_per_second: float
+    eta_seconds: float | None
+    """None while there is not enough to go on, or nothing left to do."""
+
+
+@dataclass
+class _Tracker:
+    """Counts a batch of work: it starts when the library goes busy and ends when idle."""
+
+    files_total: int = 0
+    files_done: int = 0
+    failed: int = 0
+    chunks_done: int = 0
+    started: float = 0.0
+    recent: deque[tuple[float, int, int]] = field(default_factory=lambda: deque(maxlen=64))
+
+
+class EventBus:
+    """Fans events out to listeners and keeps live per-document and library progress."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._live: dict[str, DocumentProgress] = {}
+        self._pending: set[str] = set()
+        self._batch = _Tracker()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop that listeners run on."""
+        self._loop = loop
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every event from now on; returns the unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def publish_threadsafe(self, event: IngestEvent) -> None:
+        """Publish from a worker thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self.publish, event)
+        except RuntimeError:  # the loop closed meanwhile: nobody is listening
+            pass
+
+    def publish(self, event: IngestEvent) -> None:
+        """Record ``event`` and hand it to every listener (on the event loop)."""
+        self._account(event)
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("an ingest listener failed")
+
+    def document(self, path: str) -> DocumentProgress | None:
+        """Live progress of a document being indexed now, if it is."""
+        return self._live.get(path)
+
+    def library(self) -> LibraryProgress:
+        """Progress of the current batch (the last one, once idle)."""
+        batch = self._batch
+        now = time.monotonic()
+        chunk_rate = file_rate = 0.0
+        if len(batch.recent) >= 2:
+            (t0, f0, c0), (t1, f1, c1) = batch.recent[0], batch.recent[-1]
+            if t1 > t0:
+                file_rate, chunk_rate = (f1 - f0) / (t1 - t0), (c1 - c0) / (t1 - t0)
+        elif batch.files_done and now > batch.started:
+            file_rate = batch.files_done / (now - batch.started)
+            chunk_rate = batch.chunks_done / (now - batch.started)
+        left = batch.files_total - batch.files_done
+        eta = left / file_rate if left > 0 and file_rate > 0 else None
+        return LibraryProgress(
+            files_done=batch.files_done,
+            files_total=batch.files_total,
+            failed=batch.failed,
+            chunks_done=batch.chunks_done,
+            chunks_per_second=chunk_rate,
+            files_per_second=file_rate,
+            eta_seconds=eta,
+        )
+
+    def _account(self, event: IngestEvent) -> None:
+        batch = self._batch
+        if event.kind == "queued":
+            if not self._pending:  # idle until now: a new batch starts
+                self._batch = batch = _Tracker(started=time.monotonic())
+                batch.recent.append((batch.started, 0, 0))
+            if event.path not in self._pending:
+                self._pending.add(event.path)
+                batch.files_total += 1
+        elif event.kind in ("started", "pages"):
+            self._live[event.path] = DocumentProgress(
+                event.pages_done, event.pages_total, event.chunks
+            )
+        elif event.kind in ("ready", "error", "removed"):
+            live = self._live.pop(event.path, None)
+            if event.path in self._pending:
+                self._pending.discard(event.path)
+                batch.files_done += 1
+                batch.failed += event.kind == "error"
+                batch.chunks_done += event.chunks if event.kind == "ready" else 0
+                batch.recent.append((time.monotonic(), batch.files_done, batch.chunks_done))
+            elif live is not None:
+                batch.chunks_done += event.chunks if event.kind == "ready" else 0

@@ -1,0 +1,298 @@
+"""The per-file pipeline: decide whether a file changed, then load → chunk → embed → write.
+
+Runs in a worker thread, one call per file. It decides before it touches the file's
+status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
+no embedding. New content is written under its own key, batch by batch, while the loader
+thread reads ahead (loading overlaps embedding); only when every index holds every chunk
+does the registry switch the path to it, in one transaction. An interrupted document
+resumes: chunks the indexes already hold are not embedded again.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ingest.events import EventBus, IngestEvent
+from ingest.folder import FileInfo, read_and_hash
+from ingest.index import ChunkIndex, VectorIndex
+from ingest.keys import content_key, doc_id_for
+from ingest.registry import READY, Registry
+from ingest.source import UnreadableFile, chunk_stream, open_source
+from ingest.types import Chunk, DocStatus, DocumentRecord, Page
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 64
+"""Chunks per embedding call and per index write: small enough for steady progress and
+bounded memory, large enough that the embedder pads little (it sorts by length)."""
+
+_READ_AHEAD = 4
+"""Batches the loader thread may prepare while the embedder works."""
+
+
+class Cancelled(Exception):
+    """The job was cancelled (its file changed or went away, or the app is stopping)."""
+
+
+class Busy(Exception):
+    """The file cannot be read right now (locked, or still being written): try later."""
+
+
+Kind = Literal["ready", "unchanged", "error"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one file ended: its record, and whether anything was embedded."""
+
+    kind: Kind
+    record: DocumentRecord
+    embedded: int = 0
+
+
+@dataclass(frozen=True)
+class _Batch:
+    chunks: list[Chunk]
+    pages_done: int
+
+
+class Pipeline:
+    """Loads, chunks, embeds and writes one file at a time per calling thread."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        indexes: list[ChunkIndex],
+        embedder: Embedder,
+        events: EventBus,
+        *,
+        chunk_size: int = 1000,
+        chunk_overlap: int = 150,
+        embed_batch: int = EMBED_BATCH,
+    ) -> None:
+        self.registry = registry
+        self.indexes = indexes
+        self.embedder = embedder
+        self.events = events
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
+        self.embed_batch = embed_batch
+        self._busy_keys: set[str] = set()
+        self._lock = threading.Lock()
+        self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
+        """Seconds spent per stage, summed over files (for the benchmark)."""
+
+    def key_for(self, sha256: str) -> str:
+        """The content key of these bytes under the current chunking."""
+        return content_key(sha256, self.chunk_size, self.chunk_overlap)
+
+    def busy_keys(self) -> set[str]:
+        """Content keys being written now (reconcile must not collect them)."""
+        with self._lock:
+            return set(self._busy_keys)
+
+    def process(self, full: Path, info: FileInfo, cancelled: threading.Event) -> Outcome:
+        """Bring one file's registry row and index entries up to date with its bytes."""
+        rel = info.rel
+        sha = read_and_hash(full, info.size)
+        stat: dict[str, Any] = {"sha256": sha, "size": info.size, "mtime_ns": info.mtime_ns}
+        record = self.registry.get_by_path(rel)
+        key = self.key_for(sha)
+        content = self.registry.content(key)
+        if content is not None and content.state == READY:
+            unchanged = record is not None and record.content_key == key
+            status = DocStatus.READY
+            if unchanged and record is not None and record.status == status:
+                # A touch, or a rename whose row moved already: only the stat is new.
+                return Outcome("unchanged", self.registry.upsert(rel, status=status, **stat))
+            # A rename, a copy, or a change back: the content is indexed already.
+            done = self.registry.finish_content(
+                rel, key, pages=content.pages, chunks=content.chunks, **stat
+            )
+            return Outcome("unchanged" if unchanged else "ready", done)
+        if record is not None and record.sha256 == sha and record.status == DocStatus.ERROR:
+            if not record.retry:  # these bytes failed before; only new bytes are retried
+                return Outcome("unchanged", self.registry.upsert(rel, status=record.status, **stat))
+        with self._lock:
+            if key in self._busy_keys:  # the same bytes at another path, being indexed now
+                raise Busy("the same content is being indexed from another path")
+            self._busy_keys.add(key)
+        self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
+        try:
+            return self._index(full, info, sha, key, cancelled)
+        finally:
+            with self._lock:
+                self._busy_keys.discard(key)
+
+    def _index(
+        self, full: Path, info: FileInfo, sha: str, key: str, cancelled: threading.Event
+    ) -> Outcome:
+        rel = info.rel
+        self.registry.begin_content(key, sha)
+        vector_indexes = [ix for ix in self.indexes if isinstance(ix, VectorIndex)]
+        plain_indexes = [ix for ix in self.indexes if not isinstance(ix, VectorIndex)]
+        held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
+        started = time.perf_counter()
+        loaded = open_source(full)
+        self.timings["load"] += time.perf_counter() - started
+        total = loaded.page_count
+        doc_id = doc_id_for(rel)
+        self._publish(IngestEvent("started", rel, doc_id, 0, total))
+        everything: list[Chunk] = []
+        count = embedded = pages = 0
+        try:
+            for batch in self._read_ahead(loaded.pages(), rel, full.name, sha, key, cancelled):
+                if cancelled.is_set():
+                    raise Cancelled(rel)
+                count += len(batch.chunks)
+                pages = batch.pages_done
+                if plain_indexes:
+                    everything.extend(batch.chunks)
+                embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
+                self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
+        finally:
+            loaded.close()
+        if count == 0:
+            raise UnreadableFile("no text to index")
+        if cancelled.is_set():
+            raise Cancelled(rel)
+        after = full.stat()  # the parsed bytes must be the hashed ones
+        if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
+            raise Busy("the file changed while it was read")
+        started = time.perf_counter()
+        for index in plain_indexes:
+            index.replace_document(key, everything)
+        self.timings["store"] += time.perf_counter() - started
+        pages_total = total if total is not None else None
+        record = self.registry.finish_content(rel, key, pages=pages_total, chunks=count, sha256=sha)
+        return Outcome("ready", record, embedded)
+
+    def _write_vectors(
+        self, key: str, chunks: list[Chunk], indexes: list[VectorIndex], held: list[set[int]]
+    ) -> int:
+        """Embed what each vector index lacks, once per embedder, and write each its share.
+
+        Indexes normally share one embedder; while the embedding model changes, the old
+        and the new collection each get vectors from their own model.
+        """
+        computed: dict[int, dict[int, Sequence[float]]] = {}
+        embedded = 0
+        for index, have in zip(indexes, held, strict=True):
+            missing = [c for c in chunks if c.index not in have]
+            if not missing:
+                continue
+            embedder = getattr(index, "embedder", self.embedder)
+            cache = computed.setdefault(id(embedder), {})
+            needed = [c for c in missing if c.index not in cache]
+            if needed:
+                started = time.perf_counter()
+                vectors = embedder.embed([c.text for c in needed])
+                self.timings["embed"] += time.perf_counter() - started
+                cache.update(zip((c.index for c in needed), vectors, strict=True))
+                embedded += len(needed)
+            started = time.perf_counter()
+            index.add_chunks(key, missing, [cache[c.index] for c in missing])
+            self.timings["store"] += time.perf_counter() - started
+        return embedded
+
+    def _read_ahead(
+        self,
+        pages: Iterator[Page],
+        rel: str,
+        name: str,
+        sha: str,
+        key: str,
+        cancelled: threading.Event,
+    ) -> Iterator[_Batch]:
+        """Chunk batches from a loader thread that keeps up to ``_READ_AHEAD`` ready."""
+        ready: queue.Queue[_Batch | BaseException | None] = queue.Queue(_READ_AHEAD)
+        stop = threading.Event()
+
+        def offer(item: _Batch | BaseException | None) -> bool:
+            while not (stop.is_set() or cancelled.is_set()):
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                for batch in self._batches(pages, rel, name, sha, key):
+                    if not offer(batch):
+                        return
+                offer(None)
+            except BaseException as exc:  # handed to the consumer, which re-raises it
+                offer(exc)
+
+        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
+        thread.start()
+        try:
+            while True:
+                try:
+                    item = ready.get(timeout=0.1)
+                except queue.Empty:
+                    if cancelled.is_set():
+                        raise Cancelled(rel) from None
+                    continue
+                if item is None:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+
+    def _batches(
+        self, pages: Iterator[Page], rel: str, name: str, sha: str, key: str
+    ) -> Iterator[_Batch]:
+        counted = _Counted(pages)
+        batch: list[Chunk] = []
+        started = time.perf_counter()
+        for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
+            batch.append(
+                Chunk(
+                    doc_id=key,
+                    path=rel,
+                    file=name,
+                    page=piece.page,
+                    index=index,
+                    start=piece.start,
+                    end=piece.end,
+                    text=piece.text,
+                    sha256=sha,
+                    heading=piece.heading,
+                )
+            )
+            if len(batch) >= self.embed_batch:
+                self.timings["chunk"] += time.perf_counter() - started
+                yield _Batch(batch, counted.count)
+                batch, started = [], time.perf_counter()
+        self.timings["chunk"] += time.perf_counter() - started
+        if batch:
+            yield _Batch(batch, counted.count)
+
+    def _publish(self, event: IngestEvent) -> None:
+        self.events.publish_threadsafe(event)
+
+
+class _Counted:
+    """Counts the pages a consumer has pulled."""
+
+    def __init__(self, pages: Iterator[Page]) -> None:
+        self._pages = pages
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Page]:
+        for page in self._pages:
+            self.count += 1
+            yield page

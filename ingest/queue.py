@@ -1,0 +1,183 @@
+"""The work queue: which path the pipeline takes next, and what is running now.
+
+Each path waits at most once. Small files go first and a big one never holds every
+worker: at most one file over ``SMALL_BYTES`` runs at a time, so small files are not
+starved behind it. Work on a path can be cancelled (its file changed or went away); a
+busy file waits on a retry timer. Call everything on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import threading
+from dataclasses import dataclass, field
+
+SMALL_BYTES = 4 << 20
+"""Files up to this size never wait behind a bigger one."""
+
+URGENT, BACKGROUND = 0, 1
+"""Priority classes: a change just seen (watcher, upload) goes before a start-up scan."""
+
+
+@dataclass
+class Job:
+    """A path taken off the queue, with the flag that cancels its work."""
+
+    rel: str
+    size: int
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+class WorkQueue:
+    """Deduplicated, prioritised paths; running jobs; retry timers; idle tracking."""
+
+    def __init__(self) -> None:
+        self._small: list[tuple[int, int, int, str]] = []
+        self._big: list[tuple[int, int, int, str]] = []
+        self._waiting: dict[str, int] = {}
+        self._running: dict[str, Job] = {}
+        self._again: set[str] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._seq = itertools.count()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closed = False
+
+    # -- putting work in -------------------------------------------------------------
+
+    def put(self, rel: str, *, size: int = 0, urgent: bool = False) -> bool:
+        """Queue ``rel``; False if it was already waiting. A running job for it is cancelled
+        and the path runs again once that job is done (its file changed)."""
+        self._cancel_timer(rel)
+        self._idle.clear()
+        if rel in self._running:
+            self._running[rel].cancelled.set()
+            self._again.add(rel)
+            self._waiting[rel] = size
+            return True
+        if rel in self._waiting:
+            return False
+        self._waiting[rel] = size
+        entry = (URGENT if urgent else BACKGROUND, size, next(self._seq), rel)
+        heapq.heappush(self._small if size <= SMALL_BYTES else self._big, entry)
+        self._wake.set()
+        return True
+
+    def retry_later(self, rel: str, delay: float, *, size: int = 0) -> None:
+        """Queue ``rel`` again after ``delay`` seconds (a busy file)."""
+        self._cancel_timer(rel)
+        self._idle.clear()
+        loop = asyncio.get_running_loop()
+        self._timers[rel] = loop.call_later(delay, self._fire_timer, rel, size)
+
+    def cancel(self, rel: str) -> bool:
+        """Cancel the running work on ``rel``, if any (the caller queues what comes next)."""
+        job = self._running.get(rel)
+        if job is None:
+            return False
+        job.cancelled.set()
+        return True
+
+    # -- taking work out -------------------------------------------------------------
+
+    async def get(self) -> Job | None:
+        """The next job: the most urgent small file, else a big one if none is running.
+
+        None once the queue is closed.
+        """
+        while not self._closed:
+            job = self._pop()
+            if job is not None:
+                return job
+            self._wake.clear()
+            await self._wake.wait()
+        return None
+
+    def done(self, job: Job) -> None:
+        """The worker finished ``job`` (whatever its outcome)."""
+        if self._running.get(job.rel) is job:
+            del self._running[job.rel]
+        if job.rel in self._again:
+            self._again.discard(job.rel)
+            size = self._waiting.pop(job.rel, job.size)
+            self.put(job.rel, size=size, urgent=True)
+        self._wake.set()  # a big slot may have freed up
+        self._update_idle()
+
+    # -- state -----------------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Paths not finished: waiting, waiting to retry, or running."""
+        return len(self._waiting.keys() | self._timers.keys() | self._running.keys())
+
+    def is_pending(self, rel: str) -> bool:
+        """Whether ``rel`` is waiting, waiting to retry, or running."""
+        return rel in self._waiting or rel in self._timers or rel in self._running
+
+    def running(self) -> list[Job]:
+        """The jobs being worked on now."""
+        return list(self._running.values())
+
+    async def wait_idle(self) -> None:
+        """Return once nothing is waiting, retrying or running."""
+        await self._idle.wait()
+
+    @property
+    def idle(self) -> bool:
+        return self._idle.is_set()
+
+    def close(self) -> list[str]:
+        """Drop waiting paths and timers, cancel running jobs; returns the dropped paths."""
+        dropped = sorted(self._waiting.keys() | self._timers.keys())
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        self._waiting.clear()
+        self._small.clear()
+        self._big.clear()
+        self._again.clear()
+        for job in self._running.values():
+            job.cancelled.set()
+        self._closed = True
+        self._wake.set()
+        self._idle.set()
+        return dropped
+
+    def reopen(self) -> None:
+        """Accept work again after ``close`` (a restarted indexer)."""
+        self._closed = False
+
+    # -- internals -------------------------------------------------------------------
+
+    def _pop(self) -> Job | None:
+        while self._small or self._big:
+            if self._small:
+                _, size, _, rel = heapq.heappop(self._small)
+            elif not any(job.size > SMALL_BYTES for job in self._running.values()):
+                _, size, _, rel = heapq.heappop(self._big)
+            else:
+                return None
+            if rel not in self._waiting or rel in self._running:
+                continue  # a stale entry: the path was re-queued with another size
+            self._waiting.pop(rel)
+            job = Job(rel, size)
+            self._running[rel] = job
+            return job
+        return None
+
+    def _fire_timer(self, rel: str, size: int) -> None:
+        self._timers.pop(rel, None)
+        self.put(rel, size=size)
+
+    def _cancel_timer(self, rel: str) -> None:
+        handle = self._timers.pop(rel, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _update_idle(self) -> None:
+        if not self._waiting and not self._timers and not self._running:
+            self._idle.set()

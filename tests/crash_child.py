@@ -1,0 +1,81 @@
+"""A child process for the crash tests: indexes a folder, and can park at a chosen point.
+
+    python -m tests.crash_child DATA_DIR LOG_FILE {none|load|embed|between}
+
+With a point other than ``none`` it stops there while indexing ``interrupt.txt``, writes
+``DATA_DIR/reached`` and sleeps, waiting for the test's SIGKILL. Every text it embeds is
+appended to LOG_FILE (one JSON string a line), so the test can tell what was embedded twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import ingest.pipeline as pipeline_module
+from ingest.indexer import Indexer
+from ingest.registry import Registry
+from ingest.store import ChromaStore, make_chroma_client
+from tests.fakes.embedder import FakeEmbedder
+
+MARK = "INTERRUPT"
+
+
+def park(data: Path) -> None:
+    (data / "reached").write_text("parked")
+    time.sleep(3600)
+
+
+class LoggingEmbedder(FakeEmbedder):
+    def __init__(self, log: Path, data: Path, crash_at: str) -> None:
+        super().__init__()
+        self.log, self.data, self.crash_at = log, data, crash_at
+        self.marked_batches = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if any(MARK in text for text in texts):
+            self.marked_batches += 1
+            if self.crash_at == "embed" and self.marked_batches == 3:
+                park(self.data)  # two batches of interrupt.txt are stored by now
+        vectors = super().embed(texts)
+        with self.log.open("a") as fh:
+            fh.writelines(json.dumps(text) + "\n" for text in texts)
+        return vectors
+
+
+def main() -> None:
+    data, log, crash_at = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    docs = data / "documents"
+    registry = Registry(data / "docent.db")
+    embedder = LoggingEmbedder(log, data, crash_at)
+    store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+    if crash_at == "load":
+        real_open = pipeline_module.open_source
+
+        def parked_open(path: Path) -> Any:
+            if path.name == "interrupt.txt":
+                park(data)
+            return real_open(path)
+
+        pipeline_module.open_source = parked_open  # type: ignore[assignment]
+    if crash_at == "between":
+        real_finish = registry.finish_content
+
+        def parked_finish(rel: str, key: str, **fields: Any) -> Any:
+            if rel == "interrupt.txt":
+                park(data)  # every chunk is in the store; the registry does not know yet
+            return real_finish(rel, key, **fields)
+
+        registry.finish_content = parked_finish  # type: ignore[method-assign]
+    indexer = Indexer(docs, registry, [store], embedder, workers=2)
+    asyncio.run(indexer.index_all())
+    print("finished")
+
+
+if __name__ == "__main__":
+    main()

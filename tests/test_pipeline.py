@@ -1,0 +1,306 @@
+"""The pipeline's promises: content keys, reading once, limits, links, cancellation, fairness."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import ingest.folder as folder_module
+from ingest.indexer import Indexer
+from ingest.queue import SMALL_BYTES
+from ingest.types import DocStatus
+from tests.fakes.embedder import FakeEmbedder
+from tests.ingest_parts import IngestParts, ingest_parts
+from tests.pdfs import make_pdf
+from tests.running import eventually
+
+
+class GateEmbedder(FakeEmbedder):
+    """Blocks on texts containing ``word`` until the gate opens (a file that takes long)."""
+
+    def __init__(self, word: str = "BIGFILE") -> None:
+        super().__init__()
+        self.word = word
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if any(self.word in text for text in texts):
+            self.waiting.set()
+            self.gate.wait(30)
+        return super().embed(texts)
+
+
+@dataclass
+class Rig(IngestParts):
+    indexer: Indexer
+
+    def texts(self, query: str, k: int = 10) -> list[str]:
+        return [hit.chunk.text for hit in self.store.search(query, k=k)]
+
+    def embedded(self) -> list[str]:
+        return [text for call in self.embedder.calls for text in call]
+
+
+@pytest.fixture
+def parts(tmp_path: Path) -> Iterator[IngestParts]:
+    with ingest_parts(tmp_path) as made:
+        yield made
+
+
+def _indexer(parts: IngestParts, **options: object) -> Indexer:
+    options.setdefault("retry_seconds", 0.05)
+    return Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def rig(parts: IngestParts) -> AsyncIterator[Rig]:
+    indexer = _indexer(parts)
+    yield Rig(parts.docs, parts.registry, parts.store, parts.embedder, indexer)
+    await indexer.stop()
+
+
+async def test_a_rename_moves_the_row_and_embeds_nothing(rig: Rig) -> None:
+    (rig.docs / "draft.md").write_text("# Plan\n\nBuild the lighthouse on the cliff.")
+    await rig.indexer.index_all()
+    calls = len(rig.embedder.calls)
+
+    (rig.docs / "sub").mkdir()
+    (rig.docs / "draft.md").rename(rig.docs / "sub" / "final.md")
+    await rig.indexer.index_all()
+
+    assert len(rig.embedder.calls) == calls
+    assert [r.path for r in rig.registry.list()] == ["sub/final.md"]
+    hit = rig.store.search("lighthouse", k=1)[0]
+    assert (hit.chunk.path, hit.chunk.file, hit.paths) == (
+        "sub/final.md",
+        "final.md",
+        ("sub/final.md",),
+    )
+    assert (await rig.indexer.check()).differences() == []
+
+
+async def test_identical_files_are_embedded_once_and_both_are_sources(rig: Rig) -> None:
+    text = "Capybaras are the largest rodents. They live near water."
+    (rig.docs / "a.txt").write_text(text)
+    (rig.docs / "copy").mkdir()
+    (rig.docs / "copy" / "b.txt").write_text(text)
+
+    await rig.indexer.index_all()
+
+    assert rig.embedded() == [text]
+    assert rig.key("a.txt") == rig.key("copy/b.txt")
+    hits = rig.store.search("capybaras rodents", k=5)
+    assert len(hits) == 1 and hits[0].paths == ("a.txt", "copy/b.txt")
+    assert rig.store.search("capybaras", k=5, files=["b.txt"])[0].paths == hits[0].paths
+
+    # Removing one copy keeps the other searchable.
+    (rig.docs / "a.txt").unlink()
+    await rig.indexer.index_all()
+    assert rig.store.search("capybaras", k=1)[0].paths == ("copy/b.txt",)
+    assert rig.store.count() == 1
+
+
+async def test_a_changed_file_switches_to_its_new_chunks_and_the_old_ones_go(rig: Rig) -> None:
+    path = rig.docs / "notes.txt"
+    path.write_text("The meeting is about aardvarks.")
+    await rig.indexer.index_all()
+    old = rig.key("notes.txt")
+
+    path.write_text("The meeting is about porcupines.")
+    await rig.indexer.index_all()
+
+    assert rig.key("notes.txt") != old
+    assert rig.texts("meeting") == ["The meeting is about porcupines."]
+    assert rig.store.document_ids() == {rig.key("notes.txt")}
+    assert rig.registry.content(old) is None  # type: ignore[arg-type]
+
+
+async def test_a_scan_hashes_each_new_file_once_and_a_restart_reads_none(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(5):
+        (rig.docs / f"f{i}.md").write_text(f"# File {i}\n\nSome text about topic {i}.")
+    make_pdf(rig.docs / "doc.pdf", ["Page one about moles.", "Page two about voles."])
+    reads: list[str] = []
+    real = folder_module.read_and_hash
+
+    def counted(path: Path, size: int) -> str:
+        reads.append(path.name)
+        return real(path, size)
+
+    monkeypatch.setattr("ingest.pipeline.read_and_hash", counted)
+
+    await rig.indexer.index_all()
+    assert sorted(reads) == sorted(["doc.pdf", *(f"f{i}.md" for i in range(5))])
+    assert {r.status for r in rig.registry.list()} == {DocStatus.READY}
+
+    reads.clear()
+    fresh = _indexer(rig)
+    assert await fresh.scan() == 0
+    await fresh.stop()
+    assert reads == []
+
+
+async def test_a_touch_reads_the_file_but_embeds_nothing(rig: Rig) -> None:
+    path = rig.docs / "a.txt"
+    path.write_text("steady content")
+    await rig.indexer.index_all()
+    calls = len(rig.embedder.calls)
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+
+    assert await rig.indexer.scan() == 1
+    await rig.indexer.start()
+    await rig.indexer.wait_idle()
+
+    assert len(rig.embedder.calls) == calls
+    record = rig.registry.get_by_path("a.txt")
+    assert record is not None and record.status == DocStatus.READY
+    assert record.mtime_ns == path.stat().st_mtime_ns  # the new stat is remembered
+    assert await rig.indexer.scan() == 0
+
+
+async def test_a_failed_file_is_not_retried_until_its_bytes_change(rig: Rig) -> None:
+    (rig.docs / "broken.pdf").write_bytes(b"definitely not a pdf" * 10)
+    await rig.indexer.index_all()
+    record = rig.registry.get_by_path("broken.pdf")
+    assert record is not None and record.status == DocStatus.ERROR and not record.retry
+
+    fresh = _indexer(rig)
+    assert await fresh.scan() == 0  # a restart leaves it alone
+    await fresh.stop()
+
+    make_pdf(rig.docs / "broken.pdf", ["Now a real PDF about newts."])
+    assert await fresh.scan() == 1
+    await fresh.index_all()
+    assert rig.status("broken.pdf") == DocStatus.READY
+
+
+async def test_a_file_over_the_size_limit_fails_without_being_read(
+    parts: IngestParts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexer = _indexer(parts, max_file_bytes=1000)
+    (parts.docs / "big.txt").write_text("word " * 1000)
+    (parts.docs / "small.txt").write_text("a small file about finches")
+    monkeypatch.setattr(
+        "ingest.pipeline.read_and_hash",
+        lambda path, size: (
+            (_ for _ in ()).throw(AssertionError("read"))
+            if path.name == "big.txt"
+            else folder_module.read_and_hash(path, size)
+        ),
+    )
+
+    await indexer.index_all()
+
+    big = parts.registry.get_by_path("big.txt")
+    assert big is not None and big.status == DocStatus.ERROR
+    assert big.error is not None and big.error.startswith("too large to index")
+    assert "DOCENT_MAX_FILE_MB" in big.error
+    assert parts.status("small.txt") == DocStatus.READY
+
+
+async def test_a_link_out_of_the_folder_is_never_followed(rig: Rig, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The launch code is walrus-42.")
+    (rig.docs / "inside.txt").write_text("Inside the folder: puffins.")
+    (rig.docs / "leak.txt").symlink_to(secret)
+    (rig.docs / "alias.txt").symlink_to(rig.docs / "inside.txt")
+
+    await rig.indexer.index_all()
+
+    leak = rig.registry.get_by_path("leak.txt")
+    assert leak is not None and leak.status == DocStatus.ERROR
+    assert leak.error is not None and "outside the documents folder" in leak.error
+    assert str(secret) in leak.error
+    assert not any("walrus" in text for text in rig.embedded())
+    assert rig.status("alias.txt") == DocStatus.READY  # a link inside the folder is fine
+
+
+async def test_small_files_are_not_starved_behind_a_big_one(parts: IngestParts) -> None:
+    embedder = GateEmbedder()
+    parts.store.embedder = embedder
+    indexer = Indexer(parts.docs, parts.registry, [parts.store], embedder)
+    (parts.docs / "big.txt").write_text("BIGFILE " + "filler text here. " * (SMALL_BYTES // 17))
+    await indexer.start()
+    try:
+        indexer.enqueue(parts.docs / "big.txt")
+        await eventually(embedder.waiting.is_set, what="the big file to be embedding")
+        for i in range(3):
+            (parts.docs / f"small{i}.txt").write_text(f"small file number {i}")
+            indexer.enqueue(parts.docs / f"small{i}.txt")
+
+        await eventually(
+            lambda: all(parts.status(f"small{i}.txt") == DocStatus.READY for i in range(3)),
+            what="the small files ready while the big one runs",
+        )
+        assert parts.status("big.txt") == DocStatus.INDEXING
+        embedder.gate.set()
+        await indexer.wait_idle()
+        assert parts.status("big.txt") == DocStatus.READY
+    finally:
+        embedder.gate.set()
+        await indexer.stop()
+
+
+async def test_deleting_a_file_cancels_its_running_work(parts: IngestParts) -> None:
+    embedder = GateEmbedder()
+    parts.store.embedder = embedder
+    indexer = Indexer(parts.docs, parts.registry, [parts.store], embedder)
+    (parts.docs / "big.txt").write_text("BIGFILE " + "filler text here. " * 20000)
+    await indexer.start()
+    try:
+        indexer.enqueue(parts.docs / "big.txt")
+        await eventually(embedder.waiting.is_set, what="the big file to be embedding")
+        batches = len(embedder.calls)
+
+        (parts.docs / "big.txt").unlink()
+        indexer.enqueue(parts.docs / "big.txt")
+        embedder.gate.set()
+        await indexer.wait_idle()
+
+        assert parts.registry.list() == []
+        assert len(embedder.calls) <= batches + 1  # the batch in hand, and no more
+        assert parts.store.count() == 0
+        assert parts.registry.contents() == []
+    finally:
+        embedder.gate.set()
+        await indexer.stop()
+
+
+async def test_a_file_past_its_time_budget_fails_and_the_others_go_on(parts: IngestParts) -> None:
+    embedder = GateEmbedder()
+    parts.store.embedder = embedder
+    indexer = Indexer(parts.docs, parts.registry, [parts.store], embedder, time_budget=0.5)
+    (parts.docs / "stuck.txt").write_text("BIGFILE never finishes")
+    (parts.docs / "fine.txt").write_text("a file about herons")
+    try:
+        await indexer.index_all()
+        stuck = parts.registry.get_by_path("stuck.txt")
+        assert stuck is not None and stuck.status == DocStatus.ERROR
+        assert stuck.error is not None and "time budget" in stuck.error
+        assert parts.status("fine.txt") == DocStatus.READY
+    finally:
+        embedder.gate.set()
+        await indexer.stop()
+
+
+async def test_stop_returns_while_a_thread_is_stuck(parts: IngestParts) -> None:
+    embedder = GateEmbedder()
+    parts.store.embedder = embedder
+    indexer = Indexer(parts.docs, parts.registry, [parts.store], embedder)
+    (parts.docs / "stuck.txt").write_text("BIGFILE stuck in the embedder")
+    await indexer.start()
+    indexer.enqueue(parts.docs / "stuck.txt")
+    await eventually(embedder.waiting.is_set)
+
+    await asyncio.wait_for(indexer.stop(timeout=0.2), 10)
+
+    assert parts.status("stuck.txt") == DocStatus.INDEXING  # resumed by the next scan
+    embedder.gate.set()
