@@ -13,11 +13,11 @@ from app.container import Container
 from app.settings import Settings
 from models.llm import OllamaChat
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.documents import FakeDocumentService
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import FakeOllamaServer
+from tests.pdfs import make_pdf
 from tests.running import eventually
-from tests.ui_parts import answer_shows, documents, llm
+from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled
 from ui.page import chat_page
 from ui.viewer import open_document
 
@@ -90,15 +90,40 @@ async def test_a_cited_text_file_opens_with_the_passage_highlighted(
     assert 'id="docent-passage"' in text and "blue flowerpot" in text
 
 
-async def test_a_cited_pdf_opens_at_its_page(user: User, container: Container, page: None) -> None:
-    docs = documents(container)
-    docs.put("q3/report.pdf", pages=9, chunks=20)
+async def test_a_cited_pdf_opens_at_its_page(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    pdf = make_pdf(tmp_path / "report.pdf", [f"Page {n}. Revenue was up." for n in range(1, 10)])
+    await add_file(container, "report.pdf", pdf.read_bytes(), folder="q3")
+    await settled(container, "q3/report.pdf")
     await user.open("/")
     with user:
-        await open_document(docs, "q3/report.pdf", 4, "Revenue was up.")
+        await open_document(documents(container), "q3/report.pdf", 4, "Revenue was up.")
     await user.should_see("page 4", marker="viewer-page")
     frame = user.find(marker="viewer-pdf").elements.pop()
     assert frame.props["data-page"] == "4"
+    # The viewer fetches the file once from a single-use URL the window serves in process.
+    url = frame.props["data-src"]
+    served = await user.http_client.get(url)
+    assert served.status_code == 200 and served.content == pdf.read_bytes()
+    assert (await user.http_client.get(url)).status_code == 404
+
+
+async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    outside = make_pdf(tmp_path / "secret.pdf", ["Not in the library."])
+    pdf = make_pdf(tmp_path / "plan.pdf", ["The plan."])
+    await add_file(container, "plan.pdf", pdf.read_bytes())
+    await settled(container, "plan.pdf")
+    (container.settings.docs_dir / "plan.pdf").unlink()
+    (container.settings.docs_dir / "plan.pdf").symlink_to(outside)
+    await user.open("/")
+    with user:
+        await open_document(documents(container), "plan.pdf", 1, "The plan.")
+    await user.should_see(marker="viewer-error")
+    assert "outside the documents folder" in contents(user, "viewer-error")[0]
+    await user.should_not_see(marker="viewer-pdf")
 
 
 @pytest.fixture
@@ -111,8 +136,6 @@ async def ollama_app(
     built = Container(
         settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
     )
-    if getattr(built, "documents", None) is None:
-        built.documents = FakeDocumentService(settings.docs_dir)  # type: ignore[attr-defined]
     await built.start(watch=False)
     ui.page("/")(lambda: chat_page(built))
     yield built, ollama_server
@@ -172,8 +195,6 @@ async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) 
     built = Container(
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
     )
-    if getattr(built, "documents", None) is None:
-        built.documents = FakeDocumentService(settings.docs_dir)  # type: ignore[attr-defined]
     await built.start(watch=False)
     try:
         ui.page("/")(lambda: chat_page(built))

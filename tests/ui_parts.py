@@ -1,9 +1,16 @@
-"""What the window tests share: an app around fakes, its page, and reading what it shows."""
+"""What the window tests share: the app around fakes at its edges, its page, and reading
+what the page shows.
+
+The library is the real DocumentService over a temporary documents folder; only the
+chat model and the embedder are fakes (``GatedEmbedder`` lets a test hold indexing
+batch by batch).
+"""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,31 +20,46 @@ from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
 from app.container import Container
+from app.documents import DocumentService
 from app.settings import Settings
+from models.protocols import Message
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.documents import FakeDocumentService
-from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.embedder import GatedEmbedder
 from tests.running import eventually
 from ui.page import chat_page
 
 NOTES = "# Notes\n\nThe spare key is under the blue flowerpot.\n"
+SUGGESTIONS = ["Who else has a key?", "When was the lock changed?", "Is there a spare?"]
+
+
+def side_calls(messages: Sequence[Message], schema: dict[str, Any] | None) -> str | None:
+    """Answer the calls around an answer (rewrite, suggestions, routing), so the scripted
+    model's queue holds only the answers a test enqueues."""
+    properties = (schema or {}).get("properties", {})
+    if "suggestions" in properties:
+        return json.dumps({"suggestions": SUGGESTIONS})
+    if "query" in properties:  # the rewriter: the last message stands as it is
+        last = messages[-1]["content"].rsplit("Last message:", 1)[-1].strip()
+        return json.dumps({"query": last})
+    if "route" in properties:
+        return json.dumps({"route": "documents"})
+    return None
 
 
 @pytest.fixture
 async def container(tmp_path: Path) -> AsyncIterator[Container]:
-    """The app with a scripted chat model; notes.md indexed; the library scripted too."""
-    settings = Settings(data_dir=tmp_path / "data")
+    """The app with a scripted chat model and notes.md indexed by the real pipeline."""
+    settings = Settings(data_dir=tmp_path / "data", chunk_size=200, chunk_overlap=0)
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
-    built = Container(settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder())
-    # The window's view of the library is scripted (statuses page by page, errors); the
-    # real DocumentService is exercised end to end by the browser test.
-    documents = FakeDocumentService(settings.docs_dir)
-    documents.put("notes.md", chunks=1)
-    built.documents = documents  # type: ignore[attr-defined]
+    model = FakeChatModel(token_delay=0.01)
+    model.responder = side_calls
+    embedder = GatedEmbedder()
+    built = Container(settings, llm=model, embedder=embedder)
     await built.start(watch=False)
     await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
     yield built
+    embedder.open()  # a test that held indexing must not hold the shutdown
     await built.stop()
 
 
@@ -52,10 +74,33 @@ def llm(container: Container) -> FakeChatModel:
     return container.llm
 
 
-def documents(container: Container) -> FakeDocumentService:
-    docs = container.documents  # type: ignore[attr-defined]
-    assert isinstance(docs, FakeDocumentService)
-    return docs
+def embedder(container: Container) -> GatedEmbedder:
+    assert isinstance(container.embedder, GatedEmbedder)
+    return container.embedder
+
+
+def documents(container: Container) -> DocumentService:
+    return container.documents
+
+
+async def add_file(container: Container, name: str, data: bytes, folder: str | None = None) -> str:
+    """Add a file through the DocumentService, as an upload does; returns its path."""
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield data
+
+    view = await container.documents.add(name, chunks(), folder=folder)
+    return view.path
+
+
+async def settled(container: Container, path: str, status: str = "ready") -> None:
+    """Wait until the pipeline has taken ``path`` to ``status``."""
+
+    def reached() -> bool:
+        found = next((d for d in container.documents.list() if d.path == path), None)
+        return found is not None and found.status == status
+
+    await eventually(reached, what=f"{path} {status}")
 
 
 def contents(user: User, marker: str) -> list[str]:

@@ -34,6 +34,8 @@ class ChatView:
         self.answers: dict[str, AnswerView] = {}
         self.last: AnswerView | None = None
         self.streaming = False
+        self._following: AnswerView | None = None
+        """The answer being written, which holds the composer until its ``done``."""
         self.column = ui.column().classes("docent-messages gap-4 p-4 pb-8")
         with self.column:
             self._empty()
@@ -130,10 +132,15 @@ class ChatView:
         return self.chat.cancel(self.session_id)
 
     async def follow(self, turn: Turn) -> None:
-        """Stream the turn's events into a new answer card until it ends."""
+        """Stream the turn's events into a new answer card.
+
+        The composer is free again at ``done`` (or ``error``): the session is, and the
+        follow-up suggestions that may come after are only shown when they arrive.
+        """
         with self.column:
             live = self._answer(streaming=True)
         self._add(live)
+        self._following = live
         self._set_streaming(True)
         try:
             async for event in turn.events():
@@ -141,7 +148,15 @@ class ChatView:
                     # The tab closed or the view moved on; the turn runs on and is saved.
                     break
                 self._show(live, event.kind, event.data)
+                if event.kind in ("done", "error"):
+                    self._release(live)
         finally:
+            self._release(live)
+
+    def _release(self, live: AnswerView) -> None:
+        """The answer ``live`` no longer holds the composer (unless a newer one does)."""
+        if self._following is live:
+            self._following = None
             self._set_streaming(False)
 
     def _show(self, live: AnswerView, kind: str, data: dict[str, Any]) -> None:
@@ -157,7 +172,7 @@ class ChatView:
             live.trace = data.get("trace")
             live.stopped = bool(data.get("stopped"))
             live.finish()
-        elif kind == "suggestions":
+        elif kind == "suggestions" and live is self.last:  # only under the latest answer
             live.show_suggestions(data.get("suggestions", []))
         elif kind == "error":
             live.fail(data.get("message", "Something went wrong."))

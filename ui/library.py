@@ -1,8 +1,8 @@
 """The library in the drawer: live status per file, overall progress, add/open/delete/reindex.
 
 Driven by the DocumentService's events: an event marks the view stale and one redraw
-follows shortly after, however many events came in between (a 117-page PDF sends one per
-page). Nothing here polls.
+follows shortly after, however many events came in between (a long PDF sends one per
+batch of chunks). Nothing here polls.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Any
 
 from nicegui import ui
 
+from app.documents import DocumentError, DocumentService, DocumentView
+from ingest.events import IngestEvent, LibraryProgress
 from ui import theme
 from ui.citations import middle_ellipsis
 
@@ -20,63 +22,59 @@ REDRAW_AFTER_SECONDS = 0.25
 SHOWN_AT_MOST = 300
 """Rows drawn at once; a search narrows a larger library."""
 
+ADVICE_WORDS = ("save", "try again", "check", "reinstall", "repair", "remove", "split", "raise")
+"""A reason that already says what to do (the loaders' reasons mostly do) gets no more."""
+
 WHAT_TO_DO = {
-    "encrypted": "Remove the password (print to PDF) and add it again.",
-    "password": "Remove the password (print to PDF) and add it again.",
-    "empty": "The file has no text. Scanned PDFs need OCR first.",
-    "no text": "The file has no text. Scanned PDFs need OCR first.",
-    "too large": "Split the file, or raise the size limit in Settings.",
-    "unsupported": "Convert it to PDF, .txt or .md.",
-    "corrupt": "Open and save it again, or export a fresh copy.",
-    "timed out": "Try Reindex; if it keeps failing, split the file.",
+    "empty": "Add it again once it has content.",
+    "no text": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
+    "scanned": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
+    "time budget": "Split the file, then Reindex.",
+    "outside the documents folder": "Copy the file into the folder instead of linking it.",
 }
 
 
-def status_of(doc: Any) -> str:
-    return str(getattr(doc.status, "value", doc.status))
-
-
-def live_pages(doc: Any) -> tuple[int, int | None] | None:
-    """(pages done, pages in all) while a document is being indexed."""
-    progress = getattr(doc, "progress", None)
-    done = getattr(progress or doc, "pages_done", None)
-    if done is None:
-        return None
-    return int(done), getattr(progress or doc, "pages_total", None) or getattr(doc, "pages", None)
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def what_to_do(reason: str) -> str:
+    """The fix to suggest after ``reason``, or "" when the reason says it already."""
     lowered = reason.lower()
-    return next((fix for key, fix in WHAT_TO_DO.items() if key in lowered), "Try Reindex.")
+    if any(word in lowered for word in ADVICE_WORDS):
+        return ""
+    return next((fix for key, fix in WHAT_TO_DO.items() if key in lowered), "Then Reindex.")
 
 
-def detail(doc: Any) -> str:
+def detail(doc: DocumentView) -> str:
     """The caption under a file: its status in words a person reads at a glance."""
-    status = status_of(doc)
-    if status == "error":
-        reason = doc.error or "It could not be read."
-        return f"{reason} {what_to_do(reason)}"
-    if status == "indexing":
-        pages = live_pages(doc)
-        if pages is not None:
-            done, total = pages
-            return f"Indexing · page {done} of {total}" if total else f"Indexing · {done} pages"
-        return "Indexing…"
-    if status == "queued":
+    if doc.status == "error":
+        reason = (doc.error or "it could not be read").strip().rstrip(".") + "."
+        reason = reason[:1].upper() + reason[1:]
+        return f"{reason} {what_to_do(reason)}".strip()
+    if doc.status == "indexing":
+        parts = ["Indexing"]
+        if doc.pages_done is not None:
+            total = doc.pages_total or doc.pages
+            pages = f"{doc.pages_done:,} of {plural(total, 'page')}" if total else None
+            parts.append(pages or f"{plural(doc.pages_done, 'page')} read")
+        if doc.chunks_done:
+            parts.append(plural(doc.chunks_done, "chunk"))
+        return " · ".join(parts) if len(parts) > 1 else "Indexing…"
+    if doc.status == "queued":
         return "Waiting to be indexed"
-    parts = [f"{doc.pages} pages"] if doc.pages else []
-    parts.append(f"{doc.chunks} chunks")
+    parts = [plural(doc.pages, "page")] if doc.pages else []
+    parts.append(plural(doc.chunks, "chunk"))
     return " · ".join(parts)
 
 
-def progress_line(progress: Any) -> str:
-    """'12 of 25 files · 1,234 chunks · 40 chunks/s · about 2 min left'."""
-    parts = [f"{progress.files_done} of {progress.files_total} files"]
-    parts.append(f"{progress.chunks_done:,} chunks")
-    rate = getattr(progress, "chunks_per_second", 0) or 0
-    if rate:
-        parts.append(f"{rate:,.0f} chunks/s")
-    eta = getattr(progress, "eta_seconds", None)
+def progress_line(progress: LibraryProgress) -> str:
+    """'12 of 25 files indexed · 1,234 chunks · 40 chunks/s · about 2 min left'."""
+    parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} indexed"]
+    parts.append(plural(progress.chunks_done, "chunk"))
+    if progress.chunks_per_second:
+        parts.append(f"{progress.chunks_per_second:,.0f} chunks/s")
+    eta = progress.eta_seconds
     if eta:
         parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
     return " · ".join(parts)
@@ -91,7 +89,7 @@ class Library:
 
     def __init__(
         self,
-        documents: Any,
+        documents: DocumentService,
         *,
         on_open: Callable[[str], Any],
         on_mention: Callable[[str], Any],
@@ -106,6 +104,7 @@ class Library:
         self.by_folder = True
         self.collapsed: set[str] = set()
         self._pending: asyncio.TimerHandle | None = None
+        self._paths: list[str] | None = None
         with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
             ui.label("Documents").classes("text-xs uppercase docent-muted")
             self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
@@ -134,7 +133,7 @@ class Library:
         if self._pending is not None:
             self._pending.cancel()
 
-    def _on_event(self, _event: Any) -> None:
+    def _on_event(self, _event: IngestEvent) -> None:
         if self.list.is_deleted:
             self.close()
             return
@@ -161,7 +160,10 @@ class Library:
 
     def redraw(self) -> None:
         docs = self.documents.list()
-        self.on_change([d.path for d in docs])
+        paths = [d.path for d in docs]
+        if paths != self._paths:  # the @ picker's index is rebuilt only when names change
+            self._paths = paths
+            self.on_change(paths)
         self.count.set_text(f"· {len(docs)}" if docs else "")
         self._draw_progress(docs)
         shown = [d for d in docs if self.query in d.path.lower()] if self.query else docs
@@ -204,23 +206,23 @@ class Library:
         self.collapsed.symmetric_difference_update({folder})
         self.redraw()
 
-    def _sorted(self, docs: list[Any]) -> list[Any]:
+    def _sorted(self, docs: list[DocumentView]) -> list[DocumentView]:
         order = {"error": 0, "indexing": 1, "queued": 2, "ready": 3}
         if self.sort == "recent":
             return sorted(docs, key=lambda d: d.updated_at or "", reverse=True)
 
-        def key(d: Any) -> Any:
-            name = d.path.lower().rsplit("/", 1)[-1]
-            return (order.get(status_of(d), 9), name) if self.sort == "status" else name
+        def key(d: DocumentView) -> Any:
+            name = d.name.lower()
+            return (order.get(d.status, 9), name) if self.sort == "status" else name
 
         if self.by_folder:
             return sorted(docs, key=lambda d: (folder_of(d.path).lower(), key(d)))
         return sorted(docs, key=key)
 
-    def _row(self, doc: Any) -> None:
-        status = status_of(doc)
+    def _row(self, doc: DocumentView) -> None:
+        status = doc.status
         icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
-        name = doc.path.rsplit("/", 1)[-1]
+        name = doc.name
         with ui.item().props("dense").classes("w-full px-1 rounded").mark("document") as row:
             with ui.item_section().props("avatar").classes("min-w-0"):
                 mark = ui.icon(icon, color=color).tooltip(status)
@@ -254,21 +256,21 @@ class Library:
         row._props["data-status"] = status  # hooks for the browser test
         row._props["data-path"] = doc.path
 
-    def _draw_progress(self, docs: list[Any]) -> None:
+    def _draw_progress(self, docs: list[DocumentView]) -> None:
         self.progress.clear()
-        busy = any(status_of(d) in ("queued", "indexing") for d in docs)
+        busy = any(d.status in ("queued", "indexing") for d in docs)
         if not busy:
             return
         progress = self.documents.progress()
-        total = max(progress.files_total, 1)
+        files = max(progress.files_total, 1)
         # Files done, plus the share of pages done of those being indexed: the bar moves
         # page by page through a long PDF instead of jumping once per file.
         partial = 0.0
         for doc in docs:
-            pages = live_pages(doc) if status_of(doc) == "indexing" else None
-            if pages and pages[1]:
-                partial += min(1.0, pages[0] / pages[1])
-        value = min(1.0, (progress.files_done + partial) / total)
+            pages = doc.pages_total or doc.pages
+            if doc.status == "indexing" and doc.pages_done and pages:
+                partial += min(1.0, doc.pages_done / pages)
+        value = min(1.0, (progress.files_done + partial) / files)
         with self.progress:
             bar = ui.linear_progress(value=value, show_value=False)
             bar.props("rounded size=8px").classes("mt-2 docent-progress").mark("library-progress")
@@ -279,11 +281,15 @@ class Library:
 
     async def reindex(self, doc_id: str | None) -> None:
         with self.anchor:
-            await self.documents.reindex(doc_id)
+            try:
+                await self.documents.reindex(doc_id)
+            except DocumentError as error:  # it went away meanwhile: say so
+                ui.notify(str(error), type="warning")
+                return
             ui.notify("Indexing again.")
 
-    def confirm_delete(self, doc: Any) -> None:
-        name = middle_ellipsis(doc.path.rsplit("/", 1)[-1], 48)
+    def confirm_delete(self, doc: DocumentView) -> None:
+        name = middle_ellipsis(doc.name, 48)
         with self.anchor, ui.dialog() as dialog, ui.card().mark("delete-dialog"):
             ui.label(f"Delete {name}?").classes("text-lg font-semibold")
             ui.label("The file is removed from the documents folder and from the index.").classes(
@@ -296,7 +302,7 @@ class Library:
                     dialog.close()
                     try:
                         await self.documents.remove(doc.id)
-                    except Exception as error:  # DocumentNotFound & co say what happened
+                    except DocumentError as error:  # DocumentNotFound says what happened
                         ui.notify(str(error), type="warning")
                         return
                     ui.notify(f"Deleted {name}.")

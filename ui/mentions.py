@@ -117,11 +117,24 @@ def segments(text: str) -> list[tuple[str, str]]:
     for m in MENTION.finditer(text):
         if m.start() > last:
             out.append(("text", text[last : m.start()]))
-        out.append(("mention", (m.group(1) or m.group(2)).strip()))
-        last = m.end()
+        if m.group(1) is not None:
+            out.append(("mention", m.group(1).strip()))
+            last = m.end()
+        else:  # "@notes.md?": the question mark ends the sentence, not the name
+            name = m.group(2).rstrip(TRAILING)
+            if not name:  # "@?" names nothing
+                out.append(("text", m.group(0)))
+                last = m.end()
+                continue
+            out.append(("mention", name))
+            last = m.start(2) + len(name)
     if last < len(text):
         out.append(("text", text[last:]))
     return out
+
+
+TRAILING = ".,;:!?)]}'\u2019\""
+"""Punctuation after an unquoted mention that belongs to the sentence (as the graph reads it)."""
 
 
 def plain_title(title: str) -> str:

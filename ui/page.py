@@ -41,7 +41,7 @@ class ChatPage:
 
     def __init__(self, container: Container) -> None:
         self.container = container
-        self.documents: Any = getattr(container, "documents", None)
+        self.documents = container.documents
         self.narrow = False
         self.file_count = 0
         theme.apply()
@@ -62,9 +62,8 @@ class ChatPage:
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)
         self.banners = Banners(container.health, self.pull)
-        if self.documents is not None:
-            self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
-            self.file_count = len(self.documents.list())
+        self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
+        self.file_count = len(self.documents.list())
         actions = AnswerActions(
             open_source=self.open_source,
             regenerate=self.regenerate,
@@ -99,9 +98,6 @@ class ChatPage:
                 on_open=self.open_session,
                 on_deleted=self._session_deleted,
             )
-        if self.documents is None:
-            log.warning("no DocumentService in the container: the library is not shown")
-            return
         with ui.row().classes("w-full gap-1 no-wrap mt-3"):
             ui.button("Add files", icon="upload_file", on_click=self.uploads.pick).props(
                 "outline no-caps dense"
@@ -130,7 +126,7 @@ class ChatPage:
         """What an empty conversation says: how to begin."""
         with ui.column().classes("w-full items-center gap-3 mt-16 text-center").mark("empty-hint"):
             ui.icon("auto_stories", size="3rem", color="primary")
-            if self.documents is not None and self.file_count == 0:
+            if self.file_count == 0:
                 ui.label(
                     "Add PDFs, Markdown or text files, then ask about them: Docent answers "
                     "from them, with citations, on this computer."
@@ -229,9 +225,6 @@ class ChatPage:
         )
 
     async def open_path(self, path: str, page: int | None, snippet: str) -> None:
-        if self.documents is None:
-            ui.notify("Opening documents needs the document service.", type="warning")
-            return
         with self.anchor:
             self._picked()
             await open_document(self.documents, path, page, snippet)

@@ -12,10 +12,11 @@ import subprocess
 import sys
 from collections import defaultdict, deque
 from pathlib import Path
-from typing import Any
 
 from nicegui import ui
 from nicegui.events import GenericEventArguments, UploadEventArguments
+
+from app.documents import DocumentError, DocumentService
 
 
 def file_manager() -> list[str] | None:
@@ -31,7 +32,7 @@ def file_manager() -> list[str] | None:
 class Uploads:
     """The hidden uploader that the Add button, the drop zone and folder drops feed."""
 
-    def __init__(self, documents: Any, docs_dir: Path, *, local: bool) -> None:
+    def __init__(self, documents: DocumentService, docs_dir: Path, *, local: bool) -> None:
         self.documents = documents
         self.docs_dir = docs_dir
         self.local = local
@@ -40,9 +41,7 @@ class Uploads:
         self.uploader.classes("docent-uploader").mark("uploader")
         # A file chosen twice is refused by the uploader as a duplicate until it is reset.
         self.uploader.on("finish", lambda: self.uploader.reset())
-        suffixes = sorted(getattr(documents, "supported_suffixes", ()) or ())
-        if suffixes:
-            self.uploader.props(f'accept="{",".join(suffixes)}"')
+        self.uploader.props(f'accept="{",".join(sorted(documents.supported_suffixes))}"')
         ui.on("docent_upload_folders", self._remember_folders)
         with ui.element("div").classes("docent-drop-overlay"):
             with ui.card().classes("items-center p-6"):
@@ -84,7 +83,7 @@ class Uploads:
         folder = self._folders[key].popleft() if self._folders.get(key) else None
         try:
             await self.documents.add(file.name, file.iterate(), folder=folder)
-        except Exception as error:  # BadFileName, UnsupportedType, FileTooLarge: all say why
+        except DocumentError as error:  # BadFileName, UnsupportedType, FileTooLarge: all say why
             ui.notify(f"{file.name}: {error}", type="warning", multi_line=True)
         else:
             ui.notify(f"Added {file.name}; indexing it now.", type="positive")

@@ -1,9 +1,10 @@
 """Opening a cited document inside the window, at the cited place.
 
-PDFs open in the browser's own viewer at the cited page (``#page=N``): the bytes come from
-the API's file route (which checks the window's login) as a blob, because that route's
-responses may not be framed directly. Text and Markdown open rendered, with the cited
-passage highlighted and scrolled into view.
+PDFs open in the browser's own viewer at the cited page (``#page=N``). The window serves
+the file itself, in process: ``DocumentService.file_path`` (inside the folder, symlinks out
+refused) behind a single-use, unguessable URL, which the login check guards like every
+window path. The page fetches it as a blob, because responses may not be framed directly.
+Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any
 
-from nicegui import ui
+from nicegui import app, ui
 
+from app.documents import DocumentError, DocumentService
 from ui import markdown
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
@@ -24,8 +25,9 @@ MAX_TEXT_CHARS = 2_000_000
 """Past this a text file is shown cut, so a huge log can't stall the window."""
 
 
-def file_url(doc_id: str) -> str:
-    return f"/api/documents/{doc_id}/file"
+def file_url(path: Path) -> str:
+    """A single-use URL for ``path``: it serves the bytes once, to the viewer's fetch."""
+    return app.add_media_file(local_file=path, single_use=True)
 
 
 def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
@@ -79,7 +81,9 @@ def _read(path: Path) -> str:
         return handle.read(MAX_TEXT_CHARS)
 
 
-async def open_document(documents: Any, path: str, page: int | None, snippet: str) -> None:
+async def open_document(
+    documents: DocumentService, path: str, page: int | None, snippet: str
+) -> None:
     """Open ``path`` (relative to the documents folder) at ``page`` / the ``snippet``."""
     doc = next((d for d in documents.list() if d.path == path), None)
     if doc is None:
@@ -103,7 +107,16 @@ async def open_document(documents: Any, path: str, page: int | None, snippet: st
         if suffix == ".pdf":
             frame = ui.element("iframe").classes("docent-pdf flex-grow").mark("viewer-pdf")
             frame._props.update({"title": name, "data-page": str(page or 1)})
-            dialog.on("show", lambda: _load_pdf(frame.id, doc.id, page))
+            try:
+                url = file_url(documents.file_path(doc.id))
+            except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
+                frame.delete()
+                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(
+                    "viewer-error"
+                )
+            else:
+                frame._props["data-src"] = url
+                dialog.on("show", lambda: _load_pdf(frame.id, url, page))
         elif suffix in TEXT_SUFFIXES:
             try:
                 text = await asyncio.to_thread(_read, documents.file_path(doc.id))
@@ -125,9 +138,8 @@ async def open_document(documents: Any, path: str, page: int | None, snippet: st
     dialog.open()
 
 
-def _load_pdf(element_id: int, doc_id: str, page: int | None) -> None:
-    url = json.dumps(file_url(doc_id))
-    ui.run_javascript(f"docent.openPdf({element_id}, {url}, {int(page or 1)})")
+def _load_pdf(element_id: int, url: str, page: int | None) -> None:
+    ui.run_javascript(f"docent.openPdf({element_id}, {json.dumps(url)}, {int(page or 1)})")
 
 
 def _scroll_to_passage() -> None:

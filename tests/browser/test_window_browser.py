@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -71,8 +72,8 @@ def ollama() -> Iterator[FakeOllamaServer]:
 
 
 @pytest.fixture
-def app_url(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
-    """Start the app in its own process; print how long until it serves the window."""
+def login_link(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
+    """Start the app in its own process; its login link once report.pdf is indexed."""
     data = tmp_path / "data"
     make_pdf(data / "documents" / "report.pdf", REPORT_PAGES)
     port = free_port()
@@ -89,31 +90,35 @@ def app_url(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        while True:
+        while True:  # the app prints its one-time login link once it listens
             if process.poll() is not None:
                 raise AssertionError((tmp_path / "app.log").read_text())
-            try:
-                if httpx.get(url + "/", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
+            found = re.search(r"Log in with (\S+)", (tmp_path / "app.log").read_text())
+            if found:
+                link = found.group(1)
+                break
             if time.monotonic() - started > START_TIMEOUT:
                 raise AssertionError("the app did not start: " + (tmp_path / "app.log").read_text())
             time.sleep(0.2)
-        print(f"app serving the window {time.monotonic() - started:.1f} s after start")
+        assert link.startswith(url + "/login?key=")
+        assert httpx.get(url + "/", timeout=5).status_code == 401  # locked without the login
+        print(f"app listening with its login link {time.monotonic() - started:.1f} s after start")
         token = (data / "api-token").read_text().strip()
 
         def indexed() -> bool:  # the app's own index, which answers the questions
-            listing = httpx.get(
-                url + "/api/documents", headers={"Authorization": f"Bearer {token}"}, timeout=5
-            ).json()
+            try:  # the API answers once the services are built behind the socket
+                listing = httpx.get(
+                    url + "/api/documents", headers={"Authorization": f"Bearer {token}"}, timeout=5
+                ).json()
+            except httpx.TimeoutException:
+                return False
             return any(d["status"] == "ready" for d in listing["documents"])
 
         deadline = time.monotonic() + START_TIMEOUT
         while not indexed():
             assert time.monotonic() < deadline, "report.pdf was not indexed"
             time.sleep(0.3)
-        yield url
+        yield link
     finally:
         process.terminate()
         try:
@@ -142,16 +147,21 @@ def shots() -> Path:
 
 
 async def test_the_window_in_chromium(
-    app_url: str, browser: object, ollama: FakeOllamaServer, shots: Path, tmp_path: Path
+    login_link: str, browser: object, ollama: FakeOllamaServer, shots: Path, tmp_path: Path
 ) -> None:
     from playwright.async_api import Browser, Page
 
     assert isinstance(browser, Browser)
-    page: Page = await browser.new_page(viewport={"width": 1400, "height": 900})
+    context = await browser.new_context(viewport={"width": 1400, "height": 900})
+    page: Page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     opened = time.monotonic()
-    await page.goto(app_url)
+    await page.goto(login_link)  # the one-time link sets the login cookie, then shows /
+    app_url = login_link.split("/login", 1)[0]
+    assert page.url.rstrip("/") == app_url
+    cookies = await context.cookies()
+    assert any(c["httpOnly"] and c["name"].startswith("docent-") for c in cookies)
     box = page.locator("textarea")
     await box.wait_for()
     await page.locator(".docent-doclist [data-status='ready']").first.wait_for(timeout=60_000)
@@ -217,7 +227,9 @@ async def test_the_window_in_chromium(
 
     # Dropping files adds them; they go from indexing to ready, the bar moving on the way.
     for name in ("minutes.pdf", "budget.pdf"):
-        make_pdf(tmp_path / name, [f"{name} page {i}" for i in range(1, 7)])
+        filler = f"{name} says the meeting moved to the second floor. " * 45
+        make_pdf(tmp_path / name, [f"Page {i}. {filler}" for i in range(1, 13)])
+    ollama.embed_delay = 1.0  # two batches of chunks each: indexing can be watched
     await _drop(page, [tmp_path / "minutes.pdf", tmp_path / "budget.pdf"])
     seen_values: set[str] = set()
     seen_details: set[str] = set()
@@ -239,11 +251,12 @@ async def test_the_window_in_chromium(
         await page.wait_for_timeout(100)
     assert await page.locator(".docent-doclist [data-status='ready']").count() == 3
     assert len(seen_values) >= 2, seen_values  # the bar moved
-    assert any("page" in d and "of 6" in d for d in seen_details), seen_details
+    assert any(re.search(r"Indexing · \d+ of 12 pages", d) for d in seen_details), seen_details
     await page.screenshot(path=shots / "07-ready.png")
 
     # At 420px nothing scrolls sideways, and the drawer closes after a pick.
-    narrow = await browser.new_page(viewport={"width": 420, "height": 860})
+    narrow = await context.new_page()  # the same login
+    await narrow.set_viewport_size({"width": 420, "height": 860})
     await narrow.goto(app_url)
     await narrow.locator("textarea").wait_for()
     await narrow.wait_for_timeout(500)
