@@ -4,13 +4,16 @@ bm25s builds an eager index: every (chunk, term) cell holds ``idf(term) * tf par
 the idf of the segment's own documents. A query reweights each term's column by
 ``global idf / segment idf``, so a small new segment scores on the same scale as a large
 old one. A document's chunks are contiguous rows of one segment; deleting a document only
-marks its rows dead (``live``), and the index merges or compacts segments later.
+marks its rows dead (``live``), and the index merges or compacts segments later. ``live``
+is replaced, never written in place, so a reader holding the old mask keeps a consistent
+view while a writer changes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import bm25s
@@ -66,12 +69,30 @@ class Segment:
     def live_rows(self) -> int:
         return int(self.live.sum())
 
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Each document's position in ``doc_ids``."""
+        return {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
+
+    @cached_property
+    def row_doc(self) -> IntArray:
+        """The position in ``doc_ids`` of each row's document."""
+        counts = np.diff(self.doc_start)
+        return np.repeat(np.arange(len(self.doc_ids), dtype=np.int32), counts)
+
     def doc_range(self, doc_id: str) -> tuple[int, int] | None:
-        try:
-            i = self.doc_ids.index(doc_id)
-        except ValueError:
+        i = self.positions.get(doc_id)
+        if i is None:
             return None
         return int(self.doc_start[i]), int(self.doc_start[i + 1])
+
+    def without(self, doc_id: str) -> npt.NDArray[np.bool_]:
+        """A new live mask with the document's rows dead (the current one is not touched)."""
+        live = self.live.copy()
+        span = self.doc_range(doc_id)
+        if span is not None:
+            live[span[0] : span[1]] = False
+        return live
 
     def live_docs(self) -> list[DocRows]:
         """The documents still alive, with their tokens (for merging and compaction)."""
@@ -101,9 +122,13 @@ class Segment:
         return self.local_terms, counts.astype(np.int64)
 
     def score(
-        self, terms: IntArray, global_idf: npt.NDArray[np.float64]
+        self,
+        terms: IntArray,
+        global_idf: npt.NDArray[np.float64],
+        live: npt.NDArray[np.bool_],
     ) -> tuple[FloatArray, FloatArray]:
-        """(BM25 score, idf of the query terms present) for every row; dead rows score 0."""
+        """(BM25 score, idf of the query terms present) for every row; rows not ``live``
+        score 0."""
         scores = np.zeros(self.rows, dtype=np.float32)
         matched = np.zeros(self.rows, dtype=np.float32)
         if not len(self.local_terms):
@@ -119,8 +144,8 @@ class Segment:
             rows = self.indices[lo:hi]
             scores[rows] += self.data[lo:hi] * np.float32(idf / self.idf[term_pos])
             matched[rows] += np.float32(idf)
-        scores[~self.live] = 0.0
-        matched[~self.live] = 0.0
+        scores[~live] = 0.0
+        matched[~live] = 0.0
         return scores, matched
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from ingest.index import ChunkIndex
@@ -9,6 +10,7 @@ from ingest.keyword import MAX_QUERY_CHARS, KeywordIndex
 from ingest.keyword_terms import terms
 from tests.fakes.dense import FakeDenseIndex
 from tests.fakes.search import make_chunk
+from tests.running import eventually
 
 
 def doc(path: str, *texts: str) -> list:
@@ -115,3 +117,51 @@ def test_leftovers_of_a_crash_are_ignored(tmp_path: Path) -> None:
     assert not (tmp_path / "kw" / "seg-orphan.npz").exists()
     (tmp_path / "kw" / "manifest.json").write_text("{not json")
     assert KeywordIndex(tmp_path / "kw").document_ids() == set()  # unreadable: catch up later
+
+
+async def test_searches_never_wait_for_a_writer() -> None:
+    index = KeywordIndex()
+    index.replace_document("id-a", doc("a.md", "The alpaca grazes"))
+    held, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with index._lock:  # as a long merge would
+            held.set()
+            release.wait()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    held.wait()
+    answers: list[list[tuple[str, int]]] = []
+    reader = threading.Thread(target=lambda: answers.append(found(index, "alpaca")))
+    try:
+        reader.start()
+        await eventually(lambda: bool(answers), what="a search while a writer holds the index")
+        assert answers == [[("id-a", 0)]] and index.count() == 1
+    finally:
+        release.set()
+        thread.join()
+        reader.join()
+
+
+def test_a_document_being_replaced_is_always_found_once() -> None:
+    index = KeywordIndex()
+    for i in range(30):
+        index.replace_document(f"id-{i}", doc(f"{i}.md", f"filler {i} about nothing"))
+    index.replace_document("id-x", doc("x.md", "heron version0", "heron"))
+    stop = threading.Event()
+
+    def writer() -> None:  # every write kills the old rows and may merge big segments
+        version = 0
+        while not stop.is_set():
+            version += 1
+            index.replace_document("id-x", doc("x.md", f"heron version{version}", "heron"))
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        seen = [len(found(index, "heron")) for _ in range(100)]
+    finally:
+        stop.set()
+        thread.join()
+    assert set(seen) == {2}  # the old set or the new one, never neither nor both

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from graph.retrieval.types import Key
 from ingest.keyword import KeywordScores
-from ingest.types import Chunk, Hit
+from ingest.types import Chunk
 
 
 class DenseIndex(Protocol):
     """The vector store's read side (``ChromaStore`` implements it)."""
 
-    def query_vector(
+    def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
-    ) -> list[Hit]:
-        """The ``k`` chunks nearest ``vector``, best first (score: cosine similarity)."""
+    ) -> list[tuple[Key, float]]:
+        """Keys of the ``k`` chunks nearest ``vector`` with their cosine, best first."""
         ...
 
-    def get_chunks(
-        self, keys: Sequence[Key], *, vectors: bool = False
-    ) -> list[tuple[Chunk, list[float] | None]]:
-        """The chunks with these keys that exist, with their vectors if asked."""
+    def vectors(self, keys: Sequence[Key]) -> Mapping[Key, Sequence[float]]:
+        """The stored vectors of the chunks with these keys that exist."""
+        ...
+
+    def get_chunks(self, keys: Sequence[Key]) -> list[Chunk]:
+        """The chunks with these keys that exist (texts and where they are)."""
         ...
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
