@@ -41,6 +41,8 @@ MAX_QUERY_CHARS = 4_000
 MAX_QUERY_TERMS = 32
 """Distinct query terms scored at most, the rarest first."""
 _COMPACT_DEAD_SHARE = 0.5
+_CATCH_UP_ROWS = 20_000
+"""Rows per segment when catching up in bulk: large, yet bounded in memory."""
 
 
 class ChunkSource(Protocol):
@@ -163,14 +165,34 @@ class KeywordIndex:
         """Agree with ``source``: add its documents this index lacks, drop those it has not.
 
         Returns (added, removed). Needs no embedding, so it is cheap after a crash or on
-        the first start with an existing library.
+        the first start with an existing library: documents are added in large segments
+        and the files written once, not one segment and one manifest per document.
         """
         theirs = source.document_ids()
-        ours = self.document_ids()
-        for doc_id in ours - theirs:
-            self.delete_document(doc_id)
-        for doc_id in theirs - ours:
-            self.replace_document(doc_id, source.document_chunks(doc_id))
+        with self._lock:
+            ours = set(self._where)
+            first_new_term = len(self._terms)
+            for doc_id in ours - theirs:
+                self._kill(doc_id)
+            batch: list[DocRows] = []
+            for doc_id in sorted(theirs - ours):
+                chunks = source.document_chunks(doc_id)
+                if chunks:
+                    batch.append(
+                        DocRows(
+                            doc_id,
+                            [c.index for c in chunks],
+                            [self._ids(terms(c.text)) for c in chunks],
+                        )
+                    )
+                if sum(len(d.indexes) for d in batch) >= _CATCH_UP_ROWS:
+                    self._add(build_segment(batch, name=_new_name()))
+                    self._publish()  # searchable batch by batch
+                    batch = []
+            if batch:
+                self._add(build_segment(batch, name=_new_name()))
+            self._publish()
+            self._persist(first_new_term)
         return len(theirs - ours), len(ours - theirs)
 
     # -- internals (call with the lock held) -------------------------------------------
