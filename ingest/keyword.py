@@ -195,6 +195,22 @@ class KeywordIndex:
             self._persist(first_new_term)
         return len(theirs - ours), len(ours - theirs)
 
+    def compact(self) -> None:
+        """Merge every segment into one, dropping dead rows; searches go on meanwhile."""
+        with self._lock:
+            if len(self._segments) < 2 and self.count() == sum(s.rows for s in self._segments):
+                return
+            docs = [doc for segment in self._segments for doc in segment.live_docs()]
+            first_new_term = len(self._terms)
+            if docs:
+                self._replace(list(self._segments), build_segment(docs, name=_new_name()))
+            else:
+                for segment in self._segments:
+                    self._count_df(segment, -1)
+                self._segments = []
+            self._publish()
+            self._persist(first_new_term)
+
     # -- internals (call with the lock held) -------------------------------------------
 
     def _ids(self, words: list[str]) -> IntArray:

@@ -165,3 +165,16 @@ def test_a_document_being_replaced_is_always_found_once() -> None:
         stop.set()
         thread.join()
     assert set(seen) == {2}  # the old set or the new one, never neither nor both
+
+
+def test_compact_leaves_one_segment_with_the_same_answers(tmp_path: Path) -> None:
+    index = KeywordIndex(tmp_path / "kw")
+    for i in range(20):
+        index.replace_document(f"id-{i}", doc(f"{i}.md", f"note {i} on herons", f"part {i}"))
+    index.delete_document("id-3")
+    before = {(h.doc_id, h.index): round(h.score, 4) for h in index.search("herons 7").top(50)}
+    index.compact()
+    assert len(index._segments) == 1 and index.count() == 38
+    after = {(h.doc_id, h.index): round(h.score, 4) for h in index.search("herons 7").top(50)}
+    assert after == before and len(after) == 20
+    assert KeywordIndex(tmp_path / "kw").count() == 38
