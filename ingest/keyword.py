@@ -1,6 +1,6 @@
 """The keyword (BM25) index: follows the library document by document, never rebuilt per query.
 
-It implements ``ChunkIndex``. Each write adds one small bm25s segment and marks the old
+It implements ``ChunkIndex``. Each write adds one small BM25 segment and marks the old
 rows of the document dead; segments of similar size are merged (so there are only
 logarithmically many), and a segment that is mostly dead is compacted. With a folder it
 persists itself there: immutable segment files plus a manifest written last, so a crash
@@ -27,7 +27,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ingest.keyword_scores import KeywordHit, KeywordScores
-from ingest.keyword_segment import DocRows, IntArray, Segment, build_segment, lucene_idf
+from ingest.keyword_segment import (
+    DocRows,
+    IntArray,
+    Segment,
+    build_segment,
+    lucene_idf,
+    merge_segments,
+)
 from ingest.keyword_store import load_state, save_manifest, save_new_segment
 from ingest.keyword_terms import terms
 from ingest.types import Chunk
@@ -198,12 +205,12 @@ class KeywordIndex:
     def compact(self) -> None:
         """Merge every segment into one, dropping dead rows; searches go on meanwhile."""
         with self._lock:
-            if len(self._segments) < 2 and self.count() == sum(s.rows for s in self._segments):
+            live = sum(s.live_rows for s in self._segments)
+            if len(self._segments) < 2 and live == sum(s.rows for s in self._segments):
                 return
-            docs = [doc for segment in self._segments for doc in segment.live_docs()]
             first_new_term = len(self._terms)
-            if docs:
-                self._replace(list(self._segments), build_segment(docs, name=_new_name()))
+            if live:
+                self._replace(list(self._segments), merge_segments(self._segments, _new_name()))
             else:
                 for segment in self._segments:
                     self._count_df(segment, -1)
@@ -251,7 +258,7 @@ class KeywordIndex:
         if segment.live_rows == 0:
             self._segments = [s for s in self._segments if s is not segment]
         elif segment.live_rows < (1 - _COMPACT_DEAD_SHARE) * segment.rows:
-            self._replace([segment], build_segment(segment.live_docs(), name=_new_name()))
+            self._replace([segment], merge_segments([segment], name=_new_name()))
 
     def _merge(self) -> bool:
         """Merge the newest segments while the last is at least half the one before it.
@@ -263,7 +270,7 @@ class KeywordIndex:
             last, before = self._segments[-1], self._segments[-2]
             if last.live_rows * 2 < before.live_rows:
                 break
-            merged = build_segment(before.live_docs() + last.live_docs(), name=_new_name())
+            merged = merge_segments([before, last], name=_new_name())
             self._replace([before, last], merged)
             merged_any = True
         return merged_any

@@ -5,8 +5,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import bm25s
+import numpy as np
+
 from ingest.index import ChunkIndex
 from ingest.keyword import MAX_QUERY_CHARS, KeywordIndex
+from ingest.keyword_segment import K1, B, DocRows, build_segment, merge_segments
 from ingest.keyword_terms import terms
 from tests.fakes.dense import FakeDenseIndex
 from tests.fakes.search import make_chunk
@@ -178,3 +182,22 @@ def test_compact_leaves_one_segment_with_the_same_answers(tmp_path: Path) -> Non
     after = {(h.doc_id, h.index): round(h.score, 4) for h in index.search("herons 7").top(50)}
     assert after == before and len(after) == 20
     assert KeywordIndex(tmp_path / "kw").count() == 38
+
+
+def test_segment_scores_are_bm25s_lucene_scores() -> None:
+    rng = np.random.default_rng(3)
+    rows = [rng.integers(0, 40, size=int(n)).astype(np.int32) for n in rng.integers(0, 30, 60)]
+    doc_rows = [DocRows(f"d{i}", list(range(3)), rows[i * 3 : i * 3 + 3]) for i in range(20)]
+    ours = build_segment(doc_rows)
+    model = bm25s.BM25(method="lucene", k1=K1, b=B)
+    local = [np.searchsorted(ours.local_terms, r).tolist() for r in rows]
+    theirs = model.build_index_from_ids(
+        unique_token_ids=list(range(len(ours.local_terms))), corpus_token_ids=local,
+        show_progress=False,
+    )  # fmt: skip
+    assert np.array_equal(ours.indptr, theirs["indptr"])
+    assert np.array_equal(ours.indices, theirs["indices"])
+    assert np.allclose(ours.data, theirs["data"], rtol=1e-5)
+    merged = merge_segments([build_segment(doc_rows[:7]), build_segment(doc_rows[7:])])
+    assert np.array_equal(merged.indices, ours.indices)
+    assert np.allclose(merged.data, ours.data, rtol=1e-6)
