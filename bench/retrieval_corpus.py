@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.retrieval.floor import Floor
@@ -55,15 +55,20 @@ class Indexed:
     embedder: MiniLMEmbedder
     texts: dict[str, str]
     """Each document's page text (single-page formats) by relative path."""
+    queries: CachedQueryEmbedder = field(init=False)
+    """One query cache for every method: each question is embedded once."""
+
+    def __post_init__(self) -> None:
+        self.queries = CachedQueryEmbedder(self.embedder, max_entries=100_000)
 
     def retriever(self, fusion: str, *, floor: Floor | None = None, top_k: int = 10) -> Retriever:
         # No model on disk and downloads off: the reranker stays out, as on a fresh machine.
         reranker = FlashRankReranker(CACHE / "no-reranker")
-        settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(dense=-1, coverage=-1))
+        settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
         return Retriever(
             self.store,
             self.keyword,
-            CachedQueryEmbedder(self.embedder),
+            self.queries,
             reranker,
             self.library,
             settings,

@@ -133,11 +133,17 @@ class KeywordIndex:
         """How many live chunks the index holds."""
         return self._view.rows
 
-    def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
-        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
-        view = self._view  # one read: what a concurrent write swaps in comes next time
-        words = terms(query[:MAX_QUERY_CHARS])
-        unique = list(dict.fromkeys(words))
+    def term_weights(self, query: str) -> dict[str, float]:
+        """The query's terms as a search scores them, each with its idf (the rarest
+        ``MAX_QUERY_TERMS``; a term no chunk holds gets the highest idf there is)."""
+        words, _, idf = self._query_terms(self._view, query)
+        return dict(zip(words, idf.tolist(), strict=True))
+
+    def _query_terms(
+        self, view: _View, query: str
+    ) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """(terms, their ids (-1: unknown to ``view``), their idf), rarest first if capped."""
+        unique = list(dict.fromkeys(terms(query[:MAX_QUERY_CHARS])))
         # A term a writer added after this view was made is unknown to it.
         ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
         ids[ids >= len(view.df)] = -1
@@ -145,7 +151,13 @@ class KeywordIndex:
         idf = lucene_idf(df, max(1, view.rows))
         if len(ids) > MAX_QUERY_TERMS:
             keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
-            ids, idf = ids[keep], idf[keep]
+            unique, ids, idf = [unique[i] for i in keep], ids[keep], idf[keep]
+        return unique, ids, idf
+
+    def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
+        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
+        view = self._view  # one read: what a concurrent write swaps in comes next time
+        _, ids, idf = self._query_terms(view, query)
         total_idf = float(idf.sum())
         known = ids >= 0
         term_ids = ids[known].astype(np.int32)

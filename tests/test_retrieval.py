@@ -9,6 +9,7 @@ import pytest
 from graph.retrieval.expand import expand
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
+from graph.retrieval.proximity import best_sentence_share, order_by_proximity
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
 from ingest.keyword import KeywordIndex
@@ -143,7 +144,7 @@ def test_mentioned_files_that_fit_come_whole() -> None:
 
 
 def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:
-    lib = Library(floor=Floor(dense=0.5, coverage=0.5))
+    lib = Library(floor=Floor(relevance=0.5))
     lib.add("bees.md", [chunk("bees.md", 0, 0, "Honey bees dance to show where flowers are.")])
     assert lib.retriever.retrieve("why do honey bees dance").passages
     unrelated = lib.retriever.retrieve("quarterly tax filing deadline")
@@ -171,7 +172,7 @@ class Reverse:
 
 
 def ferry_library(reranker: Reranker) -> Library:
-    lib = Library(reranker, top_k=2, rerank_candidates=3, floor=Floor(-1, -1))
+    lib = Library(reranker, top_k=2, rerank_candidates=3, floor=Floor(-1))
     for i, words in enumerate(["ferry ferry timetable", "ferry timetable", "ferry"]):
         lib.add(f"f{i}.md", [chunk(f"f{i}.md", 0, 0, words)])
     return lib
@@ -186,7 +187,7 @@ def test_reranker_reorders_the_fused_top() -> None:
     assert result.passages[0].scores()["rerank"] == 2.0 and not result.notes
 
 
-def test_without_a_reranker_model_the_fused_order_stays_and_says_so(tmp_path) -> None:
+def test_without_a_reranker_model_the_search_order_stays_and_says_so(tmp_path) -> None:
     absent = FlashRankReranker(tmp_path / "models")
     assert not absent.prepare(download=False)
     result = ferry_library(absent).retriever.retrieve("ferry timetable")
@@ -200,7 +201,7 @@ def test_without_a_reranker_model_the_fused_order_stays_and_says_so(tmp_path) ->
 
 def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     absent = FlashRankReranker(tmp_path / "models")  # no model: the fused order is shown
-    lib = Library(absent, top_k=2, floor=Floor(-1, -1))
+    lib = Library(absent, top_k=2, floor=Floor(-1))
     for i in range(12):
         words = "ferry timetable" if i < 3 else "ferry"
         lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"{words} part {j}") for j in range(3)])
@@ -216,3 +217,40 @@ def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     assert len(lib.dense.reads) == 1 and len(trace) == 36
     assert {"path", "page", "index", "dense", "bm25", "fused"} <= set(trace[0])
     assert trace[0]["path"] == result.passages[0].path
+
+
+def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")
+    lib = Library(absent, top_k=3, floor=Floor(-1))
+    scattered = "The heron waits. Rivers flood in spring. A nest sits high. Fish swim under it."
+    together = "Rivers flood in spring. The heron nest sits high above the fish. Reeds sway."
+    lib.add("scattered.md", [chunk("scattered.md", 0, 0, scattered)])
+    lib.add("together.md", [chunk("together.md", 0, 0, together)])
+    lib.add("partial.md", [chunk("partial.md", 0, 0, "A grey heron. Rivers flood in spring.")])
+    for i in range(8):
+        lib.add(f"other{i}.md", [chunk(f"other{i}.md", 0, 0, f"unrelated text number {i}")])
+    result = lib.retriever.retrieve("heron nest fish")
+    by_fusion = sorted(result.candidates, key=lambda c: -c.fused)[:2]
+    assert [c.key[0] for c in by_fusion] == ["id-scattered.md", "id-together.md"]
+    assert [p.path for p in result.passages][:2] == ["together.md", "scattered.md"]
+    first = result.passages[0].scores()
+    assert first["proximity"] == pytest.approx(1.0) and first["rerank"] is None
+    assert result.passages[1].scores()["proximity"] < 1.0
+
+
+def test_proximity_moves_nothing_when_keywords_are_not_trusted() -> None:
+    a = Candidate(("a", 0), fused=2.0, chunk=chunk("a.md", 0, 0, "Heron here. Nest there."))
+    b = Candidate(("b", 0), fused=1.5, chunk=chunk("b.md", 0, 0, "Heron nest."))
+    c = Candidate(("c", 0), fused=0.0, chunk=chunk("c.md", 0, 0, "Nothing."))
+    weights = {"heron": 2.0, "nest": 2.0}
+    assert [x.key for x in order_by_proximity([a, b, c], weights, trust=0.0)] == [
+        a.key,
+        b.key,
+        c.key,
+    ]
+    assert [x.key for x in order_by_proximity([a, b, c], weights, trust=1.0)] == [
+        b.key,
+        a.key,
+        c.key,
+    ]
+    assert best_sentence_share("東京タワーです。高い山。", {"東京": 1.0, "高い": 1.0}) == 0.5

@@ -39,6 +39,10 @@ class KeywordSearch(Protocol):
         """Scores of every chunk for ``query``."""
         ...
 
+    def term_weights(self, query: str) -> dict[str, float]:
+        """The query's index terms, each with the idf a search weighs it by."""
+        ...
+
 
 class QueryEmbedder(Protocol):
     """Turns one query into a vector (cached by ``models.query_cache``)."""

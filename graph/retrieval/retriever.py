@@ -14,6 +14,7 @@ from graph.retrieval.expand import PageText, expand, neighbour_keys
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, QueryEmbedder
+from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from ingest.types import Chunk, Hit
 from models.protocols import Reranker
@@ -86,7 +87,7 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
         candidates = gather(query, vector, self.dense, self.keyword, s.pool, doc_ids, firsts)
-        self.fusion(candidates, query)
+        trust = self.fusion(candidates, query)
         candidates.sort(key=lambda c: -c.fused)
         # Asking about a named file is an answerable question about that file.
         if not doc_ids and not s.floor.passes(candidates):
@@ -104,8 +105,10 @@ class Retriever:
             chosen = candidates[:k]
             near = load(self.dense, chosen, neighbour_keys(chosen))
             chosen = [c for c in chosen if c.chunk is not None]
-            notes = [f"Reranking is off ({problem}); kept the search order."]
-        score_of = {c.key: (c.rerank if c.rerank is not None else c.fused) for c in chosen}
+            if trust is not None:
+                chosen = order_by_proximity(chosen, self.keyword.term_weights(query), trust)
+            notes = [f"Reranking is off ({problem}); ordered by the search scores."]
+        score_of = {c.key: _shown_score(c) for c in chosen}
         passages = expand(chosen, near.values(), s.max_passage_chars, score_of)
         return Retrieval(self._located(passages), candidates, notes)
 
@@ -131,7 +134,7 @@ class Retriever:
         try:
             scores = self.reranker.rerank(query, [c.text for c in candidates])
         except RerankerUnavailable as error:
-            return candidates, [f"Reranking is off ({error}); kept the search order."]
+            return candidates, [f"Reranking is off ({error}); ordered by the search scores."]
         for c, score in zip(candidates, scores, strict=True):
             c.rerank = score
         return sorted(candidates, key=lambda c: -(c.rerank or 0.0)), []
@@ -189,6 +192,13 @@ def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
                 )
             )
     return out
+
+
+def _shown_score(c: Candidate) -> float:
+    """The score a passage is shown and merged by: the last stage that ordered it."""
+    if c.rerank is not None:
+        return c.rerank
+    return c.final if c.final is not None else c.fused
 
 
 def _rerank_problem(reranker: Reranker) -> str | None:

@@ -29,6 +29,10 @@ class Candidate:
     coverage: float = 0.0
     """Share of the query's idf mass the chunk contains (0..1)."""
     fused: float = 0.0
+    proximity: float | None = None
+    """Share of the query's idf mass in the chunk's best sentence (shown candidates only)."""
+    final: float | None = None
+    """Fused score moved by proximity: the order shown when no reranker runs."""
     rerank: float | None = None
     chunk: Chunk | None = None
 
@@ -51,6 +55,7 @@ class Candidate:
             "bm25": _round(self.bm25),
             "bm25_rank": self.bm25_rank,
             "fused": _round(self.fused),
+            "proximity": _round(self.proximity),
             "rerank": _round(self.rerank),
         }
 
