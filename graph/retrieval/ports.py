@@ -7,11 +7,18 @@ from typing import Protocol
 
 from graph.retrieval.types import Key
 from ingest.keyword import KeywordScores
-from ingest.types import Chunk
+from ingest.types import Chunk, Hit
 
 
 class DenseIndex(Protocol):
     """The vector store's read side (``ChromaStore`` implements it)."""
+
+    def query_vector(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[Hit]:
+        """The ``k`` chunks nearest ``vector``, texts included, best first (the router's
+        probe; retrieval itself uses ``nearest`` and reads texts only for what it shows)."""
+        ...
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
