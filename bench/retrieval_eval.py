@@ -10,8 +10,9 @@ written to share few words with their page; a hit is a passage from the gold pag
 Passages are what the generator would get: fused, ordered, with neighbours, merged; no
 reranker model (none is on disk here).
 
-The floor: its bar is the 2nd percentile of the relevance of answerable tuning questions
-(SQuAD tuning split and every other handbook question); it is then checked on the held-out
+The floor: its bar is the lowest, over the kinds of answerable tuning questions (SQuAD's
+tuning split; every other handbook paraphrase), of each kind's 2nd percentile of relevance,
+so that no kind of question is wrongly refused often; it is then checked on the held-out
 answerable questions against the unanswerable ones (bench/data), which play no part in
 choosing it.
 """
@@ -109,23 +110,31 @@ def verdict(value: float, target: float) -> str:
 
 
 def floor_report(
-    tune: np.ndarray, held: np.ndarray, unanswerable: np.ndarray, in_use: float
+    tune: dict[str, np.ndarray],
+    held: dict[str, np.ndarray],
+    unanswerable: np.ndarray,
+    in_use: float,
 ) -> None:
-    calibrated = float(np.percentile(tune, FLOOR_PERCENTILE))
+    """Calibrate on ``tune``: the bar no kind of answerable question falls below more than
+    ``FLOOR_PERCENTILE`` % of the time; then check it on ``held`` and ``unanswerable``."""
+    bars = {kind: float(np.percentile(v, FLOOR_PERCENTILE)) for kind, v in tune.items()}
+    calibrated = min(bars.values())
     print(
-        f"\nRelevance floor (relevance = max(best cosine, best coverage)); in use {in_use:.3f},"
-        f" calibrated here {calibrated:.3f} (the {FLOOR_PERCENTILE}nd percentile of"
-        f" {len(tune)} answerable tuning questions)"
+        "\nRelevance floor (relevance = max(best cosine, best coverage)): the lowest of each"
+        f" kind's {FLOOR_PERCENTILE}nd percentile over answerable tuning questions: "
+        + ", ".join(f"{kind} {bar:.3f} ({len(tune[kind])})" for kind, bar in bars.items())
+        + f" -> {calibrated:.3f}; in use {in_use:.3f}"
     )
     for name, bar in (("in use", in_use), ("calibrated", calibrated)):
         refused = int((unanswerable < bar).sum())
-        wrongly = int((held < bar).sum())
-        precision = refused / (refused + wrongly) if refused + wrongly else 1.0
+        wrongly = {kind: int((v < bar).sum()) for kind, v in held.items()}
+        total = sum(wrongly.values())
+        precision = refused / (refused + total) if refused + total else 1.0
         print(
             f"  {name:10s} 'not found' precision {precision:.3f}, recall"
             f" {refused / len(unanswerable):.3f}: {refused}/{len(unanswerable)} unanswerable"
-            f" refused, {wrongly}/{len(held)} held-out answerable wrongly refused"
-            f" ({wrongly / len(held):.3f})"
+            " refused; held-out answerable wrongly refused: "
+            + ", ".join(f"{kind} {n}/{len(held[kind])}" for kind, n in wrongly.items())
         )
     print(
         "  relevance of the unanswerable: "
@@ -182,8 +191,8 @@ def main() -> None:
         found = Run(squad if corpus == "squad" else handbook, asked, lambda r, q: None, ["docent"])
         nothing += found.relevance
     floor_report(
-        np.asarray(tune.relevance + book.relevance[::2]),
-        np.asarray(held.relevance + book.relevance[1::2]),
+        {"SQuAD": np.asarray(tune.relevance), "handbook": np.asarray(book.relevance[::2])},
+        {"SQuAD": np.asarray(held.relevance), "handbook": np.asarray(book.relevance[1::2])},
         np.asarray(nothing),
         Floor().relevance,
     )
