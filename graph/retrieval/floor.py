@@ -13,8 +13,9 @@ of ``relevance``: SQuAD-style questions 0.493, paraphrased handbook questions 0.
 (``bench/retrieval_eval.py`` prints them again). Paraphrases share few words with their
 page and sit lower, and a bar fitted to the easier kind (0.45) refused one in ten of them;
 at this bar no held-out answerable question is refused, and the unanswerable questions
-refused are those nothing in the library is near (5 of the 32 written to sit close to it). Measured with all-MiniLM-L6-v2; another
-embedding model has another cosine scale and would need its own bar."""
+refused are those nothing in the library is near (5 of the 32 written to sit close to it).
+Measured with all-MiniLM-L6-v2; another embedding model has another cosine scale and would
+need its own bar."""
 
 
 def relevance(candidates: Sequence[Candidate]) -> float:
