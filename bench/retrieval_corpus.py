@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.retrieval.floor import Floor
@@ -17,7 +17,7 @@ from graph.retrieval.fusion import FUSIONS
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from ingest.chunker import chunk_pages
 from ingest.keyword import KeywordIndex
-from ingest.loaders import load
+from ingest.loaders import UnreadableFile, load
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import Chunk, Page
 from models.embeddings import MiniLMEmbedder
@@ -53,17 +53,20 @@ class Indexed:
     keyword: KeywordIndex
     library: DictLibrary
     embedder: MiniLMEmbedder
-    texts: dict[str, str]
-    """Each document's page text (single-page formats) by relative path."""
+    queries: CachedQueryEmbedder = field(init=False)
+    """One query cache for every method: each question is embedded once."""
+
+    def __post_init__(self) -> None:
+        self.queries = CachedQueryEmbedder(self.embedder, max_entries=100_000)
 
     def retriever(self, fusion: str, *, floor: Floor | None = None, top_k: int = 10) -> Retriever:
         # No model on disk and downloads off: the reranker stays out, as on a fresh machine.
         reranker = FlashRankReranker(CACHE / "no-reranker")
-        settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(dense=-1, coverage=-1))
+        settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
         return Retriever(
             self.store,
             self.keyword,
-            CachedQueryEmbedder(self.embedder),
+            self.queries,
             reranker,
             self.library,
             settings,
@@ -76,34 +79,39 @@ def doc_key(rel: str) -> str:
 
 
 def index_folder(name: str, root: Path, pattern: str, *, raw: bool) -> Indexed:
-    """Index every file under ``root`` matching ``pattern`` (raw: the file text as one page)."""
+    """Index every file under ``root`` matching ``pattern`` (raw: the file text as one page).
+
+    Reuses the cache when it holds the folder (the keyword index is caught up from the
+    store if its version changed, which needs no embedding); files the loaders refuse
+    (empty pages) are left out, as the app would.
+    """
     cache = CACHE / name
     embedder = MiniLMEmbedder()
     client = make_chroma_client(cache)
     store = ChromaStore(client, embedder)
     keyword = KeywordIndex(cache / "keyword")
-    files = sorted(root.glob(pattern))
-    paths, texts = {}, {}
-    todo: list[tuple[str, str, list[Page]]] = []
-    for path in files:
-        rel = path.relative_to(root).as_posix()
-        pages = [Page(None, path.read_text(encoding="utf-8"))] if raw else load(path)
-        paths[doc_key(rel)] = rel
-        texts[rel] = pages[0].text
-        todo.append((rel, path.name, pages))
-    if store.count() and keyword.document_ids() == set(paths):
-        return Indexed(store, keyword, DictLibrary(paths), embedder, texts)
+    files = {doc_key(p.relative_to(root).as_posix()): p for p in sorted(root.glob(pattern))}
+    paths = {doc_id: p.relative_to(root).as_posix() for doc_id, p in files.items()}
+    done = cache / "complete"
+    if store.count() and (done.is_file() or store.document_ids() == set(paths)):
+        keyword.catch_up(store)
+        return Indexed(store, keyword, DictLibrary(paths), embedder)
     started = time.perf_counter()
-    for rel, file, pages in todo:
-        doc_id = doc_key(rel)
+    for doc_id, path in files.items():
+        rel = paths[doc_id]
+        try:
+            pages = [Page(None, path.read_text(encoding="utf-8"))] if raw else load(path)
+        except UnreadableFile:
+            continue
         chunks = [
-            Chunk(doc_id, rel, file, p.page, i, p.start, p.end, p.text, "-")
+            Chunk(doc_id, rel, path.name, p.page, i, p.start, p.end, p.text, "-")
             for i, p in enumerate(chunk_pages(pages, 1000, 150))
         ]
         store.replace_document(doc_id, chunks)
         keyword.replace_document(doc_id, chunks)
+    done.write_text("")
     print(
-        f"indexed {name}: {len(todo)} files, {store.count()} chunks "
+        f"indexed {name}: {len(files)} files, {store.count()} chunks "
         f"in {time.perf_counter() - started:.0f} s"
     )
-    return Indexed(store, keyword, DictLibrary(paths), embedder, texts)
+    return Indexed(store, keyword, DictLibrary(paths), embedder)

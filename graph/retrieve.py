@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import PurePosixPath
-from typing import Any
 
 from langgraph.config import get_stream_writer
 
@@ -82,10 +81,11 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
     passages = _merge(results, deps.top_k)
     sources = passage_sources(passages)
     get_stream_writer()({"sources": sources})
+    shown = [c for r in results for c in r.candidates[:MAX_CANDIDATES_IN_TRACE]]
     return {
         "sources": sources,
         "passages": [p.text for p in passages],
-        "candidates": _trace(results),
+        "candidates": await asyncio.to_thread(deps.retriever.describe, shown),
     }
 
 
@@ -102,16 +102,6 @@ def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:
         if not clash:
             kept.append(p)
     return kept[:top_k]
-
-
-def _trace(results: list[Retrieval]) -> list[dict[str, Any]]:
-    out = []
-    for r in results:
-        for c in r.candidates[:MAX_CANDIDATES_IN_TRACE]:
-            out.append(
-                {"path": c.chunk.path, "page": c.chunk.page, "index": c.chunk.index, **c.scores()}
-            )
-    return out
 
 
 async def _plain(queries: list[SearchQuery], deps: GraphDeps) -> AgentState:

@@ -1,10 +1,13 @@
 """The keyword (BM25) index: follows the library document by document, never rebuilt per query.
 
-It implements ``ChunkIndex``. Each write adds one small bm25s segment and marks the old
+It implements ``ChunkIndex``. Each write adds one small BM25 segment and marks the old
 rows of the document dead; segments of similar size are merged (so there are only
 logarithmically many), and a segment that is mostly dead is compacted. With a folder it
 persists itself there: immutable segment files plus a manifest written last, so a crash
 leaves the previous state readable, and ``catch_up`` fills any gap from the store.
+
+Searches never wait for writers: they read an immutable snapshot (``_View``) that a
+write, merges included, replaces in one assignment when it is done. Writers take turns.
 
 It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
 and may block; async callers use ``asyncio.to_thread``.
@@ -16,36 +19,37 @@ import logging
 import threading
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
-from ingest.keyword_segment import DocRows, IntArray, Segment, build_segment, lucene_idf
+from ingest.keyword_scores import KeywordHit, KeywordScores
+from ingest.keyword_segment import (
+    DocRows,
+    IntArray,
+    Segment,
+    build_segment,
+    lucene_idf,
+    merge_segments,
+)
 from ingest.keyword_store import load_state, save_manifest, save_new_segment
 from ingest.keyword_terms import terms
 from ingest.types import Chunk
 
 log = logging.getLogger(__name__)
 
+__all__ = ["KeywordHit", "KeywordIndex", "KeywordScores"]
+
 MAX_QUERY_CHARS = 4_000
 """A query's text beyond this is not read: no question needs more, and terms cost work."""
 MAX_QUERY_TERMS = 32
 """Distinct query terms scored at most, the rarest first."""
 _COMPACT_DEAD_SHARE = 0.5
-
-
-@dataclass(frozen=True)
-class KeywordHit:
-    """A chunk's BM25 score and 1-based rank for one query (rank None: no term matched)."""
-
-    doc_id: str
-    index: int
-    score: float
-    rank: int | None
-    coverage: float
-    """Share of the query's idf mass the chunk contains, 0..1 (unknown terms count too)."""
+_CATCH_UP_ROWS = 20_000
+"""Rows per segment when catching up in bulk: large, yet bounded in memory."""
 
 
 class ChunkSource(Protocol):
@@ -56,61 +60,18 @@ class ChunkSource(Protocol):
     def document_chunks(self, doc_id: str) -> list[Chunk]: ...
 
 
-class KeywordScores:
-    """One query's scores over every row of the index, read without the index lock."""
+@dataclass(frozen=True)
+class _View:
+    """What searches read: a consistent state of the index that writers never change.
 
-    def __init__(
-        self, parts: list[tuple[Segment, np.ndarray, np.ndarray]], total_idf: float
-    ) -> None:
-        self._parts = parts
-        self._scores = (
-            np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
-        )
-        self._matched = (
-            np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
-        )
-        self._offsets = np.cumsum([0] + [p[0].rows for p in parts])
-        self._total_idf = total_idf
+    Writers build the next state beside it (merges included) and swap it in at once.
+    """
 
-    def _hit(self, row: int, rank: int | None) -> KeywordHit:
-        part = int(np.searchsorted(self._offsets, row, side="right")) - 1
-        segment = self._parts[part][0]
-        local = row - int(self._offsets[part])
-        doc = int(np.searchsorted(segment.doc_start, local, side="right")) - 1
-        score = float(self._scores[row])
-        coverage = min(1.0, float(self._matched[row]) / self._total_idf) if self._total_idf else 0.0
-        return KeywordHit(
-            segment.doc_ids[doc], int(segment.chunk_index[local]), score, rank, coverage
-        )
-
-    def top(self, k: int) -> list[KeywordHit]:
-        """The ``k`` best chunks with a score above zero, best first."""
-        scores = self._scores
-        if k <= 0 or not len(scores):
-            return []
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [self._hit(int(row), i + 1) for i, row in enumerate(best) if scores[row] > 0]
-
-    def lookup(self, keys: Collection[tuple[str, int]]) -> dict[tuple[str, int], KeywordHit]:
-        """Score and rank of particular chunks (doc id, chunk index), e.g. dense-only finds."""
-        out: dict[tuple[str, int], KeywordHit] = {}
-        wanted = set(keys)
-        offset = 0
-        for segment, _, _ in self._parts:
-            for doc_id, index in wanted:
-                span = segment.doc_range(doc_id)
-                if span is None:
-                    continue
-                rows = np.nonzero(segment.chunk_index[span[0] : span[1]] == index)[0]
-                if len(rows):
-                    row = offset + span[0] + int(rows[0])
-                    score = float(self._scores[row])
-                    rank = int((self._scores > score).sum()) + 1 if score > 0 else None
-                    out[(doc_id, index)] = self._hit(row, rank)
-            offset += segment.rows
-        return out
+    segments: tuple[Segment, ...] = ()
+    lives: tuple[npt.NDArray[np.bool_], ...] = ()
+    df: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    rows: int = 0
+    """Live rows in all: BM25's N."""
 
 
 class KeywordIndex:
@@ -119,6 +80,8 @@ class KeywordIndex:
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder
         self._lock = threading.RLock()
+        """Held by writers only; readers use ``_view``."""
+        self._view = _View()
         self._vocab: dict[str, int] = {}
         self._terms: list[str] = []
         self._df = np.zeros(1024, dtype=np.int64)
@@ -131,6 +94,7 @@ class KeywordIndex:
                 self._terms, self._segments = state
                 self._vocab = {t: i for i, t in enumerate(self._terms)}
                 self._reindex()
+                self._publish()
 
     # -- ChunkIndex ------------------------------------------------------------------
 
@@ -143,9 +107,10 @@ class KeywordIndex:
             )
             self._kill(doc_id)
             if chunks:
-                segment = build_segment([doc], name=_new_name())
-                self._add(segment)
-                self._merge()
+                self._add(build_segment([doc], name=_new_name()))
+            self._publish()  # the new text is searchable now; a merge may take a while
+            if self._merge():
+                self._publish()
             self._persist(new_terms)
 
     def delete_document(self, doc_id: str) -> None:
@@ -154,6 +119,7 @@ class KeywordIndex:
             if doc_id not in self._where:
                 return
             self._kill(doc_id)
+            self._publish()
             self._persist(len(self._terms))
 
     def document_ids(self) -> set[str]:
@@ -165,54 +131,104 @@ class KeywordIndex:
 
     def count(self) -> int:
         """How many live chunks the index holds."""
-        with self._lock:
-            return sum(s.live_rows for s in self._segments)
+        return self._view.rows
+
+    def term_weights(self, query: str) -> dict[str, float]:
+        """The query's terms as a search scores them, each with its idf (the rarest
+        ``MAX_QUERY_TERMS``; a term no chunk holds gets the highest idf there is)."""
+        words, _, idf = self._query_terms(self._view, query)
+        return dict(zip(words, idf.tolist(), strict=True))
+
+    def _query_terms(
+        self, view: _View, query: str
+    ) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """(terms, their ids (-1: unknown to ``view``), their idf), rarest first if capped."""
+        unique = list(dict.fromkeys(terms(query[:MAX_QUERY_CHARS])))
+        # A term a writer added after this view was made is unknown to it.
+        ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
+        ids[ids >= len(view.df)] = -1
+        df = np.where(ids >= 0, view.df[np.clip(ids, 0, None)], 0)
+        idf = lucene_idf(df, max(1, view.rows))
+        if len(ids) > MAX_QUERY_TERMS:
+            keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
+            unique, ids, idf = [unique[i] for i in keep], ids[keep], idf[keep]
+        return unique, ids, idf
 
     def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
         """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
-        words = terms(query[:MAX_QUERY_CHARS])
-        with self._lock:
-            n = max(1, sum(s.live_rows for s in self._segments))
-            unique = list(dict.fromkeys(words))
-            ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
-            df = np.where(ids >= 0, self._df[np.clip(ids, 0, None)], 0)
-            idf = lucene_idf(df, n)
-            if len(ids) > MAX_QUERY_TERMS:
-                keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
-                ids, idf = ids[keep], idf[keep]
-            total_idf = float(idf.sum())
-            known = ids >= 0
-            term_ids = ids[known].astype(np.int32)
-            term_idf = idf[known]
-            order = np.argsort(term_ids)
-            term_ids, term_idf = term_ids[order], term_idf[order]
-            parts = []
-            for segment in self._segments:
-                scores, matched = segment.score(term_ids, term_idf)
-                if doc_ids is not None:
-                    mask = np.zeros(segment.rows, dtype=bool)
-                    for doc_id in doc_ids:
-                        span = segment.doc_range(doc_id)
-                        if span:
-                            mask[span[0] : span[1]] = True
-                    scores[~mask] = 0.0
-                    matched[~mask] = 0.0
-                parts.append((segment, scores, matched))
-        return KeywordScores(parts, total_idf)
+        view = self._view  # one read: what a concurrent write swaps in comes next time
+        _, ids, idf = self._query_terms(view, query)
+        total_idf = float(idf.sum())
+        known = ids >= 0
+        term_ids = ids[known].astype(np.int32)
+        term_idf = idf[known]
+        order = np.argsort(term_ids)
+        term_ids, term_idf = term_ids[order], term_idf[order]
+        scores, matched = [], []
+        for segment, live in zip(view.segments, view.lives, strict=True):
+            if doc_ids is not None:
+                live = live & _rows_of(segment, doc_ids)
+            score, match = segment.score(term_ids, term_idf, live)
+            scores.append(score)
+            matched.append(match)
+        empty = np.zeros(0, dtype=np.float32)
+        return KeywordScores(
+            view.segments,
+            view.lives,
+            np.concatenate(scores) if scores else empty,
+            np.concatenate(matched) if matched else empty,
+            total_idf,
+        )
 
     def catch_up(self, source: ChunkSource) -> tuple[int, int]:
         """Agree with ``source``: add its documents this index lacks, drop those it has not.
 
         Returns (added, removed). Needs no embedding, so it is cheap after a crash or on
-        the first start with an existing library.
+        the first start with an existing library: documents are added in large segments
+        and the files written once, not one segment and one manifest per document.
         """
         theirs = source.document_ids()
-        ours = self.document_ids()
-        for doc_id in ours - theirs:
-            self.delete_document(doc_id)
-        for doc_id in theirs - ours:
-            self.replace_document(doc_id, source.document_chunks(doc_id))
+        with self._lock:
+            ours = set(self._where)
+            first_new_term = len(self._terms)
+            for doc_id in ours - theirs:
+                self._kill(doc_id)
+            batch: list[DocRows] = []
+            for doc_id in sorted(theirs - ours):
+                chunks = source.document_chunks(doc_id)
+                if chunks:
+                    batch.append(
+                        DocRows(
+                            doc_id,
+                            [c.index for c in chunks],
+                            [self._ids(terms(c.text)) for c in chunks],
+                        )
+                    )
+                if sum(len(d.indexes) for d in batch) >= _CATCH_UP_ROWS:
+                    self._add(build_segment(batch, name=_new_name()))
+                    self._publish()  # searchable batch by batch
+                    batch = []
+            if batch:
+                self._add(build_segment(batch, name=_new_name()))
+            self._publish()
+            self._persist(first_new_term)
         return len(theirs - ours), len(ours - theirs)
+
+    def compact(self) -> None:
+        """Merge every segment into one, dropping dead rows; searches go on meanwhile."""
+        with self._lock:
+            live = sum(s.live_rows for s in self._segments)
+            if len(self._segments) < 2 and live == sum(s.rows for s in self._segments):
+                return
+            first_new_term = len(self._terms)
+            if live:
+                self._replace(list(self._segments), merge_segments(self._segments, _new_name()))
+            else:
+                for segment in self._segments:
+                    self._count_df(segment, -1)
+                self._segments = []
+            self._publish()
+            self._persist(first_new_term)
 
     # -- internals (call with the lock held) -------------------------------------------
 
@@ -248,24 +264,28 @@ class KeywordIndex:
         segment = self._where.pop(doc_id, None)
         if segment is None:
             return
-        span = segment.doc_range(doc_id)
-        assert span is not None
         self._count_df(segment, -1)
-        segment.live[span[0] : span[1]] = False
+        segment.live = segment.without(doc_id)  # readers keep the mask they hold
         self._count_df(segment, +1)
         if segment.live_rows == 0:
             self._segments = [s for s in self._segments if s is not segment]
         elif segment.live_rows < (1 - _COMPACT_DEAD_SHARE) * segment.rows:
-            self._replace([segment], build_segment(segment.live_docs(), name=_new_name()))
+            self._replace([segment], merge_segments([segment], name=_new_name()))
 
-    def _merge(self) -> None:
-        """Merge the newest segments while the last is at least half the one before it."""
+    def _merge(self) -> bool:
+        """Merge the newest segments while the last is at least half the one before it.
+
+        Searches go on reading the published view meanwhile; True if anything merged.
+        """
+        merged_any = False
         while len(self._segments) >= 2:
             last, before = self._segments[-1], self._segments[-2]
             if last.live_rows * 2 < before.live_rows:
-                return
-            merged = build_segment(before.live_docs() + last.live_docs(), name=_new_name())
+                break
+            merged = merge_segments([before, last], name=_new_name())
             self._replace([before, last], merged)
+            merged_any = True
+        return merged_any
 
     def _replace(self, old: list[Segment], new: Segment) -> None:
         at = next(i for i, s in enumerate(self._segments) if s is old[0])
@@ -287,6 +307,16 @@ class KeywordIndex:
                 if segment.live[int(segment.doc_start[i])]:
                     self._where[doc_id] = segment
 
+    def _publish(self) -> None:
+        """Let searches see the state the writer has built (one atomic assignment)."""
+        segments = tuple(self._segments)
+        self._view = _View(
+            segments=segments,
+            lives=tuple(s.live for s in segments),
+            df=self._df.copy(),
+            rows=sum(s.live_rows for s in segments),
+        )
+
     def _persist(self, first_new_term: int) -> None:
         unsaved, self._unsaved = self._unsaved, []
         if self.folder is None:
@@ -295,6 +325,16 @@ class KeywordIndex:
             if any(segment is s for s in self._segments):
                 save_new_segment(self.folder, segment)
         save_manifest(self.folder, self._terms, first_new_term, self._segments)
+
+
+def _rows_of(segment: Segment, doc_ids: Collection[str]) -> npt.NDArray[np.bool_]:
+    """A mask of the segment's rows that belong to ``doc_ids``."""
+    mask = np.zeros(segment.rows, dtype=bool)
+    for doc_id in doc_ids:
+        span = segment.doc_range(doc_id)
+        if span:
+            mask[span[0] : span[1]] = True
+    return mask
 
 
 def _new_name() -> str:

@@ -18,7 +18,8 @@ log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
 TERMS = "terms.txt"
-VERSION = 1
+VERSION = 2
+"""Bumped when terms change (2: the larger stop list); an older index is rebuilt."""
 
 
 def save_new_segment(folder: Path, segment: Segment) -> None:
@@ -61,6 +62,7 @@ def load_state(folder: Path) -> tuple[list[str], list[Segment]] | None:
     """(terms, segments) as the manifest last said, or None to start empty and catch up."""
     path = folder / MANIFEST
     if not path.is_file():
+        _start_afresh(folder)  # a crash before the first manifest may have left terms
         return None
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -81,8 +83,17 @@ def load_state(folder: Path) -> tuple[list[str], list[Segment]] | None:
             folder,
             error,
         )
+        _start_afresh(folder)
         return None
     # Terms a crash appended after the manifest was written would shift new ids: drop them.
     with open(folder / TERMS, "w", encoding="utf-8") as handle:
         handle.write("".join(f"{t}\n" for t in terms))
     return terms, segments
+
+
+def _start_afresh(folder: Path) -> None:
+    """Forget the files of an index that cannot be read, so new term ids start at 0."""
+    (folder / TERMS).unlink(missing_ok=True)
+    (folder / MANIFEST).unlink(missing_ok=True)
+    for stale in folder.glob("seg-*.npz"):
+        stale.unlink(missing_ok=True)

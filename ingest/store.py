@@ -120,6 +120,15 @@ def _chunk(text: str, meta: Mapping[str, Any]) -> Chunk:
     )
 
 
+def _id(key: tuple[str, int]) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def _key(chunk_id: str) -> tuple[str, int]:
+    doc_id, index = chunk_id.rsplit(":", 1)
+    return doc_id, int(index)
+
+
 def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -263,7 +272,7 @@ class ChromaStore:
     def query_vector(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[Hit]:
-        """The ``k`` chunks nearest ``vector``, best first; ``doc_ids`` limits the documents."""
+        """The ``k`` chunks nearest ``vector``, texts included, best first (the router's probe)."""
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
@@ -281,24 +290,53 @@ class ChromaStore:
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
 
-    def get_chunks(
-        self, keys: Sequence[tuple[str, int]], *, vectors: bool = False
-    ) -> list[tuple[Chunk, list[float] | None]]:
-        """The chunks with these (doc id, index) keys that exist, with vectors if asked."""
-        if not keys:
+    def nearest(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[tuple[str, int], float]]:
+        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first.
+
+        Only ids and distances: reading texts and metadata is most of a query's cost, so
+        callers fetch those (``get_chunks``) for the few chunks they keep.
+        """
+        if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
-        include = ["documents", "metadatas"] + (["embeddings"] if vectors else [])
+        where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
+        result = self._collection.query(
+            query_embeddings=cast(Any, [list(vector)]),
+            n_results=k,
+            where=where,
+            include=cast(Any, ["distances"]),
+        )
+        ids = (result.get("ids") or [[]])[0]
+        distances = (result.get("distances") or [[]])[0]
+        return [
+            (_key(chunk_id), 1.0 - float(distance))
+            for chunk_id, distance in zip(ids, distances, strict=True)
+        ]
+
+    def vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Sequence[float]]:
+        """The stored vectors of the chunks with these keys that exist."""
+        if not keys:
+            return {}
         page = self._collection.get(
-            ids=[f"{doc_id}:{index}" for doc_id, index in keys], include=cast(Any, include)
+            ids=[_id(key) for key in keys], include=cast(Any, ["embeddings"])
         )
         embeddings = page.get("embeddings")
-        out: list[tuple[Chunk, list[float] | None]] = []
-        for i, (text, meta) in enumerate(
-            zip(page["documents"] or [], page["metadatas"] or [], strict=True)
-        ):
-            vector = None if embeddings is None else [float(v) for v in embeddings[i]]
-            out.append((_chunk(text or "", meta), vector))
-        return out
+        if embeddings is None:
+            return {}
+        return dict(zip(map(_key, page["ids"]), embeddings, strict=True))
+
+    def get_chunks(self, keys: Sequence[tuple[str, int]]) -> list[Chunk]:
+        """The chunks with these (doc id, index) keys that exist."""
+        if not keys:
+            return []
+        page = self._collection.get(
+            ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
+        )
+        return [
+            _chunk(text or "", meta)
+            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
+        ]
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         """Every chunk of one document, in order."""

@@ -61,7 +61,7 @@ async def test_streaming_gives_chunks_and_sources_in_the_last_one(
     llm.enqueue("Two eggs and a pinch of salt [1].")
     stream = await client_for(app).chat.completions.create(
         model="docent",
-        messages=[{"role": "user", "content": "What goes into the pancake batter?"}],
+        messages=[{"role": "user", "content": "What is in the pancake batter?"}],
         stream=True,
     )
     chunks = [chunk async for chunk in stream]

@@ -171,7 +171,8 @@ async def test_unanswerable_question_is_not_answered_from_outside_the_sources(
     container = await started(tmp_path, server, embedder, suggestions=False)
     async with running_app(container) as app:
         await wait_ready(app, 3)
-        out = await ask(app, "What does the manual say about the X200's colour options?")
+        # Close enough to the manual to pass the relevance floor, yet not in it.
+        out = await ask(app, "Which colours does the X200 dishwasher come in?")
     answer_call = next(b for b in server.requests_to("/api/chat") if kind_of(b) == "answer")
     assert answer_call["messages"][0]["content"] == prompts.RAG_SYSTEM
     sources = out["done"]["sources"]

@@ -9,6 +9,7 @@ import pytest
 from graph.retrieval.expand import expand
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
+from graph.retrieval.proximity import best_sentence_share, order_by_proximity
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
 from ingest.keyword import KeywordIndex
@@ -60,7 +61,7 @@ class Library:
 
 
 def cand(path: str, dense: float, bm25: float, d_rank: int | None, b_rank: int | None) -> Candidate:
-    return Candidate(chunk(path, 0, 0, path), dense, d_rank, bm25, b_rank)
+    return Candidate((f"id-{path}", 0), dense, d_rank, bm25, b_rank)
 
 
 def crafted(dense_peaked: bool) -> list[Candidate]:
@@ -74,7 +75,7 @@ def crafted(dense_peaked: bool) -> list[Candidate]:
         winner.dense, decoy.bm25 = 0.90, 3.05
     else:
         winner.bm25, decoy.dense = 14.0, 0.41
-    winner.chunk = chunk("winner", 0, 0, "winner")
+    winner.key = ("id-winner", 0)
     return out
 
 
@@ -82,23 +83,26 @@ def crafted(dense_peaked: bool) -> list[Candidate]:
 def test_fusion_follows_the_list_that_is_sure(dense_peaked: bool) -> None:
     candidates = crafted(dense_peaked)
     adaptive(candidates, "some question")
-    assert max(candidates, key=lambda c: c.fused).chunk.path == "winner"
+    assert max(candidates, key=lambda c: c.fused).key == ("id-winner", 0)
     rrf(candidates)  # rank fusion cannot tell a sure list from a guessing one
-    assert max(candidates, key=lambda c: c.fused).chunk.path != "winner"
+    assert max(candidates, key=lambda c: c.fused).key != ("id-winner", 0)
 
 
 def test_codes_in_the_query_shift_trust_to_keywords() -> None:
     candidates = [cand(f"c{i}", 0.5 - i * 0.02, 5.0 - i * 0.3, i + 1, i + 1) for i in range(10)]
     candidates[0].bm25, candidates[3].bm25 = 3.0, 5.5  # keywords prefer c3, meaning prefers c0
     adaptive(candidates, "what is error ZX-4411")
-    assert max(candidates, key=lambda c: c.fused).chunk.path == "c3"
+    assert max(candidates, key=lambda c: c.fused).key == ("id-c3", 0)
 
 
 def test_neighbours_are_merged_and_never_repeated() -> None:
     text = "".join(f"Sentence {i:02d} of the page. " for i in range(40))  # 1,040 chars
     chunks = split("a.md", text, 300, 60, page=3)
     other_page = chunk("a.md", len(chunks), 0, "Next page text.", page=4)
-    hits = [Candidate(chunks[2], fused=2.0), Candidate(chunks[1], fused=1.0)]
+    hits = [
+        Candidate((c.doc_id, c.index), fused=f, chunk=c)
+        for c, f in ((chunks[2], 2.0), (chunks[1], 1.0))
+    ]
     passages = expand(hits, [*chunks, other_page], 2_400, {c.key: c.fused for c in hits})
     assert len(passages) == 1
     (p,) = passages
@@ -120,7 +124,7 @@ def test_mentions_filter_both_indexes_and_bring_the_first_chunk() -> None:
     lib.add("notes.md", [chunk("notes.md", 0, 0, "budget for ferries and more ferries")])
     result = lib.retriever.retrieve("ferries budget", files=["report.md"])
     assert lib.dense.filters[-1] == ["id-report.md"]
-    assert {c.chunk.doc_id for c in result.candidates} == {"id-report.md"}
+    assert {c.key[0] for c in result.candidates} == {"id-report.md"}
     assert ("id-report.md", 0) in {c.key for c in result.candidates}
     assert {p.path for p in result.passages} == {"report.md"}
     assert not result.full_documents
@@ -140,7 +144,7 @@ def test_mentioned_files_that_fit_come_whole() -> None:
 
 
 def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:
-    lib = Library(floor=Floor(dense=0.5, coverage=0.5))
+    lib = Library(floor=Floor(relevance=0.5))
     lib.add("bees.md", [chunk("bees.md", 0, 0, "Honey bees dance to show where flowers are.")])
     assert lib.retriever.retrieve("why do honey bees dance").passages
     unrelated = lib.retriever.retrieve("quarterly tax filing deadline")
@@ -168,7 +172,7 @@ class Reverse:
 
 
 def ferry_library(reranker: Reranker) -> Library:
-    lib = Library(reranker, top_k=2, rerank_candidates=3, floor=Floor(-1, -1))
+    lib = Library(reranker, top_k=2, rerank_candidates=3, floor=Floor(-1))
     for i, words in enumerate(["ferry ferry timetable", "ferry timetable", "ferry"]):
         lib.add(f"f{i}.md", [chunk(f"f{i}.md", 0, 0, words)])
     return lib
@@ -176,16 +180,77 @@ def ferry_library(reranker: Reranker) -> Library:
 
 def test_reranker_reorders_the_fused_top() -> None:
     result = ferry_library(Reverse()).retriever.retrieve("ferry timetable")
-    fused = [c.chunk.path for c in sorted(result.candidates, key=lambda c: -c.fused)]
+    fused = [
+        c.key[0].removeprefix("id-") for c in sorted(result.candidates, key=lambda c: -c.fused)
+    ]
     assert [p.path for p in result.passages] == fused[:3][::-1][:2]
     assert result.passages[0].scores()["rerank"] == 2.0 and not result.notes
 
 
-def test_without_a_reranker_model_the_fused_order_stays_and_says_so(tmp_path) -> None:
+def test_without_a_reranker_model_the_search_order_stays_and_says_so(tmp_path) -> None:
     absent = FlashRankReranker(tmp_path / "models")
     assert not absent.prepare(download=False)
     result = ferry_library(absent).retriever.retrieve("ferry timetable")
-    fused = [c.chunk.path for c in sorted(result.candidates, key=lambda c: -c.fused)]
+    fused = [
+        c.key[0].removeprefix("id-") for c in sorted(result.candidates, key=lambda c: -c.fused)
+    ]
     assert [p.path for p in result.passages] == fused[:2]
     assert result.passages[0].scores()["rerank"] is None
     assert "Reranking is off" in result.notes[0]
+
+
+def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")  # no model: the fused order is shown
+    lib = Library(absent, top_k=2, floor=Floor(-1))
+    for i in range(12):
+        words = "ferry timetable" if i < 3 else "ferry"
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"{words} part {j}") for j in range(3)])
+    result = lib.retriever.retrieve("ferry timetable")
+    assert len(result.candidates) == 36 and len(result.passages) <= 2
+    (read,) = lib.dense.reads  # one call: the two hits and their neighbours
+    hits = {c.key for c in result.candidates[:2]}
+    assert hits <= set(read) and len(read) <= 2 * 3
+    assert all(c.chunk is None for c in result.candidates[2:])
+
+    lib.dense.reads.clear()
+    trace = lib.retriever.describe(result.candidates)
+    assert len(lib.dense.reads) == 1 and len(trace) == 36
+    assert {"path", "page", "index", "dense", "bm25", "fused"} <= set(trace[0])
+    assert trace[0]["path"] == result.passages[0].path
+
+
+def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")
+    lib = Library(absent, top_k=3, floor=Floor(-1))
+    scattered = "The heron waits. Rivers flood in spring. A nest sits high. Fish swim under it."
+    together = "Rivers flood in spring. The heron nest sits high above the fish. Reeds sway."
+    lib.add("scattered.md", [chunk("scattered.md", 0, 0, scattered)])
+    lib.add("together.md", [chunk("together.md", 0, 0, together)])
+    lib.add("partial.md", [chunk("partial.md", 0, 0, "A grey heron. Rivers flood in spring.")])
+    for i in range(8):
+        lib.add(f"other{i}.md", [chunk(f"other{i}.md", 0, 0, f"unrelated text number {i}")])
+    result = lib.retriever.retrieve("heron nest fish")
+    by_fusion = sorted(result.candidates, key=lambda c: -c.fused)[:2]
+    assert [c.key[0] for c in by_fusion] == ["id-scattered.md", "id-together.md"]
+    assert [p.path for p in result.passages][:2] == ["together.md", "scattered.md"]
+    first = result.passages[0].scores()
+    assert first["proximity"] == pytest.approx(1.0) and first["rerank"] is None
+    assert result.passages[1].scores()["proximity"] < 1.0
+
+
+def test_proximity_moves_nothing_when_keywords_are_not_trusted() -> None:
+    a = Candidate(("a", 0), fused=2.0, chunk=chunk("a.md", 0, 0, "Heron here. Nest there."))
+    b = Candidate(("b", 0), fused=1.5, chunk=chunk("b.md", 0, 0, "Heron nest."))
+    c = Candidate(("c", 0), fused=0.0, chunk=chunk("c.md", 0, 0, "Nothing."))
+    weights = {"heron": 2.0, "nest": 2.0}
+    assert [x.key for x in order_by_proximity([a, b, c], weights, trust=0.0)] == [
+        a.key,
+        b.key,
+        c.key,
+    ]
+    assert [x.key for x in order_by_proximity([a, b, c], weights, trust=1.0)] == [
+        b.key,
+        a.key,
+        c.key,
+    ]
+    assert best_sentence_share("東京タワーです。高い山。", {"東京": 1.0, "高い": 1.0}) == 0.5

@@ -220,3 +220,28 @@ def test_http_client_settings_are_parsed(monkeypatch: pytest.MonkeyPatch) -> Non
 
     make_chroma_client(Path("unused"), url="chroma.local")
     assert (seen["host"], seen["port"], seen["ssl"]) == ("chroma.local", 8000, False)
+
+
+def test_retrieval_reads_keys_and_cosines_then_vectors_and_texts_by_key(
+    client: ClientAPI,
+) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    store.replace_document(
+        "geo",
+        _chunks("geo", "geo.pdf", [(1, "volcanoes erupt lava"), (2, "glaciers carve fjords")]),
+    )
+    store.replace_document("cook", _chunks("cook", "cook.md", [(None, "bake bread")]))
+    (query,) = embedder.embed(["glaciers and fjords"])
+
+    nearest = store.nearest(query, 2)
+    assert nearest[0][0] == ("geo", 1) and nearest[0][1] > nearest[1][1]
+    assert store.nearest(query, 5, doc_ids=["cook"]) == [(("cook", 0), pytest.approx(0.0))]
+
+    vectors = store.vectors([("geo", 1), ("gone", 0)])
+    assert list(vectors) == [("geo", 1)]
+    cosine = sum(x * y for x, y in zip(vectors[("geo", 1)], query, strict=True))
+    assert cosine == pytest.approx(nearest[0][1], abs=1e-4)
+
+    (chunk,) = store.get_chunks([("geo", 1), ("gone", 3)])
+    assert (chunk.text, chunk.page, chunk.path) == ("glaciers carve fjords", 2, "geo.pdf")

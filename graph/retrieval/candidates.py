@@ -8,6 +8,7 @@ import numpy as np
 
 from graph.retrieval.ports import DenseIndex, KeywordSearch
 from graph.retrieval.types import Candidate, Key
+from ingest.types import Chunk
 
 
 def gather(
@@ -20,19 +21,25 @@ def gather(
     extra: Sequence[Key] = (),
 ) -> list[Candidate]:
     """The union of both searches' top ``pool`` (plus ``extra`` keys), every one with both
-    scores: a chunk only one search found still gets its exact score from the other."""
+    scores: a chunk only one search found still gets its exact score from the other.
+
+    Only keys and scores: no text is read here (see ``load``).
+    """
     found: dict[Key, Candidate] = {}
-    for rank, hit in enumerate(dense.query_vector(vector, pool, doc_ids), start=1):
-        key = (hit.chunk.doc_id, hit.chunk.index)
-        found[key] = Candidate(hit.chunk, dense=hit.score, dense_rank=rank)
+    for rank, (key, score) in enumerate(dense.nearest(vector, pool, doc_ids), start=1):
+        found[key] = Candidate(key, dense=score, dense_rank=rank)
     scores = keyword.search(query, doc_ids)
     keyword_top = {(h.doc_id, h.index): h for h in scores.top(pool)}
-    missing = [k for k in list(keyword_top) + list(extra) if k not in found]
+    missing = [k for k in dict.fromkeys([*keyword_top, *extra]) if k not in found]
     if missing:
-        q = np.asarray(vector, dtype=np.float32)
-        for chunk, vec in dense.get_chunks(list(dict.fromkeys(missing)), vectors=True):
-            cosine = float(np.dot(q, np.asarray(vec, dtype=np.float32))) if vec else None
-            found[(chunk.doc_id, chunk.index)] = Candidate(chunk, dense=cosine)
+        # Cosine from the stored vectors: the store's own score, without another search.
+        stored = dense.vectors(missing)
+        if stored:
+            keys = [k for k in missing if k in stored]
+            matrix = np.asarray([stored[k] for k in keys], dtype=np.float32)
+            cosines = matrix @ np.asarray(vector, dtype=np.float32)
+            for key, cosine in zip(keys, cosines.tolist(), strict=True):
+                found[key] = Candidate(key, dense=cosine)
     lookup = scores.lookup([k for k in found if k not in keyword_top])
     for key, candidate in found.items():
         scored = keyword_top.get(key) or lookup.get(key)
@@ -41,3 +48,16 @@ def gather(
             candidate.bm25_rank = scored.rank
             candidate.coverage = scored.coverage
     return list(found.values())
+
+
+def load(
+    dense: DenseIndex, candidates: Sequence[Candidate], also: Sequence[Key] = ()
+) -> dict[Key, Chunk]:
+    """Read the texts of ``candidates`` that lack them, and of the ``also`` keys, in one
+    call to the store; returns every chunk read by key (a gone chunk is simply absent)."""
+    wanted = [c.key for c in candidates if c.chunk is None] + list(also)
+    chunks = {(c.doc_id, c.index): c for c in dense.get_chunks(list(dict.fromkeys(wanted)))}
+    for c in candidates:
+        if c.chunk is None:
+            c.chunk = chunks.get(c.key)
+    return chunks

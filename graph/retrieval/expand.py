@@ -65,7 +65,7 @@ def expand(
     pages: dict[PageKey, PageText] = {}
     passages: list[Passage] = []
     for hit in hits:
-        chunk = hit.chunk
+        chunk = hit.loaded()
         page_key = (chunk.doc_id, chunk.page)
         page = pages.setdefault(page_key, PageText())
         before = near.get((chunk.doc_id, chunk.index - 1))
@@ -110,7 +110,7 @@ def _place(
     score: float,
 ) -> None:
     """Merge the window into a passage it touches, or clip it to what none holds yet."""
-    chunk = hit.chunk
+    chunk = hit.loaded()
     same = [p for p in passages if (p.doc_id, p.page) == page_key]
     for passage in same:
         if start <= passage.end and passage.start <= end:

@@ -22,25 +22,30 @@ RRF_K = 60
 _EXACT = re.compile(r'"[^"]{2,}"|\b\w*\d\w*\b|\b[A-Z]{2,}\b|\w+[-_./]\w+')
 """Quoted phrases, anything with a digit, acronyms, and joined codes (e.g. ``ISO-8601``)."""
 
-Fusion = Callable[[Sequence[Candidate], str], None]
+Fusion = Callable[[Sequence[Candidate], str], float | None]
+"""Sets each candidate's ``fused`` score; returns how far it trusted keyword evidence
+(0..1), or None when it has no such notion (then no proximity step follows)."""
 
 
-def rrf(candidates: Sequence[Candidate], query: str = "") -> None:
+def rrf(candidates: Sequence[Candidate], query: str = "") -> float | None:
     """Equal-weight reciprocal rank fusion (the common baseline)."""
     for c in candidates:
         c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.dense_rank, c.bm25_rank) if rank)
+    return None
 
 
-def dense_only(candidates: Sequence[Candidate], query: str = "") -> None:
+def dense_only(candidates: Sequence[Candidate], query: str = "") -> float | None:
     """Order by cosine similarity alone."""
     for c in candidates:
         c.fused = c.dense if c.dense is not None else -1.0
+    return None
 
 
-def keyword_only(candidates: Sequence[Candidate], query: str = "") -> None:
+def keyword_only(candidates: Sequence[Candidate], query: str = "") -> float | None:
     """Order by BM25 alone."""
     for c in candidates:
         c.fused = c.bm25
+    return None
 
 
 def _standardise(values: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, float]:
@@ -62,10 +67,11 @@ def exact_share(query: str) -> float:
     return min(1.0, exact / len(words))
 
 
-def adaptive(candidates: Sequence[Candidate], query: str = "") -> None:
-    """Docent's fusion: z-scored lists weighted by how peaked each one is."""
+def adaptive(candidates: Sequence[Candidate], query: str = "") -> float | None:
+    """Docent's fusion: z-scored lists weighted by how peaked each one is; returns the
+    weight of the keyword list."""
     if not candidates:
-        return
+        return None
     dense = np.asarray([c.dense if c.dense is not None else np.nan for c in candidates])
     floor = np.nanmin(dense) if np.isfinite(dense).any() else 0.0
     dense = np.where(np.isfinite(dense), dense, floor)
@@ -80,6 +86,7 @@ def adaptive(candidates: Sequence[Candidate], query: str = "") -> None:
     fused = w_dense * z_dense + (1.0 - w_dense) * z_bm25
     for c, value in zip(candidates, fused.tolist(), strict=True):
         c.fused = value
+    return 1.0 - w_dense
 
 
 FUSIONS: dict[str, Fusion] = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from graph.retrieval.types import Key
@@ -16,13 +16,22 @@ class DenseIndex(Protocol):
     def query_vector(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[Hit]:
-        """The ``k`` chunks nearest ``vector``, best first (score: cosine similarity)."""
+        """The ``k`` chunks nearest ``vector``, texts included, best first (the router's
+        probe; retrieval itself uses ``nearest`` and reads texts only for what it shows)."""
         ...
 
-    def get_chunks(
-        self, keys: Sequence[Key], *, vectors: bool = False
-    ) -> list[tuple[Chunk, list[float] | None]]:
-        """The chunks with these keys that exist, with their vectors if asked."""
+    def nearest(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[Key, float]]:
+        """Keys of the ``k`` chunks nearest ``vector`` with their cosine, best first."""
+        ...
+
+    def vectors(self, keys: Sequence[Key]) -> Mapping[Key, Sequence[float]]:
+        """The stored vectors of the chunks with these keys that exist."""
+        ...
+
+    def get_chunks(self, keys: Sequence[Key]) -> list[Chunk]:
+        """The chunks with these keys that exist (texts and where they are)."""
         ...
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
@@ -35,6 +44,10 @@ class KeywordSearch(Protocol):
 
     def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
         """Scores of every chunk for ``query``."""
+        ...
+
+    def term_weights(self, query: str) -> dict[str, float]:
+        """The query's index terms, each with the idf a search weighs it by."""
         ...
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from graph.retrieval.candidates import gather
+from graph.retrieval.candidates import gather, load
 from graph.retrieval.expand import PageText, expand, neighbour_keys
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, QueryEmbedder
+from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from ingest.types import Chunk, Hit
 from models.protocols import Reranker
@@ -85,17 +87,41 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
         candidates = gather(query, vector, self.dense, self.keyword, s.pool, doc_ids, firsts)
-        self.fusion(candidates, query)
+        trust = self.fusion(candidates, query)
         candidates.sort(key=lambda c: -c.fused)
         # Asking about a named file is an answerable question about that file.
         if not doc_ids and not s.floor.passes(candidates):
             return Retrieval([], candidates, answerable=False)
-        chosen, notes = self._rerank(query, candidates[: max(k, s.rerank_candidates)])
-        chosen = chosen[:k]
-        score_of = {c.key: (c.rerank if c.rerank is not None else c.fused) for c in chosen}
-        near = [chunk for chunk, _ in self.dense.get_chunks(neighbour_keys(chosen))]
-        passages = self._located(expand(chosen, near, s.max_passage_chars, score_of))
-        return Retrieval(passages, candidates, notes)
+        problem = _rerank_problem(self.reranker)
+        if problem is None:
+            head = candidates[: max(k, s.rerank_candidates)]
+            load(self.dense, head)
+            chosen, notes = self._rerank(query, [c for c in head if c.chunk is not None])
+            chosen = chosen[:k]
+            near = load(self.dense, chosen, neighbour_keys(chosen))
+        else:
+            # Without a reranker only the top k are shown: read them and their
+            # neighbours in one call to the store.
+            chosen = candidates[:k]
+            near = load(self.dense, chosen, neighbour_keys(chosen))
+            chosen = [c for c in chosen if c.chunk is not None]
+            if trust is not None:
+                chosen = order_by_proximity(chosen, self.keyword.term_weights(query), trust)
+            notes = [f"Reranking is off ({problem}); ordered by the search scores."]
+        score_of = {c.key: _shown_score(c) for c in chosen}
+        passages = expand(chosen, near.values(), s.max_passage_chars, score_of)
+        return Retrieval(self._located(passages), candidates, notes)
+
+    def describe(self, candidates: Sequence[Candidate]) -> list[dict[str, Any]]:
+        """Where each candidate is and why it was considered, for a turn's trace."""
+        load(self.dense, candidates)
+        out = []
+        for c in candidates:
+            if c.chunk is None:
+                continue  # gone from the store since the search
+            path = self.library.path_of(c.key[0]) or c.chunk.path
+            out.append({"path": path, "page": c.chunk.page, "index": c.key[1], **c.scores()})
+        return out
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
         """``PassageSearch``: the passages as hits (for callers that want only a probe)."""
@@ -106,9 +132,9 @@ class Retriever:
         if not candidates:
             return candidates, []
         try:
-            scores = self.reranker.rerank(query, [c.chunk.text for c in candidates])
+            scores = self.reranker.rerank(query, [c.text for c in candidates])
         except RerankerUnavailable as error:
-            return candidates, [f"Reranking is off ({error}); kept the search order."]
+            return candidates, [f"Reranking is off ({error}); ordered by the search scores."]
         for c, score in zip(candidates, scores, strict=True):
             c.rerank = score
         return sorted(candidates, key=lambda c: -(c.rerank or 0.0)), []
@@ -168,7 +194,19 @@ def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
     return out
 
 
+def _shown_score(c: Candidate) -> float:
+    """The score a passage is shown and merged by: the last stage that ordered it."""
+    if c.rerank is not None:
+        return c.rerank
+    return c.final if c.final is not None else c.fused
+
+
+def _rerank_problem(reranker: Reranker) -> str | None:
+    """Why ``reranker`` cannot rerank now (FlashRank without its model), or None."""
+    return getattr(reranker, "problem", None)
+
+
 def _as_chunk(p: Passage) -> Chunk:
-    index = p.hits[0].chunk.index if p.hits else 0
-    sha = p.hits[0].chunk.sha256 if p.hits else ""
+    index = p.hits[0].key[1] if p.hits else 0
+    sha = p.hits[0].chunk.sha256 if p.hits and p.hits[0].chunk else ""
     return Chunk(p.doc_id, p.path, p.file, p.page, index, p.start, p.end, p.text, sha)

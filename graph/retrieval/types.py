@@ -13,9 +13,13 @@ Key = tuple[str, int]
 
 @dataclass
 class Candidate:
-    """One chunk found by either search, with what each stage thought of it."""
+    """One chunk found by either search, with what each stage thought of it.
 
-    chunk: Chunk
+    Its text (``chunk``) is read from the store only for the few candidates that need it:
+    those reranked, made into passages or shown in a trace.
+    """
+
+    key: Key
     dense: float | None = None
     """Cosine similarity to the query (None: the store has no vector for it)."""
     dense_rank: int | None = None
@@ -25,11 +29,23 @@ class Candidate:
     coverage: float = 0.0
     """Share of the query's idf mass the chunk contains (0..1)."""
     fused: float = 0.0
+    proximity: float | None = None
+    """Share of the query's idf mass in the chunk's best sentence (shown candidates only)."""
+    final: float | None = None
+    """Fused score moved by proximity: the order shown when no reranker runs."""
     rerank: float | None = None
+    chunk: Chunk | None = None
 
     @property
-    def key(self) -> Key:
-        return (self.chunk.doc_id, self.chunk.index)
+    def text(self) -> str:
+        """The chunk's text ("" while it is not loaded)."""
+        return self.chunk.text if self.chunk is not None else ""
+
+    def loaded(self) -> Chunk:
+        """The chunk, which the caller has made sure is loaded."""
+        if self.chunk is None:
+            raise LookupError(f"chunk {self.key} is not loaded")
+        return self.chunk
 
     def scores(self) -> dict[str, Any]:
         """Why it was retrieved, for the trace and the API."""
@@ -39,6 +55,7 @@ class Candidate:
             "bm25": _round(self.bm25),
             "bm25_rank": self.bm25_rank,
             "fused": _round(self.fused),
+            "proximity": _round(self.proximity),
             "rerank": _round(self.rerank),
         }
 

@@ -16,8 +16,10 @@ class FakeDenseIndex:
     def __init__(self, embedder: FakeEmbedder | None = None) -> None:
         self.embedder = embedder or FakeEmbedder()
         self.chunks: dict[tuple[str, int], Chunk] = {}
-        self.vectors: dict[tuple[str, int], list[float]] = {}
+        self.stored: dict[tuple[str, int], list[float]] = {}
         self.filters: list[list[str] | None] = []
+        self.reads: list[list[tuple[str, int]]] = []
+        """The keys of each ``get_chunks`` call: what texts retrieval read."""
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         self.delete_document(doc_id)
@@ -25,11 +27,11 @@ class FakeDenseIndex:
             chunks, self.embedder.embed([c.text for c in chunks]), strict=True
         ):
             self.chunks[(doc_id, chunk.index)] = chunk
-            self.vectors[(doc_id, chunk.index)] = vector
+            self.stored[(doc_id, chunk.index)] = vector
 
     def delete_document(self, doc_id: str) -> None:
         for key in [k for k in self.chunks if k[0] == doc_id]:
-            del self.chunks[key], self.vectors[key]
+            del self.chunks[key], self.stored[key]
 
     def document_ids(self) -> set[str]:
         return {k[0] for k in self.chunks}
@@ -37,21 +39,26 @@ class FakeDenseIndex:
     def query_vector(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[Hit]:
+        return [Hit(self.chunks[key], score) for key, score in self.nearest(vector, k, doc_ids)]
+
+    def nearest(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[tuple[str, int], float]]:
         self.filters.append(sorted(doc_ids) if doc_ids is not None else None)
         q = np.asarray(vector)
-        hits = [
-            Hit(chunk, float(np.dot(q, self.vectors[key])))
-            for key, chunk in self.chunks.items()
+        scored = [
+            (key, float(np.dot(q, self.stored[key])))
+            for key in self.chunks
             if doc_ids is None or key[0] in doc_ids
         ]
-        return sorted(hits, key=lambda h: -h.score)[:k]
+        return sorted(scored, key=lambda pair: -pair[1])[:k]
 
-    def get_chunks(
-        self, keys: Sequence[tuple[str, int]], *, vectors: bool = False
-    ) -> list[tuple[Chunk, list[float] | None]]:
-        return [
-            (self.chunks[k], self.vectors[k] if vectors else None) for k in keys if k in self.chunks
-        ]
+    def vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], list[float]]:
+        return {k: self.stored[k] for k in keys if k in self.stored}
+
+    def get_chunks(self, keys: Sequence[tuple[str, int]]) -> list[Chunk]:
+        self.reads.append(list(keys))
+        return [self.chunks[k] for k in keys if k in self.chunks]
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         return sorted((c for k, c in self.chunks.items() if k[0] == doc_id), key=lambda c: c.index)
