@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from nicegui.testing import User
 
 from app.container import Container
@@ -53,6 +55,25 @@ async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
     assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
     for shown in contents(user, "queued") + contents(user, "status"):
         assert container.sessions.list()[0].id not in shown  # no internal id shown
+
+
+async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_ups(
+    user: User, container: Container, page: None
+) -> None:
+    model = llm(container)
+    model.token_delay = 0.05
+    model.enqueue(" ".join(f"word{i}" for i in range(30)), "Second answer.")
+    model.json_gate = asyncio.Event()  # the follow-up suggestions are slow to come
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "word3"), what="streaming")
+    await send(user, "Which flowerpot is the key under?")
+    await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
+    await user.should_not_see(marker="suggestion")  # still held: not waited for
+    model.json_gate.set()
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the follow-ups")
+    bubbles = [text_of(t) for t in contents(user, "user-text")]
+    assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
 
 
 async def test_stop_keeps_the_partial_answer_marked_stopped(

@@ -56,7 +56,9 @@ class FakeChatModel:
         answer by the kind of call (rewrite, suggestions) and keep the queue for answers,
         as ``FakeOllamaServer.responder`` does."""
         self.json_gate: asyncio.Event | None = None
-        """When set, ``complete_json`` waits for this event before replying."""
+        """When set, ``complete_json`` calls whose schema has ``gated_property`` wait for
+        this event before replying (e.g. hold the follow-up suggestions only)."""
+        self.gated_property = "suggestions"
         self._replies: deque[str | _Failure] = deque()
 
     def enqueue(self, *replies: str) -> None:
@@ -96,7 +98,9 @@ class FakeChatModel:
     ) -> dict[str, Any]:
         """Return the next reply parsed as a JSON object."""
         self.schemas.append(schema)
-        if self.json_gate is not None:
+        if self.json_gate is not None and self.gated_property in (schema or {}).get(
+            "properties", {}
+        ):
             await self.json_gate.wait()
         reply = self._take(messages, json_mode=True, schema=schema)
         if timeout is not None and self.json_delay > timeout:
