@@ -203,3 +203,17 @@ async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) 
         await user.should_see("Reranking is off.", marker="banner-text")
     finally:
         await built.stop()
+
+
+async def test_the_theme_follows_the_system_then_light_then_dark(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    dark = user.find(kind=ui.dark_mode).elements.pop()
+    assert dark.value is None  # follows the system
+    user.find(marker="theme").click()
+    assert dark.value is False
+    user.find(marker="theme").click()
+    assert dark.value is True
+    user.find(marker="theme").click()
+    assert dark.value is None

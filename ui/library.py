@@ -68,14 +68,20 @@ def detail(doc: DocumentView) -> str:
     return " · ".join(parts)
 
 
-def progress_line(progress: LibraryProgress) -> str:
-    """'12 of 25 files indexed · 1,234 chunks · 40 chunks/s · about 2 min left'."""
-    parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} indexed"]
-    parts.append(plural(progress.chunks_done, "chunk"))
+def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str:
+    """'12 of 25 files done · 1 failed · 1,234 chunks written · 40 chunks/s · about 2 min left'.
+
+    Says what is done (never what is left, which reads the same), and a file that failed
+    counts as done: the bar reaches the end when nothing is left to do."""
+    parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} done"]
+    if progress.failed:
+        parts.append(f"{progress.failed:,} failed")
+    # The tracker counts a file's chunks when it is ready; a long PDF's go in batch by batch.
+    parts.append(plural(progress.chunks_done + chunks_in_progress, "chunk") + " written")
     if progress.chunks_per_second:
         parts.append(f"{progress.chunks_per_second:,.0f} chunks/s")
     eta = progress.eta_seconds
-    if eta:
+    if eta and eta >= 1:  # "about 0 s left" says nothing
         parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
     return " · ".join(parts)
 
@@ -271,11 +277,12 @@ class Library:
             if doc.status == "indexing" and doc.pages_done and pages:
                 partial += min(1.0, doc.pages_done / pages)
         value = min(1.0, (progress.files_done + partial) / files)
+        live_chunks = sum(d.chunks_done or 0 for d in docs if d.status == "indexing")
         with self.progress:
             bar = ui.linear_progress(value=value, show_value=False)
             bar.props("rounded size=8px").classes("mt-2 docent-progress").mark("library-progress")
             bar._props["data-value"] = f"{value:.3f}"
-            ui.label(progress_line(progress)).classes("text-xs docent-muted").mark(
+            ui.label(progress_line(progress, live_chunks)).classes("text-xs docent-muted").mark(
                 "library-progress-text"
             )
 

@@ -44,7 +44,7 @@ class ChatPage:
         self.documents = container.documents
         self.narrow = False
         self.file_count = 0
-        theme.apply()
+        dark = theme.apply()
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
             ui.button(icon="menu", on_click=self.toggle_drawer).props("flat round").mark(
                 "drawer-toggle"
@@ -52,6 +52,7 @@ class ChatPage:
             ui.label("Docent").classes("text-lg font-semibold")
             ui.space()
             self._model_menu()
+            self.theme = theme.ThemeToggle(dark)
             ui.button(icon="help_outline", on_click=self.help).props("flat round").tooltip(
                 "How Docent works"
             ).mark("help")

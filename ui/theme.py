@@ -133,9 +133,48 @@ STATUS_ICONS = {
 }
 
 
-def apply() -> None:
+def apply() -> ui.dark_mode:
     """Colours, dark mode (following the system), styles and script for the current page."""
     ui.colors(primary=PRIMARY)
-    ui.dark_mode(None)  # None: follow the operating system's setting
+    dark = ui.dark_mode(None)  # None: follow the operating system's setting
     ui.add_css(CSS + code_css())
     ui.add_body_html(f"<script>{SCRIPT}</script>")
+    return dark
+
+
+THEMES: dict[str, tuple[bool | None, str, str]] = {
+    "auto": (None, "brightness_auto", "Theme: as the system (click for light)"),
+    "light": (False, "light_mode", "Theme: light (click for dark)"),
+    "dark": (True, "dark_mode", "Theme: dark (click to follow the system)"),
+}
+
+
+class ThemeToggle:
+    """The header's theme button: system, light, dark in turn; this browser remembers it."""
+
+    def __init__(self, dark: ui.dark_mode) -> None:
+        self.dark = dark
+        self.choice = "auto"
+        self.button = ui.button(icon="brightness_auto", on_click=self.next).props("flat round")
+        self.button.mark("theme")
+        with self.button:
+            self.tip = ui.tooltip(THEMES["auto"][2])
+        ui.on("docent_theme", lambda e: self.choose(str(e.args), remember=False))
+        ui.run_javascript(
+            "emitEvent('docent_theme', localStorage.getItem('docent-theme') || 'auto')"
+        )
+
+    def next(self) -> None:
+        names = list(THEMES)
+        self.choose(names[(names.index(self.choice) + 1) % len(names)], remember=True)
+
+    def choose(self, choice: str, *, remember: bool) -> None:
+        if choice not in THEMES:
+            return
+        self.choice = choice
+        value, icon, tip = THEMES[choice]
+        self.dark.set_value(value)
+        self.button.props(f"icon={icon}")
+        self.tip.set_text(tip)
+        if remember:
+            ui.run_javascript(f"localStorage.setItem('docent-theme', '{choice}')")
