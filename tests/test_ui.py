@@ -9,7 +9,7 @@ from nicegui.testing import User
 from app.container import Container
 from tests.network_guard import only_loopback
 from tests.running import eventually
-from tests.ui_parts import answer_shows, contents, emit, llm, text_of
+from tests.ui_parts import SUGGESTIONS, answer_shows, contents, emit, llm, text_of
 
 
 async def send(user: User, text: str) -> None:
@@ -74,6 +74,21 @@ async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_u
     await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the follow-ups")
     bubbles = [text_of(t) for t in contents(user, "user-text")]
     assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
+
+
+async def test_a_follow_up_chip_sends_it_and_only_the_last_answer_keeps_chips(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].", "Nobody else [1].")
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the follow-ups")
+    user.find(marker="suggestion", content=SUGGESTIONS[0]).click()
+    await eventually(lambda: answer_shows(user, "Nobody else"), what="the second answer")
+    await eventually(lambda: len(contents(user, "user-text")) == 2, what="two questions")
+    assert text_of(contents(user, "user-text")[1]) == SUGGESTIONS[0]
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the new follow-ups")
+    assert len(contents(user, "suggestions")) == 1  # under the last answer only
 
 
 async def test_stop_keeps_the_partial_answer_marked_stopped(

@@ -156,10 +156,13 @@ class AnswerView:
                 ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
 
     def retire(self) -> None:
-        """A newer answer exists: only the last one can be regenerated."""
+        """A newer answer exists: only the last one can be regenerated or followed up."""
         regen = getattr(self, "regen", None)
         if regen is not None and not regen.is_deleted:
             regen.set_visibility(False)
+        suggestions = getattr(self, "suggestions", None)
+        if suggestions is not None and not suggestions.is_deleted:
+            suggestions.delete()
 
     def _trace_data(self) -> dict[str, Any]:
         return {**(self.trace or {}), "sources": self.sources}
@@ -167,12 +170,14 @@ class AnswerView:
     def show_suggestions(self, suggestions: list[str]) -> None:
         if not suggestions or self.is_gone:
             return
-        with self.footer, ui.row().classes("gap-1 w-full").mark("suggestions"):
+        with self.footer, ui.row().classes("gap-1 w-full").mark("suggestions") as self.suggestions:
             for text in suggestions[:4]:
                 chip = ui.chip(
                     text,
                     icon="arrow_forward",
                     on_click=lambda t=text: self.actions.send_suggestion(t),
                 )
-                chip.props("clickable dense outline").classes("text-xs docent-source-chip")
+                chip.props("clickable dense outline").classes(
+                    "text-xs docent-source-chip docent-suggestion"
+                )
                 chip.mark("suggestion")

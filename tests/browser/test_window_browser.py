@@ -1,45 +1,26 @@
 """The window in a real browser: Debian's Chromium driven by Playwright, against the real app.
 
-The app runs in its own process (as `run.py` starts it), answering with the fake Ollama
-server this test scripts. Each step saves a screenshot under artifacts/browser/.
+The app runs in its own process (as `run.py` starts it) and the browser logs in with the
+one-time link it prints; the fake Ollama server answers. Each step saves a screenshot
+under artifacts/browser/window/.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.browser.harness import fresh_shots, running_app, skip_without_chromium
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts" / "browser"
-START_TIMEOUT = 120
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="needs Debian's chromium (.ci/run installs it)"
-)
+pytestmark = skip_without_chromium
 
 REPORT_PAGES = [
     "Introduction. This report covers the company's third quarter.",
@@ -59,91 +40,18 @@ ANSWER = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllamaServer]:
-    with FakeOllamaServer(token_delay=0.08) as server:
-        yield server
-
-
 @pytest.fixture
 def login_link(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
-    """Start the app in its own process; its login link once report.pdf is indexed."""
+    """The app in its own process with report.pdf indexed; its one-time login link."""
     data = tmp_path / "data"
     make_pdf(data / "documents" / "report.pdf", REPORT_PAGES)
-    port = free_port()
-    # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
-    started = time.monotonic()
-    log = (tmp_path / "app.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        while True:  # the app prints its one-time login link once it listens
-            if process.poll() is not None:
-                raise AssertionError((tmp_path / "app.log").read_text())
-            found = re.search(r"Log in with (\S+)", (tmp_path / "app.log").read_text())
-            if found:
-                link = found.group(1)
-                break
-            if time.monotonic() - started > START_TIMEOUT:
-                raise AssertionError("the app did not start: " + (tmp_path / "app.log").read_text())
-            time.sleep(0.2)
-        assert link.startswith(url + "/login?key=")
-        assert httpx.get(url + "/", timeout=5).status_code == 401  # locked without the login
-        print(f"app listening with its login link {time.monotonic() - started:.1f} s after start")
-        token = (data / "api-token").read_text().strip()
-
-        def indexed() -> bool:  # the app's own index, which answers the questions
-            try:  # the API answers once the services are built behind the socket
-                listing = httpx.get(
-                    url + "/api/documents", headers={"Authorization": f"Bearer {token}"}, timeout=5
-                ).json()
-            except httpx.TimeoutException:
-                return False
-            return any(d["status"] == "ready" for d in listing["documents"])
-
-        deadline = time.monotonic() + START_TIMEOUT
-        while not indexed():
-            assert time.monotonic() < deadline, "report.pdf was not indexed"
-            time.sleep(0.3)
+    with running_app(data, ollama, documents=1) as link:
         yield link
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[object]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        await launched.close()
 
 
 @pytest.fixture
 def shots() -> Path:
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
-    return ARTIFACTS
+    return fresh_shots("window")
 
 
 async def test_the_window_in_chromium(
@@ -209,7 +117,10 @@ async def test_the_window_in_chromium(
     await page.screenshot(path=shots / "04b-answer-end.png")
 
     # A citation opens the PDF inside the window, at the cited page.
-    cite = page.locator(".docent-cite[data-n='1']").first
+    # (a marker citing a page past the first, so "at that page" shows on the screenshot)
+    cites = page.locator(".docent-md[data-turn] .docent-cite[data-page]:not([data-page='1'])")
+    assert await cites.count()
+    cite = cites.first
     cited_page = await cite.get_attribute("data-page")
     assert cited_page and "report.pdf, page" in (await cite.get_attribute("title") or "")
     await cite.click()
