@@ -91,6 +91,24 @@ async def test_a_follow_up_chip_sends_it_and_only_the_last_answer_keeps_chips(
     assert len(contents(user, "suggestions")) == 1  # under the last answer only
 
 
+async def test_the_status_chip_follows_the_graph(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).json_gate = asyncio.Event()  # a follow-up: the rewriter is held
+    llm(container).gated_property = "query"
+    llm(container).token_delay = 0.05
+    llm(container).enqueue("Under the flowerpot [1].", " ".join(f"word{i}" for i in range(30)))
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the first answer")
+    await send(user, "And the back door?")
+    await eventually(lambda: contents(user, "status")[-1:] == ["Preparing the search…"])
+    llm(container).json_gate.set()
+    await eventually(lambda: contents(user, "status")[-1:] == ["Writing the answer…"])
+    await eventually(lambda: answer_shows(user, "word29"), what="the answer")
+    assert contents(user, "status") == []  # gone once the answer is written
+
+
 async def test_stop_keeps_the_partial_answer_marked_stopped(
     user: User, container: Container, page: None
 ) -> None:
