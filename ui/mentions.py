@@ -69,6 +69,8 @@ class MentionIndex:
                 at = m.start() - starts[row]
                 boundary = at == 0 or not names[m.start() - 1].isalnum()
                 scores[row] = (0, 0 if boundary else 1, at, len(self.candidates[row].name))
+        if len(scores) >= limit:  # substrings outrank every scattered match: enough
+            return self._best(scores, limit)
         scattered = "[^\n]*?".join(re.escape(ch) for ch in q)
         for m in re.finditer(scattered, names):
             row = bisect_right(starts, m.start()) - 1
@@ -78,6 +80,9 @@ class MentionIndex:
         for m in re.finditer(scattered, self._paths):
             row = bisect_right(self._path_starts, m.start()) - 1
             scores.setdefault(row, (2, m.end() - m.start(), 0, len(self.candidates[row].path)))
+        return self._best(scores, limit)
+
+    def _best(self, scores: dict[int, tuple[int, int, int, int]], limit: int) -> list[Candidate]:
         best = heapq.nsmallest(limit, scores.items(), key=lambda item: (item[1], item[0]))
         return [self.candidates[row] for row, _ in best]
 
