@@ -1,5 +1,6 @@
-"""A passage as a person reads it: markup from its source file (Markdown links, HTML,
-template tags) taken out, for places that show passages instead of an answer."""
+"""A passage as a person reads it: markup that hides its words (Markdown links and images,
+HTML, template tags) taken out, for places that show passages instead of an answer.
+Markdown's own signs (# * `) stay: shown as written, they still read as the file does."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ _AUTOLINK = re.compile(r"<((?:https?|mailto):[^\s<>]+)>")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])")
-_HEADING = re.compile(r"(^|\n)\s{0,3}#{1,6}\s+")
-_STRONG = re.compile(r"(\*\*|__)(.+?)\1")
 
 
 def readable(text: str) -> str:
@@ -24,7 +23,5 @@ def readable(text: str) -> str:
     text = _TAG.sub(" ", text)
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
-    text = _HEADING.sub(r"\1", text)
-    text = _STRONG.sub(r"\2", text)
     text = html.unescape(text)
     return " ".join(text.split())

@@ -29,6 +29,7 @@ async def test_degraded_passages_show_no_raw_links_html_or_template_tags(
     await eventually(lambda: answer_shows(user, "caretaker"), what="the passages")
     shown = text_of(contents(user, "answer")[-1])
     assert "The spare key is kept by the caretaker on . Ask at the desk." in shown
+    assert "# Wiki page" in shown  # the file's own Markdown signs, shown as written
     for raw in ("](", "example.org", "<b>", "&lt;", "{%", "{{", "<div", "\\"):
         assert raw not in shown, raw
 
@@ -37,5 +38,5 @@ def test_readable_keeps_the_words_of_links_images_and_entities() -> None:
     assert readable("See ![a map](m.png) and [docs][ref] or <https://x.org>.") == (
         "See a map and docs or https://x.org."
     )
-    assert readable("## Setup\n**Bold** &amp; <i>it</i> {# note #}") == "Setup Bold & it"
+    assert readable("## Setup\n**Bold** &amp; <i>it</i> {# note #}") == "## Setup **Bold** & it"
     assert readable("2 < 3 and a_b") == "2 < 3 and a_b"  # not markup: kept

@@ -67,7 +67,8 @@ class Banners:
         with (
             ui.card()
             .classes(
-                "w-full max-w-3xl bg-amber-50 border border-amber-300 text-amber-950 py-2 px-3"
+                "docent-banner w-full max-w-3xl bg-amber-50 border border-amber-300 "
+                "text-amber-950 py-2 px-3"
             )
             .props("flat")
             .mark(f"banner-{problem.kind}")

@@ -13,8 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.documents import DocumentError, DocumentService, DocumentView
-from ingest.events import IngestEvent, LibraryProgress
+from app.documents import DocumentError, DocumentService, DocumentView, IngestEvent, LibraryProgress
 from ui import theme
 from ui.citations import middle_ellipsis
 

@@ -98,6 +98,8 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 /* Sidebar */
 .docent-ellipsis { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
   min-width: 0; }
+.body--dark .docent-banner { background: #3b2a06 !important; border-color: #a16207 !important;
+  color: #fef3c7 !important; }
 .docent-doclist { overflow-y: auto; max-height: 42vh; min-height: 3rem; }
 .docent-session.docent-current { background: rgba(79,70,229,0.12); font-weight: 600; }
 

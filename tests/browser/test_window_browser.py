@@ -200,9 +200,13 @@ async def _scrollable(page: object) -> bool:
 
 async def _longer(locator: object, than: int) -> bool:
     """More text streamed in, or the stream ended (its last render must not yank either)."""
-    if not await locator.count():  # type: ignore[attr-defined]
-        return True
-    return len(await locator.inner_text(timeout=2000)) > than  # type: ignore[attr-defined]
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        text = await locator.inner_text(timeout=2000)  # type: ignore[attr-defined]
+    except PlaywrightTimeout:  # no streaming answer any more: it ended
+        return not await locator.count()  # type: ignore[attr-defined]
+    return len(text) > than
 
 
 async def _attribute(locator: object, name: str) -> bool:
