@@ -138,7 +138,7 @@ async def test_mcp_needs_the_token(app: RunningApp) -> None:
     page = await app.client.post(
         "/mcp", json=init, headers={**accept, "Origin": "http://evil.test"}
     )
-    assert page.status_code == 403
+    assert page.status_code == 403 and error_code(page) == "forbidden_origin"
     fine = await app.client.post("/mcp", json=init, headers=accept)
     assert fine.status_code == 200 and fine.json()["result"]["serverInfo"]["name"] == "docent"
     with pytest.raises(Exception):  # noqa: B017 - the client's own error type is not public
