@@ -284,7 +284,9 @@ async def test_document_routes_need_the_token_and_our_host(
 # -- traversal: nothing outside the documents folder is read or written ------------------
 
 HOSTILE_NAMES = [
+    "../../etc/passwd",
     "../../etc/passwd.md",
+    "..\\x",
     "..\\x.md",
     "/tmp/docent-absolute.md",
     "a/../../b.md",
@@ -344,18 +346,55 @@ async def test_hostile_upload_folders_write_nothing_outside(
 
 @pytest.mark.parametrize(
     "doc_id",
-    ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "..\\..\\x", "%2Fetc%2Fpasswd", "a%00b", ".."],
+    [
+        "../../etc/passwd",
+        "..%2F..%2Fetc%2Fpasswd",
+        "..%2Fsecret.md",
+        "..\\..\\x",
+        "..%5Csecret.md",
+        "%2Fetc%2Fpasswd",
+        "a%2F..%2F..%2Fsecret.md",
+        "a%00b",
+        "..",
+    ],
 )
-async def test_traversal_ids_reach_nothing(app: RunningApp, doc_id: str) -> None:
+async def test_traversal_ids_reach_nothing(app: RunningApp, tmp_path: Path, doc_id: str) -> None:
+    secret = tmp_path / "data" / "secret.md"  # beside the documents folder
+    secret.write_text("# Secret\n\nThe vault code is 7391.\n", encoding="utf-8")
     before = sorted(app.container.settings.docs_dir.rglob("*"))
     for method, path in (
         ("GET", f"/api/documents/{doc_id}/file"),
         ("DELETE", f"/api/documents/{doc_id}"),
+        ("POST", "/api/documents/reindex"),
     ):
-        response = await app.client.request(method, path)
+        body = {"id": doc_id.replace("%2F", "/")} if method == "POST" else None
+        response = await app.client.request(method, path, json=body)
         assert response.status_code in (404, 405, 422), (method, path, response.status_code)
-        assert b"root:" not in response.content
+        assert b"root:" not in response.content and b"7391" not in response.content
     assert sorted(app.container.settings.docs_dir.rglob("*")) == before
+    assert secret.read_text(encoding="utf-8").endswith("7391.\n")
+    assert Path("/etc/passwd").exists()
+
+
+async def test_uploads_never_follow_a_link_out_of_the_folder(
+    app: RunningApp, tmp_path: Path
+) -> None:
+    docs = app.container.settings.docs_dir
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, docs / "away")  # a subfolder that is a link out
+    target = outside / "target.md"
+    target.write_text("# Mine\n", encoding="utf-8")
+    os.symlink(target, docs / "taken.md")  # a file name that is a link out
+    into_link = await app.client.post(
+        "/api/documents", files={"files": ("x.md", b"# X\n")}, data={"folder": "away"}
+    )
+    assert into_link.status_code == 422 and error_code(into_link) == "bad_file_name"
+    over_link = await app.client.post("/api/documents", files={"files": ("taken.md", b"# New\n")})
+    assert over_link.status_code == 201, over_link.text
+    assert over_link.json()["documents"][0]["path"] == "taken (2).md"
+    assert sorted(p.name for p in outside.iterdir()) == ["target.md"]
+    assert target.read_text(encoding="utf-8") == "# Mine\n"
 
 
 async def test_a_symlink_out_of_the_folder_is_neither_served_nor_followed(
