@@ -60,6 +60,16 @@ async def test_upload_several_files_into_a_subfolder(app: RunningApp) -> None:
     assert found["results"][0]["path"] == "recipes/pancakes.md"
 
 
+async def test_the_folder_may_be_given_in_the_query(app: RunningApp) -> None:
+    response = await app.client.post(
+        "/api/documents?folder=letters",
+        files={"files": ("bank.md", b"# Bank\n\nThe account moved to the new branch.\n")},
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["documents"][0]["path"] == "letters/bank.md"
+    assert (app.container.settings.docs_dir / "letters" / "bank.md").is_file()
+
+
 async def test_upload_of_an_unsupported_type_gets_415_and_writes_nothing(
     app: RunningApp,
 ) -> None:

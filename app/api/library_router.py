@@ -6,9 +6,9 @@ import contextlib
 import logging
 import mimetypes
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import FileResponse
 
 from app.api.deps import ContainerDep
@@ -63,7 +63,7 @@ UPLOAD_BODY: dict[str, Any] = {
                         },
                         "folder": {
                             "type": "string",
-                            "description": "A subfolder of the documents folder to put them in.",
+                            "description": "A subfolder to put them in; before the files.",
                         },
                     },
                 }
@@ -86,17 +86,25 @@ def _error(error: DocumentError) -> ApiError:
         415: {"model": ErrorResponse, "description": "A type Docent cannot read."},
     },
 )
-async def upload_documents(request: Request, c: ContainerDep) -> DocumentList:
+async def upload_documents(
+    request: Request,
+    c: ContainerDep,
+    folder: Annotated[
+        str | None, Query(description="A subfolder to put the files in (or the form field).")
+    ] = None,
+) -> DocumentList:
     """Put files into the documents folder (or a subfolder of it); they are then indexed.
 
-    Each file streams to disk as it arrives. The upload is all or nothing: if one file is
-    refused, the files this request already wrote are removed again.
+    Each file streams to disk as it arrives, so a `folder` form field must come before the
+    files (or be given in the query). The upload is all or nothing: if one file is refused,
+    the files this request already wrote are removed again.
     """
     body = request.stream()
     before = {view.id for view in c.documents.list()}
     added: list[DocumentView] = []
     try:
-        await _receive(request.headers.get("content-type", ""), body, c.documents, added)
+        content_type = request.headers.get("content-type", "")
+        await _receive(content_type, body, c.documents, added, folder=folder)
     except (DocumentError, MultipartError) as error:
         await _undo(c.documents, added, before)
         await _drain(body)  # the client is told only once it has finished sending
@@ -114,9 +122,10 @@ async def _receive(
     body: AsyncIterator[bytes],
     documents: DocumentService,
     added: list[DocumentView],
+    *,
+    folder: str | None,
 ) -> None:
-    """Add every file part of the body in turn to ``added``; ``folder`` comes first."""
-    folder: str | None = None
+    """Add every file part of the body in turn to ``added``; a ``folder`` field first."""
     parts = read_parts(content_type, body)
     try:
         async for part in parts:
@@ -124,7 +133,11 @@ async def _receive(
                 if part.name != "folder":
                     continue  # unknown plain fields are ignored, as forms do
                 if added:
-                    raise MultipartError("folder: send the folder field before the files.")
+                    raise MultipartError(
+                        "folder: the files came before it, so Docent could not put them in it."
+                        " Send the folder field first (curl: -F folder=… before -F files=@…),"
+                        " or give it in the query (?folder=…)."
+                    )
                 folder = (await part.text()).strip() or None
             elif part.name != "files":
                 raise MultipartError(f"{part.name}: unknown file field; send files as `files`.")
