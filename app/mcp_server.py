@@ -31,7 +31,7 @@ def build_mcp_server(container: Container) -> MCPServer:
     """An MCP server whose tools call the container's services."""
     tools = DocentTools(
         chat=lambda: container.chat,
-        search=container.deps.search,
+        search=container.retriever.retrieve,
         documents=container.documents,
         max_query_chars=container.settings.max_query_chars,
     )

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.chat import ChatService, MessageRejected
 from app.documents import DocumentError, DocumentService, DocumentView
-from graph.deps import PassageSearch
+from graph.retrieval.types import Retrieval
 from ingest.loaders import UnreadableFile, UnsupportedFile, load
 
 MAX_READ_CHARS = 60_000
@@ -27,6 +27,7 @@ class Passage(BaseModel):
     page: int | None = Field(description="1-based, for paged formats.")
     text: str
     score: float
+    scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
 
 
 class SearchResults(BaseModel):
@@ -65,7 +66,7 @@ class DocentTools:
     def __init__(
         self,
         chat: Callable[[], ChatService],
-        search: PassageSearch,
+        search: Callable[[str, Sequence[str], int], Retrieval],
         documents: DocumentService,
         *,
         max_query_chars: int,
@@ -86,17 +87,19 @@ class DocentTools:
                 f"{self._max_query_chars:,}. Shorten it to the words that matter."
             )
         k = max(1, min(k, 50))
-        hits = await asyncio.to_thread(self._search.search, query, k, files or None)
+        # The same search as POST /api/search: passages past the relevance floor.
+        found = await asyncio.to_thread(self._search, query, files or (), k)
         return SearchResults(
             results=[
                 Passage(
-                    file=h.chunk.file,
-                    path=h.chunk.path,
-                    page=h.chunk.page,
-                    text=h.chunk.text,
-                    score=round(h.score, 4),
+                    file=p.file,
+                    path=p.path,
+                    page=p.page,
+                    text=p.text,
+                    score=round(p.score, 4),
+                    scores=p.scores(),
                 )
-                for h in hits
+                for p in found.passages
             ]
         )
 

@@ -98,6 +98,16 @@ async def test_files_narrow_search_and_ask(app: RunningApp) -> None:
     assert {s["file"] for s in answer["sources"]} == {"manual.pdf"}
 
 
+async def test_search_tool_finds_what_the_search_route_finds(app: RunningApp) -> None:
+    query = {"query": "how often must the kettle be descaled", "k": 3}
+    route = (await app.client.post("/api/search", json=query)).json()["results"]
+    async with http_client(app) as client:
+        tool = structured(await client.call_tool("search_documents", query))["results"]
+    assert route and [(r["path"], r["text"], r["score"]) for r in route] == [
+        (r["path"], r["text"], r["score"]) for r in tool
+    ]
+
+
 async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
     async with http_client(app) as client:
         page = structured(

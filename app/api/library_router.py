@@ -186,7 +186,7 @@ async def document_file(doc_id: str, c: ContainerDep) -> FileResponse:
         filename=path.name,
         content_disposition_type="inline",
         # Served from Docent's own origin: whatever the file holds must not run as a page.
-        headers={"Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"},
+        headers={"Content-Security-Policy": "sandbox"},  # nosniff: the guard adds it
     )
 
 
