@@ -161,6 +161,7 @@ async def test_a_body_over_the_upload_cap_gets_413(app: RunningApp) -> None:
     declared = await reader.read()
     writer.close()
     assert declared.startswith(b"HTTP/1.1 413") and b"body_too_large" in declared
+    assert b"max_upload_mb" in declared  # the setting that raises this route's cap
 
     async def endless() -> AsyncIterator[bytes]:
         # Many small files, each under the per-file cap, past the total cap.

@@ -44,7 +44,9 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
         body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
     )
     # Uploads stream each file to disk and cap it there; the body cap only bounds the total.
-    access.body_limits.allow("POST", UPLOAD_PATH, upload_body_cap(settings))
+    access.body_limits.allow(
+        "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
+    )
     app.state.services = services
     app.state.login_links = access.links
     wrap_outermost(app, lambda inner: WaitForServices(inner, services, _needs_services))
