@@ -219,6 +219,24 @@ def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     assert trace[0]["path"] == result.passages[0].path
 
 
+def test_a_turn_outlines_candidates_without_reading_and_locates_them_later(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")
+    lib = Library(absent, top_k=2, floor=Floor(-1))
+    for i in range(4):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
+    result = lib.retriever.retrieve("ferry")
+    lib.dense.reads.clear()
+    outlined = lib.retriever.outline(result.candidates)
+    assert lib.dense.reads == [] and len(outlined) == 12  # nothing read before the answer
+    assert {"dense", "bm25", "fused"} <= set(outlined[0])
+
+    lib.add("f0.md", [])  # one document goes before the trace is written
+    located = lib.retriever.locate(outlined)
+    assert len(lib.dense.reads) == 1 and len(located) == 9
+    assert {d["path"] for d in located} == {"f1.md", "f2.md", "f3.md"}
+    assert all(set(d) >= {"path", "page", "index", "fused"} and "key" not in d for d in located)
+
+
 def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_path) -> None:
     absent = FlashRankReranker(tmp_path / "models")
     lib = Library(absent, top_k=3, floor=Floor(-1))
