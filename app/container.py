@@ -26,6 +26,7 @@ from graph.options import TurnOptions
 from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.shared import SharedNearest
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
@@ -135,8 +136,10 @@ class Container:
             self.indexer,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
         )
+        self.nearest = SharedNearest(self.store, RetrievalSettings().pool)
+        """The probe's vector search, taken up by the retriever: one store search a turn."""
         self.retriever = Retriever(
-            self.store,
+            self.nearest,
             self.keyword,
             CachedQueryEmbedder(self.store.embedder),  # the old model's, during a switch
             self.reranker,
@@ -154,7 +157,7 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
-            probe=VectorProbe(self.store, self.retriever.embedder),
+            probe=VectorProbe(self.nearest, self.retriever.embedder),
             options=turn_options(settings),
         )
         self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
@@ -203,8 +206,10 @@ class Container:
                 return
             await self.indexer.wait_idle()
             switch.new.building = False
-            self.store = self.retriever.dense = switch.new
+            self.store = self.nearest.inner = switch.new
             self.retriever.embedder = CachedQueryEmbedder(switch.new.embedder)
+            if isinstance(self.deps.probe, VectorProbe):  # the probe follows the new model
+                self.deps.probe.embedder = self.retriever.embedder
             self.indexes.remove(switch.old)
             self.registry.set_state("embedder", self._embedder_spec())
             self.switch = None
