@@ -203,11 +203,15 @@ class ChatService:
             raise SessionBusy(sid)
         turn = Turn(sid)
         self._running[sid] = turn
-        self._sessions.touch(sid, _first_user_text(history) or text)
+        # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
+        # graph instead of holding up the event loop, and `done` waits for it.
+        touched = asyncio.create_task(
+            asyncio.to_thread(self._sessions.touch, sid, _first_user_text(history) or text)
+        )
         earlier = _to_messages(history or ())
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
         turn.task = asyncio.create_task(
-            self._run(turn, graph, [*earlier, HumanMessage(content=text)], text, mode),
+            self._run(turn, graph, [*earlier, HumanMessage(content=text)], text, mode, touched),
             name=f"turn-{sid}",
         )
         self._tasks.add(turn.task)
@@ -221,9 +225,10 @@ class ChatService:
         new_messages: list[AnyMessage],
         text: str,
         mode: Mode,
+        touched: asyncio.Future[None],
     ) -> None:
         try:
-            answer = await self._answer(turn, graph, new_messages, text, mode)
+            answer = await self._answer(turn, graph, new_messages, text, mode, touched)
             if answer is not None and self._suggest is not None:
                 await self._offer_suggestions(turn, text, answer)
         finally:
@@ -236,6 +241,7 @@ class ChatService:
         new_messages: list[AnyMessage],
         text: str,
         mode: Mode,
+        touched: asyncio.Future[None],
     ) -> str | None:
         """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
@@ -262,6 +268,7 @@ class ChatService:
                 "sources": state.get("sources", []),
                 "trace": state.get("trace") or {"route": state.get("route"), "nodes": nodes},
             }
+            await touched  # a session listed after `done` has its row
             turn.emit(TurnEvent("done", done))
             return str(done["answer"])
         except asyncio.CancelledError:
@@ -291,6 +298,8 @@ class ChatService:
         finally:
             # The session is free at `done`: suggestions never hold up the next message.
             self._running.pop(turn.session_id, None)
+            if not touched.done():  # the graph failed first: the row still gets written
+                await asyncio.wait([touched])
 
     async def _save_stopped(
         self, config: RunnableConfig, text: str, answer: str, sources: list[Any]

@@ -29,6 +29,7 @@ from graph.options import TurnOptions
 from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.shared import SharedNearest
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
@@ -139,8 +140,10 @@ class Container:
             self.indexer,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
         )
+        self.nearest = SharedNearest(self.store, RetrievalSettings().pool)
+        """The probe's vector search, taken up by the retriever: one store search a turn."""
         self.retriever = Retriever(
-            self.store,
+            self.nearest,
             self.keyword,
             CachedQueryEmbedder(self.store.embedder),  # the old model's, during a switch
             self.reranker,
@@ -158,7 +161,7 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
-            probe=VectorProbe(self.store, self.retriever.embedder),
+            probe=VectorProbe(self.nearest, self.retriever.embedder),
             options=turn_options(settings),
         )
         self.health = HealthMonitor(self.llm, self.reranker)
@@ -215,8 +218,10 @@ class Container:
                 return
             await self.indexer.wait_idle()
             switch.new.building = False
-            self.store = self.retriever.dense = switch.new
+            self.store = self.nearest.inner = switch.new
             self.retriever.embedder = CachedQueryEmbedder(switch.new.embedder)
+            if isinstance(self.deps.probe, VectorProbe):  # the probe follows the new model
+                self.deps.probe.embedder = self.retriever.embedder
             self.indexes.remove(switch.old)
             self.registry.set_state("embedder", self._embedder_spec())
             self.switch = None
@@ -247,7 +252,11 @@ class Container:
         """Open the session store, start indexing and (by default) watching the folder."""
         self._checkpoint_db = await aiosqlite.connect(self.settings.data_dir / "sessions.db")
         checkpointer = AsyncSqliteSaver(self._checkpoint_db)
-        await checkpointer.setup()
+        await checkpointer.setup()  # WAL
+        # Each graph step commits a checkpoint, some before a turn's first token: in WAL
+        # mode NORMAL skips the fsync per commit (as the registry does); a crash of the
+        # app loses nothing, a power cut at most the last turn, never the file.
+        await self._checkpoint_db.execute("PRAGMA synchronous=NORMAL")
         self._checkpointer = checkpointer
         graph = build_graph(self.deps, checkpointer)
         self._chat = ChatService(

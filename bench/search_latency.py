@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -40,17 +41,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.container import Container  # noqa: E402
 from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from ingest.keys import chunk_id, content_key  # noqa: E402
 from ingest.keyword import KeywordIndex  # noqa: E402
-from ingest.registry import doc_id_for  # noqa: E402
 from ingest.store import ChromaStore, make_chroma_client  # noqa: E402
-from ingest.types import DocStatus  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 from models.query_cache import CachedQueryEmbedder  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"
 ROOT = Path("/tmp/retrieval-latency")
+VERSION = "2"  # content-keyed fill; older fills are redone
 PER_DOC = 50
-PORT = 8134
+PORT = 8741
 FILL_BATCH = 2_000
 
 
@@ -64,10 +65,13 @@ def load_average() -> str:
 
 
 def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
-    """Chroma and the registry with ``size`` chunks; the keyword index is built later."""
+    """Files, registry rows and Chroma chunks for ``size`` chunks, all agreeing as the
+    pipeline leaves them (content keys, sizes, times), so the app's start-up check finds
+    nothing to repair or re-index; the keyword index is built later."""
     shutil.rmtree(data, ignore_errors=True)
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     container = Container(settings, embedder=embedder)
+    docs = settings.docs_dir
     pool = sentences()
     rng = random.Random(size)
     vectors = np.random.default_rng(size)
@@ -77,15 +81,24 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     metas: list[dict[str, Any]] = []
     for d in range(size // PER_DOC):
         rel = f"doc{d:05d}.md"
-        doc_id = doc_id_for(rel)
-        for i in range(PER_DOC):
-            ids.append(f"{doc_id}:{i}")
-            texts.append(" ".join(rng.sample(pool, 7)))
+        chunks = [" ".join(rng.sample(pool, 7)) for _ in range(PER_DOC)]
+        body = "\n\n".join(chunks).encode()
+        (docs / rel).write_bytes(body)
+        sha = hashlib.sha256(body).hexdigest()
+        key = content_key(sha, settings.chunk_size, settings.chunk_overlap)
+        for i, text in enumerate(chunks):
+            ids.append(chunk_id(key, i))
+            texts.append(text)
             metas.append(
-                {"doc_id": doc_id, "path": rel, "file": rel, "page": -1, "index": i,
-                 "start": i * 850, "end": i * 850 + 1000, "sha256": "-"}
+                {"doc_id": key, "path": rel, "file": rel, "page": -1, "index": i,
+                 "start": i * 850, "end": i * 850 + 1000, "sha256": sha}
             )  # fmt: skip
-        container.registry.upsert(rel, status=DocStatus.READY, chunks=PER_DOC, sha256="-")
+        stat = (docs / rel).stat()
+        container.registry.begin_content(key, sha)
+        container.registry.finish_content(
+            rel, key, pages=None, chunks=PER_DOC, sha256=sha, size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+        )  # fmt: skip
         if len(ids) >= FILL_BATCH or d == size // PER_DOC - 1:
             unit = vectors.standard_normal((len(ids), 384)).astype(np.float32)
             unit /= np.linalg.norm(unit, axis=1, keepdims=True)
@@ -95,7 +108,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
             ids, texts, metas = [], [], []
     container.registry.close()
     container.sessions.close()
-    (data / "filled").write_text(str(size))
+    (data / "filled").write_text(f"{size} v{VERSION}")
 
 
 def keyword_start_up(data: Path, store: ChromaStore) -> None:
@@ -148,7 +161,7 @@ def percentiles(rows: list[tuple[float, float]]) -> str:
 async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEmbedder) -> None:
     data = ROOT / f"n{size}"
     marker = data / "filled"
-    if fresh or not marker.is_file() or marker.read_text() != str(size):
+    if fresh or not marker.is_file() or marker.read_text() != f"{size} v{VERSION}":
         started = time.perf_counter()
         await asyncio.to_thread(fill, data, size, embedder)
         print(f"\n{size:,} chunks: filled Chroma in {time.perf_counter() - started:.0f} s")
@@ -159,6 +172,8 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     container = Container(settings, embedder=embedder)
     await container.start(watch=False, scan=False)
+    if container.store.count() != size:  # the start-up check repaired the library away
+        raise SystemExit(f"the library holds {container.store.count():,} chunks, not {size:,}")
     config = uvicorn.Config(
         create_api_app(container), host="127.0.0.1", port=PORT, log_level="warning",
         lifespan="off",
@@ -176,7 +191,7 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
 
         # A document changes (its old rows die, a small segment joins), then the whole
         # index is merged into one: the largest merge the index can do.
-        first = doc_id_for("doc00000.md")
+        first = next(iter(sorted(container.store.document_ids())))
         container.keyword.replace_document(first, container.store.document_chunks(first))
         segments = len(container.keyword._view.segments)
         span: list[float] = []

@@ -1,7 +1,7 @@
 """Time Docent adds before the first token, against a fake Ollama that answers at once.
 
 Builds a library of N chunks (real corpus text, in .txt files, indexed by the real
-pipeline into /tmp/conversation-overhead-N, kept between runs), starts the real
+pipeline into /tmp/conversation-overhead-N or --root, kept between runs), starts the real
 Container with the real MiniLM embedder for questions, and runs 100 turns per route,
 each in a new session (so no rewrite call), with no reranker model and suggestions off:
 
@@ -167,8 +167,8 @@ def fake_ollama() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-async def run(chunks: int, turns: int, real: MiniLMEmbedder) -> None:
-    base = Path(f"/tmp/conversation-overhead-{chunks}")
+async def run(chunks: int, turns: int, real: MiniLMEmbedder, root: str) -> None:
+    base = Path(f"{root}-{chunks}")
     files = write_library(base / "docs", chunks)
     with fake_ollama() as url:
         started = time.perf_counter()
@@ -214,11 +214,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument(
+        "--root", default="/tmp/conversation-overhead", help="libraries go in ROOT-<chunks>"
+    )
     args = parser.parse_args()
     real = MiniLMEmbedder()
     print("targets: chat ≤ 20 ms p50; rag at 10,000 chunks ≤ 50 ms p50")
     for chunks in args.chunks:
-        await run(chunks, args.turns, real)
+        await run(chunks, args.turns, real, args.root)
 
 
 if __name__ == "__main__":

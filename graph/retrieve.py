@@ -82,10 +82,12 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
     sources = passage_sources(passages)
     get_stream_writer()({"sources": sources})
     shown = [c for r in results for c in r.candidates[:MAX_CANDIDATES_IN_TRACE]]
+    # Where each candidate sits is read once the answer has started (``record``): the
+    # store read would otherwise delay the first token.
     return {
         "sources": sources,
         "passages": [p.text for p in passages],
-        "candidates": await asyncio.to_thread(deps.retriever.describe, shown),
+        "candidates": deps.retriever.outline(shown),
     }
 
 

@@ -132,6 +132,7 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
         "sources": [],
         "passages": [],
         "queries": [],
+        "candidates": [],  # a chat turn's trace must not show the last search's
     }
 
 

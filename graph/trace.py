@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -73,6 +74,11 @@ def build_trace(state: AgentState) -> dict[str, Any]:
 
 async def record(state: AgentState, deps: GraphDeps) -> AgentState:
     """Assemble the trace and save it (and the final sources) on the answer message."""
+    outlined = cast(Mapping[str, Any], state).get("candidates") or []
+    if deps.retriever is not None and outlined:
+        # The retriever kept only keys and scores, to start the answer sooner.
+        located = await asyncio.to_thread(deps.retriever.locate, outlined)
+        state = cast(AgentState, {**state, "candidates": located})
     trace = build_trace(state)
     answer = next(
         (m for m in reversed(state.get("messages", [])) if isinstance(m, AIMessage)), None

@@ -55,7 +55,7 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
         new_model.go.set()
         await eventually(lambda: second.switch is None, what="the swap")
 
-        assert second.store.embedder is new_model and second.retriever.dense is second.store
+        assert second.store.embedder is new_model and second.nearest.inner is second.store
         assert len(second.store.search("hedgehogs", k=5)) == 3
         assert len(old_model.calls) == files_embedded  # nothing re-read or re-embedded old
         names = {c.name for c in second.store.client.list_collections()}

@@ -11,6 +11,7 @@ from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
 from graph.retrieval.proximity import best_sentence_share, order_by_proximity
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.shared import SharedNearest
 from graph.retrieval.types import Candidate
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk
@@ -217,6 +218,42 @@ def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     assert len(lib.dense.reads) == 1 and len(trace) == 36
     assert {"path", "page", "index", "dense", "bm25", "fused"} <= set(trace[0])
     assert trace[0]["path"] == result.passages[0].path
+
+
+def test_a_turn_outlines_candidates_without_reading_and_locates_them_later(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")
+    lib = Library(absent, top_k=2, floor=Floor(-1))
+    for i in range(4):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
+    result = lib.retriever.retrieve("ferry")
+    lib.dense.reads.clear()
+    outlined = lib.retriever.outline(result.candidates)
+    assert lib.dense.reads == [] and len(outlined) == 12  # nothing read before the answer
+    assert {"dense", "bm25", "fused"} <= set(outlined[0])
+
+    lib.add("f0.md", [])  # one document goes before the trace is written
+    located = lib.retriever.locate(outlined)
+    assert len(lib.dense.reads) == 1 and len(located) == 9
+    assert {d["path"] for d in located} == {"f1.md", "f2.md", "f3.md"}
+    assert all(set(d) >= {"path", "page", "index", "fused"} and "key" not in d for d in located)
+
+
+def test_the_probes_search_is_the_retrievers_search(tmp_path) -> None:
+    lib = Library(top_k=2, floor=Floor(-1))
+    for i in range(4):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
+    alone = lib.retriever.retrieve("ferry part 1")
+    shared = SharedNearest(lib.dense, lib.retriever.settings.pool)
+    lib.retriever.dense = shared
+    lib.dense.filters.clear()
+
+    hits = shared.query_vector(lib.cache.embed_query("ferry part 1"), 3)  # the router's probe
+    assert len(hits) == 3 and hits[0].chunk.text and lib.dense.filters == [None]
+    result = lib.retriever.retrieve("ferry part 1")
+    assert lib.dense.filters == [None] and shared.reused == 1  # searched once
+    assert [p.text for p in result.passages] == [p.text for p in alone.passages]
+    lib.retriever.retrieve("ferry part 1")  # taken once: a later search asks the store
+    assert lib.dense.filters == [None, None]
 
 
 def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_path) -> None:

@@ -76,6 +76,20 @@ async def test_chat_turn_not_found_and_trace_candidates(app: RunningApp) -> None
     )
     assert found.json()["sources"][0]["path"] == "keys.md"
     assert "scores" in found.json()["sources"][0]
+    # Located after the answer started: paths and pages, no internal keys.
+    weighed = found.json()["trace"]["candidates"]
+    assert weighed[0]["path"] == "keys.md" and "page" in weighed[0] and "key" not in weighed[0]
+    chat = await app.client.post(
+        "/api/chat",
+        json={
+            "message": "thanks!",
+            "mode": "chat",
+            "stream": False,
+            "session_id": found.json()["session_id"],
+        },
+    )
+    assert chat.json()["session_id"] == found.json()["session_id"]
+    assert chat.json()["trace"]["candidates"] == []  # not the last search's
 
 
 async def test_keyword_index_follows_the_folder(app: RunningApp) -> None:

@@ -5,7 +5,7 @@ Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +121,29 @@ class Retriever:
                 continue  # gone from the store since the search
             path = self.library.path_of(c.key[0]) or c.chunk.path
             out.append({"path": path, "page": c.chunk.page, "index": c.key[1], **c.scores()})
+        return out
+
+    def outline(self, candidates: Sequence[Candidate]) -> list[dict[str, Any]]:
+        """Each candidate's key and scores, without reading anything: what a turn keeps
+        until its answer has started (``locate`` turns it into ``describe``'s form)."""
+        return [{"key": c.key[0], "index": c.key[1], **c.scores()} for c in candidates]
+
+    def locate(self, outlined: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """``outline``'s records with where each chunk is (path, page), read in one call;
+        records of chunks gone since are dropped, records already located kept as they are."""
+        keys = [(o["key"], o["index"]) for o in outlined if "key" in o]
+        chunks = {(c.doc_id, c.index): c for c in self.dense.get_chunks(keys)} if keys else {}
+        out = []
+        for o in outlined:
+            if "key" not in o:
+                out.append(dict(o))
+                continue
+            chunk = chunks.get((o["key"], o["index"]))
+            if chunk is None:
+                continue
+            path = self.library.path_of(chunk.doc_id) or chunk.path
+            scores = {k: v for k, v in o.items() if k not in ("key", "index")}
+            out.append({"path": path, "page": chunk.page, "index": o["index"], **scores})
         return out
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:

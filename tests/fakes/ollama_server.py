@@ -291,6 +291,7 @@ def _cut(connection: socket.socket) -> None:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    disable_nagle_algorithm = True  # as Ollama (Go) does: no 40 ms delayed-ACK stalls
     protocol_version = "HTTP/1.1"  # keep-alive and chunked transfer, as Go's net/http does
     server: _HTTPServer
 
