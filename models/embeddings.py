@@ -169,6 +169,8 @@ class MiniLMEmbedder:
 
     name: str = MODEL_NAME
     dimension: int = DIMENSION
+    shared_batches: bool = True
+    """Texts of several files may share a call: it sorts them by length and pads less."""
 
     def __init__(
         self,
