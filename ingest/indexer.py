@@ -51,7 +51,7 @@ class Indexer:
         chunk_overlap: int = 150,
         max_file_bytes: int = 200 << 20,
         time_budget: float = 900.0,
-        workers: int = 2,
+        workers: int = 6,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,
