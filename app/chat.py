@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -73,6 +73,8 @@ class Turn:
     finished: bool = False
     closed: bool = False
     task: asyncio.Task[None] | None = None
+    stopping: bool = False
+    """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
 
     def emit(self, event: TurnEvent) -> None:
         self._events.append(event)
@@ -137,6 +139,40 @@ class ChatService:
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
+
+    def running_turn(self, session_id: str) -> Turn | None:
+        """The session's turn still being answered, if any (a window reopening it follows it)."""
+        return self._running.get(session_id)
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the session's running turn; its partial answer is saved, marked stopped.
+
+        False when nothing is running. The turn still ends with ``done`` (``"stopped": true``).
+        """
+        turn = self._running.get(session_id)
+        if turn is None or turn.task is None or turn.task.done():
+            return False
+        turn.stopping = True
+        turn.task.cancel()
+        return True
+
+    async def regenerate(self, session_id: str, mode: Mode = "auto") -> Turn:
+        """Answer the session's last message again, replacing the answer it had."""
+        if session_id in self._running:
+            raise SessionBusy(session_id)
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+        if last < 0:
+            raise EmptyMessage("This session has no message to answer again.")
+        text = str(messages[last].content)
+        drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
+        await self._graph.aupdate_state(config, {"messages": drop}, as_node="generator")
+        return self.start_turn(session_id, text, mode)
+
+    def diagram(self) -> str:
+        """The compiled graph as Mermaid source, for the window's help."""
+        return str(self._graph.get_graph().draw_mermaid())
 
     def start_turn(
         self,
@@ -205,6 +241,8 @@ class ChatService:
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
         inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
         nodes: list[dict[str, Any]] = []
+        written: list[str] = []
+        sources: list[Any] = []
         try:
             async for chunk in graph.astream(inputs, config, stream_mode="custom"):
                 if "trace" in chunk:
@@ -212,8 +250,10 @@ class ChatService:
                 elif "status" in chunk:
                     turn.emit(TurnEvent("status", chunk["status"]))
                 elif "sources" in chunk:
+                    sources = chunk["sources"]
                     turn.emit(TurnEvent("sources", {"sources": chunk["sources"]}))
                 elif "token" in chunk:
+                    written.append(chunk["token"])
                     turn.emit(TurnEvent("token", {"text": chunk["token"]}))
             state = (await graph.aget_state(config)).values
             done = {
@@ -224,6 +264,25 @@ class ChatService:
             }
             turn.emit(TurnEvent("done", done))
             return str(done["answer"])
+        except asyncio.CancelledError:
+            if not turn.stopping:
+                raise  # shutting down: the checkpointer keeps what was saved
+            answer = "".join(written)
+            await self._save_stopped(config, text, answer, sources)
+            trace = {"route": None, "nodes": nodes}
+            turn.emit(
+                TurnEvent(
+                    "done",
+                    {
+                        "session_id": turn.session_id,
+                        "answer": answer,
+                        "sources": sources,
+                        "trace": trace,
+                        "stopped": True,
+                    },
+                )
+            )
+            return None
         except Exception as error:  # the turn must end with an event, whatever broke
             log.exception("turn failed in session %s", turn.session_id)
             message = f"Something went wrong while answering: {error}"
@@ -232,6 +291,25 @@ class ChatService:
         finally:
             # The session is free at `done`: suggestions never hold up the next message.
             self._running.pop(turn.session_id, None)
+
+    async def _save_stopped(
+        self, config: RunnableConfig, text: str, answer: str, sources: list[Any]
+    ) -> None:
+        """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
+        partial answer, so the session shows what the user saw."""
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()  # the Stop is handled; saving must not be cancelled too
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        new: list[Any] = []
+        if not messages or not (
+            isinstance(messages[-1], HumanMessage) and messages[-1].content == text
+        ):
+            new.append(HumanMessage(content=text))
+        extra = {"sources": sources, "stopped": True}
+        new.append(AIMessage(content=answer, additional_kwargs=extra))
+        update = {"messages": new, "answer": answer}
+        await self._graph.aupdate_state(config, update, as_node="generator")
 
     async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
         assert self._suggest is not None
@@ -264,6 +342,8 @@ class ChatService:
                         "trace": extra.get("trace"),
                     }
                 )
+                if message.additional_kwargs.get("stopped"):
+                    out[-1]["stopped"] = True
         return out
 
     async def delete_session(self, session_id: str) -> bool:

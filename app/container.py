@@ -9,6 +9,7 @@ import logging
 import os
 import threading
 from functools import partial
+from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -16,7 +17,9 @@ from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
 from app.documents import DocumentService
+from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
+from app.preferences import ChatModels, Preferences, with_saved
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
@@ -88,6 +91,7 @@ class Container:
         reranker: Reranker | None = None,
         previous_embedder: Embedder | None = None,
     ) -> None:
+        settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
         # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
         for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
@@ -157,6 +161,14 @@ class Container:
             probe=VectorProbe(self.store, self.retriever.embedder),
             options=turn_options(settings),
         )
+        self.health = HealthMonitor(self.llm, self.reranker)
+        live = {
+            "chat_model": lambda name: setattr(self.llm, "model", name),
+            "top_k": self._set_top_k,
+            "rerank_candidates": lambda n: self._retrieval(rerank_candidates=n),
+        }
+        self.preferences = Preferences(settings, live)
+        self.chat_models = ChatModels(self.llm, self.health, self.preferences)
         self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
         """Held by the one process of this data dir that indexes (the app, or `ingest`)."""
         self._checkpoint_db: aiosqlite.Connection | None = None
@@ -212,6 +224,14 @@ class Container:
             log.info("now answering with %s", switch.new.embedder.name)
         except Exception:
             log.exception("the embedding model switch failed; the old index keeps answering")
+
+    def _retrieval(self, **changes: Any) -> None:
+        """Apply a settings-dialog change to the retriever from its next search on."""
+        self.retriever.settings = dataclasses.replace(self.retriever.settings, **changes)
+
+    def _set_top_k(self, k: int) -> None:
+        self.deps.top_k = k
+        self._retrieval(top_k=k)
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""
@@ -274,6 +294,7 @@ class Container:
                 self._watcher = None
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
+        self.health.start()
         if self.switch is not None:
             self._switching = asyncio.create_task(self._run_switch(self.switch), name="switch")
 
@@ -291,6 +312,7 @@ class Container:
 
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
+        await self.health.stop()
         if self._watcher:
             self._watcher.stop()
         if self._scan and not self._scan.done():

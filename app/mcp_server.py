@@ -31,9 +31,8 @@ def build_mcp_server(container: Container) -> MCPServer:
     """An MCP server whose tools call the container's services."""
     tools = DocentTools(
         chat=lambda: container.chat,
-        search=container.deps.search,
-        documents=container.registry.list,
-        docs_dir=container.settings.docs_dir,
+        search=container.retriever.retrieve,
+        documents=container.documents,
         max_query_chars=container.settings.max_query_chars,
     )
     # Logs go to stderr (stdout is the stdio transport) and only when they matter.

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.chat import ChatService, MessageRejected
-from graph.deps import PassageSearch
+from app.documents import DocumentError, DocumentService, DocumentView
+from graph.retrieval.types import Retrieval
 from ingest.loaders import UnreadableFile, UnsupportedFile, load
-from ingest.types import DocStatus, DocumentRecord
 
 MAX_READ_CHARS = 60_000
 """Most text one read_document call returns; a client reads a long PDF page by page."""
@@ -28,6 +27,7 @@ class Passage(BaseModel):
     page: int | None = Field(description="1-based, for paged formats.")
     text: str
     score: float
+    scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
 
 
 class SearchResults(BaseModel):
@@ -66,16 +66,14 @@ class DocentTools:
     def __init__(
         self,
         chat: Callable[[], ChatService],
-        search: PassageSearch,
-        documents: Callable[[], Sequence[DocumentRecord]],
-        docs_dir: Path,
+        search: Callable[[str, Sequence[str], int], Retrieval],
+        documents: DocumentService,
         *,
         max_query_chars: int,
     ) -> None:
         self._chat = chat
         self._search = search
         self._documents = documents
-        self._docs_dir = docs_dir
         self._max_query_chars = max_query_chars
 
     async def search_documents(
@@ -89,17 +87,19 @@ class DocentTools:
                 f"{self._max_query_chars:,}. Shorten it to the words that matter."
             )
         k = max(1, min(k, 50))
-        hits = await asyncio.to_thread(self._search.search, query, k, files or None)
+        # The same search as POST /api/search: passages past the relevance floor.
+        found = await asyncio.to_thread(self._search, query, files or (), k)
         return SearchResults(
             results=[
                 Passage(
-                    file=h.chunk.file,
-                    path=h.chunk.path,
-                    page=h.chunk.page,
-                    text=h.chunk.text,
-                    score=round(h.score, 4),
+                    file=p.file,
+                    path=p.path,
+                    page=p.page,
+                    text=p.text,
+                    score=round(p.score, 4),
+                    scores=p.scores(),
                 )
-                for h in hits
+                for p in found.passages
             ]
         )
 
@@ -125,18 +125,21 @@ class DocentTools:
             documents=[
                 DocumentEntry(
                     path=d.path,
-                    status=d.status.value,
+                    status=d.status,
                     pages=d.pages,
                     chunks=d.chunks,
                     error=d.error,
                 )
-                for d in self._documents()
+                for d in self._documents.list()
             ]
         )
 
     async def read_document(self, path: str, page: int | None = None) -> DocumentText:
         record = self._find(path)
-        file = self._inside_folder(record.path)
+        try:
+            file = self._documents.file_path(record.id)
+        except DocumentError as error:
+            raise ToolFailed(str(error)) from error
         try:
             pages = await asyncio.to_thread(load, file)
         except (UnsupportedFile, UnreadableFile, OSError) as error:
@@ -158,10 +161,10 @@ class DocentTools:
             truncated=truncated,
         )
 
-    def _find(self, name: str) -> DocumentRecord:
+    def _find(self, name: str) -> DocumentView:
         """The document by relative path, or by file name when only one has it."""
         wanted = name.replace("\\", "/").strip().lower()
-        records = list(self._documents())
+        records = self._documents.list()
         exact = [d for d in records if d.path.lower() == wanted]
         named = [d for d in records if d.path.rsplit("/", 1)[-1].lower() == wanted]
         found = exact or named
@@ -170,14 +173,6 @@ class DocentTools:
             raise ToolFailed(
                 f"{why} called '{name}'. list_documents gives every path; use one of those."
             )
-        if found[0].status != DocStatus.READY and found[0].status != DocStatus.ERROR:
+        if found[0].status not in ("ready", "error"):
             raise ToolFailed(f"{found[0].path} is still being indexed; try again shortly.")
         return found[0]
-
-    def _inside_folder(self, relative: str) -> Path:
-        root = self._docs_dir.resolve()
-        file = (root / relative).resolve()
-        # A symlink pointing out of the folder is not ours to read.
-        if not file.is_relative_to(root) or not file.is_file():
-            raise ToolFailed(f"{relative} is not a file inside the documents folder.")
-        return file

@@ -62,7 +62,7 @@ class Settings(BaseSettings):
         12_000, ge=1_000, description="@mentioned files up to this size are given whole."
     )
     max_query_chars: int = Field(4_000, ge=1, description="Longest search query accepted.")
-    max_upload_mb: int = Field(200, ge=1, description="Largest file accepted by upload.")
+    max_upload_mb: int = Field(100, ge=1, description="Largest file accepted by upload, in MB.")
     max_file_mb: int = Field(
         200, ge=1, description="Largest file indexed; a bigger one ends 'error' saying so."
     )

@@ -131,15 +131,18 @@ async def main(chunks: int, calls: int) -> None:
                     assert response.status_code == 200 and response.json()["results"]
 
                 async def complete(n: int) -> None:
-                    # Only words the library holds: the relevance floor lets it through.
-                    question = f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7) % len(WORDS)]}?"
+                    # Only words the library holds: the relevance floor lets it through. It
+                    # names the documents, so it is routed to a search as a user's would be
+                    # (the stand-in vectors mean nothing to the router's probe).
+                    words = f"{WORDS[n % len(WORDS)]} and {WORDS[(n * 7) % len(WORDS)]}"
+                    question = f"What do my documents say about {words}?"
                     body = {"model": "docent", "messages": [{"role": "user", "content": question}]}
                     # A typical answer's length; the fake's default echo would repeat the
                     # whole prompt and measure the fake more than Docent.
                     ollama.enqueue_reply(ANSWER)
                     response = await app.client.post("/v1/chat/completions", json=body)
                     assert response.status_code == 200, response.text
-                    assert response.json()["sources"]
+                    assert response.json()["sources"], response.text
 
                 search_p50, search_p90 = await p50(search, calls)
                 chat_p50, chat_p90 = await p50(complete, calls)

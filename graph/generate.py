@@ -15,6 +15,7 @@ from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, 
 from graph.citations import order_by_citation
 from graph.deps import GraphDeps
 from graph.events import emit, report_status
+from graph.readable import readable
 from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
@@ -40,7 +41,10 @@ def _degraded(error: LLMError, sources: list[Source]) -> str:
         return prompts.DEGRADED_CHAT.format(error=error)
     body = "".join(
         prompts.DEGRADED_SOURCE.format(
-            n=s["n"], file=s["file"], page=_page_label(s["page"]), snippet=_md_escape(s["snippet"])
+            n=s["n"],
+            file=s["file"],
+            page=_page_label(s["page"]),
+            snippet=_md_escape(readable(s["snippet"])),
         )
         for s in sources
     )

@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -130,6 +131,22 @@ def _says_model_missing(error: str) -> bool:
     return "model" in text and "not found" in text
 
 
+@dataclass(frozen=True)
+class PullProgress:
+    """One step of ``ollama pull``: what Ollama is doing and, while downloading, how far."""
+
+    status: str
+    completed: int | None = None
+    total: int | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the current layer downloaded (0..1), when Ollama says."""
+        if not self.total or self.completed is None:
+            return None
+        return min(1.0, self.completed / self.total)
+
+
 class OllamaChat:
     """``ChatModel`` backed by an Ollama server through ``ollama.AsyncClient``.
 
@@ -244,6 +261,13 @@ class OllamaChat:
         missing = not any(same_model(name, self.model) for name in models)
         error = str(ModelNotFound(self.host, self.model)) if missing else None
         return Health(reachable=True, host=self.host, models=models, error=error)
+
+    async def pull(self, model: str) -> AsyncIterator[PullProgress]:
+        """Download ``model`` into Ollama, yielding its progress as Ollama streams it."""
+        with ollama_errors(self.host, model):
+            stream = await self._client.pull(model, stream=True)
+            async for step in stream:
+                yield PullProgress(step.status or "", step.completed, step.total)
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""

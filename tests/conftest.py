@@ -12,7 +12,8 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import FakeOllamaServer
 
 # NiceGUI's `user` fixture drives pages in-process, without a browser.
-pytest_plugins = ["nicegui.testing.user_plugin"]
+# tests.ui_parts: the window tests' app and page fixtures.
+pytest_plugins = ["nicegui.testing.user_plugin", "tests.ui_parts"]
 
 
 @pytest.fixture(autouse=True)

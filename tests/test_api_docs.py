@@ -97,7 +97,10 @@ async def test_docs_describe_every_route_and_error_code(app: RunningApp) -> None
     source = "\n".join(
         p.read_text(encoding="utf-8") for p in (DOCS.parent.parent / "app").rglob("*.py")
     )
-    for code in set(re.findall(r'ApiError\(\s*\d+,\s*"([a-z_]+)"', source)):
+    raised = r'(?:ApiError|Refusal)\(\s*\d+,\s*"([a-z_]+)"|^\s+code = "([a-z_]+)"'
+    codes = {a or b for a, b in re.findall(raised, source, flags=re.MULTILINE)}
+    assert {"file_too_large", "forbidden_origin", "body_too_large"} <= codes
+    for code in codes:
         assert f"`{code}`" in text, f"error code {code} undocumented"
 
 

@@ -98,6 +98,16 @@ async def test_files_narrow_search_and_ask(app: RunningApp) -> None:
     assert {s["file"] for s in answer["sources"]} == {"manual.pdf"}
 
 
+async def test_search_tool_finds_what_the_search_route_finds(app: RunningApp) -> None:
+    query = {"query": "how often must the kettle be descaled", "k": 3}
+    route = (await app.client.post("/api/search", json=query)).json()["results"]
+    async with http_client(app) as client:
+        tool = structured(await client.call_tool("search_documents", query))["results"]
+    assert route and [(r["path"], r["text"], r["score"]) for r in route] == [
+        (r["path"], r["text"], r["score"]) for r in tool
+    ]
+
+
 async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
     async with http_client(app) as client:
         page = structured(
@@ -138,7 +148,7 @@ async def test_mcp_needs_the_token(app: RunningApp) -> None:
     page = await app.client.post(
         "/mcp", json=init, headers={**accept, "Origin": "http://evil.test"}
     )
-    assert page.status_code == 403
+    assert page.status_code == 403 and error_code(page) == "forbidden_origin"
     fine = await app.client.post("/mcp", json=init, headers=accept)
     assert fine.status_code == 200 and fine.json()["result"]["serverInfo"]["name"] == "docent"
     with pytest.raises(Exception):  # noqa: B017 - the client's own error type is not public

@@ -1,91 +1,163 @@
-"""The window, driven in-process with NiceGUI's simulated user."""
+"""The conversation in the window, driven in-process with NiceGUI's simulated user."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
+import asyncio
 
-import pytest
-from nicegui import ui
 from nicegui.testing import User
 
 from app.container import Container
-from app.settings import Settings
-from tests.fakes.chat import FakeChatModel
-from tests.fakes.embedder import FakeEmbedder
 from tests.network_guard import only_loopback
 from tests.running import eventually
-from ui.page import chat_page
+from tests.ui_parts import SUGGESTIONS, answer_shows, contents, emit, llm, text_of
 
 
-@pytest.fixture
-async def container(tmp_path: Path) -> AsyncIterator[Container]:
-    settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text(
-        "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
-    )
-    built = Container(settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder())
-    await built.start(watch=False)
-
-    async def indexed() -> bool:
-        return bool(built.ready_paths())
-
-    await eventually(indexed, what="notes.md indexed")
-    yield built
-    await built.stop()
+async def send(user: User, text: str) -> None:
+    user.find(marker="message-input").type(text)
+    user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
 
 
-@pytest.fixture
-def page(container: Container) -> None:
-    """Serve the window at / for NiceGUI's ``user`` fixture."""
-    ui.page("/")(lambda: chat_page(container))
-
-
-async def test_a_message_streams_an_answer_with_its_source(
+async def test_enter_streams_an_answer_with_its_sources_grouped_by_file(
     user: User, container: Container, page: None
 ) -> None:
-    assert isinstance(container.llm, FakeChatModel)
-    container.llm.enqueue("The key is under the blue flowerpot [1].")
+    llm(container).enqueue("The key is under the blue flowerpot [1]. Also see [2].")
     with only_loopback() as outward:  # the window reaches nothing beyond this machine
         await user.open("/")
         await user.should_see("notes.md")
-        user.find(marker="message-input").type("Where is the spare key?")
-        user.find(marker="send").click()
+        await send(user, "Where is the spare key?")
         await user.should_see("Where is the spare key?")
-        await user.should_see("The key is under the blue flowerpot [1].", retries=50)
-        await user.should_see("[1] notes.md", retries=20)
-        await user.should_see("Where is the spare key?", marker="session")
+        await eventually(lambda: answer_shows(user, "blue flowerpot [1]"), what="the answer")
+        await user.should_see(marker="source")
+        await user.should_see("Where is the spare key?", marker="session-title")
     assert outward == []
+    html = contents(user, "answer")[-1]
+    assert 'class="docent-cite" href="#" data-n="1"' in html  # [n] is a link
+    chips = contents(user, "source")
+    assert len(chips) == 1 and chips[0].startswith("notes.md")  # one chip per file
+    assert user.find(marker="message-input").elements.pop().value == ""
 
 
-async def test_banner_says_how_to_fix_ollama(user: User, container: Container, page: None) -> None:
-    assert isinstance(container.llm, FakeChatModel)
-    container.llm.reachable = False
+async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), "Second answer.")
     await user.open("/")
-    await user.should_see("ollama serve", retries=30)
-    user.find(marker="message-input").type("Where is the spare key?")
-    user.find(marker="send").click()
-    await user.should_see("most relevant passages", retries=50)
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "word3"), what="streaming")
+    await send(user, "Which flowerpot is the key under?")
+    await user.should_see("Sends when this answer ends.")
+    box = user.find(marker="message-input").elements.pop()
+    assert box.value == "Which flowerpot is the key under?"  # kept, not cleared
+    await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
+    assert box.value == ""
+    bubbles = [text_of(t) for t in contents(user, "user-text")]
+    assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
+    for shown in contents(user, "queued") + contents(user, "status"):
+        assert container.sessions.list()[0].id not in shown  # no internal id shown
 
 
-async def test_earlier_session_reopens(user: User, container: Container, page: None) -> None:
+async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_ups(
+    user: User, container: Container, page: None
+) -> None:
+    model = llm(container)
+    model.token_delay = 0.05
+    model.enqueue(" ".join(f"word{i}" for i in range(30)), "Second answer.")
+    model.json_gate = asyncio.Event()  # the follow-up suggestions are slow to come
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "word3"), what="streaming")
+    await send(user, "Which flowerpot is the key under?")
+    await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
+    await user.should_not_see(marker="suggestion")  # still held: not waited for
+    model.json_gate.set()
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the follow-ups")
+    bubbles = [text_of(t) for t in contents(user, "user-text")]
+    assert bubbles == ["Where is the spare key?", "Which flowerpot is the key under?"]
+
+
+async def test_a_follow_up_chip_sends_it_and_only_the_last_answer_keeps_chips(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].", "Nobody else [1].")
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the follow-ups")
+    user.find(marker="suggestion", content=SUGGESTIONS[0]).click()
+    await eventually(lambda: answer_shows(user, "Nobody else"), what="the second answer")
+    await eventually(lambda: len(contents(user, "user-text")) == 2, what="two questions")
+    assert text_of(contents(user, "user-text")[1]) == SUGGESTIONS[0]
+    await eventually(lambda: len(contents(user, "suggestion")) == 3, what="the new follow-ups")
+    assert len(contents(user, "suggestions")) == 1  # under the last answer only
+
+
+async def test_the_status_chip_follows_the_graph(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).json_gate = asyncio.Event()  # a follow-up: the rewriter is held
+    llm(container).gated_property = "query"
+    llm(container).token_delay = 0.05
+    llm(container).enqueue("Under the flowerpot [1].", " ".join(f"word{i}" for i in range(30)))
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the first answer")
+    await send(user, "And the back door?")
+    await eventually(lambda: contents(user, "status")[-1:] == ["Preparing the search…"])
+    llm(container).json_gate.set()
+    await eventually(lambda: contents(user, "status")[-1:] == ["Writing the answer…"])
+    await eventually(lambda: answer_shows(user, "word29"), what="the answer")
+    assert contents(user, "status") == []  # gone once the answer is written
+
+
+async def test_stop_keeps_the_partial_answer_marked_stopped(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
+    await user.open("/")
+    await send(user, "Tell me everything about the spare key")
+    await eventually(lambda: answer_shows(user, "word2"), what="streaming")
+    await user.should_see(marker="stop")
+    user.find(marker="stop").click()
+    await user.should_see(marker="stopped")
+    shown = text_of(contents(user, "answer")[-1])
+    assert "word2" in shown and "word199" not in shown
+    await user.should_see(marker="send")
+    session = container.sessions.list()[0].id
+    saved = await container.chat.messages(session)
+    assert saved[-1]["stopped"] is True and saved[-1]["content"] == shown.strip()
+
+
+async def test_escape_stops_too(user: User, container: Container, page: None) -> None:
+    llm(container).token_delay = 0.05
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
+    await user.open("/")
+    await send(user, "Tell me everything about the spare key")
+    await eventually(lambda: answer_shows(user, "word2"), what="streaming")
+    emit(user, "docent_escape")  # what the page's document-level Esc handler sends
+    await user.should_see(marker="stopped")
+
+
+async def test_an_earlier_session_reopens_with_its_sources(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
     await container.chat.start_turn("old", "Where is the spare key?").result()
     await user.open("/")
     user.find(marker="session").click()
-    await user.should_see("Echo:", retries=20)
+    await eventually(lambda: answer_shows(user, "Under the flowerpot"), what="the old answer")
+    await user.should_see(marker="source")
+    await user.should_see(marker="why-sources")
 
 
 async def test_new_chat_mid_answer_keeps_the_answer(
     user: User, container: Container, page: None
 ) -> None:
-    assert isinstance(container.llm, FakeChatModel)
     long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]."
-    container.llm.enqueue(long_answer)
+    llm(container).enqueue(long_answer)
     await user.open("/")
-    user.find(marker="message-input").type("Where is the spare key?")
-    user.find(marker="send").click()
-    await user.should_see("word1", retries=20)
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "word1"), what="streaming")
     user.find(marker="new-chat").click()
     await user.should_see(marker="empty-hint")
 
@@ -94,4 +166,61 @@ async def test_new_chat_mid_answer_keeps_the_answer(
 
     await eventually(finished, what="the turn to finish")
     user.find(marker="session").click()
-    await user.should_see("word59 [1].", retries=20)
+    await eventually(lambda: answer_shows(user, "word59 [1]."), what="the whole answer")
+
+
+async def test_regenerate_and_copy_are_one_click(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("First try.", "Second try.")
+    await user.open("/")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "First try."), what="the answer")
+    copy = user.find(marker="copy-answer").elements.pop()
+    assert any(
+        "First try." in str(listener.js_handler) for listener in copy._event_listeners.values()
+    )
+    user.find(marker="regenerate").click()
+    await eventually(lambda: answer_shows(user, "Second try."), what="the new answer")
+    assert [text_of(a).strip() for a in contents(user, "answer")] == ["Second try."]
+    saved = await container.chat.messages(container.sessions.list()[0].id)
+    assert [m["content"] for m in saved] == ["Where is the spare key?", "Second try."]
+
+
+async def test_mode_selector_explains_and_applies_each_mode(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    await user.should_see("Always answers from your documents, with citations.")
+    user.find(marker="mode-chat").click()
+    await user.should_see("Chat", marker="mode")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "Echo: Where is the spare key?"), what="chat")
+    assert contents(user, "source") == []  # chat mode searched nothing
+
+
+async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).reachable = False
+    await container.health.check_now()
+    await user.open("/")
+    await user.should_see("ollama serve", marker="banner-text")
+    await user.should_see("most relevant passages")
+    await send(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "spare key"), what="the degraded answer")
+    llm(container).reachable = True
+    user.find(marker="banner-retry").click()
+    await user.should_not_see(marker="banner-ollama_down")
+
+
+async def test_a_message_with_quotes_and_lines_is_shown_as_typed(
+    user: User, container: Container, page: None
+) -> None:
+    text = 'Where is the "spare key" & <tags>\nsecond line'
+    await user.open("/")
+    await send(user, text)
+    await eventually(lambda: bool(contents(user, "answer")), what="the answer")
+    bubble = contents(user, "user-text")[0]
+    assert "&quot;" not in text_of(bubble) and "&lt;tags&gt;" in bubble
+    assert "second line" in bubble

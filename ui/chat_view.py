@@ -1,143 +1,183 @@
-"""The conversation: past messages, and a turn streaming into the window."""
+"""The conversation: past messages, and the turn streaming into the window."""
 
 from __future__ import annotations
 
-import time
+import itertools
+from collections.abc import Callable
 from typing import Any
 
 from nicegui import ui
 
-from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy
+from app.chat import ChatService, MessageRejected, SessionBusy, Turn
+from ui.messages import AnswerActions, AnswerView, render_user
 
-SCROLL_EVERY_SECONDS = 0.25
+_turn_ids = itertools.count(1)
 
-
-def scroll_to_bottom() -> None:
-    """Keep the newest text in view while an answer streams in."""
-    ui.run_javascript("window.scrollTo(0, document.body.scrollHeight)")
-
-
-def _source_label(source: dict[str, Any]) -> str:
-    page = f" · page {source['page']}" if source.get("page") is not None else ""
-    return f"[{source['n']}] {source['file']}{page}"
-
-
-def render_sources(sources: list[dict[str, Any]]) -> None:
-    """The answer's sources, by file name and page, with their snippets on hover."""
-    if not sources:
-        return
-    with ui.row().classes("gap-1 mt-1").mark("sources"):
-        for source in sources:
-            ui.chip(_source_label(source), icon="description").props(
-                "outline dense color=primary"
-            ).classes("docent-source").tooltip(source.get("snippet", ""))
-
-
-def render_user(text: str) -> None:
-    with ui.row().classes("w-full justify-end"):
-        ui.label(text).classes(
-            "bg-primary text-white rounded-2xl px-4 py-2 max-w-[80%] whitespace-pre-wrap"
-        ).mark("user-message")
-
-
-def render_answer(text: str, sources: list[dict[str, Any]]) -> None:
-    with ui.column().classes("w-full gap-0"):
-        with ui.card().classes("max-w-[90%] shadow-sm"):
-            ui.markdown(text).classes("docent-answer").mark("answer")
-        render_sources(sources)
+BUSY = "The previous answer is still being written. Your message is kept; send it when it ends."
 
 
 class ChatView:
     """One window's view of one session."""
 
-    def __init__(self, chat: ChatService) -> None:
+    def __init__(
+        self,
+        chat: ChatService,
+        actions: AnswerActions,
+        empty: Callable[[], None],
+        on_streaming: Callable[[bool], Any],
+    ) -> None:
         self.chat = chat
+        self.actions = actions
+        self._empty = empty
+        self._on_streaming = on_streaming
         self.session_id: str | None = None
-        self.column = ui.column().classes("docent-messages w-full gap-3 p-4")
+        self.answers: dict[str, AnswerView] = {}
+        self.last: AnswerView | None = None
+        self.streaming = False
+        self._following: AnswerView | None = None
+        """The answer being written, which holds the composer until its ``done``."""
+        self.column = ui.column().classes("docent-messages gap-4 p-4 pb-8")
         with self.column:
-            self._empty_hint()
-
-    def _empty_hint(self) -> None:
-        ui.label("Ask about your documents. Use @file.pdf to ask about one file.").classes(
-            "text-gray-500 self-center mt-8"
-        ).mark("empty-hint")
+            self._empty()
 
     def clear(self) -> None:
         self.session_id = None
+        self.answers.clear()
+        self.last = None
         self.column.clear()
         with self.column:
-            self._empty_hint()
+            self._empty()
+
+    def refresh_empty(self) -> None:
+        """Redraw the first-start text (the library changed) if no session is open."""
+        if self.session_id is None and not self.streaming:
+            self.clear()
 
     async def show_session(self, session_id: str) -> None:
-        """Replace the view with a saved session's messages."""
+        """Replace the view with a saved session's messages, sources and traces."""
         messages = await self.chat.messages(session_id)
         self.session_id = session_id
+        self.answers.clear()
+        self.last = None
         self.column.clear()
         with self.column:
             for message in messages:
                 if message["role"] == "user":
                     render_user(message["content"])
                 else:
-                    render_answer(message["content"], message["sources"])
+                    view = self._answer(streaming=False, message=message)
+                    self._add(view)
+        running = self.chat.running_turn(session_id)
+        if running is not None:
+            await self.follow(running)
+
+    def _answer(self, *, streaming: bool, message: dict[str, Any] | None = None) -> AnswerView:
+        view = AnswerView(self.actions, f"t{next(_turn_ids)}")
+        if message is not None:
+            view.text = message["content"]
+            view.sources = message.get("sources") or []
+            view.trace = message.get("trace")
+            view.stopped = bool(message.get("stopped"))
+        view.build(streaming=streaming)
+        return view
+
+    def _add(self, view: AnswerView) -> None:
+        if self.last is not None:
+            self.last.retire()
+        self.answers[view.turn_id] = view
+        self.last = view
+
+    def source(self, turn_id: str, n: int) -> dict[str, Any] | None:
+        view = self.answers.get(turn_id)
+        if view is None:
+            return None
+        return next((s for s in view.sources if int(s["n"]) == n), None)
 
     async def send(self, text: str, mode: str) -> bool:
-        """Start a turn and stream it in; False when it could not start."""
+        """Start a turn and stream it in; False (and a notice) when it could not start."""
         try:
             turn = self.chat.start_turn(self.session_id, text, mode)  # type: ignore[arg-type]
-        except (EmptyMessage, MessageTooLong, SessionBusy) as error:
-            ui.notify(str(error), type="warning")
+        except (SessionBusy, MessageRejected) as error:
+            with self.column:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return False
         if self.session_id is None:
             self.column.clear()
         self.session_id = turn.session_id
         with self.column:
             render_user(text)
-            live = LiveAnswer()
-        async for event in turn.events():
-            if live.is_gone:
-                # The tab closed or the view moved on; the turn itself runs on and is saved.
-                break
-            live.show(event.kind, event.data)
+        self.column.client.run_javascript("window.docent && docent.toBottom()")
+        await self.follow(turn)
         return True
 
+    async def regenerate(self, mode: str) -> None:
+        if self.session_id is None or self.streaming:
+            return
+        try:
+            turn = await self.chat.regenerate(self.session_id, mode)  # type: ignore[arg-type]
+        except (SessionBusy, MessageRejected) as error:
+            with self.column:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
+            return
+        if self.last is not None and not self.last.is_gone:
+            self.last.box.delete()
+            self.answers.pop(self.last.turn_id, None)
+            self.last = None
+        await self.follow(turn)
 
-class LiveAnswer:
-    """An answer being written: status line, streamed text, then its sources."""
+    def stop(self) -> bool:
+        """Stop the answer being written; it is kept, marked stopped."""
+        if self.session_id is None or not self.streaming:
+            return False
+        return self.chat.cancel(self.session_id)
 
-    def __init__(self) -> None:
-        self.box = ui.column().classes("w-full gap-0")
-        with self.box:
-            self.status = ui.label("Starting…").classes("text-sm text-gray-500 italic")
-            self.status.mark("status")
-            self.card = ui.card().classes("max-w-[90%] shadow-sm")
-            self.card.set_visibility(False)
-            with self.card:
-                self.answer = ui.markdown("").classes("docent-answer").mark("answer")
-            self.sources = ui.column().classes("gap-0")
-        self.text = ""
-        self.scrolled = 0.0
+    async def follow(self, turn: Turn) -> None:
+        """Stream the turn's events into a new answer card.
 
-    @property
-    def is_gone(self) -> bool:
-        return self.box.is_deleted
+        The composer is free again at ``done`` (or ``error``): the session is, and the
+        follow-up suggestions that may come after are only shown when they arrive.
+        """
+        with self.column:
+            live = self._answer(streaming=True)
+        self._add(live)
+        self._following = live
+        self._set_streaming(True)
+        try:
+            async for event in turn.events():
+                if live.is_gone:
+                    # The tab closed or the view moved on; the turn runs on and is saved.
+                    break
+                self._show(live, event.kind, event.data)
+                if event.kind in ("done", "error"):
+                    self._release(live)
+        finally:
+            self._release(live)
 
-    def show(self, kind: str, data: dict[str, Any]) -> None:
+    def _release(self, live: AnswerView) -> None:
+        """The answer ``live`` no longer holds the composer (unless a newer one does)."""
+        if self._following is live:
+            self._following = None
+            self._set_streaming(False)
+
+    def _show(self, live: AnswerView, kind: str, data: dict[str, Any]) -> None:
         if kind == "status":
-            self.status.set_text(data["text"])
+            live.set_status(data.get("text", ""))
+        elif kind == "sources":
+            live.sources = data.get("sources", [])
         elif kind == "token":
-            self.text += data["text"]
-            self.card.set_visibility(True)
-            self.answer.set_content(self.text)
-            if time.monotonic() - self.scrolled > SCROLL_EVERY_SECONDS:
-                self.scrolled = time.monotonic()
-                scroll_to_bottom()
+            live.add_token(data.get("text", ""))
         elif kind == "done":
-            self.status.set_visibility(False)
-            self.answer.set_content(data["answer"])
-            self.card.set_visibility(True)
-            with self.sources:
-                render_sources(data["sources"])
-            scroll_to_bottom()
+            live.text = data.get("answer", live.text)
+            live.sources = data.get("sources", live.sources)
+            live.trace = data.get("trace")
+            live.stopped = bool(data.get("stopped"))
+            live.finish()
+        elif kind == "suggestions" and live is self.last:  # only under the latest answer
+            live.show_suggestions(data.get("suggestions", []))
         elif kind == "error":
-            self.status.set_text(data["message"])
-            self.status.classes(replace="text-sm text-negative")
+            live.fail(data.get("message", "Something went wrong."))
+
+    def _set_streaming(self, value: bool) -> None:
+        if self.streaming != value:
+            self.streaming = value
+            self._on_streaming(value)

@@ -1,17 +1,34 @@
-"""The chat page: header with the Ollama banner, sidebar, conversation and input."""
+"""The chat page: header, banners, drawer (chats and library), conversation and composer."""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from nicegui import ui
+from nicegui.events import GenericEventArguments
 
 from app.container import Container
-from app.health import ollama_problem
 from ui import theme
+from ui.banners import Banners
 from ui.chat_view import ChatView
-from ui.sidebar import Sidebar
+from ui.composer import Composer
+from ui.help_dialog import show_help
+from ui.library import Library
+from ui.messages import AnswerActions
+from ui.models_dialog import show_pull
+from ui.sessions import Sessions
+from ui.settings_dialog import show_settings
+from ui.trace_dialog import show_trace
+from ui.uploads import Uploads
+from ui.viewer import open_document
 
-OLLAMA_CHECK_SECONDS = 5.0
-PLACEHOLDER = "Ask about your documents… (@file.pdf to aim at one)"
+log = logging.getLogger(__name__)
+
+NARROW_PX = 1024
+"""Below this width the drawer covers the conversation, so it closes after a pick."""
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def chat_page(container: Container) -> None:
@@ -24,64 +41,251 @@ class ChatPage:
 
     def __init__(self, container: Container) -> None:
         self.container = container
-        self._problem_shown: str | None = None
-        theme.apply()
-        with ui.header().classes("items-center bg-white text-slate-800 shadow-sm"):
-            ui.button(icon="menu", on_click=self.toggle_drawer).props("flat round")
-            ui.label("Docent").classes("text-lg font-semibold")
-            ui.label(f"· {container.llm.model}").classes("text-sm text-gray-500")
-        self.banner = ui.row().classes("w-full justify-center")
-        with ui.left_drawer(value=True).classes("bg-white p-4") as self.drawer:
-            self.sidebar = Sidebar(
-                container, on_open_session=self.open_session, on_new_chat=self.new_chat
+        self.documents = container.documents
+        self.narrow = False
+        self.file_count = 0
+        dark = theme.apply()
+        with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
+            ui.button(icon="menu", on_click=self.toggle_drawer).props("flat round").mark(
+                "drawer-toggle"
             )
-        self.view = ChatView(container.chat)
-        with ui.footer().classes("bg-slate-50 p-3"):
-            with ui.row().classes("w-full max-w-3xl mx-auto items-end no-wrap gap-2"):
-                self.box = ui.textarea(placeholder=PLACEHOLDER)
-                self.box.props("autogrow outlined dense rows=1 bg-color=white")
-                self.box.classes("flex-grow").mark("message-input")
-                self.box.on("keydown.enter.exact.prevent", self.send)
-                self.mode = ui.select(
-                    {"auto": "Auto", "rag": "Documents", "chat": "Chat"}, value="auto"
+            ui.label("Docent").classes("text-lg font-semibold")
+            ui.space()
+            self._model_menu()
+            self.theme = theme.ThemeToggle(dark)
+            ui.button(icon="help_outline", on_click=self.help).props("flat round").tooltip(
+                "How Docent works"
+            ).mark("help")
+            ui.button(icon="settings", on_click=self.settings).props("flat round").tooltip(
+                "Settings"
+            ).mark("settings")
+        with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
+            with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
+                self.composer = Composer(self.send, self.stop)
+        self.banners = Banners(container.health, self.pull)
+        self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
+        self.file_count = len(self.documents.list())
+        actions = AnswerActions(
+            open_source=self.open_source,
+            regenerate=self.regenerate,
+            show_trace=self.show_trace,
+            send_suggestion=self.send_suggestion,
+        )
+        self.view = ChatView(container.chat, actions, self._empty, self._streaming)
+        self.anchor = ui.element("div")
+        """Handlers started from rows that a redraw may delete run inside this instead."""
+        self._jump()
+        drawer = ui.left_drawer(value=None).props(f"breakpoint={NARROW_PX} bordered")
+        with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
+            self._drawer()
+        ui.on("docent_cite", self._cited)
+        ui.on("docent_escape", lambda: self.stop())
+        ui.on("docent_width", self._width)
+        ui.run_javascript(
+            "emitEvent('docent_width', window.innerWidth);"
+            "window.addEventListener('resize', () => emitEvent('docent_width', window.innerWidth))"
+        )
+
+    # -- layout ------------------------------------------------------------------------
+
+    def _drawer(self) -> None:
+        ui.button("New chat", icon="edit_square", on_click=self.new_chat).props(
+            "unelevated no-caps"
+        ).classes("w-full").mark("new-chat")
+        with ui.column().classes("w-full gap-0 col-auto docent-sessions-box"):
+            self.sessions = Sessions(
+                self.container.sessions,
+                self.container.chat,
+                on_open=self.open_session,
+                on_deleted=self._session_deleted,
+            )
+        with ui.row().classes("w-full gap-1 no-wrap mt-3"):
+            ui.button("Add files", icon="upload_file", on_click=self.uploads.pick).props(
+                "outline no-caps dense"
+            ).classes("flex-grow").mark("add-files")
+            if self.uploads.can_open_folder:
+                ui.button(icon="folder_open", on_click=self.uploads.open_folder).props(
+                    "outline dense"
+                ).tooltip(f"Open {self.container.settings.docs_dir}").mark("open-folder")
+        self.library = Library(
+            self.documents,
+            on_open=lambda p: self.open_path(p, None, ""),
+            on_mention=self.mention,
+            on_change=self._library_changed,
+        )
+
+    @property
+    def local(self) -> bool:
+        return self.container.settings.host in LOOPBACK
+
+    def _jump(self) -> None:
+        jump = ui.button("Latest", icon="arrow_downward")
+        jump.props("rounded unelevated size=sm color=primary no-caps").classes("docent-jump")
+        jump.on("click", js_handler="() => docent.toBottom()")
+
+    def _empty(self) -> None:
+        """What an empty conversation says: how to begin."""
+        with ui.column().classes("w-full items-center gap-3 mt-16 text-center").mark("empty-hint"):
+            ui.icon("auto_stories", size="3rem", color="primary")
+            if self.file_count == 0:
+                ui.label(
+                    "Add PDFs, Markdown or text files, then ask about them: Docent answers "
+                    "from them, with citations, on this computer."
+                ).classes("max-w-md docent-muted").mark("first-start")
+                ui.button("Add files", icon="upload_file", on_click=self.uploads.pick).props(
+                    "unelevated no-caps"
+                ).mark("first-start-add")
+                ui.label("…or drop files and folders anywhere in this window.").classes(
+                    "text-xs docent-muted"
                 )
-                self.mode.props("dense outlined bg-color=white").classes("w-32").mark("mode")
-                self.send_button = ui.button(icon="send", on_click=self.send)
-                self.send_button.props("round unelevated").mark("send")
-        ui.timer(OLLAMA_CHECK_SECONDS, self.check_ollama)
-        ui.timer(0.1, self.check_ollama, once=True)
+            else:
+                ui.label(
+                    "Ask about your documents. Type @ to aim the question at one file."
+                ).classes("max-w-md docent-muted")
+
+    def _width(self, event: GenericEventArguments) -> None:
+        try:
+            self.narrow = int(event.args) < NARROW_PX
+        except (TypeError, ValueError):
+            pass
 
     def toggle_drawer(self) -> None:
         self.drawer.toggle()
 
+    def _picked(self) -> None:
+        if self.narrow:
+            self.drawer.hide()
+
+    # -- conversation --------------------------------------------------------------------
+
     async def open_session(self, session_id: str) -> None:
-        await self.view.show_session(session_id)
+        with self.anchor:
+            self._picked()
+            self.sessions.set_current(session_id)
+            await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
-        self.view.clear()
+        with self.anchor:
+            self._picked()
+            self.sessions.set_current(None)
+            self.view.clear()
 
-    async def send(self) -> None:
-        text = self.box.value or ""
-        if not text.strip():
-            return
-        self.box.value = ""
-        self.send_button.disable()
-        try:
-            await self.view.send(text, self.mode.value)
-        finally:
-            self.send_button.enable()
-            self.sidebar.sessions_view.refresh()
+    def _session_deleted(self, session_id: str) -> None:
+        if self.view.session_id == session_id:
+            self.new_chat()
 
-    async def check_ollama(self) -> None:
-        problem = ollama_problem(await self.container.llm.health(), self.container.llm.model)
-        if problem == self._problem_shown:
+    async def send(self, text: str) -> bool:
+        started = self.view.send(text, self.composer.mode)
+        return await started
+
+    async def send_suggestion(self, text: str) -> None:
+        if self.view.streaming:
             return
-        self._problem_shown = problem
-        self.banner.clear()
-        if problem is None:
+        with self.anchor:
+            await self.send(text)
+
+    def _streaming(self, streaming: bool) -> None:
+        self.composer.set_streaming(streaming)
+        if self.view.session_id != self.sessions.current:
+            self.sessions.set_current(self.view.session_id)
+        elif not streaming:
+            self.sessions.redraw()
+
+    def stop(self) -> None:
+        self.view.stop()
+
+    async def regenerate(self) -> None:
+        with self.anchor:
+            await self.view.regenerate(self.composer.mode)
+
+    # -- documents ------------------------------------------------------------------------
+
+    def _library_changed(self, paths: list[str]) -> None:
+        before = self.file_count
+        self.file_count = len(paths)
+        self.composer.set_files(paths)
+        if (before == 0) != (self.file_count == 0):
+            self.view.refresh_empty()
+
+    def mention(self, path: str) -> None:
+        with self.anchor:
+            self._picked()
+            self.composer.mention(path)
+
+    async def _cited(self, event: GenericEventArguments) -> None:
+        args = event.args or {}
+        source = self.view.source(str(args.get("turn", "")), int(args.get("n", 0)))
+        if source is None:
+            ui.notify("That source is not in this answer.", type="warning")
             return
-        with self.banner, ui.card().classes("bg-amber-50 border border-amber-300 w-full max-w-3xl"):
-            ui.markdown(
-                f"**Answers are limited.** {problem} Until then, Docent shows the most "
-                "relevant passages from your documents."
-            ).classes("text-sm").mark("ollama-banner")
+        await self.open_source(source)
+
+    async def open_source(self, source: dict[str, Any]) -> None:
+        await self.open_path(
+            source.get("path") or source["file"], source.get("page"), source.get("snippet", "")
+        )
+
+    async def open_path(self, path: str, page: int | None, snippet: str) -> None:
+        with self.anchor:
+            self._picked()
+            await open_document(self.documents, path, page, snippet)
+
+    # -- header ---------------------------------------------------------------------------
+
+    def _model_menu(self) -> None:
+        models = self.container.chat_models
+        self.model_button = (
+            ui.button(models.current, icon="memory")
+            .props("flat no-caps dense")
+            .classes("docent-ellipsis max-w-[40vw]")
+            .mark("model")
+        )
+        self.model_button.tooltip("Chat model")
+        with self.model_button:
+            self.model_menu = ui.menu().mark("model-menu")
+        self.model_menu.on("before-show", self._fill_models)
+        self._fill_models()
+
+    def _fill_models(self) -> None:
+        models = self.container.chat_models
+        self.model_button.set_text(models.current)
+        self.model_menu.clear()
+        with self.model_menu:
+            installed = models.installed
+            if not installed:
+                ui.menu_item("No models listed (is Ollama running?)").props("disable")
+            for name in installed:
+                chosen = name == models.current or name == f"{models.current}:latest"
+                item = ui.menu_item(
+                    ("✓ " if chosen else "   ") + name, on_click=lambda n=name: self.choose(n)
+                )
+                item.mark(f"model-option model-{name}")
+            if models.can_pull:
+                ui.separator()
+                ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
+
+    def choose(self, name: str) -> None:
+        self.container.chat_models.choose(name)
+        self.model_button.set_text(name)
+        ui.notify(f"Answers now come from {name}.")
+
+    def pull(self, name: str) -> None:
+        with self.anchor:  # not inside the banner, which goes away once the model is there
+            show_pull(self.container.chat_models, name, on_done=lambda _: self._fill_models())
+
+    def show_trace(self, trace: dict[str, Any]) -> None:
+        with self.anchor:
+            show_trace(trace)
+
+    def help(self) -> None:
+        show_help(self.container.chat.diagram())
+
+    def settings(self) -> None:
+        s = self.container.settings
+        show_settings(
+            self.container.preferences,
+            self.container.chat_models.installed,
+            self.container.token,
+            f"http://{s.host}:{s.port}",
+        )
+        self._fill_models()

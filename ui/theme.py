@@ -1,14 +1,130 @@
-"""Colours and the few styles the window needs."""
+"""Colours, styles and the browser-side script every page of the window needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 from nicegui import ui
 
+from ui.markdown import code_css
+
 PRIMARY = "#4f46e5"
+SCRIPT = (Path(__file__).parent / "static" / "docent.js").read_text(encoding="utf-8")
 
 CSS = """
-.docent-answer p { margin: 0 0 0.5em 0; }
-.docent-answer p:last-child { margin-bottom: 0; }
-.docent-source { font-size: 0.8rem; }
-.docent-messages { max-width: 52rem; margin: 0 auto; }
+html, body { overflow-x: hidden; }
+body { background: #f8fafc; }
+body.body--dark { background: #0f172a; }
+.docent-muted { color: #64748b; }
+.body--dark .docent-muted { color: #94a3b8; }
+
+.docent-header { background: white; color: #1e293b; }
+.body--dark .docent-header { background: #0f172a; color: #e2e8f0;
+  border-bottom: 1px solid #1e293b; }
+
+/* Messages */
+.docent-messages { max-width: 52rem; margin: 0 auto; width: 100%; min-width: 0; }
+.docent-bubble { background: var(--q-primary); color: white; border-radius: 1.1rem;
+  padding: 0.5rem 0.9rem; max-width: min(80%, 40rem); white-space: pre-wrap;
+  overflow-wrap: anywhere; }
+.docent-answer-card { width: 100%; max-width: 100%; min-width: 0; border-radius: 0.9rem; }
+.body--dark .docent-answer-card { background: #1e293b; }
+.docent-md { overflow-wrap: anywhere; line-height: 1.55; min-width: 0; }
+.docent-md p { margin: 0 0 0.6em 0; }
+.docent-md > :last-child { margin-bottom: 0; }
+.docent-md h1 { font-size: 1.3rem; font-weight: 650; margin: 0.8em 0 0.4em; line-height: 1.3; }
+.docent-md h2 { font-size: 1.15rem; font-weight: 650; margin: 0.8em 0 0.4em; line-height: 1.3; }
+.docent-md h3, .docent-md h4, .docent-md h5, .docent-md h6 {
+  font-size: 1rem; font-weight: 650; margin: 0.7em 0 0.3em; line-height: 1.3; }
+.docent-md > h1:first-child, .docent-md > h2:first-child, .docent-md > h3:first-child {
+  margin-top: 0; }
+.docent-md ul { list-style: disc; padding-left: 1.4em; margin: 0 0 0.6em; }
+.docent-md ol { list-style: decimal; padding-left: 1.4em; margin: 0 0 0.6em; }
+.docent-md blockquote { border-left: 3px solid #cbd5e1; padding-left: 0.8em; color: #475569; }
+.docent-md a { color: var(--q-primary); text-decoration: underline; }
+.body--dark .docent-md a { color: #a5b4fc; }
+.docent-md :not(pre) > code { background: rgba(100,116,139,0.15); border-radius: 4px;
+  padding: 0.05em 0.3em; font-size: 0.9em; }
+.docent-md a.docent-cite { text-decoration: none; font-size: 0.78em; font-weight: 600;
+  vertical-align: super; padding: 0 0.1em; border-radius: 4px; cursor: pointer; }
+.docent-md a.docent-cite:hover { background: rgba(79,70,229,0.12); }
+.docent-code { margin: 0.5em 0 0.8em; border-radius: 8px; overflow: hidden;
+  background: #f1f5f9; border: 1px solid #e2e8f0; }
+.body--dark .docent-code { background: #0b1220; border-color: #334155; }
+.docent-code-bar { display: flex; justify-content: space-between; align-items: center;
+  font-size: 0.75rem; padding: 0.2rem 0.6rem; color: #64748b;
+  border-bottom: 1px solid #e2e8f0; }
+.body--dark .docent-code-bar { border-color: #334155; color: #94a3b8; }
+.docent-copy-code { font-size: 0.75rem; padding: 0.05rem 0.5rem; border-radius: 4px;
+  cursor: pointer; }
+.docent-copy-code:hover { background: rgba(100,116,139,0.2); }
+.docent-code pre { margin: 0; padding: 0.6rem 0.8rem; overflow-x: auto; font-size: 0.85rem;
+  line-height: 1.45; }
+.docent-table { overflow-x: auto; max-width: 100%; margin: 0.4em 0 0.8em; }
+.docent-table table { border-collapse: collapse; font-size: 0.9rem; }
+.docent-table th, .docent-table td { border: 1px solid #e2e8f0; padding: 0.3rem 0.6rem;
+  text-align: left; white-space: nowrap; }
+.body--dark .docent-table th, .body--dark .docent-table td { border-color: #334155; }
+.docent-table th { background: rgba(100,116,139,0.1); }
+.docent-streaming > :last-child::after, .docent-streaming:empty::after {
+  content: ""; display: inline-block; width: 0.55em; height: 1.05em; margin-left: 0.15em;
+  vertical-align: text-bottom; background: currentColor; opacity: 0.7;
+  animation: docent-blink 1s steps(1) infinite; }
+@keyframes docent-blink { 50% { opacity: 0; } }
+.docent-mention-chip .q-icon { font-size: 1em; }
+.docent-mention-chip { display: inline-flex; align-items: center; gap: 0.2em;
+  background: rgba(255,255,255,0.22); border-radius: 999px; padding: 0 0.5em;
+  font-size: 0.9em; white-space: nowrap; max-width: 100%; overflow: hidden;
+  text-overflow: ellipsis; vertical-align: bottom; }
+.docent-source-chip { max-width: 100%; }
+.docent-source-chip .q-chip__content { overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; display: block; }
+.docent-stopped { font-size: 0.75rem; color: #b45309; }
+
+/* Composer and the @ picker */
+.docent-footer { color: #0f172a; }
+.body--dark .docent-footer { color: #e2e8f0; }
+.docent-footer .docent-composer { background: white; }
+.body--dark .docent-footer .docent-composer { background: #1e293b; }
+.docent-composer { max-width: 52rem; margin: 0 auto; width: 100%; min-width: 0; }
+.docent-mention-popup { position: absolute; bottom: 100%; left: 0; right: 0;
+  margin-bottom: 0.4rem; max-height: 18rem; overflow-y: auto; z-index: 10; }
+.docent-mention-option { cursor: pointer; border-radius: 6px; }
+.docent-mention-option.docent-active { background: rgba(79,70,229,0.14); }
+.docent-jump { position: fixed; bottom: 7.5rem; left: 50%; transform: translateX(-50%);
+  display: none; z-index: 5; }
+body.docent-scrolled-up .docent-jump { display: inline-flex; }
+
+/* Sidebar */
+.docent-ellipsis { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  min-width: 0; }
+.body--dark .docent-banner { background: #3b2a06 !important; border-color: #a16207 !important;
+  color: #fef3c7 !important; }
+.docent-doclist { overflow-y: auto; max-height: 42vh; min-height: 3rem; }
+.docent-session.docent-current { background: rgba(79,70,229,0.12); font-weight: 600; }
+
+/* The drop zone */
+.docent-drop-overlay { position: fixed; inset: 0; z-index: 6000; display: none;
+  align-items: center; justify-content: center; pointer-events: none;
+  background: rgba(79,70,229,0.12); border: 3px dashed var(--q-primary); }
+.docent-drop-overlay.docent-drop-active { display: flex; }
+.docent-uploader { display: none; }
+
+/* The text viewer */
+.docent-viewer-text { overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.6; }
+.docent-viewer-plain { white-space: pre-wrap; font-family: ui-monospace, monospace;
+  font-size: 0.85rem; }
+.docent-passage-block { background: #fef3c7; border-left: 4px solid #f59e0b;
+  padding: 0.3rem 0.7rem; margin: 0 -0.7rem 0.6em; border-radius: 4px; }
+.body--dark .docent-passage-block { background: #422006; }
+.docent-viewer-text mark { background: #fde68a; padding: 0.1em 0; border-radius: 3px; }
+.body--dark .docent-viewer-text mark { background: #854d0e; color: white; }
+.docent-pdf { width: 100%; height: 100%; border: 0; }
+
+@media (max-width: 600px) {
+  .docent-bubble { max-width: 88%; }
+  .docent-hide-narrow { display: none !important; }
+}
 """
 
 STATUS_ICONS = {
@@ -19,8 +135,48 @@ STATUS_ICONS = {
 }
 
 
-def apply() -> None:
-    """Set colours and styles for the current page."""
+def apply() -> ui.dark_mode:
+    """Colours, dark mode (following the system), styles and script for the current page."""
     ui.colors(primary=PRIMARY)
-    ui.add_css(CSS)
-    ui.query("body").classes("bg-slate-50")
+    dark = ui.dark_mode(None)  # None: follow the operating system's setting
+    ui.add_css(CSS + code_css())
+    ui.add_body_html(f"<script>{SCRIPT}</script>")
+    return dark
+
+
+THEMES: dict[str, tuple[bool | None, str, str]] = {
+    "auto": (None, "brightness_auto", "Theme: as the system (click for light)"),
+    "light": (False, "light_mode", "Theme: light (click for dark)"),
+    "dark": (True, "dark_mode", "Theme: dark (click to follow the system)"),
+}
+
+
+class ThemeToggle:
+    """The header's theme button: system, light, dark in turn; this browser remembers it."""
+
+    def __init__(self, dark: ui.dark_mode) -> None:
+        self.dark = dark
+        self.choice = "auto"
+        self.button = ui.button(icon="brightness_auto", on_click=self.next).props("flat round")
+        self.button.mark("theme")
+        with self.button:
+            self.tip = ui.tooltip(THEMES["auto"][2])
+        ui.on("docent_theme", lambda e: self.choose(str(e.args), remember=False))
+        ui.run_javascript(
+            "emitEvent('docent_theme', localStorage.getItem('docent-theme') || 'auto')"
+        )
+
+    def next(self) -> None:
+        names = list(THEMES)
+        self.choose(names[(names.index(self.choice) + 1) % len(names)], remember=True)
+
+    def choose(self, choice: str, *, remember: bool) -> None:
+        if choice not in THEMES:
+            return
+        self.choice = choice
+        value, icon, tip = THEMES[choice]
+        self.dark.set_value(value)
+        self.button.props(f"icon={icon}")
+        self.tip.set_text(tip)
+        if remember:
+            ui.run_javascript(f"localStorage.setItem('docent-theme', '{choice}')")

@@ -71,7 +71,9 @@ class Window:
         self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
         access = secure(app, self.services, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
-        access.body_limits.allow("POST", "/_nicegui/client/*", settings.max_upload_mb * MB)
+        access.body_limits.allow(
+            "POST", "/_nicegui/client/*", settings.max_upload_mb * MB, setting="max_upload_mb"
+        )
         # Socket.IO checks Origin itself too: agree with the guard instead of allowing '*'.
         core.sio.eio.cors_allowed_origins = lambda origin, environ: access.own_origin(
             origin, environ.get("HTTP_HOST", ""), environ.get("wsgi.url_scheme", "http")

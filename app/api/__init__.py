@@ -15,6 +15,7 @@ from app.api import entry
 from app.api.errors import install_error_handlers
 from app.api.guard import MB, Access, BodyLimits, install_guard, is_api_path, wrap_outermost
 from app.api.login import LoginLinks
+from app.api.uploads import UPLOAD_PATH, upload_body_cap
 from app.startup import WaitForServices
 
 if TYPE_CHECKING:
@@ -42,6 +43,10 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
         allowed_hosts=[settings.host],
         body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
     )
+    # Uploads stream each file to disk and cap it there; the body cap only bounds the total.
+    access.body_limits.allow(
+        "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
+    )
     app.state.services = services
     app.state.login_links = access.links
     wrap_outermost(app, lambda inner: WaitForServices(inner, services, _needs_services))
@@ -62,6 +67,7 @@ def api_routers() -> list[APIRouter]:
     from app.api import (
         chat_router,
         documents_router,
+        library_router,
         mcp_router,
         openai_router,
         sessions_router,
@@ -72,6 +78,7 @@ def api_routers() -> list[APIRouter]:
         status_router.router,
         chat_router.router,
         documents_router.router,
+        library_router.router,
         sessions_router.router,
         openai_router.router,
         mcp_router.router,

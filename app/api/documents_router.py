@@ -22,23 +22,7 @@ router = APIRouter(dependencies=[Depends(require_token)])
 
 @router.get("/api/documents")
 async def list_documents(c: ContainerDep) -> DocumentList:
-    return DocumentList(
-        documents=[
-            DocumentPublic(
-                id=d.id,
-                path=d.path,
-                status=d.status,
-                pages=d.pages,
-                chunks=d.chunks,
-                error=d.error,
-                updated_at=d.updated_at,
-                pages_done=d.pages_done,
-                pages_total=d.pages_total,
-                chunks_done=d.chunks_done,
-            )
-            for d in c.documents.list()
-        ]
-    )
+    return DocumentList(documents=[DocumentPublic.of(d) for d in c.documents.list()])
 
 
 @router.post("/api/search")

@@ -20,6 +20,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
@@ -79,27 +80,38 @@ def _port(host_header: str, scheme: str) -> int | None:
     return 443 if scheme in ("https", "wss") else 80
 
 
+class BodyCap(NamedTuple):
+    """A route's body cap in bytes (``None``: the route caps it) and the setting behind it."""
+
+    max_bytes: int | None
+    setting: str
+
+
 @dataclass
 class BodyLimits:
     """The largest request body each route may send; ``None`` means the route caps it."""
 
     default: int
-    routes: dict[tuple[str, str], int | None] = field(default_factory=dict)
+    routes: dict[tuple[str, str], BodyCap] = field(default_factory=dict)
+    default_setting: str = "max_body_mb"
 
-    def allow(self, method: str, path: str, max_bytes: int | None) -> None:
+    def allow(
+        self, method: str, path: str, max_bytes: int | None, *, setting: str = "max_body_mb"
+    ) -> None:
         """Give one route its own cap, e.g. uploads, which cap each file as they stream it.
 
-        A ``path`` ending in ``*`` covers every path that starts with what precedes it.
+        A ``path`` ending in ``*`` covers every path that starts with what precedes it;
+        ``setting`` names what a person changes to raise the cap, for the 413's message.
         """
-        self.routes[(method.upper(), path)] = max_bytes
+        self.routes[(method.upper(), path)] = BodyCap(max_bytes, setting)
 
-    def for_request(self, method: str, path: str) -> int | None:
+    def for_request(self, method: str, path: str) -> BodyCap:
         if (method, path) in self.routes:
             return self.routes[(method, path)]
         for (allowed_method, pattern), cap in self.routes.items():
             if allowed_method == method and pattern.endswith("*") and path.startswith(pattern[:-1]):
                 return cap
-        return self.default
+        return BodyCap(self.default, self.default_setting)
 
 
 class BodyTooLarge(Exception):
@@ -203,16 +215,17 @@ class Guard:
         if scope["path"] == LOGIN_PATH and scope["method"] in ("GET", "HEAD"):
             await self._login(scope, headers, send)
             return
-        limit = self.access.body_limits.for_request(scope["method"], scope["path"])
+        cap = self.access.body_limits.for_request(scope["method"], scope["path"])
+        limit = cap.max_bytes
         length = headers.get("content-length")
         if (
             limit is not None
             and length is not None
             and (not length.isdigit() or int(length) > limit)
         ):
-            await refuse(scope, send, _too_large(limit), body_pending=True)
+            await refuse(scope, send, _too_large(limit, cap.setting), body_pending=True)
             return
-        exchange = _Exchange(receive, send, limit)
+        exchange = _Exchange(receive, send, cap)
         try:
             await self.app(scope, exchange.receive, exchange.send)
         except BodyTooLarge:
@@ -237,10 +250,11 @@ class Guard:
 class _Exchange:
     """One request's receive and send: counts the body against the cap, adds the headers."""
 
-    def __init__(self, receive: Receive, send: Send, limit: int | None) -> None:
+    def __init__(self, receive: Receive, send: Send, cap: BodyCap) -> None:
         self._receive = receive
         self._send = send
-        self.limit = limit
+        self.cap = cap
+        self.limit = cap.max_bytes
         self.received = 0
         self.started = False
         self.refused = False
@@ -252,7 +266,7 @@ class _Exchange:
             if self.received > self.limit:
                 if not self.started:
                     self.refused = True
-                    refusal = _too_large(self.limit)
+                    refusal = _too_large(self.limit, self.cap.setting)
                     await send_refusal(self._send, refusal, close=True, html=False)
                 raise BodyTooLarge
         return message
@@ -266,12 +280,12 @@ class _Exchange:
         await self._send(message)
 
 
-def _too_large(limit: int) -> Refusal:
+def _too_large(limit: int, setting: str) -> Refusal:
     return Refusal(
         413,
         "body_too_large",
         f"The request body is over the {limit / MB:g} MB limit "
-        "(setting max_body_mb, DOCENT_MAX_BODY_MB).",
+        f"(setting {setting}, DOCENT_{setting.upper()}).",
     )
 
 

@@ -11,8 +11,6 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from app.api.errors import ApiError, error_response
-from app.api.security import require_token
 from app.mcp_server import build_mcp_server
 
 if TYPE_CHECKING:
@@ -26,6 +24,9 @@ class McpEndpoint:
     start-up or shutdown hook from whichever app hosts it (the API app, or the window's,
     which adds its routes once the services are ready). The server is built on first use,
     around the container of the app serving the request.
+
+    Host, Origin and token are the guard's to decide (app/api/guard.py), as for every
+    route: it stands in front of /mcp in whichever app serves it.
     """
 
     def __init__(self) -> None:
@@ -33,11 +34,6 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
-        try:
-            require_token(request)
-        except ApiError as error:
-            await error_response(error.status, error.code, error.message)(scope, receive, send)
-            return
         container: Container = await request.app.state.services.container()
         server = self._servers.get(id(container))
         if server is None:
@@ -45,21 +41,13 @@ class McpEndpoint:
         server.streamable_http_app(
             stateless_http=True,
             json_response=True,
-            transport_security=_transport_security(container.settings.host),
+            # The SDK would check Host and Origin again with its own list; the guard's
+            # answer is the one answer (403 forbidden_host / forbidden_origin).
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         manager = server.session_manager  # the one just made, for this request alone
         async with manager.run():
             await StreamableHTTPASGIApp(manager)(scope, receive, send)
-
-
-def _transport_security(host: str) -> TransportSecuritySettings:
-    """The SDK's own Host and Origin check, agreeing with the API's."""
-    names = ("127.0.0.1", "localhost", "[::1]", host)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"{scheme}://{name}:*" for name in names for scheme in ("http", "https")],
-    )
 
 
 router = APIRouter()

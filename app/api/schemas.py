@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from app.sessions import MAX_TITLE_CHARS
 from graph.state import Mode
+
+if TYPE_CHECKING:
+    from app.documents import DocumentView
 
 
 class ChatRequest(BaseModel):
@@ -58,9 +61,33 @@ class DocumentPublic(BaseModel):
     chunks_done: int | None = None
     """While indexing: chunks embedded so far."""
 
+    @classmethod
+    def of(cls, view: DocumentView) -> DocumentPublic:
+        """The public shape of a document as DocumentService shows it."""
+        return cls(
+            id=view.id,
+            path=view.path,
+            status=view.status,
+            pages=view.pages,
+            chunks=view.chunks,
+            error=view.error,
+            updated_at=view.updated_at,
+            pages_done=view.pages_done,
+            pages_total=view.pages_total,
+            chunks_done=view.chunks_done,
+        )
+
 
 class DocumentList(BaseModel):
     documents: list[DocumentPublic]
+
+
+class ReindexRequest(BaseModel):
+    id: str | None = Field(None, description="One document's id; leave out to re-scan all.")
+
+
+class ReindexResult(BaseModel):
+    queued: int = Field(description="How many files were queued for indexing.")
 
 
 class OllamaStatus(BaseModel):

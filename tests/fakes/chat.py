@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,16 @@ class FakeChatModel:
         """The ``schema`` of every ``complete_json`` call, in order."""
         self.json_delay = 0.0
         """Seconds every ``complete_json`` call takes (to exercise callers' timeouts)."""
+        self.responder: Callable[[Sequence[Message], dict[str, Any] | None], str | None] | None
+        self.responder = None
+        """Picks a reply from the call's messages and JSON schema (None for streamed calls)
+        before the queue is used; returning None falls through to the queue. Lets a test
+        answer by the kind of call (rewrite, suggestions) and keep the queue for answers,
+        as ``FakeOllamaServer.responder`` does."""
+        self.json_gate: asyncio.Event | None = None
+        """When set, ``complete_json`` calls whose schema has ``gated_property`` wait for
+        this event before replying (e.g. hold the follow-up suggestions only)."""
+        self.gated_property = "suggestions"
         self._replies: deque[str | _Failure] = deque()
 
     def enqueue(self, *replies: str) -> None:
@@ -67,7 +77,7 @@ class FakeChatModel:
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
         """Yield the next reply word by word; ``usage`` counts words, as tokens."""
-        reply = self._take(messages, json_mode=False)
+        reply = self._take(messages, json_mode=False, schema=None)
         text = reply.after if isinstance(reply, _Failure) else reply
         pieces = split_tokens(text)
         for index, piece in enumerate(pieces):
@@ -88,7 +98,11 @@ class FakeChatModel:
     ) -> dict[str, Any]:
         """Return the next reply parsed as a JSON object."""
         self.schemas.append(schema)
-        reply = self._take(messages, json_mode=True)
+        if self.json_gate is not None and self.gated_property in (schema or {}).get(
+            "properties", {}
+        ):
+            await self.json_gate.wait()
+        reply = self._take(messages, json_mode=True, schema=schema)
         if timeout is not None and self.json_delay > timeout:
             raise LLMError(f"{self.host} took longer than {timeout:g} s", host=self.host)
         await asyncio.sleep(self.json_delay)
@@ -102,10 +116,14 @@ class FakeChatModel:
             return Health(False, self.host, error=str(OllamaUnavailable(self.host)))
         return Health(True, self.host, models=[self.model])
 
-    def _take(self, messages: Sequence[Message], *, json_mode: bool) -> str | _Failure:
+    def _take(
+        self, messages: Sequence[Message], *, json_mode: bool, schema: dict[str, Any] | None
+    ) -> str | _Failure:
         self.history.append([dict(m) for m in messages])
         if not self.reachable:
             raise OllamaUnavailable(self.host)
+        if self.responder is not None and (text := self.responder(messages, schema)) is not None:
+            return text
         if self._replies:
             return self._replies.popleft()
         if self.default_reply is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+")
@@ -32,3 +33,41 @@ class FakeEmbedder:
             vec[int.from_bytes(digest, "big") % self.dim] += 1.0
         norm = math.sqrt(sum(v * v for v in vec)) or 1.0
         return [v / norm for v in vec]
+
+
+class GatedEmbedder(FakeEmbedder):
+    """A ``FakeEmbedder`` whose calls can be held and let through one at a time, so a test
+    can watch a document while it is being indexed (the pipeline embeds batch by batch)."""
+
+    def __init__(self, dim: int = 64, name: str = "fake-embedder") -> None:
+        super().__init__(dim, name)
+        self._gate = threading.Semaphore(0)
+        self._held = False
+        self._lock = threading.Lock()
+        self.waiting = 0
+        """Calls blocked at the gate now."""
+
+    def hold(self) -> None:
+        """From now on each call waits for a ``release``."""
+        self._held = True
+
+    def release(self, calls: int = 1) -> None:
+        """Let ``calls`` held calls through."""
+        for _ in range(calls):
+            self._gate.release()
+
+    def open(self) -> None:
+        """Stop holding: every waiting call goes through, and later ones don't wait."""
+        self._held = False
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self._held:
+            with self._lock:
+                self.waiting += 1
+            try:
+                while self._held and not self._gate.acquire(timeout=0.05):
+                    pass
+            finally:
+                with self._lock:
+                    self.waiting -= 1
+        return super().embed(texts)

@@ -119,6 +119,8 @@ class FakeOllamaServer:
         """Default seconds between streamed tokens."""
         self.first_token_delay = first_token_delay
         """Default seconds before the first token (think: model loading)."""
+        self.embed_delay = 0.0
+        """Seconds each ``/api/embed`` request takes (lets a test watch indexing go by)."""
         self.requests: list[tuple[str, Any]] = []
         """Every request as ``(path, json body or None)``, in arrival order."""
         self.responder: Callable[[dict[str, Any]], str | None] | None = None
@@ -403,6 +405,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._model_missing(model)
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else list(texts)
+        if self.fake.embed_delay:
+            time.sleep(self.fake.embed_delay)
         dim = body.get("dimensions") or self.fake.embed_dim
         self._send_json(
             {

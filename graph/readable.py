@@ -1,0 +1,27 @@
+"""A passage as a person reads it: markup that hides its words (Markdown links and images,
+HTML, template tags) taken out, for places that show passages instead of an answer.
+Markdown's own signs (# * `) stay: shown as written, they still read as the file does."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TEMPLATE = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^\s<>]+)>")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])")
+
+
+def readable(text: str) -> str:
+    """``text`` without its markup, on one line."""
+    text = _TEMPLATE.sub(" ", text)
+    text = _COMMENT.sub(" ", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _TAG.sub(" ", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = html.unescape(text)
+    return " ".join(text.split())

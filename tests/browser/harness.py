@@ -1,0 +1,109 @@
+"""What the browser tests share: Debian's Chromium, the app in its own process (as `run.py`
+starts it) against the fake Ollama server, logging in with its one-time link, screenshots."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fakes.ollama_server import FakeOllamaServer
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "browser"
+START_TIMEOUT = 120
+
+skip_without_chromium = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="needs Debian's chromium (.ci/run installs it)"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_app(data: Path, ollama: FakeOllamaServer, *, documents: int) -> Iterator[str]:
+    """The app serving ``data`` until the block ends; yields its login link once
+    ``documents`` files are ready in its index (which answers the questions)."""
+    port = free_port()
+    # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
+    started = time.monotonic()
+    log_path = data.parent / "app.log"
+    log = log_path.open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:  # the app prints its one-time login link once it listens
+            if process.poll() is not None:
+                raise AssertionError(log_path.read_text())
+            found = re.search(r"Log in with (\S+)", log_path.read_text())
+            if found:
+                link = found.group(1)
+                break
+            if time.monotonic() - started > START_TIMEOUT:
+                raise AssertionError("the app did not start: " + log_path.read_text())
+            time.sleep(0.2)
+        assert link.startswith(url + "/login?key=")
+        assert httpx.get(url + "/", timeout=5).status_code == 401  # locked without the login
+        print(f"app listening with its login link {time.monotonic() - started:.1f} s after start")
+        token = (data / "api-token").read_text().strip()
+
+        def indexed() -> bool:
+            try:  # the API answers once the services are built behind the socket
+                listing = httpx.get(
+                    url + "/api/documents", headers={"Authorization": f"Bearer {token}"}, timeout=5
+                ).json()
+            except httpx.TimeoutException:
+                return False
+            return sum(d["status"] == "ready" for d in listing["documents"]) >= documents
+
+        deadline = time.monotonic() + START_TIMEOUT
+        while not indexed():
+            assert time.monotonic() < deadline, "the documents were not indexed"
+            time.sleep(0.3)
+        yield link
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def fresh_shots(name: str) -> Path:
+    """artifacts/browser/<name>/, emptied: one test's screenshots."""
+    folder = ARTIFACTS / name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    return folder

@@ -1,0 +1,32 @@
+"""Serve the real window for the browser test: `python -m tests.browser.serve PORT DATA OLLAMA`.
+
+What `run.py` starts (the guarded window and API, the login link, the services built
+behind the socket), pointed at the fake Ollama server the test runs. The login link is
+printed as `run.py` prints it; the test opens it as a person would.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from app.settings import Settings
+from ui.window import serve
+
+
+def main(port: int, data_dir: Path, ollama: str) -> int:
+    settings = Settings(
+        port=port,
+        data_dir=data_dir,
+        ollama_host=ollama,
+        open_browser=False,
+        chat_model="llama3.2",
+        embed_backend="ollama",  # the fake server embeds: no model on disk, paced by the test
+        chunk_size=300,
+        chunk_overlap=0,
+    )
+    return serve(settings)
+
+
+if __name__ in {"__main__", "__mp_main__"}:
+    sys.exit(main(int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))

@@ -1,0 +1,79 @@
+"""What the window adds to ChatService: Stop keeps the partial answer, regenerate, diagram."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from app.chat import ChatService
+from app.sessions import SessionIndex
+from graph.deps import GraphDeps
+from graph.graph import build_graph
+from models.reranker import PassThroughReranker
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.search import FakeSearch, make_chunk
+
+CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
+
+
+def make_service(tmp_path: Path, llm: FakeChatModel) -> ChatService:
+    search = FakeSearch(CHUNKS)
+    deps = GraphDeps(
+        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
+    )
+    return ChatService(build_graph(deps, InMemorySaver()), SessionIndex(tmp_path / "docent.db"))
+
+
+async def test_stop_keeps_the_partial_answer_and_marks_it(tmp_path: Path) -> None:
+    llm = FakeChatModel(token_delay=0.05)
+    llm.enqueue(" ".join(f"word{i}" for i in range(200)))
+    service = make_service(tmp_path, llm)
+    turn = service.start_turn("s1", "What was revenue?")
+    seen = []
+    async for event in turn.events():
+        seen.append(event)
+        if event.kind == "token" and event.data["text"].strip() == "word3":
+            assert service.cancel("s1")
+    done = seen[-1]
+    assert done.kind == "done" and done.data["stopped"] is True
+    partial = "".join(e.data["text"] for e in seen if e.kind == "token")
+    assert done.data["answer"] == partial and "word3" in partial and "word199" not in partial
+    assert done.data["sources"][0]["file"] == "q3.pdf"
+    assert not service.is_busy("s1")
+    messages = await service.messages("s1")
+    assert [(m["role"], m["content"]) for m in messages] == [
+        ("user", "What was revenue?"),
+        ("assistant", partial),
+    ]
+    assert messages[1]["stopped"] is True and messages[1]["sources"]
+    # The session goes on normally after a stop.
+    llm.token_delay = 0
+    llm.enqueue("It was 12 million euros [1].")
+    await service.start_turn("s1", "And in Q4?").result()
+    assert [m["role"] for m in await service.messages("s1")] == ["user", "assistant"] * 2
+
+
+async def test_cancel_with_nothing_running_says_so(tmp_path: Path) -> None:
+    assert make_service(tmp_path, FakeChatModel()).cancel("nothing") is False
+
+
+async def test_regenerate_replaces_the_last_answer(tmp_path: Path) -> None:
+    llm = FakeChatModel()
+    llm.enqueue("First answer [1].", "Second answer [1].")
+    service = make_service(tmp_path, llm)
+    await service.start_turn("s1", "What was revenue?").result()
+    done = await (await service.regenerate("s1")).result()
+    assert done.data["answer"] == "Second answer [1]."
+    messages = await service.messages("s1")
+    assert [(m["role"], m["content"]) for m in messages] == [
+        ("user", "What was revenue?"),
+        ("assistant", "Second answer [1]."),
+    ]
+
+
+async def test_diagram_is_the_live_graph_as_mermaid(tmp_path: Path) -> None:
+    text = make_service(tmp_path, FakeChatModel()).diagram()
+    assert text.startswith("---") or "graph" in text
+    for node in ("router", "rewriter", "retriever", "generator"):
+        assert node in text

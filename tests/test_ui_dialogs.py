@@ -1,0 +1,219 @@
+"""Dialogs: how Docent works, why these sources, settings, models, and the document viewer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from app.container import Container
+from app.settings import Settings
+from models.llm import OllamaChat
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.ollama_server import FakeOllamaServer
+from tests.pdfs import make_pdf
+from tests.running import eventually
+from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled
+from ui.page import chat_page
+from ui.viewer import open_document
+
+
+async def ask(user: User, text: str) -> None:
+    user.find(marker="message-input").type(text)
+    user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
+
+
+async def test_help_draws_the_live_graph(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    user.find(marker="help").click()
+    await user.should_see(marker="help-graph")
+    diagram = user.find(marker="help-graph").elements.pop()
+    for node in ("router", "rewriter", "retriever", "generator"):
+        assert node in diagram.content
+
+
+async def test_why_these_sources_shows_timeline_route_and_scores(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="why-sources").click()
+    await user.should_see(marker="trace-dialog")
+    await user.should_see("route: rag", marker="trace-route")
+    chart = user.find(marker="trace-timeline").elements.pop()
+    assert chart.options["yAxis"]["data"] == ["router", "rewriter", "retriever", "generator"]
+    table = user.find(marker="trace-candidates").elements.pop()
+    assert table.rows[0]["file"] == "notes.md"
+
+
+async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    user.find(marker="settings").click()
+    await user.should_see(marker="settings-dialog")
+    await user.should_see(container.token, marker="api-token")
+    await user.should_see(marker="copy-token")
+    guide = user.find(marker="tools-guide").elements.pop().content
+    assert "curl" in guide and "/v1" in guide and "/mcp" in guide
+    user.find(marker="setting-top_k").elements.pop().value = 8
+    user.find(marker="setting-ollama_host").elements.pop().value = "http://gpu-box:11434"
+    user.find(marker="settings-save").click()
+    await user.should_see("restart Docent", marker="settings-message")
+    assert container.deps.top_k == 8  # live
+    assert container.retriever.settings.top_k == 8
+    assert container.settings.ollama_host != "http://gpu-box:11434"  # after a restart
+    saved = (container.settings.data_dir / "preferences.json").read_text()
+    assert '"top_k": 8' in saved and "gpu-box" in saved
+    user.find(marker="setting-top_k").elements.pop().value = 0
+    user.find(marker="settings-save").click()
+    await user.should_see("Not saved", marker="settings-message")
+    assert container.deps.top_k == 8
+
+
+async def test_a_cited_text_file_opens_with_the_passage_highlighted(
+    user: User, container: Container, page: None
+) -> None:
+    llm(container).enqueue("Under the flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="source").click()
+    await user.should_see(marker="viewer")
+    text = user.find(marker="viewer-text").elements.pop().content
+    assert 'id="docent-passage"' in text and "blue flowerpot" in text
+
+
+async def test_a_cited_pdf_opens_at_its_page(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    pdf = make_pdf(tmp_path / "report.pdf", [f"Page {n}. Revenue was up." for n in range(1, 10)])
+    await add_file(container, "report.pdf", pdf.read_bytes(), folder="q3")
+    await settled(container, "q3/report.pdf")
+    await user.open("/")
+    with user:
+        await open_document(documents(container), "q3/report.pdf", 4, "Revenue was up.")
+    await user.should_see("page 4", marker="viewer-page")
+    frame = user.find(marker="viewer-pdf").elements.pop()
+    assert frame.props["data-page"] == "4"
+    # The viewer fetches the file once from a single-use URL the window serves in process.
+    url = frame.props["data-src"]
+    served = await user.http_client.get(url)
+    assert served.status_code == 200 and served.content == pdf.read_bytes()
+    assert (await user.http_client.get(url)).status_code == 404
+
+
+async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    outside = make_pdf(tmp_path / "secret.pdf", ["Not in the library."])
+    pdf = make_pdf(tmp_path / "plan.pdf", ["The plan."])
+    await add_file(container, "plan.pdf", pdf.read_bytes())
+    await settled(container, "plan.pdf")
+    (container.settings.docs_dir / "plan.pdf").unlink()
+    (container.settings.docs_dir / "plan.pdf").symlink_to(outside)
+    await user.open("/")
+    with user:
+        await open_document(documents(container), "plan.pdf", 1, "The plan.")
+    await user.should_see(marker="viewer-error")
+    assert "outside the documents folder" in contents(user, "viewer-error")[0]
+    await user.should_not_see(marker="viewer-pdf")
+
+
+@pytest.fixture
+async def ollama_app(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> AsyncIterator[tuple[Container, FakeOllamaServer]]:
+    """The app against the fake Ollama server, with only llama3.2 installed."""
+    ollama_server.models = ["llama3.2:latest"]
+    settings = Settings(data_dir=tmp_path / "data", ollama_host=ollama_server.url)
+    built = Container(
+        settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
+    )
+    await built.start(watch=False)
+    ui.page("/")(lambda: chat_page(built))
+    yield built, ollama_server
+    await built.stop()
+
+
+async def test_a_missing_model_is_pulled_with_progress_then_chosen(
+    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+) -> None:
+    app, server = ollama_app
+    await app.health.check_now()
+    await user.open("/")
+    await user.should_see("ollama pull qwen2.5:7b", marker="banner-text")
+    user.find(marker="banner-pull").click()
+    await user.should_see(marker="pull-dialog")
+    assert user.find(marker="pull-name").elements.pop().value == "qwen2.5:7b"
+    user.find(marker="pull-start").click()
+    await user.should_see("qwen2.5:7b is ready.", marker="pull-status", retries=50)
+    assert user.find(marker="pull-progress").elements.pop().value == 1.0
+    assert ("/api/pull", {"model": "qwen2.5:7b", "insecure": False, "stream": True}) in [
+        (path, body) for path, body in server.requests if path == "/api/pull"
+    ]
+    await user.should_not_see(marker="banner-model_missing", retries=50)
+
+
+async def test_the_model_picker_lists_ollamas_models_and_switches(
+    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+) -> None:
+    app, _ = ollama_app
+    await app.health.check_now()
+    await user.open("/")
+    await user.should_see("llama3.2:latest", marker="model-option")
+    user.find(marker="model-llama3.2:latest").click()
+    await user.should_see("llama3.2:latest", marker="model")
+    assert app.llm.model == "llama3.2:latest"
+    await eventually(
+        lambda: all(p.kind != "model_missing" for p in app.health.report.problems),
+        what="the missing-model banner to clear",
+    )
+    assert (
+        '"chat_model": "llama3.2:latest"'
+        in (app.settings.data_dir / "preferences.json").read_text()
+    )
+
+
+class _ReRankerOff:
+    """A reranker whose model could not be loaded (``FlashRankReranker.problem``)."""
+
+    problem = "The reranking model is not installed; run `uv run run.py ingest` online once."
+
+    def rerank(self, query: str, passages: list[str]) -> list[float]:
+        raise RuntimeError(self.problem)
+
+
+async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    built = Container(
+        settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
+    )
+    await built.start(watch=False)
+    try:
+        ui.page("/")(lambda: chat_page(built))
+        await built.health.check_now()
+        await user.open("/")
+        await user.should_see("Reranking is off.", marker="banner-text")
+    finally:
+        await built.stop()
+
+
+async def test_the_theme_follows_the_system_then_light_then_dark(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    dark = user.find(kind=ui.dark_mode).elements.pop()
+    assert dark.value is None  # follows the system
+    user.find(marker="theme").click()
+    assert dark.value is False
+    user.find(marker="theme").click()
+    assert dark.value is True
+    user.find(marker="theme").click()
+    assert dark.value is None

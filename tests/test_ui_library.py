@@ -1,0 +1,140 @@
+"""The library in the drawer, over the real DocumentService and pipeline: live status from
+its events, overall progress, and the file actions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from nicegui.elements.upload_files import SmallFileUpload
+from nicegui.testing import User
+
+from app.container import Container
+from ingest.events import IngestEvent
+from tests.pdfs import make_pdf
+from tests.running import eventually
+from tests.ui_parts import add_file, contents, documents, embedder, settled
+
+PAGES = 60
+
+
+def long_pdf(path: Path) -> bytes:
+    """A PDF whose pages make about three 200-character chunks each: several batches."""
+    text = "The handbook says the office opens at nine and closes at five. " * 9
+    return make_pdf(path, [f"Page {n}. {text}" for n in range(1, PAGES + 1)]).read_bytes()
+
+
+def shown(user: User, pattern: str) -> bool:
+    return any(re.search(pattern, text) for text in contents(user, "document-detail"))
+
+
+async def test_live_status_pages_done_error_reason_and_progress(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    gate = embedder(container)
+    await user.open("/")
+    await user.should_see("notes.md", marker="document-name", retries=40)
+    gate.hold()  # each batch of chunks now waits for the test
+    await add_file(container, "handbook.pdf", long_pdf(tmp_path / "handbook.pdf"), "big")
+    locked = make_pdf(tmp_path / "locked.pdf", ["Secret."], user_password="pw").read_bytes()
+    await add_file(container, "locked.pdf", locked)
+    await eventually(lambda: gate.waiting == 1, what="the first batch at the gate")
+    await eventually(lambda: shown(user, rf"^Indexing · 0 of {PAGES} pages$"), what="started")
+    await user.should_see(marker="library-progress", retries=40)
+    gate.release()
+    pattern = rf"^Indexing · ([1-9]\d*) of {PAGES} pages · 64 chunks$"
+    await eventually(lambda: shown(user, pattern), what="pages done after one batch")
+    await eventually(lambda: shown(user, r"^Password-protected PDF: remove the password"))
+    assert "0 chunks" not in " ".join(contents(user, "document-detail"))
+    bar = user.find(marker="library-progress").elements.pop()
+    assert 0 < bar.value < 1  # the error counts as done, the handbook is part way
+    line = contents(user, "library-progress-text")[0]
+    assert re.match(r"^1 of 2 files done · 1 failed · 64 chunks written", line), line
+    gate.open()
+    await eventually(lambda: shown(user, rf"^{PAGES} pages · \d+ chunks$"), what="ready")
+    await user.should_not_see(marker="library-progress", retries=40)
+    await user.should_see("big", marker="folder")  # grouped by folder
+
+
+async def test_search_and_sort(user: User, container: Container, page: None) -> None:
+    await add_file(container, "alpha.pdf", b"this is not a PDF at all")
+    await add_file(container, "zeta.md", b"# Zeta\n\nLast in the alphabet.\n")
+    await settled(container, "alpha.pdf", "error")
+    await settled(container, "zeta.md")
+    await user.open("/")
+    await user.should_see("Not a PDF", marker="document-detail", retries=40)
+    assert contents(user, "document-name") == ["alpha.pdf", "notes.md", "zeta.md"]
+    user.find(marker="by-folder").click()
+    user.find(marker="sort-recent").click()
+    await eventually(lambda: contents(user, "document-name")[0] == "zeta.md", what="newest first")
+    user.find(marker="sort-status").click()
+    await eventually(lambda: contents(user, "document-name")[0] == "alpha.pdf", what="errors first")
+    user.find(marker="document-search").type("zet")
+    await eventually(lambda: contents(user, "document-name") == ["zeta.md"], what="search")
+
+
+async def test_delete_asks_first_then_removes(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    user.find(marker="document-delete").click()
+    await user.should_see(marker="delete-dialog", retries=40)
+    assert (container.settings.docs_dir / "notes.md").exists()  # nothing before the answer
+    user.find(marker="confirm-delete").click()
+    await user.should_see(marker="no-documents", retries=40)
+    assert not (container.settings.docs_dir / "notes.md").exists()
+    assert documents(container).list() == []
+    assert container.ready_paths() == []
+
+
+async def test_reindex_and_mention_from_the_list(
+    user: User, container: Container, page: None
+) -> None:
+    seen: list[IngestEvent] = []
+    documents(container).subscribe(seen.append)
+    await user.open("/")
+    user.find(marker="document-reindex").click()
+    await eventually(
+        lambda: [e.kind for e in seen if e.path == "notes.md"][-1:] == ["ready"],
+        what="notes.md indexed again",
+    )
+    assert "started" in [e.kind for e in seen]  # indexed from scratch, not skipped
+    user.find(marker="document-mention").click()
+    box = user.find(marker="message-input").elements.pop()
+    assert box.value == '@"notes.md" '
+
+
+async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    docs = documents(container)
+    await docs.remove(docs.list()[0].id)
+    await user.open("/")
+    await user.should_see(marker="first-start", retries=40)
+    await user.should_see(marker="first-start-add", retries=40)
+    pdf = make_pdf(tmp_path / "report.pdf", ["Page one text.", "Page two text."])
+    uploader = user.find(marker="uploader").elements.pop()
+    upload = SmallFileUpload("report.pdf", "application/pdf", pdf.read_bytes())
+    await uploader.handle_uploads([upload])
+    await eventually(lambda: shown(user, r"^2 pages · \d+ chunks?$"), what="report.pdf ready")
+    assert (container.settings.docs_dir / "report.pdf").read_bytes() == pdf.read_bytes()
+    await user.should_not_see(marker="first-start", retries=40)
+    assert "report.pdf" in container.ready_paths()  # searchable, not just listed
+
+
+async def test_a_refused_file_says_why(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    uploader = user.find(marker="uploader").elements.pop()
+    await uploader.handle_uploads([SmallFileUpload("tool.exe", "application/x-binary", b"MZ")])
+    await user.should_see("Docent cannot read .exe files", retries=40)
+    assert not (container.settings.docs_dir / "tool.exe").exists()
+
+
+async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    with user:
+        user.find(marker="uploader")  # the page is built
+    await add_file(container, "minutes.md", b"# Minutes\n\nWe met.\n", folder="team/2024")
+    await settled(container, "team/2024/minutes.md")
+    await user.should_see("team/2024", marker="folder", retries=40)
+    assert (container.settings.docs_dir / "team" / "2024" / "minutes.md").exists()

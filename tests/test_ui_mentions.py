@@ -1,0 +1,74 @@
+"""The @ picker in the window: typing @ lists files, keys pick, the pick shows as a chip."""
+
+from __future__ import annotations
+
+from nicegui.testing import User
+
+from app.container import Container
+from tests.running import eventually
+from tests.ui_parts import answer_shows, contents, llm, text_of
+
+
+def box_value(user: User) -> str:
+    return str(user.find(marker="message-input").elements.pop().value)
+
+
+async def test_typing_at_opens_the_picker_and_enter_inserts_the_file(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    box = user.find(marker="message-input")
+    box.type("Where is the key in @no")
+    await user.should_see("notes.md", marker="mention-option")
+    box.trigger("keydown", {"key": "Enter"})  # picks, does not send
+    await user.should_not_see(marker="mention-option")
+    assert box_value(user) == 'Where is the key in @"notes.md" '
+    assert container.sessions.list() == []
+    llm(container).enqueue("Under the flowerpot [1].")
+    box.trigger("keydown", {"key": "Enter"})
+    await eventually(lambda: answer_shows(user, "Under the flowerpot"), what="the answer")
+    bubble = contents(user, "user-text")[0]
+    assert "docent-mention-chip" in bubble and '@"' not in text_of(bubble)
+    assert container.sessions.list()[0].title.startswith('Where is the key in @"notes.md"')
+    titles = contents(user, "session-title")
+    assert titles == ["Where is the key in notes.md"]  # the title without the raw syntax
+
+
+async def test_arrows_move_and_escape_closes(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    page_composer = _composer(user)
+    page_composer.set_files(["a/alpha.pdf", "b/alpine.md", "c/beta.txt", "notes.md"])
+    box = user.find(marker="message-input")
+    box.type("@al")
+    await user.should_see("alpha.pdf", marker="mention-option")
+    box.trigger("keydown", {"key": "ArrowDown"})
+    box.trigger("keydown", {"key": "Enter"})
+    await user.should_not_see(marker="mention-option")
+    assert box_value(user) == '@"alpine.md" '
+    box.type("and @be")
+    await user.should_see("beta.txt", marker="mention-option")
+    box.trigger("keydown", {"key": "Escape"})
+    await user.should_not_see(marker="mention-option")
+    assert box_value(user) == '@"alpine.md" and @be'  # Esc closes, the text stays
+
+
+async def test_the_picker_filters_five_thousand_names(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    names = [f"folder{i % 50}/document number {i}.pdf" for i in range(5000)]
+    _composer(user).set_files(names)
+    user.find(marker="message-input").type("@number 4321")
+    await user.should_see("document number 4321.pdf", marker="mention-option")
+    assert len(contents(user, "mention-option")) <= 8
+
+
+def _composer(user: User):  # type: ignore[no-untyped-def]
+    from ui.composer import Composer
+
+    textarea = user.find(marker="message-input").elements.pop()
+    for listener in textarea._event_listeners.values():
+        owner = getattr(listener.handler, "__self__", None)
+        if isinstance(owner, Composer):
+            return owner
+    raise AssertionError("no composer on the page")

@@ -1,0 +1,123 @@
+"""What the window does with text: Markdown answers, citations, @mentions, names."""
+
+from __future__ import annotations
+
+from ui.citations import group_sources, middle_ellipsis
+from ui.markdown import cited_numbers, render
+from ui.mentions import MentionIndex, active_query, insert, plain_title, segments
+
+
+def test_answers_escape_html_and_refuse_script_links() -> None:
+    html = render("Hi <script>alert(1)</script> [x](javascript:alert(1))")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert 'href="javascript' not in html
+
+
+def test_code_blocks_get_a_language_label_and_a_copy_button() -> None:
+    html = render("```python\nprint('hi')\n```")
+    assert '<div class="docent-code">' in html
+    assert "<span>python</span>" in html and "docent-copy-code" in html
+    assert "print" in html and "<pre><code>" in html
+
+
+def test_tables_scroll_inside_their_own_box() -> None:
+    html = render("| a | b |\n|---|---|\n| 1 | 2 |")
+    assert html.startswith('<div class="docent-table"><table>')
+
+
+def test_citation_markers_become_links_but_not_in_code() -> None:
+    html = render("Costs rose [1] and fell [2, 3]. `x[4]`")
+    for n in (1, 2, 3):
+        assert f'data-n="{n}"' in html
+    assert 'data-n="4"' not in html
+    assert cited_numbers("a [2] b [1, 2] [3]") == [2, 1, 3]
+    sourced = render("See [1].", [{"n": 1, "file": "q3.pdf", "page": 4}])
+    assert 'data-page="4"' in sourced and 'title="q3.pdf, page 4"' in sourced
+
+
+def test_sources_are_grouped_one_entry_per_file_with_its_pages() -> None:
+    sources = [
+        {"n": 1, "file": "report.pdf", "path": "q3/report.pdf", "page": 9},
+        {"n": 2, "file": "notes.md", "path": "notes.md", "page": None},
+        {"n": 3, "file": "report.pdf", "path": "q3/report.pdf", "page": 4},
+        {"n": 4, "file": "report.pdf", "path": "q3/report.pdf", "page": 9},
+    ]
+    groups = group_sources(sources)
+    assert [(g.path, g.numbers, g.pages) for g in groups] == [
+        ("q3/report.pdf", [1, 3, 4], [4, 9]),
+        ("notes.md", [2], []),
+    ]
+    assert groups[0].pages_label == "pp. 4, 9"
+
+
+def test_long_names_are_shortened_in_the_middle_keeping_the_extension() -> None:
+    name = "A very long annual report of the company for the year 2024 final version.pdf"
+    short = middle_ellipsis(name, 32)
+    assert len(short) == 32 and "…" in short
+    assert short.startswith("A very") and short.endswith("ersion.pdf")
+    assert middle_ellipsis("short.pdf") == "short.pdf"
+
+
+PATHS = [
+    "reports/Annual report 2024.pdf",
+    "notes.md",
+    "handbook/Employee Handbook.pdf",
+    "q3/report.pdf",
+    "a/report.pdf",
+]
+
+
+def test_fuzzy_filter_ranks_substrings_then_scattered_letters() -> None:
+    index = MentionIndex(PATHS)
+    assert [c.path for c in index.search("report")][:3] == [
+        "a/report.pdf",
+        "q3/report.pdf",
+        "reports/Annual report 2024.pdf",
+    ]
+    assert [c.path for c in index.search("ehb")] == ["handbook/Employee Handbook.pdf"]
+    assert [c.path for c in index.search("q3")] == ["q3/report.pdf"]  # by folder
+    assert index.search("zzz") == []
+    assert len(index.search("")) == len(PATHS)
+
+
+def test_a_pick_inserts_the_name_or_the_path_when_names_clash() -> None:
+    index = MentionIndex(PATHS)
+    assert index.token(index.search("annual")[0]) == '@"Annual report 2024.pdf"'
+    assert index.token(index.search("report.pdf")[0]) == '@"a/report.pdf"'
+
+
+def test_the_mention_being_typed_is_found_at_the_caret() -> None:
+    assert active_query("hello @ann", 10) == (6, "ann")
+    assert active_query('x @"Annual re', 13) == (2, "Annual re")
+    assert active_query("hello @annual rep", 17) == (6, "annual rep")  # names have spaces
+    assert active_query("mail a@b.c", 10) is None  # an e-mail address
+    assert active_query("@ann\nnext line", 14) is None
+    assert active_query('x @"done.pdf" and', 17) is None
+    assert insert("ask @ann about", 8, 4, '@"Annual.pdf"') == ('ask @"Annual.pdf" about', 17)
+
+
+def test_mentions_show_as_names_in_bubbles_and_titles() -> None:
+    text = 'What does @"Annual report 2024.pdf" say vs @notes.md?'
+    assert segments(text) == [
+        ("text", "What does "),
+        ("mention", "Annual report 2024.pdf"),
+        ("text", " say vs "),
+        ("mention", "notes.md"),
+        ("text", "?"),
+    ]
+    assert plain_title(text) == "What does Annual report 2024.pdf say vs notes.md?"
+    assert plain_title('What is in @"docugami__nih-clinical-trial-prot…') == (
+        "What is in docugami__nih-clinical-trial-prot…"
+    )
+
+
+def test_banners_keep_long_technical_messages_brief() -> None:
+    from ui.banners import brief
+
+    long = (
+        "the reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded (HTTPSConnectionPool"
+        "(host='example', port=443): Max retries exceeded with url: /model.zip (Caused by x))"
+    )
+    assert brief(long) == "The reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded."
+    short = "Ollama is not running at http://127.0.0.1:11434. Start it with `ollama serve`."
+    assert brief(short) == short

@@ -1,0 +1,35 @@
+""" "How Docent works": the live graph, drawn from the compiled LangGraph."""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+STEPS = (
+    ("Router", "decides whether the question needs your documents, and reads @mentions."),
+    ("Rewriter", "turns the question (and the conversation so far) into searches."),
+    ("Retriever", "finds the best passages by meaning and by keyword, then reranks them."),
+    ("Generator", "writes the answer from those passages, citing each as [n]."),
+)
+
+
+def show_help(diagram: str) -> None:
+    """Open the help dialog; ``diagram`` is the compiled graph as Mermaid source."""
+    with ui.dialog() as dialog, ui.card().classes("w-full max-w-2xl gap-3").mark("help-dialog"):
+        with ui.row().classes("w-full items-center justify-between no-wrap"):
+            ui.label("How Docent works").classes("text-lg font-semibold")
+            ui.button(icon="close", on_click=dialog.close).props("flat round dense")
+        ui.label(
+            "Every message goes through a small graph. This picture is drawn from the graph "
+            "the app is running now."
+        ).classes("text-sm docent-muted")
+        ui.mermaid(diagram).classes("w-full flex justify-center").mark("help-graph")
+        with ui.column().classes("gap-1"):
+            for name, text in STEPS:
+                with ui.row().classes("gap-1 no-wrap text-sm"):
+                    ui.label(name).classes("font-semibold")
+                    ui.label(text)
+        ui.label(
+            "Everything runs on this computer: the index lives in the data folder, and answers "
+            "come from your local Ollama."
+        ).classes("text-sm docent-muted")
+    dialog.open()

@@ -1,0 +1,319 @@
+"""The library in the drawer: live status per file, overall progress, add/open/delete/reindex.
+
+Driven by the DocumentService's events: an event marks the view stale and one redraw
+follows shortly after, however many events came in between (a long PDF sends one per
+batch of chunks). Nothing here polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from app.documents import DocumentError, DocumentService, DocumentView, IngestEvent, LibraryProgress
+from ui import theme
+from ui.citations import middle_ellipsis
+
+REDRAW_AFTER_SECONDS = 0.25
+SHOWN_AT_MOST = 300
+"""Rows drawn at once; a search narrows a larger library."""
+
+ADVICE_WORDS = ("save", "try again", "check", "reinstall", "repair", "remove", "split", "raise")
+"""A reason that already says what to do (the loaders' reasons mostly do) gets no more."""
+
+WHAT_TO_DO = {
+    "empty": "Add it again once it has content.",
+    "no text": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
+    "scanned": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
+    "time budget": "Split the file, then Reindex.",
+    "outside the documents folder": "Copy the file into the folder instead of linking it.",
+}
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def what_to_do(reason: str) -> str:
+    """The fix to suggest after ``reason``, or "" when the reason says it already."""
+    lowered = reason.lower()
+    if any(word in lowered for word in ADVICE_WORDS):
+        return ""
+    return next((fix for key, fix in WHAT_TO_DO.items() if key in lowered), "Then Reindex.")
+
+
+def detail(doc: DocumentView) -> str:
+    """The caption under a file: its status in words a person reads at a glance."""
+    if doc.status == "error":
+        reason = (doc.error or "it could not be read").strip().rstrip(".") + "."
+        reason = reason[:1].upper() + reason[1:]
+        return f"{reason} {what_to_do(reason)}".strip()
+    if doc.status == "indexing":
+        parts = ["Indexing"]
+        if doc.pages_done is not None:
+            total = doc.pages_total or doc.pages
+            pages = f"{doc.pages_done:,} of {plural(total, 'page')}" if total else None
+            parts.append(pages or f"{plural(doc.pages_done, 'page')} read")
+        if doc.chunks_done:
+            parts.append(plural(doc.chunks_done, "chunk"))
+        return " · ".join(parts) if len(parts) > 1 else "Indexing…"
+    if doc.status == "queued":
+        return "Waiting to be indexed"
+    parts = [plural(doc.pages, "page")] if doc.pages else []
+    parts.append(plural(doc.chunks, "chunk"))
+    return " · ".join(parts)
+
+
+def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str:
+    """'12 of 25 files done · 1 failed · 1,234 chunks written · 40 chunks/s · about 2 min left'.
+
+    Says what is done (never what is left, which reads the same), and a file that failed
+    counts as done: the bar reaches the end when nothing is left to do."""
+    parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} done"]
+    if progress.failed:
+        parts.append(f"{progress.failed:,} failed")
+    # The tracker counts a file's chunks when it is ready; a long PDF's go in batch by batch.
+    parts.append(plural(progress.chunks_done + chunks_in_progress, "chunk") + " written")
+    if progress.chunks_per_second:
+        parts.append(f"{progress.chunks_per_second:,.0f} chunks/s")
+    eta = progress.eta_seconds
+    if eta and eta >= 1:  # "about 0 s left" says nothing
+        parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
+    return " · ".join(parts)
+
+
+def folder_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+class Library:
+    """The documents part of the drawer."""
+
+    def __init__(
+        self,
+        documents: DocumentService,
+        *,
+        on_open: Callable[[str], Any],
+        on_mention: Callable[[str], Any],
+        on_change: Callable[[list[str]], Any],
+    ) -> None:
+        self.documents = documents
+        self.on_open = on_open
+        self.on_mention = on_mention
+        self.on_change = on_change
+        self.query = ""
+        self.sort = "name"
+        self.by_folder = True
+        self.collapsed: set[str] = set()
+        self._pending: asyncio.TimerHandle | None = None
+        self._paths: list[str] | None = None
+        with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
+            ui.label("Documents").classes("text-xs uppercase docent-muted")
+            self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
+            ui.space()
+            sort = ui.button(icon="sort").props("flat round dense size=sm").tooltip("Sort")
+            with sort, ui.menu():
+                for key, label in (
+                    ("name", "By name"),
+                    ("status", "By status"),
+                    ("recent", "Newest first"),
+                ):
+                    ui.menu_item(label, on_click=lambda k=key: self.set_sort(k)).mark(f"sort-{key}")
+            folders = ui.button(icon="account_tree", on_click=self.toggle_folders)
+            folders.props("flat round dense size=sm").tooltip("Group by folder").mark("by-folder")
+        self.search = ui.input(placeholder="Search documents", on_change=self._searched)
+        self.search.props("dense outlined clearable").classes("w-full").mark("document-search")
+        self.progress = ui.column().classes("w-full gap-0")
+        self.list = ui.column().classes("docent-doclist w-full gap-0 no-wrap").mark("document-list")
+        self.anchor = ui.element("div")
+        """Dialogs and notices live here, not in a row that the next event redraws away."""
+        self.unsubscribe = documents.subscribe(self._on_event)
+        self.redraw()
+
+    def close(self) -> None:
+        self.unsubscribe()
+        if self._pending is not None:
+            self._pending.cancel()
+
+    def _on_event(self, _event: IngestEvent) -> None:
+        if self.list.is_deleted:
+            self.close()
+            return
+        if self._pending is None:
+            loop = asyncio.get_running_loop()
+            self._pending = loop.call_later(REDRAW_AFTER_SECONDS, self._redraw_now)
+
+    def _redraw_now(self) -> None:
+        self._pending = None
+        if not self.list.is_deleted:
+            self.redraw()
+
+    def set_sort(self, key: str) -> None:
+        self.sort = key
+        self.redraw()
+
+    def toggle_folders(self) -> None:
+        self.by_folder = not self.by_folder
+        self.redraw()
+
+    def _searched(self) -> None:
+        self.query = (self.search.value or "").strip().lower()
+        self.redraw()
+
+    def redraw(self) -> None:
+        docs = self.documents.list()
+        paths = [d.path for d in docs]
+        if paths != self._paths:  # the @ picker's index is rebuilt only when names change
+            self._paths = paths
+            self.on_change(paths)
+        self.count.set_text(f"· {len(docs)}" if docs else "")
+        self._draw_progress(docs)
+        shown = [d for d in docs if self.query in d.path.lower()] if self.query else docs
+        shown = self._sorted(shown)
+        self.list.clear()
+        with self.list:
+            if not docs:
+                ui.label("No documents yet.").classes("text-sm docent-muted py-2").mark(
+                    "no-documents"
+                )
+                return
+            if not shown:
+                ui.label("No document matches.").classes("text-sm docent-muted py-2")
+            folder = None
+            headers = self.by_folder and len({folder_of(d.path) for d in shown}) > 1
+            for doc in shown[:SHOWN_AT_MOST]:
+                here = folder_of(doc.path)
+                if headers and here != folder:
+                    folder = here
+                    self._folder_header(here, sum(folder_of(d.path) == here for d in shown))
+                if headers and here in self.collapsed:
+                    continue
+                self._row(doc)
+            if len(shown) > SHOWN_AT_MOST:
+                ui.label(f"Showing {SHOWN_AT_MOST} of {len(shown)}; search to narrow.").classes(
+                    "text-xs docent-muted py-1"
+                )
+
+    def _folder_header(self, folder: str, count: int) -> None:
+        closed = folder in self.collapsed
+        with ui.row().classes("w-full items-center no-wrap gap-1 mt-2 cursor-pointer") as header:
+            ui.icon("chevron_right" if closed else "expand_more").classes("docent-muted")
+            ui.label(folder or "(top folder)").classes("text-xs docent-muted docent-ellipsis")
+            ui.label(str(count)).classes("text-xs docent-muted")
+        header.on("click", lambda f=folder: self.toggle_folder(f))
+        header.mark("folder")
+
+    def toggle_folder(self, folder: str) -> None:
+        """Collapse or open one folder of the list."""
+        self.collapsed.symmetric_difference_update({folder})
+        self.redraw()
+
+    def _sorted(self, docs: list[DocumentView]) -> list[DocumentView]:
+        order = {"error": 0, "indexing": 1, "queued": 2, "ready": 3}
+        if self.sort == "recent":
+            return sorted(docs, key=lambda d: d.updated_at or "", reverse=True)
+
+        def key(d: DocumentView) -> Any:
+            name = d.name.lower()
+            return (order.get(d.status, 9), name) if self.sort == "status" else name
+
+        if self.by_folder:
+            return sorted(docs, key=lambda d: (folder_of(d.path).lower(), key(d)))
+        return sorted(docs, key=key)
+
+    def _row(self, doc: DocumentView) -> None:
+        status = doc.status
+        icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
+        name = doc.name
+        with ui.item().props("dense").classes("w-full px-1 rounded").mark("document") as row:
+            with ui.item_section().props("avatar").classes("min-w-0"):
+                mark = ui.icon(icon, color=color).tooltip(status)
+                if status == "indexing":
+                    mark.classes("animate-spin")
+            with ui.item_section().classes("min-w-0"):
+                ui.item_label(name).classes("text-sm docent-ellipsis").tooltip(doc.path).mark(
+                    "document-name"
+                )
+                caption = ui.item_label(detail(doc)).props("caption").mark("document-detail")
+                if status == "error":
+                    caption.classes("text-negative")
+                else:
+                    caption.classes("docent-ellipsis")
+            with ui.item_section().props("side"):
+                more = ui.button(icon="more_vert").props("flat round dense size=sm")
+                more.mark("document-menu")
+                with more, ui.menu():
+                    ui.menu_item("Open", on_click=lambda p=doc.path: self.on_open(p)).mark(
+                        "document-open"
+                    )
+                    ui.menu_item("Mention", on_click=lambda p=doc.path: self.on_mention(p)).mark(
+                        "document-mention"
+                    )
+                    ui.menu_item("Reindex", on_click=lambda i=doc.id: self.reindex(i)).mark(
+                        "document-reindex"
+                    )
+                    ui.menu_item("Delete…", on_click=lambda d=doc: self.confirm_delete(d)).mark(
+                        "document-delete"
+                    )
+        row._props["data-status"] = status  # hooks for the browser test
+        row._props["data-path"] = doc.path
+
+    def _draw_progress(self, docs: list[DocumentView]) -> None:
+        self.progress.clear()
+        busy = any(d.status in ("queued", "indexing") for d in docs)
+        if not busy:
+            return
+        progress = self.documents.progress()
+        files = max(progress.files_total, 1)
+        # Files done, plus the share of pages done of those being indexed: the bar moves
+        # page by page through a long PDF instead of jumping once per file.
+        partial = 0.0
+        for doc in docs:
+            pages = doc.pages_total or doc.pages
+            if doc.status == "indexing" and doc.pages_done and pages:
+                partial += min(1.0, doc.pages_done / pages)
+        value = min(1.0, (progress.files_done + partial) / files)
+        live_chunks = sum(d.chunks_done or 0 for d in docs if d.status == "indexing")
+        with self.progress:
+            bar = ui.linear_progress(value=value, show_value=False)
+            bar.props("rounded size=8px").classes("mt-2 docent-progress").mark("library-progress")
+            bar._props["data-value"] = f"{value:.3f}"
+            ui.label(progress_line(progress, live_chunks)).classes("text-xs docent-muted").mark(
+                "library-progress-text"
+            )
+
+    async def reindex(self, doc_id: str | None) -> None:
+        with self.anchor:
+            try:
+                await self.documents.reindex(doc_id)
+            except DocumentError as error:  # it went away meanwhile: say so
+                ui.notify(str(error), type="warning")
+                return
+            ui.notify("Indexing again.")
+
+    def confirm_delete(self, doc: DocumentView) -> None:
+        name = middle_ellipsis(doc.name, 48)
+        with self.anchor, ui.dialog() as dialog, ui.card().mark("delete-dialog"):
+            ui.label(f"Delete {name}?").classes("text-lg font-semibold")
+            ui.label("The file is removed from the documents folder and from the index.").classes(
+                "text-sm"
+            )
+            with ui.row().classes("w-full justify-end"):
+                ui.button("Cancel", on_click=dialog.close).props("flat")
+
+                async def delete() -> None:
+                    dialog.close()
+                    try:
+                        await self.documents.remove(doc.id)
+                    except DocumentError as error:  # DocumentNotFound says what happened
+                        ui.notify(str(error), type="warning")
+                        return
+                    ui.notify(f"Deleted {name}.")
+
+                ui.button("Delete", on_click=delete).props("unelevated color=negative").mark(
+                    "confirm-delete"
+                )
+        dialog.open()

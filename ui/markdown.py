@@ -1,0 +1,126 @@
+"""Answers as HTML: Markdown with raw HTML escaped, code blocks with a bar, citations as links.
+
+Rendered here rather than by ``ui.markdown`` because the window needs its own code-block
+bar (language + Copy), tables that scroll inside their card, and ``[n]`` turned into links.
+The model's text is never trusted as HTML: markdown-it runs with ``html`` off, so a ``<b>``
+in an answer shows as text, and links with ``javascript:`` are refused by markdown-it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+CITATION = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+_NUMBER = re.compile(r"\d+")
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def code_css() -> str:
+    """Pygments colours for code blocks, light and dark."""
+    light = HtmlFormatter(style="default", nobackground=True).get_style_defs(".docent-code pre")
+    dark = HtmlFormatter(style="github-dark", nobackground=True).get_style_defs(
+        ".body--dark .docent-code pre"
+    )
+    return light + "\n" + dark
+
+
+def _fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    language = (token.info or "").strip().split(" ")[0]
+    code = token.content
+    try:
+        body = highlight(code, get_lexer_by_name(language), _FORMATTER) if language else None
+    except ClassNotFound:
+        body = None
+    if body is None:
+        body = html.escape(code)
+    label = html.escape(language or "text")
+    return (
+        '<div class="docent-code">'
+        f'<div class="docent-code-bar"><span>{label}</span>'
+        '<button type="button" class="docent-copy-code" title="Copy code">Copy</button></div>'
+        f"<pre><code>{body}</code></pre></div>"
+    )
+
+
+def _code_block(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    tokens[idx].info = ""
+    return _fence(tokens, idx, options, env)
+
+
+def _text(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    places = env.get("places", {}) if isinstance(env, dict) else {}
+    text = html.escape(tokens[idx].content, quote=False)
+    return CITATION.sub(lambda m: _cite_links(m, places), text)
+
+
+def _cite_link(n: str, label: str, places: dict[int, tuple[str, int | None]]) -> str:
+    file, page = places.get(int(n), ("", None))
+    title = f"{file}, page {page}" if page is not None else (file or f"Source {n}")
+    data_page = f' data-page="{page}"' if page is not None else ""
+    return (
+        f'<a class="docent-cite" href="#" data-n="{n}"{data_page} '
+        f'title="{html.escape(title)}">{label}</a>'
+    )
+
+
+def _cite_links(match: re.Match[str], places: dict[int, tuple[str, int | None]]) -> str:
+    numbers = _NUMBER.findall(match.group(1))
+    if len(numbers) == 1:
+        return _cite_link(numbers[0], f"[{numbers[0]}]", places)
+    return "[" + ", ".join(_cite_link(n, n, places) for n in numbers) + "]"
+
+
+def _table_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    return '<div class="docent-table"><table>'
+
+
+def _table_close(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    return "</table></div>"
+
+
+def _link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    token.attrSet("target", "_blank")
+    token.attrSet("rel", "noopener noreferrer")
+    attrs = "".join(f' {k}="{html.escape(str(v))}"' for k, v in (token.attrs or {}).items())
+    return f"<a{attrs}>"
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
+    md.enable(["table", "strikethrough"])
+    rules = md.renderer.rules  # type: ignore[attr-defined]
+    rules["fence"] = _fence
+    rules["code_block"] = _code_block
+    rules["text"] = _text
+    rules["table_open"] = _table_open
+    rules["table_close"] = _table_close
+    rules["link_open"] = _link_open
+    return md
+
+
+def render(text: str, sources: list[dict[str, Any]] | None = None) -> str:
+    """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page."""
+    places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
+    return str(_parser().render(text, {"places": places}))
+
+
+def cited_numbers(text: str) -> list[int]:
+    """The ``[n]`` markers in an answer, in order of first use."""
+    seen: list[int] = []
+    for match in CITATION.finditer(text):
+        for number in _NUMBER.findall(match.group(1)):
+            if int(number) not in seen:
+                seen.append(int(number))
+    return seen

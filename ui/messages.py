@@ -1,0 +1,183 @@
+"""One question and one answer as the window shows them: bubble, card, sources, actions."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nicegui import ui
+
+from ui import markdown
+from ui.citations import group_sources, middle_ellipsis
+from ui.mentions import segments
+
+RENDER_EVERY_SECONDS = 0.06
+"""How often a streaming answer is re-rendered: smooth, without a message per token."""
+
+
+@dataclass
+class AnswerActions:
+    """What the buttons under an answer do; the page supplies them."""
+
+    open_source: Callable[[dict[str, Any]], Any]
+    regenerate: Callable[[], Any]
+    show_trace: Callable[[dict[str, Any]], Any]
+    send_suggestion: Callable[[str], Any]
+
+
+def render_user(text: str) -> None:
+    """The user's message as a bubble; @mentions show as chips with the file name."""
+    with ui.row().classes("w-full justify-end"):
+        with ui.element("div").classes("docent-bubble").mark("user-message"):
+            parts = []
+            for kind, value in segments(text):
+                if kind == "mention":
+                    name = value.rsplit("/", 1)[-1]
+                    parts.append(
+                        '<span class="docent-mention-chip" title="'
+                        + _attr(value)
+                        + '"><i class="q-icon material-icons" aria-hidden="true">'
+                        + ("picture_as_pdf" if name.lower().endswith(".pdf") else "description")
+                        + "</i>"
+                        + _text(middle_ellipsis(name, 40))
+                        + "</span>"
+                    )
+                else:
+                    parts.append(_text(value))
+            ui.html("".join(parts), sanitize=False).mark("user-text")
+
+
+def _text(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr(value: str) -> str:
+    return _text(value).replace('"', "&quot;")
+
+
+@dataclass
+class AnswerView:
+    """An answer card: streamed text, its sources, and its actions once it is done."""
+
+    actions: AnswerActions
+    turn_id: str
+    text: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    trace: dict[str, Any] | None = None
+    stopped: bool = False
+    _rendered_at: float = 0.0
+
+    def build(self, *, streaming: bool) -> None:
+        with ui.column().classes("w-full gap-1 min-w-0") as self.box:
+            self.status = ui.chip("Starting…", icon="hourglass_top").props(
+                "dense outline color=primary"
+            )
+            self.status.classes("text-xs").mark("status")
+            self.status.set_visibility(streaming)
+            with ui.card().classes("docent-answer-card shadow-sm").props("flat bordered"):
+                self.body = ui.html("", sanitize=False).classes("docent-md").mark("answer")
+                self.body.props(f'data-turn="{self.turn_id}"')
+            self.footer = ui.column().classes("w-full gap-1 min-w-0")
+        if streaming:
+            self.body.classes("docent-streaming")
+        else:
+            self.finish()
+
+    @property
+    def is_gone(self) -> bool:
+        return self.box.is_deleted
+
+    def add_token(self, text: str) -> None:
+        self.text += text
+        now = time.monotonic()
+        if now - self._rendered_at >= RENDER_EVERY_SECONDS:
+            self._rendered_at = now
+            self.body.set_content(markdown.render(self.text, self.sources))
+            self.body.client.run_javascript("window.docent && docent.follow()")
+
+    def set_status(self, text: str) -> None:
+        self.status.set_text(text)
+
+    def fail(self, message: str) -> None:
+        self.status.set_text(message)
+        self.status.props("color=negative icon=error")
+        self.body.classes(remove="docent-streaming")
+        if not self.text:
+            self.body.set_content(markdown.render(f"*{message}*"))
+
+    def finish(self) -> None:
+        """Final render: full text, sources grouped by file, and the action buttons."""
+        self.status.set_visibility(False)
+        self.body.classes(remove="docent-streaming")
+        self.body.set_content(markdown.render(self.text, self.sources))
+        self.footer.clear()
+        with self.footer:
+            self._sources_row()
+            self._actions_row()
+        self.body.client.run_javascript("window.docent && docent.follow()")
+
+    def _sources_row(self) -> None:
+        if not self.sources:
+            return
+        with ui.row().classes("gap-1 w-full min-w-0").mark("sources"):
+            for group in group_sources(self.sources):
+                label = middle_ellipsis(group.file, 30)
+                if group.pages_label:
+                    label += f" · {group.pages_label}"
+                first = next(s for s in self.sources if int(s["n"]) == group.numbers[0])
+                chip = ui.chip(
+                    label,
+                    icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
+                    on_click=lambda s=first: self.actions.open_source(s),
+                )
+                chip.props("outline dense clickable color=primary").classes(
+                    "docent-source-chip text-xs"
+                ).mark("source")
+                numbers = ", ".join(f"[{n}]" for n in group.numbers)
+                chip.tooltip(f"{group.path} — {numbers}")
+
+    def _actions_row(self) -> None:
+        with ui.row().classes("gap-0 items-center").mark("answer-actions"):
+            copy = ui.button(icon="content_copy").props("flat dense round size=sm")
+            copy.on("click", js_handler=f"() => docent.copy({json.dumps(self.text)})")
+            copy.tooltip("Copy answer").mark("copy-answer")
+            self.regen = ui.button(icon="refresh", on_click=self.actions.regenerate)
+            self.regen.props("flat dense round size=sm").tooltip("Regenerate").mark("regenerate")
+            if self.sources or (self.trace and self.trace.get("nodes")):
+                why = ui.button(
+                    "Why these sources?",
+                    on_click=lambda: self.actions.show_trace(self._trace_data()),
+                )
+                why.props("flat dense no-caps size=sm color=grey-7").mark("why-sources")
+            if self.stopped:
+                ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
+
+    def retire(self) -> None:
+        """A newer answer exists: only the last one can be regenerated or followed up."""
+        regen = getattr(self, "regen", None)
+        if regen is not None and not regen.is_deleted:
+            regen.set_visibility(False)
+        suggestions = getattr(self, "suggestions", None)
+        if suggestions is not None and not suggestions.is_deleted:
+            suggestions.delete()
+
+    def _trace_data(self) -> dict[str, Any]:
+        return {**(self.trace or {}), "sources": self.sources}
+
+    def show_suggestions(self, suggestions: list[str]) -> None:
+        if not suggestions or self.is_gone:
+            return
+        with self.footer, ui.row().classes("gap-1 w-full").mark("suggestions") as self.suggestions:
+            for text in suggestions[:4]:
+                chip = ui.chip(
+                    text,
+                    icon="arrow_forward",
+                    on_click=lambda t=text: self.actions.send_suggestion(t),
+                )
+                chip.props("clickable dense outline").classes(
+                    "text-xs docent-source-chip docent-suggestion"
+                )
+                chip.mark("suggestion")

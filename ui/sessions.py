@@ -1,0 +1,173 @@
+"""Earlier conversations in the drawer: by recency, grouped by day; rename, delete, search."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from nicegui import ui
+
+from app.chat import ChatService, SessionBusy
+from app.sessions import SessionIndex
+from ui.mentions import plain_title
+
+SHOWN_AT_MOST = 200
+
+
+def day_label(stamp: str, today: date) -> str:
+    """'Today', 'Yesterday', 'Previous 7 days', 'Previous 30 days', or the month."""
+    try:
+        when = datetime.fromisoformat(stamp).astimezone().date()
+    except ValueError:
+        return "Older"
+    if when >= today:
+        return "Today"
+    if when == today - timedelta(days=1):
+        return "Yesterday"
+    if when > today - timedelta(days=7):
+        return "Previous 7 days"
+    if when > today - timedelta(days=30):
+        return "Previous 30 days"
+    return when.strftime("%B %Y")
+
+
+class Sessions:
+    """The sessions part of the drawer."""
+
+    def __init__(
+        self,
+        sessions: SessionIndex,
+        chat: ChatService,
+        *,
+        on_open: Callable[[str], Awaitable[None]],
+        on_deleted: Callable[[str], Any],
+    ) -> None:
+        self.index = sessions
+        self.chat = chat
+        self.on_open = on_open
+        self.on_deleted = on_deleted
+        self.current: str | None = None
+        self.query = ""
+        # Search, rename and delete come with the sessions API (SEAMS.md: SessionIndex.search
+        # / rename, ChatService.delete_session); until that is in, the list only opens chats.
+        self._search = getattr(sessions, "search", None)
+        self._rename = getattr(sessions, "rename", None)
+        self._delete = getattr(chat, "delete_session", None)
+        ui.label("Chats").classes("text-xs uppercase docent-muted mt-4")
+        self.search = ui.input(placeholder="Search chats", on_change=self._searched)
+        self.search.props("dense outlined clearable").classes("w-full").mark("session-search")
+        self.search.set_visibility(self._search is not None)
+        self.list = ui.column().classes("w-full gap-0").mark("session-list")
+        self.anchor = ui.element("div")
+        """Dialogs live here, not in a row that a redraw may delete."""
+        self.rows: dict[str, ui.item] = {}
+        self.redraw()
+
+    def _searched(self) -> None:
+        self.query = (self.search.value or "").strip()
+        self.redraw()
+
+    def set_current(self, session_id: str | None) -> None:
+        """Highlight the open chat (without redrawing: the clicked row stays as it is)."""
+        self.current = session_id
+        if session_id is not None and session_id not in self.rows:
+            self.redraw()
+            return
+        for sid, row in self.rows.items():
+            if sid == session_id:
+                row.classes(add="docent-current")
+            else:
+                row.classes(remove="docent-current")
+
+    def redraw(self) -> None:
+        found = self._search(self.query) if self.query and self._search else self.index.list()
+        today = datetime.now(UTC).astimezone().date()
+        self.list.clear()
+        self.rows.clear()
+        with self.list:
+            if not found:
+                text = "No chat matches." if self.query else "No chats yet."
+                ui.label(text).classes("text-sm docent-muted py-1").mark("no-sessions")
+            group = None
+            for info in found[:SHOWN_AT_MOST]:
+                label = day_label(info.updated_at, today)
+                if label != group:
+                    group = label
+                    ui.label(label).classes("text-xs docent-muted mt-2").mark("session-day")
+                self._row(info)
+
+    def _row(self, info: Any) -> None:
+        title = plain_title(info.title)
+        current = info.id == self.current
+        item = ui.item(on_click=lambda sid=info.id: self.on_open(sid)).props("dense clickable")
+        item.classes("w-full rounded docent-session px-2" + (" docent-current" if current else ""))
+        self.rows[info.id] = item.mark("session")
+        with item:
+            with ui.item_section().classes("min-w-0"):
+                ui.item_label(title).classes("text-sm docent-ellipsis").tooltip(title).mark(
+                    "session-title"
+                )
+            with ui.item_section().props("side"):
+                more = ui.button(icon="more_horiz").props("flat round dense size=sm")
+                more.set_visibility(self._rename is not None and self._delete is not None)
+                more.mark("session-menu").on("click.stop", lambda: None)
+                with more, ui.menu():
+                    ui.menu_item("Rename…", on_click=lambda i=info: self.rename(i)).mark(
+                        "session-rename"
+                    )
+                    ui.menu_item("Delete…", on_click=lambda i=info: self.confirm_delete(i)).mark(
+                        "session-delete"
+                    )
+
+    def rename(self, info: Any) -> None:
+        with (
+            self.anchor,
+            ui.dialog() as dialog,
+            ui.card().classes("w-full max-w-md").mark("rename-dialog"),
+        ):
+            ui.label("Rename chat").classes("text-lg font-semibold")
+            box = ui.input(value=plain_title(info.title)).props("outlined dense autofocus")
+            box.classes("w-full").mark("rename-input")
+            error = ui.label("").classes("text-sm text-negative")
+
+            def save() -> None:
+                try:
+                    assert self._rename is not None
+                    self._rename(info.id, box.value or "")
+                except ValueError as problem:
+                    error.set_text(str(problem))
+                    return
+                dialog.close()
+                self.redraw()
+
+            box.on("keydown.enter", save)
+            with ui.row().classes("w-full justify-end"):
+                ui.button("Cancel", on_click=dialog.close).props("flat")
+                ui.button("Save", on_click=save).props("unelevated").mark("rename-save")
+        dialog.open()
+
+    def confirm_delete(self, info: Any) -> None:
+        title = plain_title(info.title)
+        with self.anchor, ui.dialog() as dialog, ui.card().mark("delete-session-dialog"):
+            ui.label("Delete this chat?").classes("text-lg font-semibold")
+            ui.label(f"“{title}” and its answers are deleted for good.").classes("text-sm")
+            with ui.row().classes("w-full justify-end"):
+                ui.button("Cancel", on_click=dialog.close).props("flat")
+
+                async def delete() -> None:
+                    dialog.close()
+                    try:
+                        assert self._delete is not None
+                        await self._delete(info.id)
+                    except SessionBusy:
+                        ui.notify("This chat is still answering; stop it first.", type="warning")
+                        return
+                    self.on_deleted(info.id)
+                    self.redraw()
+                    ui.notify("Chat deleted.")
+
+                ui.button("Delete", on_click=delete).props("unelevated color=negative").mark(
+                    "confirm-delete-session"
+                )
+        dialog.open()

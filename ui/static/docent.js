@@ -1,0 +1,140 @@
+// The window's few browser-side behaviours: following the stream only while the reader
+// is at the bottom, copy buttons, citation clicks, Esc to stop, and the drop zone.
+(() => {
+  const docent = (window.docent = window.docent || {});
+  docent.atBottom = true;
+  const BOTTOM_SLACK = 80;
+
+  const scroller = () => document.scrollingElement || document.documentElement;
+  const measure = () => {
+    const el = scroller();
+    docent.atBottom = el.scrollHeight - (el.scrollTop + window.innerHeight) <= BOTTOM_SLACK;
+    document.body.classList.toggle("docent-scrolled-up", !docent.atBottom);
+  };
+  window.addEventListener("scroll", measure, { passive: true });
+  window.addEventListener("resize", measure, { passive: true });
+
+  // Called by the server as text streams in: follow only a reader who is at the bottom.
+  docent.follow = () => {
+    if (docent.atBottom) window.scrollTo(0, scroller().scrollHeight);
+  };
+  docent.toBottom = () => {
+    docent.atBottom = true;
+    window.scrollTo({ top: scroller().scrollHeight, behavior: "smooth" });
+  };
+
+  const copy = async (text, button) => {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (e) {
+      const area = document.createElement("textarea");
+      area.value = text;
+      document.body.appendChild(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    if (button) {
+      const before = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(() => (button.textContent = before), 1200);
+    }
+  };
+  docent.copy = copy;
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".docent-copy-code");
+    if (button) {
+      const code = button.closest(".docent-code").querySelector("pre");
+      copy(code.innerText, button);
+      return;
+    }
+    const cite = event.target.closest(".docent-cite");
+    if (cite) {
+      event.preventDefault();
+      const turn = cite.closest("[data-turn]");
+      emitEvent("docent_cite", { turn: turn ? turn.dataset.turn : "", n: Number(cite.dataset.n) });
+    }
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented) return;
+    if (document.querySelector(".q-dialog")) return; // Esc closes the dialog instead
+    emitEvent("docent_escape", {});
+  });
+
+  // The drop zone: files and folders dropped anywhere go to the hidden uploader.
+  let depth = 0;
+  const overlay = () => document.querySelector(".docent-drop-overlay");
+  const hasFiles = (event) => Array.from(event.dataTransfer?.types || []).includes("Files");
+  document.addEventListener("dragenter", (event) => {
+    if (!hasFiles(event)) return;
+    depth += 1;
+    overlay()?.classList.add("docent-drop-active");
+  });
+  document.addEventListener("dragleave", () => {
+    depth = Math.max(0, depth - 1);
+    if (!depth) overlay()?.classList.remove("docent-drop-active");
+  });
+  document.addEventListener("dragover", (event) => {
+    if (hasFiles(event)) event.preventDefault();
+  });
+
+  const readEntries = (reader) =>
+    new Promise((resolve) => reader.readEntries(resolve, () => resolve([])));
+  const walk = async (entry, folder, out) => {
+    if (entry.isFile) {
+      const file = await new Promise((resolve) => entry.file(resolve, () => resolve(null)));
+      if (file) out.push({ file, folder });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      const inner = folder ? `${folder}/${entry.name}` : entry.name;
+      for (let batch = await readEntries(reader); batch.length; batch = await readEntries(reader)) {
+        for (const child of batch) await walk(child, inner, out);
+      }
+    }
+  };
+
+  // PDFs: fetched (with the window's login) and shown from a blob, since the file
+  // route's own responses may not be framed. #page=N opens the viewer at the page.
+  docent.openPdf = async (id, url, page) => {
+    const frame = getHtmlElement(id);
+    if (!frame) return;
+    try {
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (!response.ok) throw new Error(`the file route answered ${response.status}`);
+      const blob = new Blob([await response.blob()], { type: "application/pdf" });
+      frame.src = `${URL.createObjectURL(blob)}#page=${page}`;
+      frame.dataset.loadedPage = String(page);
+    } catch (error) {
+      const note = document.createElement("div");
+      note.className = "p-4 text-negative docent-viewer-error";
+      note.textContent = `Can't show this PDF here: ${error.message}.`;
+      frame.replaceWith(note);
+    }
+  };
+
+  docent.upload = (picked) => {
+    const uploader = document.querySelector(".docent-uploader");
+    if (!uploader || !picked.length) return;
+    emitEvent("docent_upload_folders", picked.map((p) => ({ name: p.file.name, size: p.file.size, folder: p.folder })));
+    getElement(uploader).$refs.qRef.addFiles(picked.map((p) => p.file));
+  };
+
+  document.addEventListener("drop", async (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    overlay()?.classList.remove("docent-drop-active");
+    const entries = Array.from(event.dataTransfer.items || [])
+      .map((item) => (item.webkitGetAsEntry ? item.webkitGetAsEntry() : null))
+      .filter(Boolean);
+    const picked = [];
+    if (entries.length) {
+      for (const entry of entries) await walk(entry, "", picked);
+    } else {
+      for (const file of event.dataTransfer.files) picked.push({ file, folder: "" });
+    }
+    docent.upload(picked);
+  });
+})();

@@ -1,0 +1,116 @@
+""" "Why these sources?": the turn's trace as a timeline, its route, queries and scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+SCORE_COLUMNS = ("dense", "bm25", "fused", "rerank")
+
+
+def timeline_options(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """An ECharts bar timeline: each node starts where the previous one ended."""
+    names, offsets, lengths = [], [], []
+    start = 0.0
+    for node in nodes:
+        ms = float(node.get("ms") or 0)
+        names.append(str(node.get("node", "?")))
+        offsets.append(round(start, 1))
+        lengths.append(round(ms, 1))
+        start += ms
+    return {
+        "animation": False,
+        "grid": {"left": 80, "right": 24, "top": 10, "bottom": 30},
+        "tooltip": {"trigger": "axis", "axisPointer": {"type": "shadow"}},
+        "xAxis": {"type": "value", "name": "ms", "nameLocation": "end"},
+        "yAxis": {"type": "category", "data": names, "inverse": True},
+        "series": [
+            {
+                "type": "bar",
+                "stack": "t",
+                "data": offsets,
+                "itemStyle": {"color": "transparent"},
+                "tooltip": {"show": False},
+            },
+            {
+                "type": "bar",
+                "stack": "t",
+                "name": "ms",
+                "data": lengths,
+                "label": {"show": True, "position": "right", "formatter": "{c} ms"},
+                "itemStyle": {"color": "#4f46e5", "borderRadius": 3},
+            },
+        ],
+    }
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "" if value is None else str(value)
+
+
+def candidate_rows(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per candidate: file, page, each score, and whether it was kept."""
+    rows = []
+    raw = trace.get("candidates")
+    if not raw:  # before retrieval records candidates, the sources are what is known
+        raw = [
+            {**s, "scores": s.get("scores") or {"fused": s.get("score")}, "kept": True}
+            for s in trace.get("sources", [])
+        ]
+    for i, c in enumerate(raw):
+        scores = c.get("scores") or {k: c.get(k) for k in SCORE_COLUMNS}
+        row = {
+            "id": i,
+            "file": c.get("file") or c.get("path") or "?",
+            "page": c.get("page") if c.get("page") is not None else "",
+            "kept": "✓" if c.get("kept", c.get("cited", True)) else "",
+        }
+        row.update({k: _fmt(scores.get(k)) for k in SCORE_COLUMNS})
+        rows.append(row)
+    return rows
+
+
+def show_trace(trace: dict[str, Any]) -> None:
+    """Open the trace dialog for one turn."""
+    with ui.dialog() as dialog, ui.card().classes("w-full max-w-3xl gap-3").mark("trace-dialog"):
+        with ui.row().classes("w-full items-center justify-between no-wrap"):
+            ui.label("Why these sources?").classes("text-lg font-semibold")
+            ui.button(icon="close", on_click=dialog.close).props("flat round dense")
+        route = trace.get("route") or "—"
+        tier = trace.get("tier") or trace.get("route_reason")
+        with ui.row().classes("gap-2 items-center"):
+            ui.chip(f"route: {route}", icon="alt_route").props("dense outline").mark("trace-route")
+            if tier:
+                ui.chip(f"decided by: {tier}", icon="rule").props("dense outline")
+            total = sum(float(n.get("ms") or 0) for n in trace.get("nodes", []))
+            if total:
+                ui.chip(f"{total:.0f} ms in all", icon="timer").props("dense outline")
+        nodes = trace.get("nodes") or []
+        if nodes:
+            ui.echart(timeline_options(nodes)).classes("w-full").style(
+                f"height: {60 + 34 * len(nodes)}px"
+            ).mark("trace-timeline")
+        queries = trace.get("queries") or []
+        if queries:
+            ui.label("Searches").classes("text-sm font-semibold")
+            for q in queries:
+                text = q.get("text", q) if isinstance(q, dict) else str(q)
+                files = q.get("files") if isinstance(q, dict) else None
+                suffix = f"  — in {', '.join(files)}" if files else ""
+                ui.label(f"“{text}”{suffix}").classes("text-sm").mark("trace-query")
+        rows = candidate_rows(trace)
+        if rows:
+            ui.label("Candidates and their scores").classes("text-sm font-semibold")
+            columns = [
+                {"name": "file", "label": "File", "field": "file", "align": "left"},
+                {"name": "page", "label": "Page", "field": "page"},
+                *[{"name": k, "label": k, "field": k} for k in SCORE_COLUMNS],
+                {"name": "kept", "label": "Used", "field": "kept"},
+            ]
+            ui.table(columns=columns, rows=rows, row_key="id").props("dense flat bordered").classes(
+                "w-full"
+            ).style("overflow-x: auto").mark("trace-candidates")
+    dialog.open()

@@ -1,0 +1,149 @@
+"""Opening a cited document inside the window, at the cited place.
+
+PDFs open in the browser's own viewer at the cited page (``#page=N``). The window serves
+the file itself, in process: ``DocumentService.file_path`` (inside the folder, symlinks out
+refused) behind a single-use, unguessable URL, which the login check guards like every
+window path. The page fetches it as a blob, because responses may not be framed directly.
+Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+from pathlib import Path
+
+from nicegui import app, ui
+
+from app.documents import DocumentError, DocumentService
+from ui import markdown
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
+MAX_TEXT_CHARS = 2_000_000
+"""Past this a text file is shown cut, so a huge log can't stall the window."""
+
+
+def file_url(path: Path) -> str:
+    """A single-use URL for ``path``: it serves the bytes once, to the viewer's fetch."""
+    return app.add_media_file(local_file=path, single_use=True)
+
+
+def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
+    """Where ``snippet`` (perhaps cut short, with other spacing) sits in ``text``."""
+    words = re.findall(r"\S+", snippet.strip().rstrip("…").strip())
+    if not words:
+        return None
+    for take in (len(words), 24, 12, 6):
+        if take > len(words):
+            continue
+        pattern = r"\s+".join(re.escape(w) for w in words[:take])
+        found = re.search(pattern, text)
+        if found:
+            if take < len(words):  # cut short: highlight about as much as the snippet held
+                end = min(len(text), found.start() + len(snippet))
+                return found.start(), max(found.end(), end)
+            return found.start(), found.end()
+    return None
+
+
+def highlighted_html(text: str, span: tuple[int, int] | None, *, as_markdown: bool) -> str:
+    """The document as HTML with the passage in <mark id="docent-passage">."""
+    if span is None:
+        return markdown.render(text) if as_markdown else html.escape(text)
+    start, end = span
+    if not as_markdown:
+        return (
+            html.escape(text[:start])
+            + '<mark id="docent-passage">'
+            + html.escape(text[start:end])
+            + "</mark>"
+            + html.escape(text[end:])
+        )
+    # Markdown: highlight the whole blocks (paragraphs) the passage touches, so the
+    # blocks around it still render as they should.
+    block_start = text.rfind("\n\n", 0, start)
+    block_start = 0 if block_start < 0 else block_start + 2
+    block_end = text.find("\n\n", end)
+    block_end = len(text) if block_end < 0 else block_end
+    return (
+        markdown.render(text[:block_start])
+        + '<div id="docent-passage" class="docent-passage-block">'
+        + markdown.render(text[block_start:block_end])
+        + "</div>"
+        + markdown.render(text[block_end:])
+    )
+
+
+def _read(path: Path) -> str:
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        return handle.read(MAX_TEXT_CHARS)
+
+
+async def open_document(
+    documents: DocumentService, path: str, page: int | None, snippet: str
+) -> None:
+    """Open ``path`` (relative to the documents folder) at ``page`` / the ``snippet``."""
+    doc = next((d for d in documents.list() if d.path == path), None)
+    if doc is None:
+        ui.notify(f"{path} is no longer in the library.", type="warning")
+        return
+    name = path.rsplit("/", 1)[-1]
+    suffix = Path(name).suffix.lower()
+    with (
+        ui.dialog().props("maximized") as dialog,
+        ui.card().classes("w-full h-full p-0 gap-0").mark("viewer"),
+    ):
+        with ui.row().classes("w-full items-center no-wrap gap-2 px-3 py-2 border-b"):
+            ui.icon("picture_as_pdf" if suffix == ".pdf" else "description")
+            ui.label(name).classes("docent-ellipsis font-semibold").tooltip(path)
+            if page is not None:
+                ui.chip(f"page {page}").props("dense outline").mark("viewer-page")
+            ui.space()
+            ui.button(icon="close", on_click=dialog.close).props("flat round dense").mark(
+                "viewer-close"
+            )
+        if suffix == ".pdf":
+            frame = ui.element("iframe").classes("docent-pdf flex-grow").mark("viewer-pdf")
+            frame._props.update({"title": name, "data-page": str(page or 1)})
+            try:
+                url = file_url(documents.file_path(doc.id))
+            except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
+                frame.delete()
+                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(
+                    "viewer-error"
+                )
+            else:
+                frame._props["data-src"] = url
+                dialog.on("show", lambda: _load_pdf(frame.id, url, page))
+        elif suffix in TEXT_SUFFIXES:
+            try:
+                text = await asyncio.to_thread(_read, documents.file_path(doc.id))
+            except Exception as error:  # the file went away or can't be read
+                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
+            else:
+                span = passage_span(text, snippet)
+                body = highlighted_html(text, span, as_markdown=suffix in (".md", ".markdown"))
+                with ui.scroll_area().classes("flex-grow w-full"):
+                    kind = "docent-md" if suffix in (".md", ".markdown") else "docent-viewer-plain"
+                    view = ui.html(body, sanitize=False).classes(
+                        f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
+                    )
+                    view.mark("viewer-text")
+                if span is not None:
+                    dialog.on("show", _scroll_to_passage)
+        else:
+            ui.label("This kind of file can't be shown here.").classes("p-4")
+    dialog.open()
+
+
+def _load_pdf(element_id: int, url: str, page: int | None) -> None:
+    ui.run_javascript(f"docent.openPdf({element_id}, {json.dumps(url)}, {int(page or 1)})")
+
+
+def _scroll_to_passage() -> None:
+    ui.run_javascript(
+        "setTimeout(() => document.getElementById('docent-passage')"
+        "?.scrollIntoView({block: 'center'}), 50)"
+    )
