@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
+import io
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -16,6 +18,7 @@ from ingest.folder import ReadFile
 from ingest.indexer import Indexer
 from ingest.queue import SMALL_BYTES
 from ingest.types import DocStatus
+from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
@@ -155,16 +158,20 @@ async def test_a_scan_hashes_each_new_file_once_and_a_restart_reads_none(
 
 
 def _count_opens(monkeypatch: pytest.MonkeyPatch, docs: Path) -> list[str]:
-    """Names of the files under ``docs`` opened from disk, once per open."""
+    """Names of the files under ``docs`` opened from disk, once per open.
+
+    ``io.open`` is what ``Path.open``, ``open`` and zipfile all end in.
+    """
     opened: list[str] = []
-    real_open = Path.open
+    real_open = io.open
 
-    def counted(self: Path, mode: str = "r", *args: object, **kwargs: object) -> object:
-        if self.resolve().is_relative_to(docs.resolve()):
-            opened.append(self.name)
-        return real_open(self, mode, *args, **kwargs)  # type: ignore[call-overload]
+    def counted(file: object, *args: object, **kwargs: object) -> object:
+        if isinstance(file, str | Path) and Path(file).resolve().is_relative_to(docs.resolve()):
+            opened.append(Path(file).name)
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(Path, "open", counted)
+    monkeypatch.setattr(io, "open", counted)
+    monkeypatch.setattr(builtins, "open", counted)
     return opened
 
 
@@ -174,12 +181,24 @@ async def test_a_new_file_is_read_from_disk_once(rig: Rig, monkeypatch: pytest.M
     (rig.docs / "table.csv").write_text("animal,habit\nbadger,digs setts\n")
     (rig.docs / "page.html").write_text("<h1>Moles</h1><p>Moles dig tunnels.</p>")
     make_pdf(rig.docs / "doc.pdf", ["Page one about voles.", "Page two about shrews."])
+    make_docx(rig.docs / "memo.docx", [("Heading 1", "Stoats"), ("", "Stoats turn white.")])
+    make_pptx(rig.docs / "deck.pptx", [("Weasels", ["Weasels are small."], "")])
+    make_epub(rig.docs / "book.epub", "Ferrets", ["<p>Ferrets sleep a lot.</p>"])
     opened = _count_opens(monkeypatch, rig.docs)
 
     await rig.indexer.index_all()
 
     assert {r.status for r in rig.registry.list()} == {DocStatus.READY}
-    assert sorted(opened) == ["doc.pdf", "notes.md", "page.html", "plain.txt", "table.csv"]
+    assert sorted(opened) == [
+        "book.epub",
+        "deck.pptx",
+        "doc.pdf",
+        "memo.docx",
+        "notes.md",
+        "page.html",
+        "plain.txt",
+        "table.csv",
+    ]
     assert "Moles dig tunnels." in " ".join(rig.texts("moles"))
 
 
