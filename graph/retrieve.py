@@ -72,7 +72,8 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
         report_status("retriever", prompts.STATUS_RETRIEVE_FILES.format(files=names))
     else:
         count = len(deps.known_files())
-        report_status("retriever", prompts.STATUS_RETRIEVE.format(count=count))
+        status = prompts.STATUS_RETRIEVE_ONE if count == 1 else prompts.STATUS_RETRIEVE
+        report_status("retriever", status.format(count=count))
     queries = state.get("queries") or [SearchQuery(text=state["question"], files=mentions)]
     if deps.retriever is None:
         return await _plain(queries, deps)

@@ -139,3 +139,17 @@ async def test_history_reaches_the_model() -> None:
     roles = [m["role"] for m in answering]
     assert roles == ["system", "user", "assistant", "user"]
     assert answering[1]["content"] == "What was revenue?"
+
+
+async def test_the_search_status_counts_the_library_in_words() -> None:
+    async def searching(chunks: list[Any]) -> list[str]:
+        graph = make_graph(FakeChatModel(default_reply="ok"), FakeSearch(chunks))
+        out = await run_turn(graph, "What was revenue?", mode="rag")
+        return [
+            s["text"]
+            for e in out["events"]
+            if (s := e.get("status")) and s.get("node") == "retriever"
+        ]
+
+    assert await searching(CHUNKS[:1]) == ["Searching 1 document…"]
+    assert await searching(CHUNKS) == ["Searching 3 documents…"]
