@@ -44,9 +44,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(data: Path, ollama: FakeOllamaServer, *, documents: int) -> Iterator[str]:
+def running_app(
+    data: Path, ollama: FakeOllamaServer, *, documents: int, embed: str = "ollama"
+) -> Iterator[str]:
     """The app serving ``data`` until the block ends; yields its login link once
-    ``documents`` files are ready in its index (which answers the questions)."""
+    ``documents`` files are ready in its index (which answers the questions). ``embed``
+    "minilm" indexes with the real MiniLM embedder instead of the fake server's vectors."""
     port = free_port()
     # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
@@ -54,7 +57,7 @@ def running_app(data: Path, ollama: FakeOllamaServer, *, documents: int) -> Iter
     log_path = data.parent / "app.log"
     log = log_path.open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url],
+        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url, embed],
         cwd=ROOT,
         env=env,
         stdout=log,
