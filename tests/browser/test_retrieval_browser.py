@@ -21,10 +21,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.browser.harness import ROOT, fresh_shots, running_app, skip_without_chromium
+from tests.browser.harness import (
+    ROOT,
+    fresh_shots,
+    running_app,
+    skip_without_chromium,
+    turn_routes,
+)
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.running import eventually
 
@@ -60,7 +65,7 @@ def _from_bench(name: str, match: str) -> str:
 
 PARAPHRASE = _from_bench("handbook_questions.jsonl", "18f/how-18f-works/changing-your-name.md")
 RARE_CODE = "Which aircraft had an O-360-A1A-5 engine?"  # only on page 2 of ntsb-belen.pdf
-MENTION = '@contractors.md Can they get the same laptops and accounts as employees?'
+MENTION = "@contractors.md Can they get the same laptops and accounts as employees?"
 UNANSWERABLE = _from_bench(
     "unanswerable.jsonl", "What is the wifi password for the guest network in the lobby?"
 )
@@ -171,26 +176,10 @@ async def test_retrieval_in_the_window(library: tuple[str, Path], browser: objec
     expect("Nothing in your documents bears on this" in text, f"(4b) says {text!r}")
     expect(labels == [], f"(4b) chips {labels}")
 
-    for line in _routes(link, data):
-        print(line)
+    for turn in turn_routes(link, data):
+        print(turn)
     assert errors == []
     assert missed == []
-
-
-def _routes(link: str, data: Path) -> list[str]:
-    """Each turn's route, the tier that chose it and its sources, from the sessions API."""
-    url = link.split("/login", 1)[0]
-    headers = {"Authorization": f"Bearer {(data / 'api-token').read_text().strip()}"}
-    lines = []
-    for info in httpx.get(url + "/api/sessions", headers=headers, timeout=10).json()["sessions"]:
-        session = httpx.get(url + f"/api/sessions/{info['id']}", headers=headers, timeout=10)
-        for message in session.json()["messages"]:
-            trace = message.get("trace") or {}
-            if message["role"] == "assistant":
-                cited = [(s["file"], s["page"], s.get("cited")) for s in message["sources"]]
-                why = f"{trace.get('routed_by')}: {trace.get('route_reason')}"
-                lines.append(f"route {trace.get('route')} ({why}) sources {cited}")
-    return lines
 
 
 async def _count_is(locator: object, count: int) -> bool:
