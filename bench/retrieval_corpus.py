@@ -38,6 +38,10 @@ class DictLibrary:
     def path_of(self, doc_id: str) -> str | None:
         return self.paths.get(doc_id)
 
+    def paths_of(self, doc_id: str) -> list[str]:
+        path = self.paths.get(doc_id)
+        return [path] if path is not None else []
+
     def keys_for(self, files: Sequence[str]) -> list[str]:
         out = []
         for name in files:

@@ -29,8 +29,9 @@ def _snippet(text: str) -> str:
 
 def to_sources(hits: list[Hit]) -> list[Source]:
     """Number the hits as the sources an answer cites."""
-    return [
-        Source(
+    sources = []
+    for i, hit in enumerate(hits, start=1):
+        source = Source(
             n=i,
             file=hit.chunk.file,
             path=hit.chunk.path,
@@ -38,14 +39,17 @@ def to_sources(hits: list[Hit]) -> list[Source]:
             snippet=_snippet(hit.chunk.text),
             score=round(hit.score, 4),
         )
-        for i, hit in enumerate(hits, start=1)
-    ]
+        if len(hit.paths) > 1:  # identical files: every path is a source
+            source["paths"] = list(hit.paths)
+        sources.append(source)
+    return sources
 
 
 def passage_sources(passages: list[Passage]) -> list[Source]:
     """Number the passages as sources, each with the scores that chose it."""
-    return [
-        Source(
+    sources = []
+    for i, p in enumerate(passages, start=1):
+        source = Source(
             n=i,
             file=p.file,
             path=p.path,
@@ -54,8 +58,10 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
             score=round(p.score, 4),
             scores=p.scores(),
         )
-        for i, p in enumerate(passages, start=1)
-    ]
+        if len(p.paths) > 1:  # identical files: every path is a source
+            source["paths"] = p.paths
+        sources.append(source)
+    return sources
 
 
 async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:

@@ -28,6 +28,8 @@ class Source(TypedDict):
     cited: NotRequired[bool]
     """In the final answer's sources: whether the answer cites it. Written by the
     generator."""
+    paths: NotRequired[list[str]]
+    """Every path holding this text when identical files share it (``path`` is the first)."""
 
 
 class Mention(TypedDict):

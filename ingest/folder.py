@@ -81,6 +81,19 @@ def walk(docs_dir: Path) -> dict[str, FileInfo]:
     return found
 
 
+HOLD_BYTES = 32 << 20
+"""Files up to this size are read once: hashed, then parsed from the same bytes in memory.
+A bigger one is hashed as a stream and parsed from disk, so memory stays bounded."""
+
+
+@dataclass(frozen=True)
+class ReadFile:
+    """A file's sha256, and its bytes when it is small enough to keep for the loader."""
+
+    sha256: str
+    data: bytes | None
+
+
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in blocks."""
     digest = hashlib.sha256()
@@ -90,9 +103,14 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_and_hash(path: Path, size: int) -> str:
-    """The file's sha256 (read in blocks; ``size`` is what the stat said, for the record)."""
-    return sha256_file(path)
+def read_and_hash(path: Path, size: int) -> ReadFile:
+    """Read the file once: its sha256, with its bytes kept when ``size`` is at most
+    ``HOLD_BYTES`` (the stat's size; a file that grew past it is read whole anyway)."""
+    if size > HOLD_BYTES:
+        return ReadFile(sha256_file(path), None)
+    with path.open("rb") as fh:
+        data = fh.read()
+    return ReadFile(hashlib.sha256(data).hexdigest(), data)
 
 
 def relative(docs_dir: Path, path: Path) -> str | None:

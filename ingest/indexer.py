@@ -3,7 +3,9 @@
 This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
 file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
 in a daemon thread under a time budget: a file past its budget ends ``error`` while the
-worker moves on, and stopping never waits for a thread for long.
+worker moves on, and stopping never waits for a thread for long. Six files run at once by
+default: the embedding of the files in flight is shared (``batcher``), and a window with
+texts of several files sorts by length far better than one file's few chunks.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class Indexer:
         chunk_overlap: int = 150,
         max_file_bytes: int = 200 << 20,
         time_budget: float = 900.0,
-        workers: int = 2,
+        workers: int = 6,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,

@@ -15,12 +15,14 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ingest.batcher import EmbedBatcher, shares_batches
 from ingest.events import EventBus, IngestEvent
-from ingest.folder import FileInfo, read_and_hash
+from ingest.folder import FileInfo, ReadFile, read_and_hash
 from ingest.index import ChunkIndex, VectorIndex
 from ingest.keys import content_key, doc_id_for
 from ingest.registry import READY, Registry
@@ -87,12 +89,22 @@ class Pipeline:
         self.embed_batch = embed_batch
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
+        self._batchers: dict[int, EmbedBatcher] = {}
         self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
         """Seconds spent per stage, summed over files (for the benchmark)."""
 
     def key_for(self, sha256: str) -> str:
         """The content key of these bytes under the current chunking."""
         return content_key(sha256, self.chunk_size, self.chunk_overlap)
+
+    def batcher(self, embedder: Embedder) -> EmbedBatcher | None:
+        """The batcher that shares ``embedder``'s calls between files, if it allows that."""
+        if not shares_batches(embedder):
+            return None
+        with self._lock:
+            if id(embedder) not in self._batchers:
+                self._batchers[id(embedder)] = EmbedBatcher(embedder)
+            return self._batchers[id(embedder)]
 
     def busy_keys(self) -> set[str]:
         """Content keys being written now (reconcile must not collect them)."""
@@ -102,7 +114,8 @@ class Pipeline:
     def process(self, full: Path, info: FileInfo, cancelled: threading.Event) -> Outcome:
         """Bring one file's registry row and index entries up to date with its bytes."""
         rel = info.rel
-        sha = read_and_hash(full, info.size)
+        read = read_and_hash(full, info.size)  # the one read of the file's bytes
+        sha = read.sha256
         stat: dict[str, Any] = {"sha256": sha, "size": info.size, "mtime_ns": info.mtime_ns}
         record = self.registry.get_by_path(rel)
         key = self.key_for(sha)
@@ -127,46 +140,54 @@ class Pipeline:
             self._busy_keys.add(key)
         self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
         try:
-            return self._index(full, info, sha, key, cancelled)
+            return self._index(full, info, read, key, cancelled)
         finally:
             with self._lock:
                 self._busy_keys.discard(key)
 
     def _index(
-        self, full: Path, info: FileInfo, sha: str, key: str, cancelled: threading.Event
+        self, full: Path, info: FileInfo, read: ReadFile, key: str, cancelled: threading.Event
     ) -> Outcome:
-        rel = info.rel
+        rel, sha = info.rel, read.sha256
         self.registry.begin_content(key, sha)
         vector_indexes = [ix for ix in self.indexes if isinstance(ix, VectorIndex)]
         plain_indexes = [ix for ix in self.indexes if not isinstance(ix, VectorIndex)]
         held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
         started = time.perf_counter()
-        loaded = open_source(full)
+        loaded = open_source(full, read.data)
         self.timings["load"] += time.perf_counter() - started
         total = loaded.page_count
         doc_id = doc_id_for(rel)
         self._publish(IngestEvent("started", rel, doc_id, 0, total))
         everything: list[Chunk] = []
         count = embedded = pages = 0
-        try:
-            for batch in self._read_ahead(loaded.pages(), rel, full.name, sha, key, cancelled):
-                if cancelled.is_set():
-                    raise Cancelled(rel)
-                count += len(batch.chunks)
-                pages = batch.pages_done
-                if plain_indexes:
-                    everything.extend(batch.chunks)
-                embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
-                self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
-        finally:
-            loaded.close()
+        with ExitStack() as stack:
+            embedders = [getattr(ix, "embedder", self.embedder) for ix in vector_indexes]
+            for embedder in {id(e): e for e in embedders}.values():
+                batcher = self.batcher(embedder)
+                if batcher is not None:  # this file's batches may share calls with others'
+                    stack.enter_context(batcher.producing())
+            try:
+                batches = self._read_ahead(loaded.pages(), rel, full.name, sha, key, cancelled)
+                for batch in batches:
+                    if cancelled.is_set():
+                        raise Cancelled(rel)
+                    count += len(batch.chunks)
+                    pages = batch.pages_done
+                    if plain_indexes:
+                        everything.extend(batch.chunks)
+                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
+                    self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
+            finally:
+                loaded.close()
         if count == 0:
             raise UnreadableFile("no text to index")
         if cancelled.is_set():
             raise Cancelled(rel)
-        after = full.stat()  # the parsed bytes must be the hashed ones
-        if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
-            raise Busy("the file changed while it was read")
+        if read.data is None:  # parsed from disk: the parsed bytes must be the hashed ones
+            after = full.stat()
+            if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
+                raise Busy("the file changed while it was read")
         started = time.perf_counter()
         for index in plain_indexes:
             index.replace_document(key, everything)
@@ -194,7 +215,7 @@ class Pipeline:
             needed = [c for c in missing if c.index not in cache]
             if needed:
                 started = time.perf_counter()
-                vectors = embedder.embed([c.text for c in needed])
+                vectors = (self.batcher(embedder) or embedder).embed([c.text for c in needed])
                 self.timings["embed"] += time.perf_counter() - started
                 cache.update(zip((c.index for c in needed), vectors, strict=True))
                 embedded += len(needed)

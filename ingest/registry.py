@@ -305,6 +305,15 @@ class Registry:
             ).fetchall()
         return {row[0] for row in rows}
 
+    def chunk_total(self) -> int:
+        """Chunks the rows point at, each content counted once however many paths share it."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COALESCE(SUM(chunks), 0) FROM contents WHERE key IN"
+                " (SELECT content_key FROM documents WHERE content_key IS NOT NULL)"
+            ).fetchone()
+        return int(row[0])
+
     # -- contents --------------------------------------------------------------------
 
     def content(self, key: str) -> ContentRecord | None:

@@ -4,6 +4,8 @@ Watchdog calls us on its own thread; every event crosses into asyncio with
 ``loop.call_soon_threadsafe``. Editors save in bursts and a big copy fires many
 "modified" events, so each path waits for ``debounce`` seconds of quiet; then the file
 system decides: a path that exists is queued for indexing, one that is gone for removal.
+A file closed after writing, or renamed into place (an atomic save), is done being
+written, so it waits only ``QUICK`` seconds; a later write restarts the full wait.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ from ingest.indexer import Indexer
 log = logging.getLogger(__name__)
 
 _FILE_EVENTS = {"created", "modified", "closed", "attrib"}
+_FINISHED_EVENTS = {"closed", "moved"}
+"""Events after which a writer is done with the file (closed it, or renamed it in)."""
+
+QUICK = 0.05
+"""Seconds a finished file waits before it is queued (time for the events that follow)."""
 
 
 class WatcherUnavailable(Exception):
@@ -94,9 +101,9 @@ class FolderWatcher:
         elif kind == "moved":
             self._schedule(src)
             if dest is not None:
-                self._schedule(dest)
+                self._schedule(dest, quick=True)
         elif kind in _FILE_EVENTS or kind == "deleted":
-            self._schedule(src)
+            self._schedule(src, quick=kind in _FINISHED_EVENTS)
 
     def _schedule_tree(self, folder: Path) -> None:
         for root, dirs, files in os.walk(folder):
@@ -104,11 +111,11 @@ class FolderWatcher:
             for name in files:
                 self._schedule(Path(root, name))
 
-    def _schedule(self, path: Path) -> None:
+    def _schedule(self, path: Path, *, quick: bool = False) -> None:
         if not self._watched(path):
             return
         try:
-            self.loop.call_soon_threadsafe(self._debounce, path)
+            self.loop.call_soon_threadsafe(self._debounce, path, quick)
         except RuntimeError:  # the loop is closed: we are shutting down
             pass
 
@@ -121,13 +128,14 @@ class FolderWatcher:
 
     # -- called on the event loop ----------------------------------------------------
 
-    def _debounce(self, path: Path) -> None:
+    def _debounce(self, path: Path, quick: bool = False) -> None:
         if self._observer is None:
             return
         handle = self._timers.pop(path, None)
         if handle is not None:
             handle.cancel()
-        self._timers[path] = self.loop.call_later(self.debounce, self._fire, path)
+        delay = min(QUICK, self.debounce) if quick else self.debounce
+        self._timers[path] = self.loop.call_later(delay, self._fire, path)
 
     def _fire(self, path: Path) -> None:
         self._timers.pop(path, None)

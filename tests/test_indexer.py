@@ -344,11 +344,11 @@ async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatc
     real_open = pipeline_module.open_source
     attempts: list[Path] = []
 
-    def locked_twice(path: Path) -> LoadedDocument:
+    def locked_twice(path: Path, data: bytes | None = None) -> LoadedDocument:
         attempts.append(path)
         if len(attempts) <= 2:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path)
+        return real_open(path, data)
 
     monkeypatch.setattr(pipeline_module, "open_source", locked_twice)
     (rig.docs / "locked.txt").write_text("Unlocked at last.")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
+import io
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -12,9 +14,11 @@ from pathlib import Path
 import pytest
 
 import ingest.folder as folder_module
+from ingest.folder import ReadFile
 from ingest.indexer import Indexer
 from ingest.queue import SMALL_BYTES
 from ingest.types import DocStatus
+from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
@@ -22,7 +26,12 @@ from tests.running import eventually
 
 
 class GateEmbedder(FakeEmbedder):
-    """Blocks on texts containing ``word`` until the gate opens (a file that takes long)."""
+    """Blocks on texts containing ``word`` until the gate opens (a file that takes long).
+
+    A call can hang on one text, so it must not share its calls between files.
+    """
+
+    shared_batches = False
 
     def __init__(self, word: str = "BIGFILE") -> None:
         super().__init__()
@@ -131,7 +140,7 @@ async def test_a_scan_hashes_each_new_file_once_and_a_restart_reads_none(
     reads: list[str] = []
     real = folder_module.read_and_hash
 
-    def counted(path: Path, size: int) -> str:
+    def counted(path: Path, size: int) -> ReadFile:
         reads.append(path.name)
         return real(path, size)
 
@@ -146,6 +155,65 @@ async def test_a_scan_hashes_each_new_file_once_and_a_restart_reads_none(
     assert await fresh.scan() == 0
     await fresh.stop()
     assert reads == []
+
+
+def _count_opens(monkeypatch: pytest.MonkeyPatch, docs: Path) -> list[str]:
+    """Names of the files under ``docs`` opened from disk, once per open.
+
+    ``io.open`` is what ``Path.open``, ``open`` and zipfile all end in.
+    """
+    opened: list[str] = []
+    real_open = io.open
+
+    def counted(file: object, *args: object, **kwargs: object) -> object:
+        if isinstance(file, str | Path) and Path(file).resolve().is_relative_to(docs.resolve()):
+            opened.append(Path(file).name)
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(io, "open", counted)
+    monkeypatch.setattr(builtins, "open", counted)
+    return opened
+
+
+async def test_a_new_file_is_read_from_disk_once(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    (rig.docs / "notes.md").write_text("---\ntitle: Notes\n---\n# Otters\n\nOtters hold hands.")
+    (rig.docs / "plain.txt").write_text("Herons stand still in the shallows.")
+    (rig.docs / "table.csv").write_text("animal,habit\nbadger,digs setts\n")
+    (rig.docs / "page.html").write_text("<h1>Moles</h1><p>Moles dig tunnels.</p>")
+    make_pdf(rig.docs / "doc.pdf", ["Page one about voles.", "Page two about shrews."])
+    make_docx(rig.docs / "memo.docx", [("Heading 1", "Stoats"), ("", "Stoats turn white.")])
+    make_pptx(rig.docs / "deck.pptx", [("Weasels", ["Weasels are small."], "")])
+    make_epub(rig.docs / "book.epub", "Ferrets", ["<p>Ferrets sleep a lot.</p>"])
+    opened = _count_opens(monkeypatch, rig.docs)
+
+    await rig.indexer.index_all()
+
+    assert {r.status for r in rig.registry.list()} == {DocStatus.READY}
+    assert sorted(opened) == [
+        "book.epub",
+        "deck.pptx",
+        "doc.pdf",
+        "memo.docx",
+        "notes.md",
+        "page.html",
+        "plain.txt",
+        "table.csv",
+    ]
+    assert "Moles dig tunnels." in " ".join(rig.texts("moles"))
+
+
+async def test_a_file_too_big_to_hold_is_hashed_then_parsed_from_disk(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(folder_module, "HOLD_BYTES", 10)
+    (rig.docs / "long.txt").write_text("Kingfishers dive for fish. " * 20)
+    opened = _count_opens(monkeypatch, rig.docs)
+
+    await rig.indexer.index_all()
+
+    assert rig.status("long.txt") == DocStatus.READY
+    assert opened.count("long.txt") >= 2  # bounded memory costs a second read
+    assert any("Kingfishers" in text for text in rig.texts("kingfishers"))
 
 
 async def test_a_touch_reads_the_file_but_embeds_nothing(rig: Rig) -> None:

@@ -249,3 +249,28 @@ async def test_burst_of_200_files(rig: Rig) -> None:
     await rig.indexer.wait_idle()
     assert len(_embedded(rig)) == 200  # each file embedded once
     assert (await rig.indexer.check()).differences() == []
+
+
+async def test_a_file_closed_after_writing_skips_the_debounce(tmp_path: Path) -> None:
+    with ingest_parts(tmp_path) as parts:
+        indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder)
+        # A debounce no test waits out: only the close (or rename) can get the file queued.
+        watcher = FolderWatcher(parts.docs, indexer, asyncio.get_running_loop(), debounce=600)
+        await indexer.start()
+        watcher.start()
+        try:
+            (parts.docs / "saved.txt").write_text("Puffins nest in burrows on the cliffs.")
+            staged = parts.docs / ".moved-in.txt.tmp"  # an atomic save: a hidden temp file,
+            staged.write_text("Gannets dive from thirty metres.")
+            staged.rename(parts.docs / "moved-in.txt")  # renamed over the real name
+
+            await eventually(
+                lambda: (
+                    parts.status("saved.txt") == DocStatus.READY
+                    and parts.status("moved-in.txt") == DocStatus.READY
+                ),
+                what="the closed and the renamed file to be indexed",
+            )
+        finally:
+            watcher.stop()
+            await indexer.stop()

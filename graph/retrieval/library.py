@@ -19,8 +19,12 @@ class RegistryLibrary:
 
     def path_of(self, doc_id: str) -> str | None:
         """The first current path holding this content, or None once no file holds it."""
-        paths = self.registry.paths_for_keys([doc_id]).get(doc_id)
+        paths = self.paths_of(doc_id)
         return paths[0] if paths else None
+
+    def paths_of(self, doc_id: str) -> list[str]:
+        """Every current path holding this content (identical files share it), sorted."""
+        return self.registry.paths_for_keys([doc_id]).get(doc_id, [])
 
     def keys_for(self, files: Sequence[str]) -> list[str]:
         """Content keys of the documents named by relative path or file name (any case)."""

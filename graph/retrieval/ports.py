@@ -66,6 +66,11 @@ class Library(Protocol):
         """The relative path a document key is shown under, or None if it is gone."""
         ...
 
+    def paths_of(self, doc_id: str) -> list[str]:
+        """Every relative path holding this document key (identical files), first shown
+        first; empty if it is gone."""
+        ...
+
     def keys_for(self, files: Sequence[str]) -> list[str]:
         """Document keys of the named files (relative paths or file names)."""
         ...

@@ -166,9 +166,9 @@ class Retriever:
         """Passages with the paths their documents have now; those of gone documents dropped."""
         kept = []
         for p in passages:
-            path = self.library.path_of(p.doc_id)
-            if path is not None:
-                p.path, p.file = path, path.rsplit("/", 1)[-1]
+            paths = self.library.paths_of(p.doc_id)
+            if paths:
+                p.path, p.file, p.paths = paths[0], paths[0].rsplit("/", 1)[-1], paths
                 kept.append(p)
         return kept
 

@@ -74,6 +74,8 @@ class Passage:
     score: float
     hits: list[Candidate] = field(default_factory=list)
     """The candidates this passage was built around, best first."""
+    paths: list[str] = field(default_factory=list)
+    """Every path with this document's content (identical files); ``path`` is the first."""
 
     def scores(self) -> dict[str, Any]:
         return self.hits[0].scores() if self.hits else {}

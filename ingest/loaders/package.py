@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 import zipfile
 from pathlib import Path
+from typing import IO
 from xml.etree import ElementTree as ET
 
 from ingest.loaders.errors import DAMAGED_OFFICE, EMPTY_FILE, LOCKED_OFFICE, UnreadableFile
@@ -28,7 +29,7 @@ def open_package(path: Path, kind: str) -> zipfile.ZipFile:
     if path.stat().st_size == 0:
         raise UnreadableFile(EMPTY_FILE)
     try:
-        return zipfile.ZipFile(path)
+        return _OwnedZip(path.open("rb"))
     except zipfile.BadZipFile as exc:
         with path.open("rb") as fh:
             signature = fh.read(len(_OLE2))
@@ -36,6 +37,28 @@ def open_package(path: Path, kind: str) -> zipfile.ZipFile:
             suffix = path.suffix.lower()
             raise UnreadableFile(LOCKED_OFFICE.format(kind=kind, suffix=suffix)) from exc
         raise damaged(kind, "not a zip package") from exc
+
+
+class _OwnedZip(zipfile.ZipFile):
+    """A zip read from the file object ``path.open`` gives, which it closes with itself.
+
+    Opening through ``path`` (not its name) lets a caller that has read the bytes already
+    serve them from memory, so a scan reads each file once.
+    """
+
+    def __init__(self, source: IO[bytes]) -> None:
+        self._source = source
+        try:
+            super().__init__(source)
+        except BaseException:
+            source.close()
+            raise
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._source.close()
 
 
 def damaged(kind: str, detail: str) -> UnreadableFile:

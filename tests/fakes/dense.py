@@ -73,5 +73,9 @@ class FakeLibrary:
     def path_of(self, doc_id: str) -> str | None:
         return self.paths.get(doc_id)
 
+    def paths_of(self, doc_id: str) -> list[str]:
+        path = self.paths.get(doc_id)
+        return [path] if path is not None else []
+
     def keys_for(self, files: Sequence[str]) -> list[str]:
         return [d for d, p in self.paths.items() if p in files or p.rsplit("/", 1)[-1] in files]

@@ -14,6 +14,9 @@ _WORD = re.compile(r"\w+")
 class FakeEmbedder:
     """Implements ``models.protocols.Embedder`` without any model weights."""
 
+    shared_batches = True
+    """Like MiniLM: a call costs what its texts cost, so files may share one."""
+
     def __init__(self, dim: int = 64, name: str = "fake-embedder") -> None:
         self.dim = dim
         self.name = name
