@@ -177,7 +177,7 @@ async def test_retrieval_in_the_window(library: tuple[str, Path], browser: objec
     expect(labels == [], f"(4b) chips {labels}")
 
     for turn in turn_routes(link, data):
-        print(turn)
+        print(f"route {turn['route']} ({turn['by']}) sources {turn['sources']}")
     assert errors == []
     assert missed == []
 
