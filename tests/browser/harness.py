@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -44,9 +45,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(data: Path, ollama: FakeOllamaServer, *, documents: int) -> Iterator[str]:
+def running_app(
+    data: Path, ollama: FakeOllamaServer, *, documents: int, embed: str = "ollama"
+) -> Iterator[str]:
     """The app serving ``data`` until the block ends; yields its login link once
-    ``documents`` files are ready in its index (which answers the questions)."""
+    ``documents`` files are ready in its index (which answers the questions). ``embed``
+    "minilm" indexes with the real MiniLM embedder instead of the fake server's vectors."""
     port = free_port()
     # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
@@ -54,7 +58,7 @@ def running_app(data: Path, ollama: FakeOllamaServer, *, documents: int) -> Iter
     log_path = data.parent / "app.log"
     log = log_path.open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url],
+        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url, embed],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -107,3 +111,26 @@ def fresh_shots(name: str) -> Path:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     return folder
+
+
+def turn_routes(link: str, data: Path) -> list[dict[str, Any]]:
+    """Every answer the app saved, oldest chat first: its route, the router tier that chose
+    it and why, and its sources (file, page, cited), read back through the sessions API."""
+    url = link.split("/login", 1)[0]
+    headers = {"Authorization": f"Bearer {(data / 'api-token').read_text().strip()}"}
+    listing = httpx.get(url + "/api/sessions", headers=headers, timeout=10).json()["sessions"]
+    turns = []
+    for info in reversed(listing):
+        session = httpx.get(url + f"/api/sessions/{info['id']}", headers=headers, timeout=10)
+        for message in session.json()["messages"]:
+            if message["role"] != "assistant":
+                continue
+            trace = message.get("trace") or {}
+            turns.append(
+                {
+                    "route": trace.get("route"),
+                    "by": f"{trace.get('routed_by')}: {trace.get('route_reason')}",
+                    "sources": [(s["file"], s["page"], s.get("cited")) for s in message["sources"]],
+                }
+            )
+    return turns

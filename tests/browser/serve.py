@@ -1,8 +1,11 @@
-"""Serve the real window for the browser test: `python -m tests.browser.serve PORT DATA OLLAMA`.
+"""Serve the real window for the browser test: `python -m tests.browser.serve PORT DATA OLLAMA
+[minilm]`.
 
 What `run.py` starts (the guarded window and API, the login link, the services built
 behind the socket), pointed at the fake Ollama server the test runs. The login link is
-printed as `run.py` prints it; the test opens it as a person would.
+printed as `run.py` prints it; the test opens it as a person would. With `minilm` the
+library is indexed as a user's is by default: the real MiniLM embedder (its weights ship in
+a package) and the default chunking, so what is retrieved is what a user would get.
 """
 
 from __future__ import annotations
@@ -14,19 +17,16 @@ from app.settings import Settings
 from ui.window import serve
 
 
-def main(port: int, data_dir: Path, ollama: str) -> int:
-    settings = Settings(
-        port=port,
-        data_dir=data_dir,
-        ollama_host=ollama,
-        open_browser=False,
-        chat_model="llama3.2",
-        embed_backend="ollama",  # the fake server embeds: no model on disk, paced by the test
-        chunk_size=300,
-        chunk_overlap=0,
-    )
+def main(port: int, data_dir: Path, ollama: str, embed: str = "ollama") -> int:
+    common = {"port": port, "data_dir": data_dir, "ollama_host": ollama, "open_browser": False}
+    if embed == "minilm":
+        settings = Settings(**common, chat_model="llama3.2", embed_backend="minilm")
+    else:  # the fake server embeds: no model on disk, paced by the test
+        settings = Settings(
+            **common, chat_model="llama3.2", embed_backend="ollama", chunk_size=300, chunk_overlap=0
+        )
     return serve(settings)
 
 
 if __name__ in {"__main__", "__mp_main__"}:
-    sys.exit(main(int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))
+    sys.exit(main(int(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:]))

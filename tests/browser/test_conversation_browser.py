@@ -10,13 +10,14 @@ and, for answers, by what the question is about, so follow-ups can come in any o
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.harness import fresh_shots, running_app, skip_without_chromium
+from tests.browser.harness import fresh_shots, running_app, skip_without_chromium, turn_routes
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
@@ -50,7 +51,9 @@ ANSWERS = [  # (words in the question, the answer)
     ),
     ("board", "The board expects **steady growth** next year [1]."),
     ("summar", "- Revenue: 12 million euros, up 8 percent [1].\n- Staff: forty people [2]."),
+    ("12*7", "12 × 7 is **84**."),
 ]
+ARITHMETIC = re.compile(r"\d\s*[-+*/x×]\s*\d")
 FOLLOW_UPS = ["How many people work there?", "What does the board expect?", "Any holidays?"]
 
 
@@ -60,8 +63,9 @@ def answer_by_kind(body: dict[str, Any]) -> str | None:
     last = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     if "suggestions" in properties:
         return json.dumps({"suggestions": FOLLOW_UPS})
-    if "route" in properties:
-        return json.dumps({"route": "documents"})
+    if "route" in properties:  # as the router's prompt asks: arithmetic is chat
+        message = last.rsplit("Message:", 1)[-1]
+        return json.dumps({"route": "chat" if ARITHMETIC.search(message) else "documents"})
     if "query" in properties:  # the rewriter: the last message, standing alone
         message = last.rsplit("Last message:", 1)[-1].strip()
         if "summarise" in message.lower():  # "all that": what the conversation was about
@@ -73,12 +77,15 @@ def answer_by_kind(body: dict[str, Any]) -> str | None:
 
 @pytest.fixture
 def login_link(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
+    """The app with report.pdf and handbook.md indexed by the real MiniLM embedder, whose
+    cosine scale the router's probe and the relevance floor are calibrated on (the fake
+    server's vectors are not: its floor turned follow-ups into "nothing found"); its link."""
     data = tmp_path / "data"
     make_pdf(data / "documents" / "report.pdf", REPORT)
     (data / "documents" / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
     ollama.responder = answer_by_kind
     ollama.token_delay = 0.03
-    with running_app(data, ollama, documents=2) as link:
+    with running_app(data, ollama, documents=2, embed="minilm") as link:
         yield link
 
 
@@ -104,7 +111,8 @@ async def test_a_five_turn_conversation(login_link: str, browser: object) -> Non
             await page.locator(".docent-suggestion", has_text=chip).last.click()
         await eventually(lambda: _count(answers, number), timeout=60, what=f"answer {number}")
         await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
-        assert expect in await answers.nth(number - 1).inner_text()
+        text = await answers.nth(number - 1).inner_text()
+        assert expect in text and "Nothing in your documents" not in text, text
         await page.locator(".docent-suggestion").last.wait_for(timeout=30_000)
         await page.screenshot(path=shots / f"turn-{number}.png")
 
@@ -145,6 +153,74 @@ async def test_a_five_turn_conversation(login_link: str, browser: object) -> Non
     )
     await page.screenshot(path=shots / "narrow.png")
     assert widths[0] <= widths[1], widths
+    assert errors == []
+
+
+async def test_follow_ups_a_mention_and_a_chat_aside(
+    login_link: str, browser: object, tmp_path: Path
+) -> None:
+    """Five turns: a typed question, a clicked follow-up, an @mention, a chat aside and a
+    follow-up back to the documents. Each document turn shows sources (the mention's only
+    from the mentioned file); the aside is answered as chat, with none."""
+    from playwright.async_api import Browser, Page
+
+    assert isinstance(browser, Browser)
+    shots = fresh_shots("conversation-routing")
+    context = await browser.new_context(viewport={"width": 1400, "height": 900})
+    page: Page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(login_link)
+    box = page.locator("textarea")
+    await box.wait_for()
+    answers = page.locator(".docent-md[data-turn]")
+
+    async def turn(number: int, expect: str, *, ask: str = "", chip: str = "") -> list[str]:
+        """Ask or click, wait for the answer; the labels of its source chips."""
+        if ask:
+            await box.fill(ask)
+            await box.press("Enter")
+        else:
+            await page.locator(".docent-suggestion", has_text=chip).last.click()
+        await eventually(lambda: _count(answers, number), timeout=60, what=f"answer {number}")
+        await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
+        assert expect in await answers.nth(number - 1).inner_text()
+        await page.locator(".docent-suggestion").last.wait_for(timeout=30_000)
+        footer = answers.nth(number - 1).locator(
+            "xpath=ancestor::*[contains(@class, 'docent-answer-card')]/following-sibling::*[1]"
+        )
+        chips = footer.locator(".docent-source-chip:not(.docent-suggestion)")
+        labels = [t.strip().split("\n")[-1] for t in await chips.all_inner_texts()]
+        print(f"turn {number}: {ask or chip!r} -> chips {labels}")
+        await page.screenshot(path=shots / f"turn-{number}.png")
+        return labels
+
+    labels = await turn(1, "12 million euros", ask="What was the revenue in the third quarter?")
+    assert labels and labels[0].startswith("report.pdf")  # cited first; small files: all pages
+    labels = await turn(2, "forty people", chip="How many people work there?")
+    assert labels and labels[0].startswith("report.pdf")
+    labels = await turn(3, "twenty-five days", ask="@handbook.md how many holiday days do we get?")
+    assert labels == ["handbook.md"]
+    assert await page.locator(".docent-mention-chip", has_text="handbook.md").count() == 1
+    labels = await turn(4, "84", ask="thanks! what's 12*7?")
+    assert labels == []
+    labels = await turn(5, "steady growth", chip="What does the board expect?")
+    assert labels and labels[0].startswith("report.pdf")
+
+    turns = turn_routes(login_link, tmp_path / "data")
+    for number, saved in enumerate(turns, 1):
+        print(f"turn {number}: route {saved['route']} ({saved['by']}) sources {saved['sources']}")
+    assert [t["route"] for t in turns] == ["rag", "rag", "rag", "chat", "rag"]
+    assert {file for file, _, _ in turns[2]["sources"]} == {"handbook.md"}
+    assert turns[3]["sources"] == []
+    cited = [next(((f, p) for f, p, c in t["sources"] if c), None) for t in turns]
+    assert cited == [
+        ("report.pdf", 3),
+        ("report.pdf", 2),
+        ("handbook.md", None),
+        None,
+        ("report.pdf", 4),
+    ]
     assert errors == []
 
 
