@@ -50,6 +50,18 @@ def test_sources_are_grouped_one_entry_per_file_with_its_pages() -> None:
     assert groups[0].pages_label == "pp. 4, 9"
 
 
+def test_a_chip_names_the_cited_pages_and_uncited_files_come_last() -> None:
+    sources = [
+        {"n": 1, "file": "notes.md", "path": "notes.md", "page": None, "cited": False},
+        {"n": 2, "file": "report.pdf", "path": "report.pdf", "page": 3, "cited": True},
+        {"n": 3, "file": "report.pdf", "path": "report.pdf", "page": 1, "cited": False},
+        {"n": 4, "file": "report.pdf", "path": "report.pdf", "page": 4, "cited": False},
+    ]
+    groups = group_sources(sources)
+    assert [(g.path, g.cited) for g in groups] == [("report.pdf", True), ("notes.md", False)]
+    assert groups[0].pages == [1, 3, 4] and groups[0].pages_label == "p. 3"
+
+
 def test_long_names_are_shortened_in_the_middle_keeping_the_extension() -> None:
     name = "A very long annual report of the company for the year 2024 final version.pdf"
     short = middle_ellipsis(name, 32)

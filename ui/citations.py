@@ -14,28 +14,40 @@ class SourceGroup:
     path: str
     numbers: list[int] = field(default_factory=list)
     pages: list[int] = field(default_factory=list)
+    cited_pages: list[int] = field(default_factory=list)
+    cited: bool = False
+    """Whether the answer cites any of its passages (sources without the mark count as cited:
+    they are the ones streamed before the answer is done)."""
 
     @property
     def pages_label(self) -> str:
-        if not self.pages:
+        # A chip names the pages the answer cites; the passages it only read show in its tooltip.
+        pages = self.cited_pages if self.cited_pages else self.pages
+        if not pages:
             return ""
-        word = "p." if len(self.pages) == 1 else "pp."
-        return f"{word} {', '.join(str(p) for p in self.pages)}"
+        word = "p." if len(pages) == 1 else "pp."
+        return f"{word} {', '.join(str(p) for p in pages)}"
 
 
 def group_sources(sources: list[dict[str, Any]]) -> list[SourceGroup]:
-    """Sources grouped by file, in order of first appearance; pages sorted, once each."""
+    """Sources grouped by file, cited files first, else in order of first appearance;
+    pages sorted, once each."""
     groups: dict[str, SourceGroup] = {}
     for source in sources:
         path = source.get("path") or source.get("file") or "?"
         group = groups.setdefault(path, SourceGroup(source.get("file") or path, path))
         group.numbers.append(int(source["n"]))
+        cited = bool(source.get("cited", True))
+        group.cited = group.cited or cited
         page = source.get("page")
         if page is not None and page not in group.pages:
             group.pages.append(int(page))
+        if page is not None and cited and page not in group.cited_pages:
+            group.cited_pages.append(int(page))
     for group in groups.values():
         group.pages.sort()
-    return list(groups.values())
+        group.cited_pages.sort()
+    return sorted(groups.values(), key=lambda g: not g.cited)
 
 
 def middle_ellipsis(name: str, limit: int = 32) -> str:

@@ -133,11 +133,14 @@ class AnswerView:
                     icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
                     on_click=lambda s=first: self.actions.open_source(s),
                 )
-                chip.props("outline dense clickable color=primary").classes(
+                color = "primary" if group.cited else "grey-7"
+                chip.props(f"outline dense clickable color={color}").classes(
                     "docent-source-chip text-xs"
-                ).mark("source")
+                ).mark("source" if group.cited else "source-uncited")
                 numbers = ", ".join(f"[{n}]" for n in group.numbers)
-                chip.tooltip(f"{group.path} — {numbers}")
+                read = f" · read pp. {', '.join(map(str, group.pages))}" if group.pages else ""
+                cited = "" if group.cited else " · not cited"
+                chip.tooltip(f"{group.path} — {numbers}{read}{cited}")
 
     def _actions_row(self) -> None:
         with ui.row().classes("gap-0 items-center").mark("answer-actions"):
