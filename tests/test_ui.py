@@ -197,6 +197,8 @@ async def test_mode_selector_explains_and_applies_each_mode(
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "Echo: Where is the spare key?"), what="chat")
     assert contents(user, "source") == []  # chat mode searched nothing
+    await user.should_see("How was this answered?", marker="why-sources")
+    await user.should_not_see("Why these sources?")
 
 
 async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(

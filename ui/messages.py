@@ -151,7 +151,7 @@ class AnswerView:
             self.regen.props("flat dense round size=sm").tooltip("Regenerate").mark("regenerate")
             if self.sources or (self.trace and self.trace.get("nodes")):
                 why = ui.button(
-                    "Why these sources?",
+                    "Why these sources?" if self.sources else "How was this answered?",
                     on_click=lambda: self.actions.show_trace(self._trace_data()),
                 )
                 why.props("flat dense no-caps size=sm color=grey-7").mark("why-sources")
