@@ -144,7 +144,9 @@ async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
         answer.say(prompts.NO_DOCUMENTS)
         return _finish(state, deps, answer, Prompt([], [], 0), None)
     system = prompts.RAG_SYSTEM if rag else prompts.CHAT_SYSTEM
-    if rag and not sources:
+    # The router's probe found nothing near the question: as for a search that found nothing.
+    probed_away = state.get("route") == "chat" and state.get("routed_by") == "probe"
+    if (rag and not sources) or probed_away:
         # Nothing bears on the question: say so in one line, then just talk.
         answer.say(prompts.NOT_RELEVANT + "\n\n")
         rag, system = False, prompts.ADAPTIVE_SYSTEM

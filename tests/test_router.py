@@ -88,6 +88,9 @@ async def test_probe_far_from_every_chunk_is_chat() -> None:
     assert (out["route"], out["routed_by"]) == ("chat", "probe")
     assert out["probe_score"] == 0.0
     assert json_calls(llm) == 0
+    # Nothing in the library came near, and the answer says so before it chats.
+    assert out["answer"] == prompts.NOT_RELEVANT + "\n\nCanberra."
+    assert llm.history[-1][0]["content"] == prompts.ADAPTIVE_SYSTEM
 
 
 async def test_probe_close_to_a_chunk_is_rag_and_the_retriever_reuses_its_search() -> None:

@@ -88,8 +88,14 @@ async def test_delete_asks_first_then_removes(user: User, container: Container, 
 async def test_reindex_and_mention_from_the_list(
     user: User, container: Container, page: None
 ) -> None:
+    docs = documents(container)
+    # The first indexing must be over, or its own "ready" would pass for the reindex's.
+    await eventually(
+        lambda: [d.status for d in docs.list() if d.path == "notes.md"] == ["ready"],
+        what="notes.md indexed first",
+    )
     seen: list[IngestEvent] = []
-    documents(container).subscribe(seen.append)
+    docs.subscribe(seen.append)
     await user.open("/")
     user.find(marker="document-reindex").click()
     await eventually(
