@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.chat import ChatService, MessageRejected
 from app.documents import DocumentError, DocumentService, DocumentView
+from app.search import QueryTooLong, check_query_length, public_passages
 from graph.retrieval.types import Retrieval
 from ingest.loaders import UnreadableFile, UnsupportedFile, load
 
@@ -81,27 +82,14 @@ class DocentTools:
     ) -> SearchResults:
         if not query.strip():
             raise ToolFailed("The query is empty; say what to look for.")
-        if len(query) > self._max_query_chars:
-            raise ToolFailed(
-                f"The query is {len(query):,} characters; the limit is "
-                f"{self._max_query_chars:,}. Shorten it to the words that matter."
-            )
+        try:
+            check_query_length(query, self._max_query_chars)
+        except QueryTooLong as exc:
+            raise ToolFailed(str(exc)) from exc
         k = max(1, min(k, 50))
         # The same search as POST /api/search: passages past the relevance floor.
         found = await asyncio.to_thread(self._search, query, files or (), k)
-        return SearchResults(
-            results=[
-                Passage(
-                    file=p.file,
-                    path=p.path,
-                    page=p.page,
-                    text=p.text,
-                    score=round(p.score, 4),
-                    scores=p.scores(),
-                )
-                for p in found.passages
-            ]
-        )
+        return SearchResults.model_validate({"results": public_passages(found)})
 
     async def ask(self, question: str, files: list[str] | None = None) -> Answer:
         # Files become @mentions, so the graph resolves them exactly as it does in the window.

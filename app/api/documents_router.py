@@ -13,9 +13,9 @@ from app.api.schemas import (
     DocumentPublic,
     SearchRequest,
     SearchResponse,
-    SearchResultPublic,
 )
 from app.api.security import require_token
+from app.search import QueryTooLong, check_query_length, public_passages
 
 router = APIRouter(dependencies=[Depends(require_token)])
 
@@ -27,25 +27,9 @@ async def list_documents(c: ContainerDep) -> DocumentList:
 
 @router.post("/api/search")
 async def search(body: SearchRequest, c: ContainerDep) -> SearchResponse:
-    limit = c.settings.max_query_chars
-    if len(body.query) > limit:
-        raise ApiError(
-            413,
-            "query_too_long",
-            f"The query is {len(body.query):,} characters; the limit is {limit:,}. "
-            "Shorten it to the words that matter.",
-        )
+    try:
+        check_query_length(body.query, c.settings.max_query_chars)
+    except QueryTooLong as exc:
+        raise ApiError(413, "query_too_long", str(exc)) from exc
     found = await asyncio.to_thread(c.retriever.retrieve, body.query, body.files or (), body.k)
-    return SearchResponse(
-        results=[
-            SearchResultPublic(
-                file=p.file,
-                path=p.path,
-                page=p.page,
-                text=p.text,
-                score=round(p.score, 4),
-                scores=p.scores(),
-            )
-            for p in found.passages
-        ]
-    )
+    return SearchResponse.model_validate({"results": public_passages(found)})
