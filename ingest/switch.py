@@ -70,6 +70,22 @@ class ModelSwitch:
         self.finished = True
         return True
 
+    def catch_up(self) -> int:
+        """Copy the ready contents the new collection still lacks; returns how many.
+
+        A switch begun while the app runs can miss a file that was being indexed at that
+        moment (it was written to the old collection only): once the pipeline is idle,
+        this copies it too.
+        """
+        have = self.new.document_ids()
+        ready = {c.key for c in self.registry.contents() if c.state == READY}
+        missing = sorted(ready - have)
+        for key in missing:
+            if self.stop.is_set():
+                break
+            self._copy(key)
+        return len(missing)
+
     def _copy(self, key: str) -> None:
         have = self.new.chunk_indexes(key)
         for chunks in self.old.chunks_of(key, _BATCH):
