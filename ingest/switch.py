@@ -58,6 +58,10 @@ class ModelSwitch:
         """Fill the new collection (in a thread); True when it holds every ready content."""
         keys = sorted(c.key for c in self.registry.contents() if c.state == READY)
         self.total, self.done = len(keys), 0
+        # Said before the first document, which may take a while with a large library.
+        self.events.publish_threadsafe(
+            IngestEvent("switch", self.new.embedder.name, "", 0, self.total)
+        )
         for key in keys:
             if self.stop.is_set():
                 return False
