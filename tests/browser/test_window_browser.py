@@ -130,7 +130,12 @@ async def test_the_window_in_chromium(
         lambda: _attribute(frame, "data-loaded-page"), timeout=30, what="the PDF to load"
     )
     assert await frame.get_attribute("data-loaded-page") == cited_page
-    assert (await frame.get_attribute("src") or "").endswith(f"#page={cited_page}")
+    src = await frame.get_attribute("src") or ""
+    assert src.endswith(f"/report.pdf#page={cited_page}")
+    # The viewer's title bar shows the document's name, not the single-use token.
+    await eventually(
+        lambda: _viewer_title(page, "report.pdf"), timeout=30, what="the PDF viewer's title"
+    )
     await page.wait_for_timeout(1500)  # let the PDF viewer paint, for the screenshot
     await page.screenshot(path=shots / "05-pdf-viewer.png")
     await page.keyboard.press("Escape")
@@ -207,6 +212,14 @@ async def _longer(locator: object, than: int) -> bool:
     except PlaywrightTimeout:  # no streaming answer any more: it ended
         return not await locator.count()  # type: ignore[attr-defined]
     return len(text) > than
+
+
+async def _viewer_title(page: object, title: str) -> bool:
+    """Whether the browser's PDF viewer (an extension frame inside ours) shows ``title``."""
+    for frame in page.frames:  # type: ignore[attr-defined]
+        if frame.url.startswith("chrome-extension://") and await frame.title() == title:
+            return True
+    return False
 
 
 async def _attribute(locator: object, name: str) -> bool:
