@@ -243,18 +243,21 @@ class EmbeddingModels:
                     embedder = await asyncio.to_thread(self._load, target)
             except Exception as error:
                 reason = str(error).strip().rstrip(".") or type(error).__name__
-                self.problem = (
-                    f"Docent can't use the embedding model {label}: {reason}. "
-                    f"It keeps answering with {self.store.embedder.name}."
+                self.loading, self.problem = (
+                    None,
+                    (
+                        f"Docent can't use the embedding model {label}: {reason}. "
+                        f"It keeps answering with {self.store.embedder.name}."
+                    ),
                 )
+                self._tell()
                 raise EmbeddingUnavailable(self.problem) from error
-            finally:
+            try:
+                self._save(changes)
+                return await self._switch_to(embedder)
+            finally:  # one change seen from loading to rebuilding: never "done" between
                 self.loading = None
                 self._tell()
-            self._save(changes)
-            message = await self._switch_to(embedder)
-            self._tell()
-            return message
 
     def _loaded(self, target: Settings) -> Embedder | None:
         """The answering or building model, when ``target`` names it: no second copy."""

@@ -79,6 +79,7 @@ async def test_changing_the_embedding_model_rebuilds_live_with_progress(
     await user.should_see("Rebuilding the index with model-b", marker="settings-message")
     await user.should_see(marker="banner-embedding_rebuild")
     await user.should_see("0 of 2 documents", marker="rebuild-text")
+    await user.should_not_see("Searches now use model-a")  # loading gave way to rebuilding
     assert app.store.embedder.name == "model-a"  # the old index answers meanwhile
 
     new.release()  # one document's vectors

@@ -130,6 +130,8 @@ class RebuildBanner:
         self.box = ui.column().classes("w-full items-center gap-2")
         self._busy = False
         self._problem: str | None = None
+        self._building: str | None = None
+        """The model this window saw being built: its swap is worth a notice."""
         self._text: Any = None
         self._bar: Any = None
         self.unsubscribe = embedding.subscribe(self.show)
@@ -140,20 +142,20 @@ class RebuildBanner:
             self.unsubscribe()
             return
         busy = bool(state.building or state.loading)
+        finished = not busy and self._building is not None and self._building == state.answering
         if busy != self._busy or state.problem != self._problem:
             self._draw(state, busy)
+        self._building = state.building or (self._building if busy else None)
+        if finished:
+            with self.box:
+                ui.notify(f"Searches now use {state.answering}.", type="positive")
         if busy and self._text is not None and self._bar is not None:
             self._text.set_content(rebuild_text(state))
             value = state.done / state.total if state.total else 0.0
             self._bar.set_value(value)
             self._bar.props(f"data-value={value:.3f}")
-            if state.total:
-                self._bar.props(remove="indeterminate")
-            else:
-                self._bar.props("indeterminate")
 
     def _draw(self, state: EmbeddingState, busy: bool) -> None:
-        finished = self._busy and not busy and not state.problem
         self._busy, self._problem = busy, state.problem
         self.box.clear()
         self._text = self._bar = None
@@ -178,5 +180,3 @@ class RebuildBanner:
                         ui.button("Dismiss", icon="close", on_click=self.embedding.dismiss).props(
                             "flat dense no-caps"
                         ).mark("banner-dismiss")
-            if finished:
-                ui.notify(f"Searches now use {state.answering}.", type="positive")
