@@ -135,6 +135,8 @@ class EmbeddingModels:
         self._copying: asyncio.Future[Any] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
+        self._failed: tuple[dict[str, Any], Settings] | None = None
+        """The last choice whose model couldn't load, for a retry."""
         self._listeners: list[Listener] = []
         events.subscribe(self._on_event)
 
@@ -187,6 +189,12 @@ class EmbeddingModels:
         """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def retry(self) -> asyncio.Task[str] | None:
+        """Try the last choice that failed again (after pulling the model, say)."""
+        if self.problem is None or self._failed is None:
+            return None
+        return self.choose(*self._failed)
 
     def dismiss(self) -> None:
         """Forget why the last chosen model couldn't be used (the person has read it)."""
@@ -250,8 +258,10 @@ class EmbeddingModels:
                         f"It keeps answering with {self.store.embedder.name}."
                     ),
                 )
+                self._failed = (changes, target)
                 self._tell()
                 raise EmbeddingUnavailable(self.problem) from error
+            self._failed = None
             try:
                 self._save(changes)
                 return await self._switch_to(embedder)

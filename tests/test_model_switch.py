@@ -14,7 +14,7 @@ from app.container import Container
 from app.embedding import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
 from ingest.events import IngestEvent
-from models.embeddings import EmbedderUnavailable
+from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -271,4 +271,25 @@ async def test_choosing_again_during_a_rebuild_cancels_it(tmp_path: Path) -> Non
     finally:
         b.go.set()
         c.go.set()
+        await app.stop()
+
+
+async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_path: Path) -> None:
+    settings = Settings.model_validate(
+        {"data_dir": tmp_path / "data", "embed_backend": "ollama", "embed_model": "model-a"}
+    )
+    settings.docs_dir.mkdir(parents=True)
+    (settings.docs_dir / "n.md").write_text("# Hedgehogs\n\nHedgehogs eat beetles at night.")
+    app = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
+    await app.start(watch=False)
+    try:
+        await eventually(lambda: bool(app.ready_paths()), what="the note indexed")
+        app.preferences.update({"embed_backend": "minilm"})
+        assert app.embedding.pending is not None
+        assert "all-MiniLM-L6-v2" in await app.embedding.pending
+        await eventually(lambda: app.switch is None, timeout=60, what="the swap")
+        assert app.store.embedder.name == MODEL_NAME
+        found = await asyncio.to_thread(app.retriever.retrieve, "what do hedgehogs eat")
+        assert found.passages and found.passages[0].path == "n.md"
+    finally:
         await app.stop()

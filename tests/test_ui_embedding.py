@@ -21,6 +21,9 @@ from tests.running import eventually
 from tests.ui_parts import NOTES, answer_shows, contents, side_calls
 from ui.page import chat_page
 
+PULLED: list[str] = []
+"""Models fetched since the test began (model-x loads once it is here)."""
+
 
 class NewModel(GatedEmbedder):
     """The model chosen in Settings: it loads at once; its document vectors wait at the gate."""
@@ -42,6 +45,8 @@ async def app(tmp_path: Path) -> AsyncIterator[Container]:
     new.hold()
 
     def load(chosen: Settings) -> Embedder:
+        if chosen.embed_model == "model-x" and PULLED:
+            return FakeEmbedder(dim=48, name="model-x")
         if chosen.embed_model != "model-b":
             raise EmbedderUnavailable(
                 f"no weights for {chosen.embed_model} on this machine. Pull it first"
@@ -122,3 +127,14 @@ async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
     assert app.settings.embed_model != "model-x"
     user.find(marker="banner-dismiss").click()
     await user.should_not_see(marker="banner-embedding_failed")
+
+    # Once the model is there, Retry in the banner switches to it.
+    user.find(marker="settings-save").click()
+    await user.should_see(marker="banner-embedding_failed")
+    PULLED.append("model-x")
+    try:
+        user.find(marker="banner-retry-embedding").click()
+        await user.should_see("Searches now use model-x")
+        assert app.store.embedder.name == "model-x" and app.settings.embed_model == "model-x"
+    finally:
+        PULLED.clear()

@@ -177,6 +177,9 @@ class RebuildBanner:
                         ui.icon("warning_amber", color="warning").classes("text-xl")
                         text = f"**{TITLES['embedding_failed']}** {state.problem}"
                         ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                        ui.button("Retry", icon="refresh", on_click=self.embedding.retry).props(
+                            "flat dense no-caps"
+                        ).mark("banner-retry-embedding")
                         ui.button("Dismiss", icon="close", on_click=self.embedding.dismiss).props(
                             "flat dense no-caps"
                         ).mark("banner-dismiss")
