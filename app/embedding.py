@@ -40,6 +40,9 @@ T = TypeVar("T")
 FIELDS = ("embed_backend", "embed_model", "embed_host")
 """The settings that choose the embedding model."""
 
+BUILT_IN_MODEL = MODEL_NAME
+"""The embedding model that runs in-process; its weights ship with Docent."""
+
 CHECK_TEXT = "Docent checks that this embedding model answers."
 
 

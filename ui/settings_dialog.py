@@ -7,9 +7,8 @@ from typing import Any
 
 from nicegui import ui
 
-from app.embedding import EmbeddingModels, EmbeddingUnavailable
+from app.embedding import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.preferences import InvalidSetting, Preferences
-from models.embeddings import MODEL_NAME
 
 LABELS = {
     "ollama_host": "Ollama host",
@@ -57,7 +56,7 @@ def embedding_options(backend: str, model: str, installed: list[str]) -> dict[st
     """The embedding choices: the built-in model, then Ollama's models (embedders first)."""
     names = sorted({*installed, *([model] if backend == "ollama" else [])})
     names.sort(key=lambda n: "embed" not in n)
-    options = {BUILT_IN: f"{MODEL_NAME} (built in, works offline)"}
+    options = {BUILT_IN: f"{BUILT_IN_MODEL} (built in, works offline)"}
     options.update({f"{OLLAMA}{n}": f"{n} (Ollama)" for n in names})
     return options
 
