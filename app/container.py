@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -17,18 +17,19 @@ from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
 from app.documents import DocumentService
+from app.embedding import EmbeddingModels, build_embedder
 from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
+from app.readers import BoundProbe, ModelBoundRetriever, reader_for
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
 from graph.options import TurnOptions
-from graph.prefetch import VectorProbe
 from graph.retrieval.library import RegistryLibrary
-from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.retriever import RetrievalSettings
 from graph.retrieval.shared import SharedNearest
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
@@ -37,28 +38,17 @@ from ingest.indexer import Indexer
 from ingest.keyword import KeywordIndex
 from ingest.lock import AlreadyIndexing, IndexLock
 from ingest.registry import Registry
-from ingest.store import ChromaStore, collection_name, make_chroma_client
+from ingest.store import ChromaStore, make_chroma_client
 from ingest.switch import ModelSwitch
 from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher, WatcherUnavailable
-from models.embeddings import EmbedderUnavailable, MiniLMEmbedder
 from models.llm import OllamaChat, same_model
-from models.ollama_embedder import OllamaEmbedder
 from models.protocols import ChatModel, Embedder, Reranker
-from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker
 
 log = logging.getLogger(__name__)
 
-
-def _embedder_from(spec: dict[str, str]) -> Embedder:
-    """The embedder a stored spec names (the model the index was built with)."""
-    if spec.get("backend") == "ollama":
-        return OllamaEmbedder(spec["host"], spec["model"])
-    embedder = MiniLMEmbedder()
-    if embedder.name != spec["name"]:
-        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
-    return embedder
+__all__ = ["Container", "build_embedder", "turn_options"]
 
 
 def turn_options(settings: Settings) -> TurnOptions:
@@ -74,12 +64,6 @@ def turn_options(settings: Settings) -> TurnOptions:
     )
 
 
-def build_embedder(settings: Settings) -> Embedder:
-    if settings.embed_backend == "ollama":
-        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
-    return MiniLMEmbedder()
-
-
 class Container:
     """Every long-lived service of one Docent instance. Tests pass fakes in."""
 
@@ -91,6 +75,7 @@ class Container:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         previous_embedder: Embedder | None = None,
+        embedder_factory: Callable[[Settings], Embedder] = build_embedder,
     ) -> None:
         settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
@@ -108,19 +93,26 @@ class Container:
         self.llm: ChatModel = llm or OllamaChat(
             settings.ollama_host, settings.chat_model, num_ctx=settings.context_tokens
         )
-        self.embedder: Embedder = embedder or build_embedder(settings)
         self.reranker: Reranker = reranker or FlashRankReranker(
             settings.data_dir / "models" / "flashrank"
         )
         self.registry = Registry(settings.data_dir / "docent.db")
         self.sessions = SessionIndex(settings.data_dir / "docent.db")
         client = make_chroma_client(settings.data_dir, settings.chroma_url)
-        self.store = ChromaStore(client, self.embedder, lookup=self.registry)
-        self.indexes: list[ChunkIndex] = [self.store]
-        """Every index the pipeline writes; the keyword index joins the store here."""
         self.events = EventBus()
-        self.switch = self._model_switch(previous_embedder)
-        """Set while a new embedding model's collection is being built."""
+        self.embedding = EmbeddingModels(
+            settings,
+            client,
+            self.registry,
+            self.events,
+            embedder or embedder_factory(settings),
+            pool=RetrievalSettings().pool,
+            previous=previous_embedder,
+            factory=embedder_factory,
+        )
+        """The answering collection, a new model's being built, and switching models."""
+        self.indexes: list[ChunkIndex] = self.embedding.indexes
+        """Every index the pipeline writes; the keyword index joins the store here."""
         self.keyword = KeywordIndex(settings.data_dir / "keyword")
         self.indexes.append(self.keyword)
         self.indexer = Indexer(
@@ -140,12 +132,10 @@ class Container:
             self.indexer,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
         )
-        self.nearest = SharedNearest(self.store, RetrievalSettings().pool)
-        """The probe's vector search, taken up by the retriever: one store search a turn."""
-        self.retriever = Retriever(
-            self.nearest,
+        self.retriever = ModelBoundRetriever(
+            # the old model's, during a switch
+            reader_for(self.store, RetrievalSettings().pool),
             self.keyword,
-            CachedQueryEmbedder(self.store.embedder),  # the old model's, during a switch
             self.reranker,
             RegistryLibrary(self.registry),
             RetrievalSettings(
@@ -161,7 +151,7 @@ class Container:
             known_files=self.ready_paths,
             top_k=settings.top_k,
             retriever=self.retriever,
-            probe=VectorProbe(self.nearest, self.retriever.embedder),
+            probe=BoundProbe(self.retriever),
             options=turn_options(settings),
         )
         self.health = HealthMonitor(self.llm, self.reranker)
@@ -170,7 +160,8 @@ class Container:
             "top_k": self._set_top_k,
             "rerank_candidates": lambda n: self._retrieval(rerank_candidates=n),
         }
-        self.preferences = Preferences(settings, live)
+        self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
+        self.embedding.attach(self.retriever, self.indexer, self.preferences.save)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
         self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
         """Held by the one process of this data dir that indexes (the app, or `ingest`)."""
@@ -181,54 +172,26 @@ class Container:
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
-        self._switching: asyncio.Task[None] | None = None
 
-    def _embedder_spec(self) -> str:
-        s = self.settings
-        spec = {"name": self.embedder.name, "backend": s.embed_backend, "model": s.embed_model}
-        return json.dumps({**spec, "host": s.embed_ollama_host})
+    @property
+    def embedder(self) -> Embedder:
+        """The configured embedding model (during a switch, the one being built)."""
+        return self.embedding.embedder
 
-    def _model_switch(self, previous: Embedder | None) -> ModelSwitch | None:
-        """A switch from the model the index was built with, if the settings changed it."""
-        active = self.registry.state("embedder")
-        if active is None or json.loads(active)["name"] == self.embedder.name:
-            self.registry.set_state("embedder", self._embedder_spec())
-            return None
-        spec = json.loads(active)
-        names = {c.name for c in self.store.client.list_collections()}
-        old_name = collection_name(spec["name"])
-        try:
-            if old_name not in names:
-                raise EmbedderUnavailable(f"no collection {old_name}")
-            old_embedder = previous or _embedder_from(spec)
-        except Exception as exc:  # the old model is gone: rebuild from the files instead
-            log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
-            self.registry.set_state("embedder", self._embedder_spec())
-            return None
-        old = ChromaStore(self.store.client, old_embedder, lookup=self.registry, name=old_name)
-        new, self.store = self.store, old  # the old collection answers until the swap
-        new.building = True
-        self.indexes[:] = [old, new]
-        return ModelSwitch(self.registry, old, new, self.events)
+    @property
+    def store(self) -> ChromaStore:
+        """The collection that answers searches now."""
+        return self.embedding.store
 
-    async def _run_switch(self, switch: ModelSwitch) -> None:
-        """Fill the new collection, then let it answer and drop the old one."""
-        try:
-            if not await asyncio.to_thread(switch.run):
-                return
-            await self.indexer.wait_idle()
-            switch.new.building = False
-            self.store = self.nearest.inner = switch.new
-            self.retriever.embedder = CachedQueryEmbedder(switch.new.embedder)
-            if isinstance(self.deps.probe, VectorProbe):  # the probe follows the new model
-                self.deps.probe.embedder = self.retriever.embedder
-            self.indexes.remove(switch.old)
-            self.registry.set_state("embedder", self._embedder_spec())
-            self.switch = None
-            await asyncio.to_thread(switch.old.drop)
-            log.info("now answering with %s", switch.new.embedder.name)
-        except Exception:
-            log.exception("the embedding model switch failed; the old index keeps answering")
+    @property
+    def switch(self) -> ModelSwitch | None:
+        """Set while a new embedding model's collection is being built."""
+        return self.embedding.switch
+
+    @property
+    def nearest(self) -> SharedNearest:
+        """The probe's vector search, taken up by the retriever: one store search a turn."""
+        return self.retriever.reader.nearest
 
     def _retrieval(self, **changes: Any) -> None:
         """Apply a settings-dialog change to the retriever from its next search on."""
@@ -304,8 +267,7 @@ class Container:
         if scan:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
         self.health.start()
-        if self.switch is not None:
-            self._switching = asyncio.create_task(self._run_switch(self.switch), name="switch")
+        self.embedding.start()
 
     def _graph_with_model(self, model: str) -> CompiledStateGraph:
         """The graph answering with another Ollama chat model, built once per model."""
@@ -326,8 +288,7 @@ class Container:
             self._watcher.stop()
         if self._scan and not self._scan.done():
             self._scan.cancel()
-        if self.switch is not None:
-            self.switch.stop.set()
+        self.embedding.stop()
         if self._chat:
             await self._chat.aclose()
         await self.indexer.stop()

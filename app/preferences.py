@@ -21,6 +21,7 @@ EDITABLE = (
     "ollama_host",
     "embed_host",
     "chat_model",
+    "embed_backend",
     "embed_model",
     "top_k",
     "rerank_candidates",
@@ -29,6 +30,10 @@ EDITABLE = (
 )
 """What the settings dialog offers, in its order; a name Settings doesn't have is skipped,
 so fields other parts add (rerank depth, follow-ups) appear once they exist."""
+
+
+EMBEDDING_FIELDS = ("embed_backend", "embed_model", "embed_host")
+"""Together they choose the embedding model; changing it rebuilds the index."""
 
 
 class InvalidSetting(ValueError):
@@ -67,10 +72,19 @@ def _explicit(settings: Settings) -> dict[str, Any]:
 class Preferences:
     """What the window may change; ``update`` saves it and applies what can change live."""
 
-    def __init__(self, settings: Settings, live: dict[str, Callable[[Any], None]]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        live: dict[str, Callable[[Any], None]],
+        *,
+        embedding: Callable[[dict[str, Any], Settings], object] | None = None,
+    ) -> None:
         self.settings = settings
         self._live = live
         """Setters for the fields that take effect at once (the rest wait for a restart)."""
+        self._embedding = embedding
+        """Starts switching to the embedding model the fields name, in the background; it
+        calls ``save`` once the model has loaded (a model that can't load is not saved)."""
 
     def fields(self) -> list[tuple[str, Any, str]]:
         """(name, current value, description) of every editable field."""
@@ -82,7 +96,7 @@ class Preferences:
         return out
 
     def is_live(self, name: str) -> bool:
-        return name in self._live
+        return name in self._live or (self._embedding is not None and name in EMBEDDING_FIELDS)
 
     def update(self, changes: dict[str, Any]) -> list[str]:
         """Validate, save and apply ``changes``; returns the names that need a restart."""
@@ -92,31 +106,51 @@ class Preferences:
             raise InvalidSetting(f"These settings can't be changed here: {', '.join(unknown)}.")
         if not changes:
             return []
-        try:
-            checked = type(self.settings)(**{**_explicit(self.settings), **changes})
-        except ValidationError as error:
-            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
-            raise InvalidSetting(f"Not saved: {problems}.") from error
-        path = saved_path(self.settings)
-        try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            saved = {}
-        for name in changes:
-            value = getattr(checked, name)
-            saved[name] = str(value) if isinstance(value, Path) else value
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(saved, indent=2), encoding="utf-8")
-        tmp.replace(path)
+        checked = self._checked(changes)
+        embedding = {}
+        if self._embedding is not None:
+            embedding = {k: getattr(checked, k) for k in changes if k in EMBEDDING_FIELDS}
+        rest = {k: getattr(checked, k) for k in changes if k not in embedding}
+        self._write(rest)
         restart = []
-        for name in changes:
-            value = getattr(checked, name)
+        for name, value in rest.items():
             if name in self._live:
                 self._live[name](value)
                 setattr(self.settings, name, value)
             else:
                 restart.append(name)
+        if embedding and self._embedding is not None:
+            self._embedding(embedding, checked)
         return restart
+
+    def save(self, changes: dict[str, Any]) -> None:
+        """Validate and save ``changes``, and hold them in the settings from now on."""
+        checked = self._checked(changes)
+        values = {name: getattr(checked, name) for name in changes}
+        self._write(values)
+        for name, value in values.items():
+            setattr(self.settings, name, value)
+
+    def _checked(self, changes: dict[str, Any]) -> Settings:
+        try:
+            return type(self.settings)(**{**_explicit(self.settings), **changes})
+        except ValidationError as error:
+            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
+            raise InvalidSetting(f"Not saved: {problems}.") from error
+
+    def _write(self, values: dict[str, Any]) -> None:
+        if not values:
+            return
+        path = saved_path(self.settings)
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            saved = {}
+        for name, value in values.items():
+            saved[name] = str(value) if isinstance(value, Path) else value
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(saved, indent=2), encoding="utf-8")
+        tmp.replace(path)
 
 
 class ChatModels:

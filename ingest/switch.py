@@ -58,6 +58,10 @@ class ModelSwitch:
         """Fill the new collection (in a thread); True when it holds every ready content."""
         keys = sorted(c.key for c in self.registry.contents() if c.state == READY)
         self.total, self.done = len(keys), 0
+        # Said before the first document, which may take a while with a large library.
+        self.events.publish_threadsafe(
+            IngestEvent("switch", self.new.embedder.name, "", 0, self.total)
+        )
         for key in keys:
             if self.stop.is_set():
                 return False
@@ -69,6 +73,22 @@ class ModelSwitch:
         # Contents that became ready meanwhile were written to both collections.
         self.finished = True
         return True
+
+    def catch_up(self) -> int:
+        """Copy the ready contents the new collection still lacks; returns how many.
+
+        A switch begun while the app runs can miss a file that was being indexed at that
+        moment (it was written to the old collection only): once the pipeline is idle,
+        this copies it too.
+        """
+        have = self.new.document_ids()
+        ready = {c.key for c in self.registry.contents() if c.state == READY}
+        missing = sorted(ready - have)
+        for key in missing:
+            if self.stop.is_set():
+                break
+            self._copy(key)
+        return len(missing)
 
     def _copy(self, key: str) -> None:
         have = self.new.chunk_indexes(key)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fastapi import Request
+from fastapi import Request, Response
 
 from app.api.guard import Access
 from app.api.login import COOKIE_SECONDS, LINK_SECONDS, LoginLinks
@@ -99,6 +99,24 @@ async def test_every_response_forbids_framing(app: RunningApp) -> None:
     for response in responses:
         assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
         assert response.headers["x-frame-options"] == "DENY"
+
+
+async def test_a_response_with_its_own_frame_policy_keeps_it(app: RunningApp) -> None:
+    """The window's PDF viewer frames one kind of response from its own origin."""
+
+    def framed() -> Response:
+        own = {"Content-Security-Policy": "frame-ancestors 'self'", "X-Frame-Options": "SAMEORIGIN"}
+        return Response(b"%PDF-1.4", media_type="application/pdf", headers=own)
+
+    app.app.add_api_route("/framed-by-us", framed)
+    response = await app.client.get("/framed-by-us")
+    assert response.headers.get_list("content-security-policy") == ["frame-ancestors 'self'"]
+    assert response.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    async with httpx.AsyncClient(base_url=app.url) as anonymous:
+        refused = await anonymous.get("/framed-by-us")  # still behind the login
+    assert refused.status_code == 401
+    assert refused.headers["content-security-policy"] == "frame-ancestors 'none'"
 
 
 async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -> None:

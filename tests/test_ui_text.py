@@ -5,6 +5,7 @@ from __future__ import annotations
 from ui.citations import group_sources, middle_ellipsis
 from ui.markdown import cited_numbers, render
 from ui.mentions import MentionIndex, active_query, insert, plain_title, segments
+from ui.viewer import inline_disposition
 
 
 def test_answers_escape_html_and_refuse_script_links() -> None:
@@ -133,3 +134,10 @@ def test_banners_keep_long_technical_messages_brief() -> None:
     assert brief(long) == "The reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded."
     short = "Ollama is not running at http://127.0.0.1:11434. Start it with `ollama serve`."
     assert brief(short) == short
+
+
+def test_a_pdf_is_named_inline_in_ascii_and_in_utf8() -> None:
+    header = inline_disposition('Rapport "été".pdf')
+    header.encode("ascii")  # a header must be plain bytes
+    assert header.startswith("inline; filename=\"Rapport '_t_'.pdf\"")
+    assert header.endswith("filename*=UTF-8''Rapport%20%22%C3%A9t%C3%A9%22.pdf")

@@ -11,6 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
+from app.embedding import EmbeddingModels, EmbeddingState
 from app.health import HealthMonitor, HealthReport, Problem
 
 TITLES = {
@@ -18,6 +19,7 @@ TITLES = {
     "model_missing": "The chat model is missing.",
     "reranker_unavailable": "Reranking is off.",
     "embedding_rebuild": "The index is being rebuilt.",
+    "embedding_failed": "The embedding model was not changed.",
 }
 DEGRADED = " Until then, Docent shows the most relevant passages from your documents."
 
@@ -39,11 +41,18 @@ def brief(message: str) -> str:
 class Banners:
     """The banner strip of one window."""
 
-    def __init__(self, health: HealthMonitor, on_pull: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        health: HealthMonitor,
+        on_pull: Callable[[str], Any],
+        embedding: EmbeddingModels | None = None,
+    ) -> None:
         self.health = health
         self.on_pull = on_pull
-        self.strip = ui.column().classes("w-full items-center gap-2 px-4 pt-2")
-        self.strip.mark("banners")
+        with ui.column().classes("w-full items-center gap-2 px-4 pt-2") as self.strip:
+            self.strip.mark("banners")
+            self.rebuild = RebuildBanner(embedding) if embedding is not None else None
+            self.problems = ui.column().classes("w-full items-center gap-2")
         self._shown: list[Problem] | None = None
         self.unsubscribe = health.subscribe(self._changed)
         self.show(health.report)
@@ -58,21 +67,13 @@ class Banners:
         if report.problems == self._shown:
             return
         self._shown = list(report.problems)
-        self.strip.clear()
-        with self.strip:
+        self.problems.clear()
+        with self.problems:
             for problem in report.problems:
                 self._banner(problem)
 
     def _banner(self, problem: Problem) -> None:
-        with (
-            ui.card()
-            .classes(
-                "docent-banner w-full max-w-3xl bg-amber-50 border border-amber-300 "
-                "text-amber-950 py-2 px-3"
-            )
-            .props("flat")
-            .mark(f"banner-{problem.kind}")
-        ):
+        with banner_card(problem.kind):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.icon("warning_amber", color="warning").classes("text-xl")
                 text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {brief(problem.message)}"
@@ -96,3 +97,89 @@ class Banners:
         self.show(report)
         if not report.problems:
             ui.notify("All good now.", type="positive")
+
+
+def banner_card(kind: str) -> ui.card:
+    """The card every banner sits in."""
+    card = ui.card().classes(
+        "docent-banner w-full max-w-3xl bg-amber-50 border border-amber-300 "
+        "text-amber-950 py-2 px-3"
+    )
+    return card.props("flat").mark(f"banner-{kind}")
+
+
+def rebuild_text(state: EmbeddingState) -> str:
+    """What the rebuild banner says: which model, how far, and what answers meanwhile."""
+    if state.loading:
+        loading = f"**Loading the embedding model {state.loading}…**"
+        return f"{loading} {state.answering} answers meanwhile."
+    done = f"{state.done:,} of {state.total:,} documents" if state.total else "starting"
+    return (
+        f"**{TITLES['embedding_rebuild']}** Switching searches to {state.building}: {done}. "
+        f"{state.answering} answers until it is done."
+    )
+
+
+class RebuildBanner:
+    """The embedding switch in one window: loading, rebuild progress, or why it failed.
+
+    Updated in place from the switch's events (one per document copied), not redrawn."""
+
+    def __init__(self, embedding: EmbeddingModels) -> None:
+        self.embedding = embedding
+        self.box = ui.column().classes("w-full items-center gap-2")
+        self._busy = False
+        self._problem: str | None = None
+        self._building: str | None = None
+        """The model this window saw being built: its swap is worth a notice."""
+        self._text: Any = None
+        self._bar: Any = None
+        self.unsubscribe = embedding.subscribe(self.show)
+        self.show(embedding.state())
+
+    def show(self, state: EmbeddingState) -> None:
+        if self.box.is_deleted:
+            self.unsubscribe()
+            return
+        busy = bool(state.building or state.loading)
+        finished = not busy and self._building is not None and self._building == state.answering
+        if busy != self._busy or state.problem != self._problem:
+            self._draw(state, busy)
+        self._building = state.building or (self._building if busy else None)
+        if finished:
+            with self.box:
+                ui.notify(f"Searches now use {state.answering}.", type="positive")
+        if busy and self._text is not None and self._bar is not None:
+            self._text.set_content(rebuild_text(state))
+            value = state.done / state.total if state.total else 0.0
+            self._bar.set_value(value)
+            self._bar.props(f"data-value={value:.3f}")
+
+    def _draw(self, state: EmbeddingState, busy: bool) -> None:
+        self._busy, self._problem = busy, state.problem
+        self.box.clear()
+        self._text = self._bar = None
+        with self.box:
+            if busy:
+                with banner_card("embedding_rebuild"):
+                    with ui.row().classes("w-full items-center no-wrap gap-2"):
+                        ui.icon("autorenew", color="warning").classes("text-xl animate-spin")
+                        self._text = ui.markdown(rebuild_text(state)).classes(
+                            "text-sm flex-grow min-w-0"
+                        )
+                        self._text.mark("banner-text rebuild-text")
+                    self._bar = ui.linear_progress(value=0.0, show_value=False)
+                    self._bar.props("rounded size=6px").classes("docent-progress")
+                    self._bar.mark("rebuild-progress")
+            if state.problem:
+                with banner_card("embedding_failed"):
+                    with ui.row().classes("w-full items-center no-wrap gap-2"):
+                        ui.icon("warning_amber", color="warning").classes("text-xl")
+                        text = f"**{TITLES['embedding_failed']}** {state.problem}"
+                        ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                        ui.button("Retry", icon="refresh", on_click=self.embedding.retry).props(
+                            "flat dense no-caps"
+                        ).mark("banner-retry-embedding")
+                        ui.button("Dismiss", icon="close", on_click=self.embedding.dismiss).props(
+                            "flat dense no-caps"
+                        ).mark("banner-dismiss")

@@ -62,7 +62,7 @@ class ChatPage:
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)
-        self.banners = Banners(container.health, self.pull)
+        self.banners = Banners(container.health, self.pull, container.embedding)
         self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
@@ -287,5 +287,6 @@ class ChatPage:
             self.container.chat_models.installed,
             self.container.token,
             f"http://{s.host}:{s.port}",
+            self.container.embedding,
         )
         self._fill_models()

@@ -7,6 +7,7 @@ from typing import Any
 
 from nicegui import ui
 
+from app.embedding import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.preferences import InvalidSetting, Preferences
 
 LABELS = {
@@ -14,6 +15,7 @@ LABELS = {
     "embed_host": "Ollama host for embeddings",
     "chat_model": "Chat model",
     "embed_model": "Embedding model",
+    "embed_backend": "Embedding backend",
     "top_k": "Passages per answer (top-k)",
     "rerank_candidates": "Rerank depth (passages the reranker reorders)",
     "suggestions": "Suggest follow-up questions",
@@ -45,14 +47,44 @@ bearer token, or over stdio with `uv run run.py mcp`.
 """
 
 
-def show_settings(preferences: Preferences, models: list[str], token: str, base_url: str) -> None:
+BUILT_IN = "minilm"
+"""The embedding choice that means the in-process model (its weights ship with Docent)."""
+OLLAMA = "ollama:"
+
+
+def embedding_options(backend: str, model: str, installed: list[str]) -> dict[str, str]:
+    """The embedding choices: the built-in model, then Ollama's models (embedders first)."""
+    names = sorted({*installed, *([model] if backend == "ollama" else [])})
+    names.sort(key=lambda n: "embed" not in n)
+    options = {BUILT_IN: f"{BUILT_IN_MODEL} (built in, works offline)"}
+    options.update({f"{OLLAMA}{n}": f"{n} (Ollama)" for n in names})
+    return options
+
+
+def embedding_choice(value: str | None, model: str) -> tuple[str, str]:
+    """(embed_backend, embed_model) for a choice; a typed name is an Ollama model."""
+    if not value or value == BUILT_IN:
+        return "minilm", model
+    return "ollama", value.removeprefix(OLLAMA)
+
+
+def show_settings(
+    preferences: Preferences,
+    models: list[str],
+    token: str,
+    base_url: str,
+    embedding: EmbeddingModels | None = None,
+) -> None:
     """Open the settings dialog; saving applies what can change live and says the rest."""
     fields: dict[str, Any] = {}
+    settings = preferences.settings
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-xl gap-2").mark("settings-dialog"):
         with ui.row().classes("w-full items-center justify-between no-wrap"):
             ui.label("Settings").classes("text-lg font-semibold")
             ui.button(icon="close", on_click=dialog.close).props("flat round dense")
         for name, value, description in preferences.fields():
+            if name == "embed_backend":
+                continue  # one choice with the model: built in, or an Ollama model
             label = LABELS.get(name, name)
             if not preferences.is_live(name):
                 label += " (after restart)"
@@ -60,6 +92,17 @@ def show_settings(preferences: Preferences, models: list[str], token: str, base_
                 element: Any = ui.switch(label, value=value)
             elif isinstance(value, int):
                 element = ui.number(label, value=value, min=1, precision=0).props("outlined dense")
+            elif name == "embed_model":
+                backend = settings.embed_backend
+                choices = embedding_options(backend, str(value), models)
+                chosen = BUILT_IN if backend == "minilm" else f"{OLLAMA}{value}"
+                element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
+                element.props("outlined dense")
+                description = (
+                    "Changing it rebuilds the index in the background; the current one answers "
+                    "until the new one is complete."
+                )
+                value = chosen
             elif name == "chat_model" and models:
                 options = sorted({*models, str(value)})
                 element = ui.select(options, value=str(value), label=label, new_value_mode="add")
@@ -82,9 +125,14 @@ def show_settings(preferences: Preferences, models: list[str], token: str, base_
             ui.markdown(guide(base_url, token)).classes("text-sm w-full").mark("tools-guide")
 
         def changed() -> dict[str, Any]:
-            out = {}
+            out: dict[str, Any] = {}
             for name, (element, old) in fields.items():
                 new = element.value
+                if name == "embed_model":
+                    if new != old:
+                        backend, model = embedding_choice(new, settings.embed_model)
+                        out.update(embed_backend=backend, embed_model=model)
+                    continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
                     new = int(new)
                 if isinstance(old, Path):
@@ -95,21 +143,41 @@ def show_settings(preferences: Preferences, models: list[str], token: str, base_
                     out[name] = new
             return out
 
-        def save_clicked() -> None:
+        def say(text: str, ok: bool = True) -> None:
+            message.set_text(text)
+            message.classes(replace="text-sm " + ("text-positive" if ok else "text-negative"))
+
+        def remember() -> None:
+            for name, (element, _) in fields.items():
+                if name == "embed_model":
+                    now = settings.embed_model
+                    chosen = BUILT_IN if settings.embed_backend == "minilm" else f"{OLLAMA}{now}"
+                    fields[name] = (element, chosen)
+                else:
+                    fields[name] = (element, getattr(settings, name, element.value))
+
+        async def save_clicked() -> None:
+            before = embedding.pending if embedding is not None else None
             try:
                 restart = preferences.update(changed())
             except InvalidSetting as error:
-                message.set_text(str(error))
-                message.classes(replace="text-sm text-negative")
+                say(str(error), ok=False)
                 return
+            said = "Saved."
             if restart:
                 names = ", ".join(LABELS.get(n, n) for n in restart)
-                message.set_text(f"Saved. {names}: restart Docent to apply.")
-            else:
-                message.set_text("Saved.")
-            message.classes(replace="text-sm text-positive")
-            for name, (element, _) in fields.items():
-                fields[name] = (element, getattr(preferences.settings, name, element.value))
+                said = f"Saved. {names}: restart Docent to apply."
+            say(said)
+            pending = embedding.pending if embedding is not None else None
+            if pending is not None and pending is not before:
+                say("Loading the embedding model…" if not restart else f"{said} Loading…")
+                try:
+                    outcome = await pending
+                except EmbeddingUnavailable as error:
+                    say(str(error), ok=False)
+                else:
+                    say(f"{said} {outcome}")
+            remember()
 
         save.on_click(save_clicked)
     dialog.open()

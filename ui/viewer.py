@@ -3,7 +3,9 @@
 PDFs open in the browser's own viewer at the cited page (``#page=N``). The window serves
 the file itself, in process: ``DocumentService.file_path`` (inside the folder, symlinks out
 refused) behind a single-use, unguessable URL, which the login check guards like every
-window path. The page fetches it as a blob, because responses may not be framed directly.
+window path. The URL ends in the file's name and the response names it inline, so the
+viewer's title bar shows the document's name; that one response may be framed by the
+window's own origin (every other response may not be framed at all).
 Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
 """
 
@@ -13,8 +15,15 @@ import asyncio
 import html
 import json
 import re
+import secrets
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import quote
 
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from nicegui import app, ui
 
 from app.documents import DocumentError, DocumentService
@@ -25,9 +34,79 @@ MAX_TEXT_CHARS = 2_000_000
 """Past this a text file is shown cut, so a huge log can't stall the window."""
 
 
-def file_url(path: Path) -> str:
-    """A single-use URL for ``path``: it serves the bytes once, to the viewer's fetch."""
-    return app.add_media_file(local_file=path, single_use=True)
+PDF_ROUTE = "/_docent/pdf"
+LINK_SECONDS = 600.0
+"""A link the viewer never opened stops working after this long."""
+FRAMED_BY_US = {
+    "Content-Security-Policy": "frame-ancestors 'self'",
+    "X-Frame-Options": "SAMEORIGIN",
+}
+"""The viewer's frame is the window's own page: the one response that page may frame."""
+USED = (
+    "<p style='font-family: sans-serif'>This link to the document has been used. "
+    "Open the document again from its citation or from the library.</p>"
+)
+
+
+class PdfLinks:
+    """Single-use links that serve one PDF of the library, once, to the viewer's frame."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, tuple[Path, str, float]] = {}
+        self._lock = threading.Lock()
+
+    def make(self, path: Path, name: str) -> str:
+        """An unguessable URL ending in ``name`` that serves ``path`` once."""
+        token = secrets.token_urlsafe(32)
+        now = time.monotonic()
+        with self._lock:
+            for old in [t for t, (_, _, until) in self._links.items() if until < now]:
+                del self._links[old]
+            self._links[token] = (path, name, now + LINK_SECONDS)
+        return f"{PDF_ROUTE}/{token}/{quote(name)}"
+
+    def serve(self, token: str, name: str) -> Response:
+        """The PDF, once; no byte ranges, so the viewer asks for it in one request."""
+        with self._lock:
+            link = self._links.pop(token, None)
+        if link is None or link[2] < time.monotonic():
+            return HTMLResponse(USED, status_code=404, headers=FRAMED_BY_US)
+        path, shown, _ = link
+        try:
+            size = path.stat().st_size
+            handle = path.open("rb")
+        except OSError:
+            return HTMLResponse(USED, status_code=404, headers=FRAMED_BY_US)
+        headers = {
+            **FRAMED_BY_US,
+            "Content-Disposition": inline_disposition(shown),
+            "Content-Length": str(size),
+            "Cache-Control": "no-store",
+        }
+        return StreamingResponse(_chunks(handle), media_type="application/pdf", headers=headers)
+
+
+def _chunks(handle: BinaryIO) -> Iterator[bytes]:
+    with handle:
+        while block := handle.read(1 << 16):
+            yield block
+
+
+def inline_disposition(name: str) -> str:
+    """``inline`` with the file's name, in ASCII and (RFC 6266) in UTF-8."""
+    plain = name.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
+    return f"inline; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
+
+
+_links = PdfLinks()
+
+
+def file_url(path: Path, name: str) -> str:
+    """A single-use URL for ``path`` whose last segment is ``name``."""
+    route = f"{PDF_ROUTE}/{{token}}/{{name}}"
+    if not any(getattr(r, "path", None) == route for r in app.routes):
+        app.add_api_route(route, _links.serve, methods=["GET"], include_in_schema=False)
+    return _links.make(path, name)
 
 
 def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
@@ -108,7 +187,7 @@ async def open_document(
             frame = ui.element("iframe").classes("docent-pdf flex-grow").mark("viewer-pdf")
             frame._props.update({"title": name, "data-page": str(page or 1)})
             try:
-                url = file_url(documents.file_path(doc.id))
+                url = file_url(documents.file_path(doc.id), name)
             except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
                 frame.delete()
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(

@@ -11,7 +11,8 @@ before any request body is read:
    is cut off at the cap. One route (uploads) can raise its own cap with
    ``BodyLimits.allow``.
 
-Every response also says it must not be framed.
+Every response also says it must not be framed, unless the app gave it its own framing
+policy (the window's PDF viewer frames a document from its own origin).
 """
 
 from __future__ import annotations
@@ -276,8 +277,16 @@ class _Exchange:
             return  # the app's own answer to a body it never got whole
         if message["type"] == "http.response.start":
             self.started = True
-            message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            headers = message.get("headers", [])
+            added = SECURITY_HEADERS
+            if any(name.lower() == b"content-security-policy" for name, _ in headers):
+                added = [h for h in SECURITY_HEADERS if h[0] not in _FRAMING]
+            message = {**message, "headers": [*headers, *added]}
         await self._send(message)
+
+
+_FRAMING = {b"content-security-policy", b"x-frame-options"}
+"""Left to a response that states its own frame-ancestors policy."""
 
 
 def _too_large(limit: int, setting: str) -> Refusal:

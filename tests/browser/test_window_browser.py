@@ -130,7 +130,12 @@ async def test_the_window_in_chromium(
         lambda: _attribute(frame, "data-loaded-page"), timeout=30, what="the PDF to load"
     )
     assert await frame.get_attribute("data-loaded-page") == cited_page
-    assert (await frame.get_attribute("src") or "").endswith(f"#page={cited_page}")
+    src = await frame.get_attribute("src") or ""
+    assert src.endswith(f"/report.pdf#page={cited_page}")
+    # The viewer's title bar shows the document's name, not the single-use token.
+    await eventually(
+        lambda: _viewer_title(page, "report.pdf"), timeout=30, what="the PDF viewer's title"
+    )
     await page.wait_for_timeout(1500)  # let the PDF viewer paint, for the screenshot
     await page.screenshot(path=shots / "05-pdf-viewer.png")
     await page.keyboard.press("Escape")
@@ -187,6 +192,33 @@ async def test_the_window_in_chromium(
     )
     await narrow.screenshot(path=shots / "09-narrow-answer.png")
     assert widths[0] <= widths[1], widths
+    await narrow.close()
+
+    # Settings: another embedding model rebuilds the index at once, the old one answering
+    # meanwhile, with the progress in a banner; then searches use the new model.
+    ollama.models = [*ollama.models, "mxbai-embed-large:latest"]
+    ollama.embed_delay = 0.7  # a document a step: the banner stays long enough to be seen
+    await page.locator("header button:has(i:text-is('settings'))").click()
+    field = page.locator(".q-dialog .q-field:has-text('Embedding model')")
+    await field.locator("input").fill("mxbai-embed-large")
+    await field.locator("input").press("Enter")
+    await page.locator(".q-dialog button:has-text('Save')").click()
+    await page.locator(".q-dialog :text('Rebuilding the index with')").wait_for(timeout=30_000)
+    await page.screenshot(path=shots / "10-settings-embedding.png")
+    await page.locator(".q-dialog button:has(i:text-is('close'))").first.click()
+    await page.locator(".q-dialog").wait_for(state="detached")
+    rebuild = page.locator(".docent-banner:has-text('The index is being rebuilt')")
+    await rebuild.locator(":text-matches('[0-9] of 3 documents')").wait_for(timeout=30_000)
+    await page.evaluate("window.scrollTo(0, 0)")
+    await rebuild.scroll_into_view_if_needed()
+    await page.screenshot(path=shots / "11-embedding-rebuild.png")
+    assert not await page.locator(":text('Searches now use ollama-nomic')").count()
+    await page.locator(":text('Searches now use ollama-mxbai-embed-large')").wait_for(
+        timeout=60_000
+    )
+    await rebuild.wait_for(state="detached")
+    await page.screenshot(path=shots / "12-embedding-swapped.png")
+    ollama.embed_delay = 0.0
     assert errors == []
 
 
@@ -207,6 +239,14 @@ async def _longer(locator: object, than: int) -> bool:
     except PlaywrightTimeout:  # no streaming answer any more: it ended
         return not await locator.count()  # type: ignore[attr-defined]
     return len(text) > than
+
+
+async def _viewer_title(page: object, title: str) -> bool:
+    """Whether the browser's PDF viewer (an extension frame inside ours) shows ``title``."""
+    for frame in page.frames:  # type: ignore[attr-defined]
+        if frame.url.startswith("chrome-extension://") and await frame.title() == title:
+            return True
+    return False
 
 
 async def _attribute(locator: object, name: str) -> bool:

@@ -97,21 +97,13 @@
 
   // PDFs: fetched (with the window's login) and shown from a blob, since the file
   // route's own responses may not be framed. #page=N opens the viewer at the page.
-  docent.openPdf = async (id, url, page) => {
+  docent.openPdf = (id, url, page) => {
+    // The frame loads the app's single-use URL itself: its last segment is the file's
+    // name, which the browser's PDF viewer shows as the title.
     const frame = getHtmlElement(id);
     if (!frame) return;
-    try {
-      const response = await fetch(url, { credentials: "same-origin" });
-      if (!response.ok) throw new Error(`the file route answered ${response.status}`);
-      const blob = new Blob([await response.blob()], { type: "application/pdf" });
-      frame.src = `${URL.createObjectURL(blob)}#page=${page}`;
-      frame.dataset.loadedPage = String(page);
-    } catch (error) {
-      const note = document.createElement("div");
-      note.className = "p-4 text-negative docent-viewer-error";
-      note.textContent = `Can't show this PDF here: ${error.message}.`;
-      frame.replaceWith(note);
-    }
+    frame.addEventListener("load", () => { frame.dataset.loadedPage = String(page); }, { once: true });
+    frame.src = `${url}#page=${page}`;
   };
 
   docent.upload = (picked) => {
