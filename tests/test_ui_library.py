@@ -56,6 +56,27 @@ async def test_live_status_pages_done_error_reason_and_progress(
     await user.should_see("big", marker="folder")  # grouped by folder
 
 
+async def test_a_status_change_updates_its_row_instead_of_redrawing_the_list(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    gate = embedder(container)
+    await user.open("/")
+    await user.should_see("notes.md", marker="document-name", retries=40)
+    gate.hold()
+    await add_file(container, "handbook.pdf", long_pdf(tmp_path / "handbook.pdf"))
+    await eventually(lambda: shown(user, rf"^Indexing · 0 of {PAGES} pages$"), what="started")
+    before = {row.props["data-path"]: row for row in user.find(marker="document").elements}
+    gate.open()
+    await eventually(lambda: shown(user, rf"^{PAGES} pages · \d+ chunks$"), what="ready")
+
+    after = {row.props["data-path"]: row for row in user.find(marker="document").elements}
+    assert set(after) == {"handbook.pdf", "notes.md"}
+    # The very same rows, changed in place: rebuilding hundreds of rows per event kept
+    # the event loop from serving anything else.
+    assert all(after[path] is row for path, row in before.items())
+    assert after["handbook.pdf"].props["data-status"] == "ready"
+
+
 async def test_search_and_sort(user: User, container: Container, page: None) -> None:
     await add_file(container, "alpha.pdf", b"this is not a PDF at all")
     await add_file(container, "zeta.md", b"# Zeta\n\nLast in the alphabet.\n")

@@ -3,12 +3,18 @@
 Driven by the DocumentService's events: an event marks the view stale and one redraw
 follows shortly after, however many events came in between (a long PDF sends one per
 batch of chunks). Nothing here polls.
+
+A redraw that finds the same rows in the same order only changes the rows whose status
+changed: while a few hundred files index, rebuilding every row on every redraw kept the
+event loop busy for seconds at a time, and the window and the API stopped answering.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from nicegui import ui
@@ -18,6 +24,9 @@ from ui import theme
 from ui.citations import middle_ellipsis
 
 REDRAW_AFTER_SECONDS = 0.25
+REDRAW_SHARE = 0.2
+"""At most this share of the event loop goes to redrawing: a redraw that took t seconds
+is followed by the next one no sooner than t / REDRAW_SHARE."""
 SHOWN_AT_MOST = 300
 """Rows drawn at once; a search narrows a larger library."""
 
@@ -89,6 +98,32 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
+class _SameRow:
+    """A document in a layout: equal to any other of the same path, whatever its status,
+    so a status change alone does not count as a new layout."""
+
+    def __init__(self, doc: DocumentView) -> None:
+        self.doc = doc
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameRow) and other.doc.path == self.doc.path
+
+    def __hash__(self) -> int:
+        return hash(self.doc.path)
+
+
+@dataclass
+class _Row:
+    """A drawn row's parts that change with its document's status."""
+
+    item: ui.item
+    icon: ui.icon
+    tip: ui.tooltip
+    caption: ui.item_label
+    shown: tuple[str, str]
+    """The (status, caption) it shows."""
+
+
 class Library:
     """The documents part of the drawer."""
 
@@ -110,6 +145,10 @@ class Library:
         self.collapsed: set[str] = set()
         self._pending: asyncio.TimerHandle | None = None
         self._paths: list[str] | None = None
+        self._rows: dict[str, _Row] = {}
+        self._layout: tuple[Any, ...] | None = None
+        """What the last full draw laid out: rows, folder headers and notes, in order."""
+        self._redraw_cost = 0.0
         with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
             ui.label("Documents").classes("text-xs uppercase docent-muted")
             self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
@@ -144,12 +183,15 @@ class Library:
             return
         if self._pending is None:
             loop = asyncio.get_running_loop()
-            self._pending = loop.call_later(REDRAW_AFTER_SECONDS, self._redraw_now)
+            delay = max(REDRAW_AFTER_SECONDS, self._redraw_cost / REDRAW_SHARE)
+            self._pending = loop.call_later(delay, self._redraw_now)
 
     def _redraw_now(self) -> None:
         self._pending = None
         if not self.list.is_deleted:
+            started = time.perf_counter()
             self.redraw()
+            self._redraw_cost = time.perf_counter() - started
 
     def set_sort(self, key: str) -> None:
         self.sort = key
@@ -173,29 +215,53 @@ class Library:
         self._draw_progress(docs)
         shown = [d for d in docs if self.query in d.path.lower()] if self.query else docs
         shown = self._sorted(shown)
+        layout = self._lay_out(docs, shown)
+        if layout == self._layout:
+            for doc in shown[:SHOWN_AT_MOST]:
+                row = self._rows.get(doc.path)
+                if row is not None:
+                    self._update_row(row, doc)
+            return
+        self._layout = layout
+        self._rows = {}
         self.list.clear()
         with self.list:
-            if not docs:
-                ui.label("No documents yet.").classes("text-sm docent-muted py-2").mark(
-                    "no-documents"
-                )
-                return
-            if not shown:
-                ui.label("No document matches.").classes("text-sm docent-muted py-2")
-            folder = None
-            headers = self.by_folder and len({folder_of(d.path) for d in shown}) > 1
-            for doc in shown[:SHOWN_AT_MOST]:
-                here = folder_of(doc.path)
-                if headers and here != folder:
-                    folder = here
-                    self._folder_header(here, sum(folder_of(d.path) == here for d in shown))
-                if headers and here in self.collapsed:
-                    continue
-                self._row(doc)
-            if len(shown) > SHOWN_AT_MOST:
-                ui.label(f"Showing {SHOWN_AT_MOST} of {len(shown)}; search to narrow.").classes(
-                    "text-xs docent-muted py-1"
-                )
+            for entry in layout:
+                kind = entry[0]
+                if kind == "row":
+                    self._rows[entry[1]] = self._row(entry[2].doc)
+                elif kind == "folder":
+                    self._folder_header(entry[1], entry[2])
+                elif kind == "empty":
+                    ui.label("No documents yet.").classes("text-sm docent-muted py-2").mark(
+                        "no-documents"
+                    )
+                elif kind == "no-match":
+                    ui.label("No document matches.").classes("text-sm docent-muted py-2")
+                else:
+                    ui.label(f"Showing {SHOWN_AT_MOST} of {entry[1]}; search to narrow.").classes(
+                        "text-xs docent-muted py-1"
+                    )
+
+    def _lay_out(self, docs: list[DocumentView], shown: list[DocumentView]) -> tuple[Any, ...]:
+        """The list's entries in order; a row entry is ("row", path, doc)."""
+        if not docs:
+            return (("empty",),)
+        entries: list[tuple[Any, ...]] = [] if shown else [("no-match",)]
+        folder = None
+        headers = self.by_folder and len({folder_of(d.path) for d in shown}) > 1
+        for doc in shown[:SHOWN_AT_MOST]:
+            here = folder_of(doc.path)
+            if headers and here != folder:
+                folder = here
+                count = sum(folder_of(d.path) == here for d in shown)
+                entries.append(("folder", here, count, here in self.collapsed))
+            if headers and here in self.collapsed:
+                continue
+            entries.append(("row", doc.path, _SameRow(doc)))
+        if len(shown) > SHOWN_AT_MOST:
+            entries.append(("more", len(shown)))
+        return tuple(entries)
 
     def _folder_header(self, folder: str, count: int) -> None:
         closed = folder in self.collapsed
@@ -224,24 +290,20 @@ class Library:
             return sorted(docs, key=lambda d: (folder_of(d.path).lower(), key(d)))
         return sorted(docs, key=key)
 
-    def _row(self, doc: DocumentView) -> None:
+    def _row(self, doc: DocumentView) -> _Row:
         status = doc.status
         icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
         name = doc.name
         with ui.item().props("dense").classes("w-full px-1 rounded").mark("document") as row:
             with ui.item_section().props("avatar").classes("min-w-0"):
-                mark = ui.icon(icon, color=color).tooltip(status)
-                if status == "indexing":
-                    mark.classes("animate-spin")
+                mark = ui.icon(icon, color=color)
+                with mark:
+                    tip = ui.tooltip(status)
             with ui.item_section().classes("min-w-0"):
                 ui.item_label(name).classes("text-sm docent-ellipsis").tooltip(doc.path).mark(
                     "document-name"
                 )
-                caption = ui.item_label(detail(doc)).props("caption").mark("document-detail")
-                if status == "error":
-                    caption.classes("text-negative")
-                else:
-                    caption.classes("docent-ellipsis")
+                caption = ui.item_label("").props("caption").mark("document-detail")
             with ui.item_section().props("side"):
                 more = ui.button(icon="more_vert").props("flat round dense size=sm")
                 more.mark("document-menu")
@@ -258,8 +320,34 @@ class Library:
                     ui.menu_item("Delete…", on_click=lambda d=doc: self.confirm_delete(d)).mark(
                         "document-delete"
                     )
-        row._props["data-status"] = status  # hooks for the browser test
-        row._props["data-path"] = doc.path
+        row._props["data-path"] = doc.path  # a hook for the browser test
+        drawn = _Row(row, mark, tip, caption, ("", ""))
+        self._update_row(drawn, doc)
+        return drawn
+
+    @staticmethod
+    def _update_row(row: _Row, doc: DocumentView) -> None:
+        """Show ``doc``'s status in its row, touching the row only when that changed."""
+        status, text = doc.status, detail(doc)
+        if row.shown == (status, text):
+            return
+        row.shown = (status, text)
+        icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
+        row.icon.set_name(icon)
+        row.icon.set_text_color(color)
+        row.icon.classes(
+            add="animate-spin" if status == "indexing" else None,
+            remove=None if status == "indexing" else "animate-spin",
+        )
+        row.tip.set_text(status)
+        row.caption.set_text(text)
+        error = status == "error"
+        row.caption.classes(
+            add="text-negative" if error else "docent-ellipsis",
+            remove="docent-ellipsis" if error else "text-negative",
+        )
+        row.item._props["data-status"] = status  # a hook for the browser test
+        row.item.update()
 
     def _draw_progress(self, docs: list[DocumentView]) -> None:
         self.progress.clear()

@@ -101,6 +101,9 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .body--dark .docent-banner { background: #3b2a06 !important; border-color: #a16207 !important;
   color: #fef3c7 !important; }
 .docent-doclist { overflow-y: auto; max-height: 42vh; min-height: 3rem; }
+/* A long list scrolls; its rows must not shrink to fit (a shrunk row wraps its caption
+   beside the name). */
+.docent-doclist > * { flex-shrink: 0; }
 .docent-session.docent-current { background: rgba(79,70,229,0.12); font-weight: 600; }
 
 /* The drop zone */
