@@ -39,7 +39,6 @@ from ingest.lock import AlreadyIndexing, IndexLock
 from ingest.registry import Registry
 from ingest.store import ChromaStore, collection_name, make_chroma_client
 from ingest.switch import ModelSwitch
-from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher, WatcherUnavailable
 from models.embeddings import EmbedderUnavailable, MiniLMEmbedder
 from models.llm import OllamaChat, same_model
@@ -240,7 +239,7 @@ class Container:
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""
-        return [doc.path for doc in self.registry.list() if doc.status == DocStatus.READY]
+        return self.registry.ready_paths()
 
     @property
     def chat(self) -> ChatService:

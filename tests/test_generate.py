@@ -148,6 +148,15 @@ async def test_token_estimate_never_undercounts_a_word_or_mark() -> None:
         assert estimate_tokens(text) >= pieces
 
 
+async def test_token_estimate_counts_ascii_text_as_mixed_text_is_counted() -> None:
+    # Plain ASCII takes a shortcut; appending one wide character forces the general count,
+    # which must then be exactly one more.
+    for text in ("a, b, c.", "supercalifragilistic", "x_y__z 12345678 ab-cd", "", "  ...  "):
+        assert estimate_tokens(text + " é") == estimate_tokens(text) + 1
+    assert estimate_tokens("supercalifragilistic") == 5  # 20 letters, 4 to a piece
+    assert estimate_tokens("naïve") == 2  # 4 narrow letters, 1 wide
+
+
 async def test_trace_records_route_nodes_queries_model_tokens_and_first_token() -> None:
     llm = FakeChatModel(default_reply="12 million euros [1].")
     out = await turn(make(llm), "What does the report say about revenue?", mode="auto")
