@@ -5,7 +5,7 @@ Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,7 @@ from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from ingest.types import Chunk, Hit
 from models.protocols import Reranker
-from models.reranker import RerankerUnavailable
+from models.reranker import RerankerUnavailable, reranking_active
 
 MAX_QUERY_CHARS = 4_000
 """Text past this is not searched for: it bounds the work any query can cause."""
@@ -63,12 +63,20 @@ class Retriever:
         self.fusion = fusion
 
     def retrieve(
-        self, query: str, files: Sequence[str] = (), k: int | None = None, *, whole: bool = False
+        self,
+        query: str,
+        files: Sequence[str] = (),
+        k: int | None = None,
+        *,
+        whole: bool = False,
+        on_rerank: Callable[[int], None] | None = None,
     ) -> Retrieval:
         """The passages for ``query``, best first; ``files`` limits the search to them.
 
         With ``whole``, mentioned files that fit the context budget come back entire
-        (in passages of at most ``max_passage_chars``, in reading order).
+        (in passages of at most ``max_passage_chars``, in reading order). ``on_rerank``
+        hears how many passages a reranking model is about to read, once the search is
+        done (not called when no model reranks).
         """
         s = self.settings
         k = max(1, min(k or s.top_k, MAX_K))
@@ -96,7 +104,10 @@ class Retriever:
         if problem is None:
             head = candidates[: max(k, s.rerank_candidates)]
             load(self.dense, head)
-            chosen, notes = self._rerank(query, [c for c in head if c.chunk is not None])
+            readable = [c for c in head if c.chunk is not None]
+            if on_rerank is not None and readable and reranking_active(self.reranker):
+                on_rerank(len(readable))
+            chosen, notes = self._rerank(query, readable)
             chosen = chosen[:k]
             near = load(self.dense, chosen, neighbour_keys(chosen))
         else:
