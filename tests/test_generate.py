@@ -155,6 +155,9 @@ async def test_token_estimate_counts_ascii_text_as_mixed_text_is_counted() -> No
         assert estimate_tokens(text + " é") == estimate_tokens(text) + 1
     assert estimate_tokens("supercalifragilistic") == 5  # 20 letters, 4 to a piece
     assert estimate_tokens("naïve") == 2  # 4 narrow letters, 1 wide
+    assert estimate_tokens("東京は") == 3  # one per wide character
+    assert estimate_tokens("a—b") == 3  # a wide mark still separates two words
+    assert estimate_tokens("café\u00a0au lait") == 4  # a wide space is no token
 
 
 async def test_trace_records_route_nodes_queries_model_tokens_and_first_token() -> None:
