@@ -38,7 +38,8 @@ def shares_batches(embedder: Embedder) -> bool:
     """Whether texts from several files may share one call to ``embedder``.
 
     An embedder says so with ``shared_batches = True`` when a call costs what its texts
-    cost (none of them can hold the others up) and its calls run one at a time anyway.
+    cost (none of them can hold the others up) and one call already keeps every core it
+    may use busy.
     """
     return bool(getattr(embedder, "shared_batches", False))
 
