@@ -250,7 +250,12 @@ class ChatService:
         written: list[str] = []
         sources: list[Any] = []
         try:
-            async for chunk in graph.astream(inputs, config, stream_mode="custom"):
+            # One checkpoint when the turn ends (also on an error or a Stop), not one per
+            # step: each step's save serialised the growing state on the event loop while
+            # the retriever searched, about 14 ms of a search turn's first token. A turn
+            # cut off by a crash is lost whole, as its answer would have been.
+            stream = graph.astream(inputs, config, stream_mode="custom", durability="exit")
+            async for chunk in stream:
                 if "trace" in chunk:
                     nodes.append(chunk["trace"])
                 elif "status" in chunk:

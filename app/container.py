@@ -40,7 +40,6 @@ from ingest.lock import AlreadyIndexing, IndexLock
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.switch import ModelSwitch
-from ingest.types import DocStatus
 from ingest.watcher import FolderWatcher, WatcherUnavailable
 from models.llm import OllamaChat, same_model
 from models.protocols import ChatModel, Embedder, Reranker
@@ -203,7 +202,7 @@ class Container:
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""
-        return [doc.path for doc in self.registry.list() if doc.status == DocStatus.READY]
+        return self.registry.ready_paths()
 
     @property
     def chat(self) -> ChatService:

@@ -12,7 +12,10 @@ from models.protocols import Message
 MESSAGE_OVERHEAD = 8
 """Tokens a chat template adds around each message (role markers, separators)."""
 
-_PIECE = re.compile(r"\w+|[^\w\s]")
+_ASCII_PIECE = re.compile(r"\w{1,4}|[^\w\s]", re.ASCII)
+_WIDE = re.compile(r"[^\x00-\x7f\s]")
+_WIDE_LETTER = re.compile(r"[^\W\x00-\x7f]")
+_WIDE_OTHER = re.compile(r"[^\x00-\x7f]")
 
 MIN_CUT = 32
 """An earlier answer is cut short rather than dropped only if this much of it still fits."""
@@ -26,11 +29,15 @@ def estimate_tokens(text: str) -> int:
     letters, and every character outside ASCII one of its own (CJK, accents, Arabic);
     real tokenizers do better on English prose, never worse.
     """
-    total = 0
-    for piece in _PIECE.findall(text):
-        wide = sum(1 for c in piece if ord(c) > 127)
-        total += wide + -(-(len(piece) - wide) // 4)
-    return total
+    wide = 0
+    if not text.isascii():
+        # Every character outside ASCII but whitespace is a token of its own. Taken out of
+        # words (which stay one piece) and standing in for a space elsewhere (where it
+        # separated pieces), what is left counts as ASCII text does.
+        wide = len(_WIDE.findall(text))
+        text = _WIDE_OTHER.sub(" ", _WIDE_LETTER.sub("", text))
+    # The regex engine counts: a word of n letters is n/4 pieces, rounded up.
+    return wide + len(_ASCII_PIECE.findall(text))
 
 
 def message_tokens(message: Message) -> int:
@@ -81,17 +88,22 @@ def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]
     return window
 
 
-def fit_blocks(blocks: Sequence[str], budget: int, separator_tokens: int = 1) -> list[str]:
+def fit_blocks(
+    blocks: Sequence[str], budget: int, separator_tokens: int = 1
+) -> tuple[list[str], int]:
     """The leading blocks that fit in ``budget`` (they are ranked best first, so the
-    lowest-ranked go); the first is cut to fit rather than dropped."""
+    lowest-ranked go), and the tokens they take; the first is cut to fit rather than
+    dropped."""
     kept: list[str] = []
     used = 0
     for block in blocks:
         cost = estimate_tokens(block) + separator_tokens
         if used + cost > budget:
             if not kept and budget > separator_tokens:
-                kept.append(cut_to(block, budget - separator_tokens))
+                cut = cut_to(block, budget - separator_tokens)
+                kept.append(cut)
+                used = estimate_tokens(cut) + separator_tokens
             break
         kept.append(block)
         used += cost
-    return kept
+    return kept, used

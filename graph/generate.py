@@ -111,8 +111,7 @@ def build_prompt(state: AgentState, deps: GraphDeps, system: str, rag: bool) -> 
         prompts.SOURCE_BLOCK.format(n=s["n"], file=s["file"], page=_page_label(s["page"]), text=t)
         for s, t in zip(sources, state.get("passages", []), strict=True)
     ]
-    kept = fit_blocks(blocks, spare - min(options.history_tokens, spare // HISTORY_SHARE_RAG))
-    used = sum(estimate_tokens(block) + 1 for block in kept)
+    kept, used = fit_blocks(blocks, spare - min(options.history_tokens, spare // HISTORY_SHARE_RAG))
     history = history_window(earlier, min(options.history_tokens, spare - used))
     user = prompts.RAG_USER.format(sources="\n\n".join(kept), question=question)
     messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": user}]

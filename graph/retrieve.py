@@ -17,6 +17,7 @@ from graph.events import report_status
 from graph.retrieval.types import Passage, Retrieval
 from graph.state import AgentState, SearchQuery, Source
 from ingest.types import Hit
+from models.reranker import reranking_active
 
 SNIPPET_CHARS = 240
 MAX_CANDIDATES_IN_TRACE = 60
@@ -79,7 +80,12 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
         return await _plain(queries, deps)
     results = [
         await asyncio.to_thread(
-            deps.retriever.retrieve, q["text"], q["files"], deps.top_k, whole=bool(q["files"])
+            deps.retriever.retrieve,
+            q["text"],
+            q["files"],
+            deps.top_k,
+            whole=bool(q["files"]),
+            on_rerank=_report_rerank,
         )
         for q in queries
     ]
@@ -96,6 +102,13 @@ async def retrieve(state: AgentState, deps: GraphDeps) -> AgentState:
         "passages": [p.text for p in passages],
         "candidates": deps.retriever.outline(shown),
     }
+
+
+def _report_rerank(count: int) -> None:
+    """The chip's own step between searching and writing; called in the search's thread
+    (the turn's stream writer is safe to call from there)."""
+    status = prompts.STATUS_RERANK_ONE if count == 1 else prompts.STATUS_RERANK
+    report_status("retriever", status.format(count=count))
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:
@@ -127,6 +140,8 @@ async def _plain(queries: list[SearchQuery], deps: GraphDeps) -> AgentState:
     hits = sorted(best.values(), key=lambda hit: -hit.score)
     if hits:
         text = " ".join(q["text"] for q in queries)
+        if reranking_active(deps.reranker):
+            _report_rerank(len(hits))
         scores = await asyncio.to_thread(deps.reranker.rerank, text, [h.chunk.text for h in hits])
         ranked = sorted(zip(scores, hits, strict=True), key=lambda pair: -pair[0])
         hits = [hit for _, hit in ranked[: deps.top_k]]

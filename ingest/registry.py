@@ -254,6 +254,16 @@ class Registry:
         """Every document, sorted by path."""
         return self._fetch("ORDER BY path", ())
 
+    def ready_paths(self) -> builtins.list[str]:
+        """Paths of the documents that can be searched, sorted: what a turn asks for,
+        read without building a record per row."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT path FROM documents WHERE status = ? ORDER BY path",
+                (DocStatus.READY.value,),
+            ).fetchall()
+        return [path for (path,) in rows]
+
     def _fetch(self, clause: str, params: tuple[Any, ...]) -> builtins.list[DocumentRecord]:
         with self._lock:
             rows = self._conn.execute(

@@ -35,6 +35,14 @@ class PassThroughReranker:
         return [1.0 - index / (count * 100) for index in range(count)]
 
 
+def reranking_active(reranker: object) -> bool:
+    """Whether ``reranker`` reorders passages now: not the pass-through one (which stands
+    for no reranker) and not missing its model (``problem`` set)."""
+    if isinstance(reranker, PassThroughReranker):
+        return False
+    return getattr(reranker, "problem", None) is None
+
+
 def _model_file(model: str) -> str:
     from flashrank.Config import model_file_map
 

@@ -148,6 +148,18 @@ async def test_token_estimate_never_undercounts_a_word_or_mark() -> None:
         assert estimate_tokens(text) >= pieces
 
 
+async def test_token_estimate_counts_ascii_text_as_mixed_text_is_counted() -> None:
+    # Plain ASCII takes a shortcut; appending one wide character forces the general count,
+    # which must then be exactly one more.
+    for text in ("a, b, c.", "supercalifragilistic", "x_y__z 12345678 ab-cd", "", "  ...  "):
+        assert estimate_tokens(text + " é") == estimate_tokens(text) + 1
+    assert estimate_tokens("supercalifragilistic") == 5  # 20 letters, 4 to a piece
+    assert estimate_tokens("naïve") == 2  # 4 narrow letters, 1 wide
+    assert estimate_tokens("東京は") == 3  # one per wide character
+    assert estimate_tokens("a—b") == 3  # a wide mark still separates two words
+    assert estimate_tokens("café\u00a0au lait") == 4  # a wide space is no token
+
+
 async def test_trace_records_route_nodes_queries_model_tokens_and_first_token() -> None:
     llm = FakeChatModel(default_reply="12 million euros [1].")
     out = await turn(make(llm), "What does the report say about revenue?", mode="auto")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -10,9 +12,17 @@ from langgraph.checkpoint.memory import InMemorySaver
 from graph import prompts
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.retrieval.floor import Floor
+from graph.retrieval.retriever import RetrievalSettings, Retriever
+from ingest.keyword import KeywordIndex
+from ingest.types import Chunk
 from models.llm import OllamaUnavailable
-from models.reranker import PassThroughReranker
+from models.protocols import Reranker
+from models.query_cache import CachedQueryEmbedder
+from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.chat import FakeChatModel
+from tests.fakes.dense import FakeDenseIndex, FakeLibrary
+from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.search import FakeSearch, make_chunk
 
 CHUNKS = [
@@ -153,3 +163,71 @@ async def test_the_search_status_counts_the_library_in_words() -> None:
 
     assert await searching(CHUNKS[:1]) == ["Searching 1 document…"]
     assert await searching(CHUNKS) == ["Searching 3 documents…"]
+
+
+class ScoresByLength:
+    """A reranking model behind the ``Reranker`` protocol: longer passages score higher."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        self.calls += 1
+        return [float(len(p)) for p in passages]
+
+
+def retriever_graph(reranker: Reranker) -> Any:
+    """The graph over a real hybrid retriever (in-memory indexes) with ``reranker``."""
+    texts = {
+        "reports/q3.pdf": "Revenue in the third quarter was 12 million euros.",
+        "notes.md": "The office plants are watered on Fridays.",
+        "other.pdf": "Revenue of the subsidiary was small.",
+    }
+    embedder = FakeEmbedder()
+    dense, keyword = FakeDenseIndex(embedder), KeywordIndex()
+    for path, text in texts.items():
+        chunk = Chunk(f"id-{path}", path, path, None, 0, 0, len(text), text, "sha")
+        dense.replace_document(chunk.doc_id, [chunk])
+        keyword.replace_document(chunk.doc_id, [chunk])
+    retriever = Retriever(
+        dense,
+        keyword,
+        CachedQueryEmbedder(embedder),
+        reranker,
+        FakeLibrary(list(texts)),
+        RetrievalSettings(floor=Floor(-1)),
+    )
+    deps = GraphDeps(
+        llm=FakeChatModel(default_reply="12 million euros [1]."),
+        search=retriever,
+        reranker=reranker,
+        known_files=lambda: list(texts),
+        retriever=retriever,
+    )
+    return build_graph(deps, InMemorySaver())
+
+
+def statuses(events: list[dict]) -> list[str]:
+    return [e["status"]["text"] for e in events if "status" in e]
+
+
+async def test_a_reranking_model_is_its_own_step_between_searching_and_writing() -> None:
+    reranker = ScoresByLength()
+    out = await run_turn(retriever_graph(reranker), "What was revenue?", mode="rag")
+    said = statuses(out["events"])
+    assert reranker.calls == 1
+    searching = said.index("Searching 3 documents…")
+    reranking = said.index("Reranking 3 passages…")
+    assert searching < reranking < said.index("Writing the answer…")
+    # The reranker's order is the answer's: the longest passage is source 1.
+    assert out["state"]["sources"][0]["path"] == "reports/q3.pdf"
+
+
+async def test_without_a_reranking_model_no_reranking_step_is_shown(tmp_path: Path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")  # its model is not on disk
+    assert not absent.prepare(download=False)
+    for reranker in (absent, PassThroughReranker()):
+        out = await run_turn(retriever_graph(reranker), "What was revenue?", mode="rag")
+        said = statuses(out["events"])
+        assert "Searching 3 documents…" in said and "Writing the answer…" in said
+        assert not any(s.endswith(("passages…", "passage…")) for s in said), said

@@ -54,6 +54,16 @@ def test_error_is_kept_for_errors_and_cleared_otherwise(registry: Registry) -> N
     assert registry.get(queued.id).error is None  # type: ignore[union-attr]
 
 
+def test_ready_paths_are_the_ready_documents_sorted(registry: Registry) -> None:
+    registry.upsert("b/two.pdf", status=DocStatus.READY)
+    registry.upsert("a.txt", status=DocStatus.READY)
+    registry.upsert("queued.md", status=DocStatus.QUEUED)
+    registry.upsert("broken.pdf", status=DocStatus.ERROR, error="bad")
+    assert registry.ready_paths() == ["a.txt", "b/two.pdf"]
+    expected = [d.path for d in registry.list() if d.status == DocStatus.READY]
+    assert registry.ready_paths() == expected
+
+
 def test_passing_none_writes_null(registry: Registry) -> None:
     registry.upsert("a.pdf", status=DocStatus.READY, pages=4, chunks=2)
     record = registry.upsert("a.pdf", status=DocStatus.ERROR, pages=None, chunks=0, error="bad")

@@ -2,13 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from graph.retrieval.ports import DenseIndex, KeywordSearch
 from graph.retrieval.types import Candidate, Key
+from ingest.keyword_scores import KeywordHit, KeywordScores
 from ingest.types import Chunk
+
+
+@dataclass(frozen=True)
+class KeywordSide:
+    """The keyword search's part of ``gather``: it needs no query vector, so it can run
+    while the query is being embedded."""
+
+    scores: KeywordScores
+    top: dict[Key, KeywordHit]
+    wanted: list[Key]
+    """The keyword top and the extra keys, in that order: the chunks the dense search
+    may not find, whose cosine then comes from their stored vectors."""
+    stored: Mapping[Key, Sequence[float]]
+
+
+def keyword_side(
+    query: str,
+    dense: DenseIndex,
+    keyword: KeywordSearch,
+    pool: int,
+    doc_ids: Collection[str] | None = None,
+    extra: Sequence[Key] = (),
+) -> KeywordSide:
+    """The keyword top ``pool`` (plus ``extra`` keys) with their stored vectors, read in
+    one call (those the dense search also finds are read for nothing, but the read is
+    off the turn's path: it overlaps the query's embedding)."""
+    scores = keyword.search(query, doc_ids)
+    top = {(h.doc_id, h.index): h for h in scores.top(pool)}
+    wanted = list(dict.fromkeys([*top, *extra]))
+    return KeywordSide(scores, top, wanted, dense.vectors(wanted) if wanted else {})
 
 
 def gather(
@@ -25,24 +57,31 @@ def gather(
 
     Only keys and scores: no text is read here (see ``load``).
     """
+    side = keyword_side(query, dense, keyword, pool, doc_ids, extra)
+    return combine(vector, dense, side, pool, doc_ids)
+
+
+def combine(
+    vector: Sequence[float],
+    dense: DenseIndex,
+    side: KeywordSide,
+    pool: int,
+    doc_ids: Collection[str] | None = None,
+) -> list[Candidate]:
+    """``gather`` given the keyword side: the dense top ``pool`` joined with it."""
     found: dict[Key, Candidate] = {}
     for rank, (key, score) in enumerate(dense.nearest(vector, pool, doc_ids), start=1):
         found[key] = Candidate(key, dense=score, dense_rank=rank)
-    scores = keyword.search(query, doc_ids)
-    keyword_top = {(h.doc_id, h.index): h for h in scores.top(pool)}
-    missing = [k for k in dict.fromkeys([*keyword_top, *extra]) if k not in found]
-    if missing:
-        # Cosine from the stored vectors: the store's own score, without another search.
-        stored = dense.vectors(missing)
-        if stored:
-            keys = [k for k in missing if k in stored]
-            matrix = np.asarray([stored[k] for k in keys], dtype=np.float32)
-            cosines = matrix @ np.asarray(vector, dtype=np.float32)
-            for key, cosine in zip(keys, cosines.tolist(), strict=True):
-                found[key] = Candidate(key, dense=cosine)
-    lookup = scores.lookup([k for k in found if k not in keyword_top])
+    # Cosine from the stored vectors: the store's own score, without another search.
+    keys = [k for k in side.wanted if k not in found and k in side.stored]
+    if keys:
+        matrix = np.asarray([side.stored[k] for k in keys], dtype=np.float32)
+        cosines = matrix @ np.asarray(vector, dtype=np.float32)
+        for key, cosine in zip(keys, cosines.tolist(), strict=True):
+            found[key] = Candidate(key, dense=cosine)
+    lookup = side.scores.lookup([k for k in found if k not in side.top])
     for key, candidate in found.items():
-        scored = keyword_top.get(key) or lookup.get(key)
+        scored = side.top.get(key) or lookup.get(key)
         if scored is not None:
             candidate.bm25 = scored.score
             candidate.bm25_rank = scored.rank

@@ -5,11 +5,13 @@ Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.retrieval.candidates import gather, load
+from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import PageText, expand, neighbour_keys
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
@@ -18,7 +20,7 @@ from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from ingest.types import Chunk, Hit
 from models.protocols import Reranker
-from models.reranker import RerankerUnavailable
+from models.reranker import RerankerUnavailable, reranking_active
 
 MAX_QUERY_CHARS = 4_000
 """Text past this is not searched for: it bounds the work any query can cause."""
@@ -63,12 +65,20 @@ class Retriever:
         self.fusion = fusion
 
     def retrieve(
-        self, query: str, files: Sequence[str] = (), k: int | None = None, *, whole: bool = False
+        self,
+        query: str,
+        files: Sequence[str] = (),
+        k: int | None = None,
+        *,
+        whole: bool = False,
+        on_rerank: Callable[[int], None] | None = None,
     ) -> Retrieval:
         """The passages for ``query``, best first; ``files`` limits the search to them.
 
         With ``whole``, mentioned files that fit the context budget come back entire
-        (in passages of at most ``max_passage_chars``, in reading order).
+        (in passages of at most ``max_passage_chars``, in reading order). ``on_rerank``
+        hears how many passages a reranking model is about to read, once the search is
+        done (not called when no model reranks).
         """
         s = self.settings
         k = max(1, min(k or s.top_k, MAX_K))
@@ -84,9 +94,14 @@ class Retriever:
                     return full
         if not query:
             return Retrieval([], [], answerable=False)
-        vector = self.embedder.embed_query(query)
         firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
-        candidates = gather(query, vector, self.dense, self.keyword, s.pool, doc_ids, firsts)
+        # The keyword search and its vector read need no query vector: they run in a
+        # helper thread while this one embeds the query (onnxruntime frees the GIL).
+        side = _helpers().submit(
+            keyword_side, query, self.dense, self.keyword, s.pool, doc_ids, firsts
+        )
+        vector = self.embedder.embed_query(query)
+        candidates = combine(vector, self.dense, side.result(), s.pool, doc_ids)
         trust = self.fusion(candidates, query)
         candidates.sort(key=lambda c: -c.fused)
         # Asking about a named file is an answerable question about that file.
@@ -96,7 +111,10 @@ class Retriever:
         if problem is None:
             head = candidates[: max(k, s.rerank_candidates)]
             load(self.dense, head)
-            chosen, notes = self._rerank(query, [c for c in head if c.chunk is not None])
+            readable = [c for c in head if c.chunk is not None]
+            if on_rerank is not None and readable and reranking_active(self.reranker):
+                on_rerank(len(readable))
+            chosen, notes = self._rerank(query, readable)
             chosen = chosen[:k]
             near = load(self.dense, chosen, neighbour_keys(chosen))
         else:
@@ -186,6 +204,20 @@ class Retriever:
                 texts.append(piece)
         located = self._located(texts)
         return Retrieval(located, [], full_documents=True) if located else None
+
+
+_helper_pool: ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
+
+
+def _helpers() -> ThreadPoolExecutor:
+    """The threads that search keywords beside the query's embedding, made on first use
+    and shared by every retriever (a turn needs one for a few milliseconds)."""
+    global _helper_pool
+    with _helper_lock:
+        if _helper_pool is None:
+            _helper_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="keywords")
+        return _helper_pool
 
 
 def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
