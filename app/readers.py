@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from graph.prefetch import VectorProbe
@@ -69,14 +69,20 @@ class ModelBoundRetriever(Retriever):
         return old
 
     def retrieve(
-        self, query: str, files: Sequence[str] = (), k: int | None = None, *, whole: bool = False
+        self,
+        query: str,
+        files: Sequence[str] = (),
+        k: int | None = None,
+        *,
+        whole: bool = False,
+        on_rerank: Callable[[int], None] | None = None,
     ) -> Retrieval:
         """``Retriever.retrieve`` with one reader throughout."""
         reader = self._hold()
         try:
             pinned = copy.copy(self)
             pinned.dense, pinned.embedder = reader.nearest, reader.embedder
-            return Retriever.retrieve(pinned, query, files, k, whole=whole)
+            return Retriever.retrieve(pinned, query, files, k, whole=whole, on_rerank=on_rerank)
         finally:
             self._release(reader)
 
