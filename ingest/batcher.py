@@ -9,8 +9,10 @@ file its own vectors back. Files still write their own chunks, each under its ow
 so a file's store write stays what it was; only the embedding is shared.
 
 The thread whose request opens a window embeds it (there is no batcher thread to start
-or stop); the others wait. A window that fails is embedded again request by request, so
-one file's bad text fails that file only. Requests are taken first come, first served,
+or stop); the others wait. Two windows may be in flight at once, so the embedder is
+never left idle while one window's last batch finishes and the next is gathered. A
+window that fails is embedded again request by request, so one file's bad text fails
+that file only. Requests are taken first come, first served,
 and a file asks for at most one batch of chunks at a time, so a big file's chunks never
 hold back a small file's for more than one window.
 """
@@ -28,6 +30,9 @@ from models.protocols import Embedder
 
 WINDOW = 256
 """Texts per shared call at most: enough to sort by length, little memory (≈1 KB each)."""
+
+LEADERS = 2
+"""Windows embedded at once at most."""
 
 LINGER = 0.02
 """Seconds a window waits at most for files in flight that have not asked yet (a file
@@ -47,6 +52,8 @@ def shares_batches(embedder: Embedder) -> bool:
 @dataclass(eq=False)
 class _Request:
     texts: list[str]
+    taken: bool = False
+    """In a window being embedded."""
     done: threading.Event = field(default_factory=threading.Event)
     vectors: list[list[float]] | None = None
     error: BaseException | None = None
@@ -55,13 +62,23 @@ class _Request:
 class EmbedBatcher:
     """Shares embedding calls between the files being indexed at the same time."""
 
-    def __init__(self, embedder: Embedder, *, window: int = WINDOW, linger: float = LINGER):
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        window: int = WINDOW,
+        linger: float = LINGER,
+        leaders: int = LEADERS,
+    ):
         self.embedder = embedder
         self.window = window
         self.linger = linger
+        self.leaders = leaders
         self._cond = threading.Condition()
         self._pending: deque[_Request] = deque()
-        self._leading = False
+        self._leading = 0
+        self._taken = 0
+        """Requests in windows being embedded."""
         self._producers = 0
         self.calls = 0
         """Embedding calls made (for the benchmark: texts per call = chunks ÷ calls)."""
@@ -88,35 +105,51 @@ class EmbedBatcher:
             self._cond.notify_all()
         while True:
             with self._cond:
-                while self._leading and not request.done.is_set():
+                while not request.done.is_set() and (
+                    request.taken or self._leading >= self.leaders
+                ):
                     self._cond.wait()
                 if request.done.is_set():
                     return self._result(request)
-                self._leading = True  # our request is still waiting: we embed the next window
-                window = self._gather()
+                self._leading += 1  # our request is still waiting: we embed the next window
+                window = self._gather(request)
             try:
-                self._run(window)
+                if window:
+                    self._run(window)
             finally:
                 for waiting in window:  # only if the call was interrupted (Ctrl-C)
                     if not waiting.done.is_set():
                         _finish(waiting, error=RuntimeError("embedding was interrupted"))
                 with self._cond:
-                    self._leading = False
+                    self._leading -= 1
+                    self._taken -= len(window)
                     self._cond.notify_all()
 
-    def _gather(self) -> list[_Request]:
-        """Take a window of requests, first come first served (call holding the lock)."""
+    def _gather(self, own: _Request) -> list[_Request]:
+        """Take a window of requests, first come first served (call holding the lock);
+        none when the other window took ``own`` meanwhile (its file is served)."""
         deadline = time.monotonic() + self.linger
-        while self._size() < self.window and len(self._pending) < self._producers:
+        # Files whose texts are in the other window's call cannot ask again before it ends.
+        while (
+            not own.taken
+            and self._size() < self.window
+            and len(self._pending) + self._taken < self._producers
+        ):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
             self._cond.wait(remaining)
+        if own.taken:
+            return []
         window = [self._pending.popleft()]
         size = len(window[0].texts)
         while self._pending and size + len(self._pending[0].texts) <= self.window:
             size += len(self._pending[0].texts)
             window.append(self._pending.popleft())
+        for request in window:
+            request.taken = True
+        self._taken += len(window)
+        self._cond.notify_all()  # a leader still gathering may have nothing left to wait for
         return window
 
     def _size(self) -> int:

@@ -81,6 +81,39 @@ def test_a_window_holds_at_most_its_size_and_every_request_is_served() -> None:
     }
 
 
+def test_a_second_window_is_embedded_while_the_first_is_still_running() -> None:
+    class Held(FakeEmbedder):
+        """Its first call waits until released."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = threading.Event()
+            self.started = threading.Semaphore(0)
+
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            first = not self.calls
+            self.started.release()
+            if first:
+                assert self.release.wait(30)
+            return super().embed(texts)
+
+    embedder = Held()
+    batcher = EmbedBatcher(embedder, window=3, linger=LONG)
+    jobs = {"first": ["a", "b", "c"], "second": ["d", "e", "f"]}  # one window each
+    done: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: done.update(_in_threads(batcher, jobs)))
+    worker.start()
+
+    # Both calls start although the first has not returned: the embedder is never idle
+    # while one window's last batch runs.
+    assert embedder.started.acquire(timeout=30)
+    assert embedder.started.acquire(timeout=30)
+    embedder.release.set()
+    worker.join(30)
+    reference = FakeEmbedder()
+    assert done == {name: reference.embed(texts) for name, texts in jobs.items()}
+
+
 def test_one_files_bad_text_fails_that_file_only() -> None:
     embedder = PoisonEmbedder()
     batcher = EmbedBatcher(embedder, linger=LONG)
