@@ -13,12 +13,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from tests.fakes.ollama_server import FakeOllamaServer
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Page
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -134,3 +137,15 @@ def turn_routes(link: str, data: Path) -> list[dict[str, Any]]:
                 }
             )
     return turns
+
+
+async def open_window(browser: Browser, link: str, *, height: int = 900) -> tuple[Page, list[str]]:
+    """A 1400-pixel-wide page logged in with ``link``, its message box ready; and the list
+    its uncaught script errors collect in."""
+    context = await browser.new_context(viewport={"width": 1400, "height": height})
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(link)
+    await page.locator("textarea").wait_for()
+    return page, errors

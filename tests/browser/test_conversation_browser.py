@@ -17,7 +17,13 @@ from typing import Any
 
 import pytest
 
-from tests.browser.harness import fresh_shots, running_app, skip_without_chromium, turn_routes
+from tests.browser.harness import (
+    fresh_shots,
+    open_window,
+    running_app,
+    skip_without_chromium,
+    turn_routes,
+)
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
@@ -90,17 +96,12 @@ def login_link(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[str]:
 
 
 async def test_a_five_turn_conversation(login_link: str, browser: object) -> None:
-    from playwright.async_api import Browser, Page
+    from playwright.async_api import Browser
 
     assert isinstance(browser, Browser)
     shots = fresh_shots("conversation")
-    context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    page: Page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    await page.goto(login_link)
+    page, errors = await open_window(browser, login_link)
     box = page.locator("textarea")
-    await box.wait_for()
     answers = page.locator(".docent-md[data-turn]")
 
     async def turn(number: int, expect: str, *, ask: str | None = None, chip: str = "") -> None:
@@ -162,17 +163,12 @@ async def test_follow_ups_a_mention_and_a_chat_aside(
     """Five turns: a typed question, a clicked follow-up, an @mention, a chat aside and a
     follow-up back to the documents. Each document turn shows sources (the mention's only
     from the mentioned file); the aside is answered as chat, with none."""
-    from playwright.async_api import Browser, Page
+    from playwright.async_api import Browser
 
     assert isinstance(browser, Browser)
     shots = fresh_shots("conversation-routing")
-    context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    page: Page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    await page.goto(login_link)
+    page, errors = await open_window(browser, login_link)
     box = page.locator("textarea")
-    await box.wait_for()
     answers = page.locator(".docent-md[data-turn]")
 
     async def turn(number: int, expect: str, *, ask: str = "", chip: str = "") -> list[str]:

@@ -26,6 +26,7 @@ import pytest
 from tests.browser.harness import (
     ROOT,
     fresh_shots,
+    open_window,
     running_app,
     skip_without_chromium,
     turn_routes,
@@ -109,18 +110,13 @@ def library(tmp_path: Path, ollama: FakeOllamaServer) -> Iterator[tuple[str, Pat
 
 @skip_without_corpus
 async def test_retrieval_in_the_window(library: tuple[str, Path], browser: object) -> None:
-    from playwright.async_api import Browser, Page
+    from playwright.async_api import Browser
 
     link, data = library
     assert isinstance(browser, Browser)
     shots = fresh_shots("retrieval")
-    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    page: Page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    await page.goto(link)
+    page, errors = await open_window(browser, link, height=1000)
     box = page.locator("textarea")
-    await box.wait_for()
     answers = page.locator(".docent-md[data-turn]")
     chips = page.locator(".docent-source-chip:not(.docent-suggestion)")
 
