@@ -98,20 +98,6 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-class _SameRow:
-    """A document in a layout: equal to any other of the same path, whatever its status,
-    so a status change alone does not count as a new layout."""
-
-    def __init__(self, doc: DocumentView) -> None:
-        self.doc = doc
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _SameRow) and other.doc.path == self.doc.path
-
-    def __hash__(self) -> int:
-        return hash(self.doc.path)
-
-
 @dataclass
 class _Row:
     """A drawn row's parts that change with its document's status."""
@@ -224,12 +210,13 @@ class Library:
             return
         self._layout = layout
         self._rows = {}
+        by_path = {doc.path: doc for doc in shown}
         self.list.clear()
         with self.list:
             for entry in layout:
                 kind = entry[0]
                 if kind == "row":
-                    self._rows[entry[1]] = self._row(entry[2].doc)
+                    self._rows[entry[1]] = self._row(by_path[entry[1]])
                 elif kind == "folder":
                     self._folder_header(entry[1], entry[2])
                 elif kind == "empty":
@@ -244,7 +231,8 @@ class Library:
                     )
 
     def _lay_out(self, docs: list[DocumentView], shown: list[DocumentView]) -> tuple[Any, ...]:
-        """The list's entries in order; a row entry is ("row", path, doc)."""
+        """The list's entries in order: paths and headers, not statuses, so a status change
+        alone keeps the layout."""
         if not docs:
             return (("empty",),)
         entries: list[tuple[Any, ...]] = [] if shown else [("no-match",)]
@@ -258,7 +246,7 @@ class Library:
                 entries.append(("folder", here, count, here in self.collapsed))
             if headers and here in self.collapsed:
                 continue
-            entries.append(("row", doc.path, _SameRow(doc)))
+            entries.append(("row", doc.path))
         if len(shown) > SHOWN_AT_MOST:
             entries.append(("more", len(shown)))
         return tuple(entries)
