@@ -10,7 +10,7 @@ from graph import prompts
 from graph.deps import GraphDeps
 from graph.events import report_status
 from graph.mentions import strip_mentions
-from graph.routing import has_history, pass_through_queries
+from graph.routing import pass_through_queries, passes_through
 from graph.state import AgentState, SearchQuery
 from models.llm import LLMError
 
@@ -28,10 +28,9 @@ async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
     mentions = state.get("mentions") or []
     # The router already resolved the mentions; only those need taking out.
     text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
-    history = has_history(state)
-    variants = deps.options.expansion_variants if deps.options.expand_queries else 0
-    if not history and not variants:
+    if passes_through(state, deps):
         return {"queries": pass_through_queries(text, mentions)}
+    variants = deps.options.expansion_variants if deps.options.expand_queries else 0
     standalone, rephrasings = await _ask(deps, state.get("messages", []), text, variants)
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
     queries: list[SearchQuery] = []

@@ -40,6 +40,13 @@ def has_history(state: AgentState) -> bool:
     return len(state.get("messages", [])) > 1
 
 
+def passes_through(state: AgentState, deps: GraphDeps) -> bool:
+    """Whether the rewriter searches for the message as it is (no history to resolve
+    against, no rephrasings asked for): then the router may start on it already."""
+    options = deps.options
+    return not has_history(state) and not (options.expand_queries and options.expansion_variants)
+
+
 async def probe(deps: GraphDeps, text: str) -> float:
     """The best similarity of any chunk to ``text``.
 
@@ -121,6 +128,9 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
         else:
             tier = "llm"
             chosen, reason = await ask_llm(deps, state, text)
+    if chosen == "rag" and deps.retriever is not None and passes_through(state, deps):
+        # The question's embedding overlaps the steps between here and the search.
+        deps.retriever.warm(text)
     # Sources belong to one turn; a chat turn must not inherit the last search's.
     return {
         "route": chosen,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -22,7 +24,7 @@ from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
-from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
 from tests.fakes.search import FakeSearch, make_chunk
 
 CHUNKS = [
@@ -176,14 +178,16 @@ class ScoresByLength:
         return [float(len(p)) for p in passages]
 
 
-def retriever_graph(reranker: Reranker) -> Any:
+def retriever_graph(
+    reranker: Reranker, embedder: FakeEmbedder | None = None, llm: FakeChatModel | None = None
+) -> Any:
     """The graph over a real hybrid retriever (in-memory indexes) with ``reranker``."""
     texts = {
         "reports/q3.pdf": "Revenue in the third quarter was 12 million euros.",
         "notes.md": "The office plants are watered on Fridays.",
         "other.pdf": "Revenue of the subsidiary was small.",
     }
-    embedder = FakeEmbedder()
+    embedder = embedder or FakeEmbedder()
     dense, keyword = FakeDenseIndex(embedder), KeywordIndex()
     for path, text in texts.items():
         chunk = Chunk(f"id-{path}", path, path, None, 0, 0, len(text), text, "sha")
@@ -198,7 +202,7 @@ def retriever_graph(reranker: Reranker) -> Any:
         RetrievalSettings(floor=Floor(-1)),
     )
     deps = GraphDeps(
-        llm=FakeChatModel(default_reply="12 million euros [1]."),
+        llm=llm or FakeChatModel(default_reply="12 million euros [1]."),
         search=retriever,
         reranker=reranker,
         known_files=lambda: list(texts),
@@ -231,3 +235,43 @@ async def test_without_a_reranking_model_no_reranking_step_is_shown(tmp_path: Pa
         said = statuses(out["events"])
         assert "Searching 3 documents…" in said and "Writing the answer…" in said
         assert not any(s.endswith(("passages…", "passage…")) for s in said), said
+
+
+async def test_a_search_turn_starts_embedding_its_question_at_the_router(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    embedder = GatedEmbedder()
+    graph = retriever_graph(PassThroughReranker(), embedder)
+    embedder.calls.clear()  # the library's own texts
+    embedder.hold()
+    at_search: list[int] = []
+    search = Retriever.retrieve
+
+    def retrieve(self: Retriever, *args: Any, **kwargs: Any) -> Any:
+        # When the search begins, the question's embedding is already under way.
+        deadline = time.monotonic() + 2
+        while embedder.waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        at_search.append(embedder.waiting)
+        embedder.open()
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Retriever, "retrieve", retrieve)
+    out = await run_turn(graph, "According to the report, what was revenue?")
+    assert out["state"]["route"] == "rag" and out["state"]["sources"]
+    assert at_search == [1]
+    assert embedder.calls == [["According to the report, what was revenue?"]]  # only once
+
+
+async def test_small_talk_and_follow_ups_embed_nothing_early() -> None:
+    embedder, llm = FakeEmbedder(), FakeChatModel(default_reply="12 million euros [1].")
+    graph = retriever_graph(PassThroughReranker(), embedder, llm)
+    embedder.calls.clear()  # the library's own texts
+    await run_turn(graph, "thanks a lot")
+    assert embedder.calls == []  # chat: nothing searched, nothing embedded
+    await run_turn(graph, "According to the report, what was revenue?", thread="t2")
+    embedder.calls.clear()
+    # A follow-up is rewritten before it is searched: its raw words are not embedded.
+    llm.enqueue_json({"query": "revenue of the subsidiary"})
+    await run_turn(graph, "and what about the subsidiary?", mode="rag", thread="t2")
+    assert embedder.calls == [["revenue of the subsidiary"]]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -19,7 +21,7 @@ from models.protocols import Reranker
 from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
-from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
 
 
 def chunk(path: str, index: int, start: int, text: str, page: int | None = None) -> Chunk:
@@ -163,6 +165,43 @@ def test_query_embeddings_are_cached_and_bounded() -> None:
     assert len(cache) == 2
     cache.embed_query("one")  # evicted, so embedded again
     assert len(embedder.calls) == 4
+
+
+def test_a_query_being_embedded_is_shared_not_embedded_again() -> None:
+    embedder = GatedEmbedder()
+    cache = CachedQueryEmbedder(embedder)
+    embedder.hold()
+    with ThreadPoolExecutor(2) as pool:
+        cache.warm("ferry timetable", pool)
+        while embedder.waiting == 0:
+            time.sleep(0.01)
+        later = pool.submit(cache.embed_query, "ferry timetable")  # waits for the warm one
+        time.sleep(0.05)
+        embedder.open()
+        vector = later.result(timeout=5)
+    assert embedder.calls == [["ferry timetable"]]
+    assert vector == cache.embed_query("ferry timetable")
+    with ThreadPoolExecutor(1) as pool:
+        cache.warm("ferry timetable", pool)  # cached: nothing to do
+    assert len(embedder.calls) == 1
+
+
+def test_a_failed_warm_up_leaves_the_query_to_be_embedded_again() -> None:
+    class Failing(FakeEmbedder):
+        failures = 1
+
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            if self.failures:
+                self.failures -= 1
+                raise RuntimeError("model crashed")
+            return super().embed(texts)
+
+    embedder = Failing()
+    cache = CachedQueryEmbedder(embedder)
+    with ThreadPoolExecutor(1) as pool:
+        cache.warm("ferry timetable", pool)
+    assert len(cache) == 0
+    assert cache.embed_query("ferry timetable")  # the search embeds it itself
 
 
 class Reverse:

@@ -82,7 +82,7 @@ class Retriever:
         """
         s = self.settings
         k = max(1, min(k or s.top_k, MAX_K))
-        query = " ".join(query[:MAX_QUERY_CHARS].split())
+        query = _searched(query)
         doc_ids: list[str] | None = None
         if files:
             doc_ids = self.library.keys_for(files)
@@ -129,6 +129,15 @@ class Retriever:
         score_of = {c.key: _shown_score(c) for c in chosen}
         passages = expand(chosen, near.values(), s.max_passage_chars, score_of)
         return Retrieval(self._located(passages), candidates, notes)
+
+    def warm(self, query: str) -> None:
+        """Start embedding ``query`` in the background, for a ``retrieve`` of it that is
+        about to come: the turn's steps before the search then overlap its embedding.
+        Only an embedder that shares work in flight gains from it (``CachedQueryEmbedder``)."""
+        warm = getattr(self.embedder, "warm", None)
+        query = _searched(query)
+        if warm is not None and query:
+            warm(query, _helpers())
 
     def describe(self, candidates: Sequence[Candidate]) -> list[dict[str, Any]]:
         """Where each candidate is and why it was considered, for a turn's trace."""
@@ -218,6 +227,11 @@ def _helpers() -> ThreadPoolExecutor:
         if _helper_pool is None:
             _helper_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="keywords")
         return _helper_pool
+
+
+def _searched(query: str) -> str:
+    """The text a query is searched (and embedded) as."""
+    return " ".join(query[:MAX_QUERY_CHARS].split())
 
 
 def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
