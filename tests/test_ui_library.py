@@ -11,6 +11,7 @@ from nicegui.testing import User
 
 from app.container import Container
 from ingest.events import IngestEvent
+from tests.fakes.embedder import GatedEmbedder
 from tests.pdfs import make_pdf
 from tests.running import eventually
 from tests.ui_parts import add_file, contents, documents, embedder, settled
@@ -28,18 +29,27 @@ def shown(user: User, pattern: str) -> bool:
     return any(re.search(pattern, text) for text in contents(user, "document-detail"))
 
 
-async def test_live_status_pages_done_error_reason_and_progress(
-    user: User, container: Container, page: None, tmp_path: Path
-) -> None:
+async def hold_the_handbook(
+    user: User, container: Container, tmp_path: Path, folder: str | None = None
+) -> GatedEmbedder:
+    """Open the window, then add a long PDF whose chunk batches each wait for the test;
+    returns the gate once the window shows the PDF started."""
     gate = embedder(container)
     await user.open("/")
     await user.should_see("notes.md", marker="document-name", retries=40)
     gate.hold()  # each batch of chunks now waits for the test
-    await add_file(container, "handbook.pdf", long_pdf(tmp_path / "handbook.pdf"), "big")
+    await add_file(container, "handbook.pdf", long_pdf(tmp_path / "handbook.pdf"), folder)
+    await eventually(lambda: shown(user, rf"^Indexing · 0 of {PAGES} pages$"), what="started")
+    return gate
+
+
+async def test_live_status_pages_done_error_reason_and_progress(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    gate = await hold_the_handbook(user, container, tmp_path, "big")
     locked = make_pdf(tmp_path / "locked.pdf", ["Secret."], user_password="pw").read_bytes()
     await add_file(container, "locked.pdf", locked)
     await eventually(lambda: gate.waiting == 1, what="the first batch at the gate")
-    await eventually(lambda: shown(user, rf"^Indexing · 0 of {PAGES} pages$"), what="started")
     await user.should_see(marker="library-progress", retries=40)
     gate.release()
     pattern = rf"^Indexing · ([1-9]\d*) of {PAGES} pages · 64 chunks$"
@@ -59,12 +69,7 @@ async def test_live_status_pages_done_error_reason_and_progress(
 async def test_a_status_change_updates_its_row_instead_of_redrawing_the_list(
     user: User, container: Container, page: None, tmp_path: Path
 ) -> None:
-    gate = embedder(container)
-    await user.open("/")
-    await user.should_see("notes.md", marker="document-name", retries=40)
-    gate.hold()
-    await add_file(container, "handbook.pdf", long_pdf(tmp_path / "handbook.pdf"))
-    await eventually(lambda: shown(user, rf"^Indexing · 0 of {PAGES} pages$"), what="started")
+    gate = await hold_the_handbook(user, container, tmp_path)
     before = {row.props["data-path"]: row for row in user.find(marker="document").elements}
     gate.open()
     await eventually(lambda: shown(user, rf"^{PAGES} pages · \d+ chunks$"), what="ready")
