@@ -22,6 +22,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from models.onnx_graph import simplified_model
+
 logger = logging.getLogger(__name__)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -271,9 +273,9 @@ def _load_session(path: Path) -> Any:
     options.log_severity_level = 3
     try:
         session = ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            simplified_model(path), sess_options=options, providers=["CPUExecutionProvider"]
         )
-    except Exception as exc:  # onnxruntime raises several unrelated types on a bad file
+    except Exception as exc:  # onnx and onnxruntime raise several unrelated types on a bad file
         raise EmbedderUnavailable(
             f"Cannot load the ONNX model {path}: {exc}. {_REINSTALL}"
         ) from exc
