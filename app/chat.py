@@ -121,8 +121,12 @@ class ChatService:
         max_message_chars: int = 16_000,
         graph_for_model: Callable[[str], CompiledStateGraph] | None = None,
         suggest: Suggester | None = None,
+        prepare: Callable[[str, Mode], None] | None = None,
     ) -> None:
         self._graph = graph
+        self._prepare = prepare
+        """Told a new session's first message before the graph runs, to start early what
+        its turn will need (the question's embedding); it must return at once."""
         self._sessions = sessions
         self._max_chars = max_message_chars
         self._graph_for_model = graph_for_model
@@ -203,6 +207,8 @@ class ChatService:
             raise SessionBusy(sid)
         turn = Turn(sid)
         self._running[sid] = turn
+        if self._prepare is not None and session_id is None and not history:
+            self._prepare(text, mode)
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
         touched = asyncio.create_task(

@@ -31,6 +31,7 @@ from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings
 from graph.retrieval.shared import SharedNearest
+from graph.routing import warm_opening_question
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
@@ -227,6 +228,7 @@ class Container:
             max_message_chars=self.settings.max_message_chars,
             graph_for_model=self._graph_with_model,
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
+            prepare=partial(warm_opening_question, self.deps),
         )
         if isinstance(self.reranker, FlashRankReranker):
             # Never in a turn: a turn without the model keeps the fused order.

@@ -21,7 +21,7 @@ from graph.events import report_status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
 from graph.prefetch import PrefetchingSearch
 from graph.rules import apply_rules
-from graph.state import AgentState, Route, RouteTier, SearchQuery
+from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from models.llm import LLMError
 
 LIBRARY_SAMPLE = 12
@@ -45,6 +45,24 @@ def passes_through(state: AgentState, deps: GraphDeps) -> bool:
     against, no rephrasings asked for): then the router may start on it already."""
     options = deps.options
     return not has_history(state) and not (options.expand_queries and options.expansion_variants)
+
+
+def warm_opening_question(deps: GraphDeps, text: str, mode: Mode) -> None:
+    """Start embedding the first message of a new session, before the graph runs, when it
+    may be searched as it is: the embedding then overlaps the graph's set-up and the
+    steps up to the search (or the probe), which take it up where it is.
+
+    Nothing starts for what is surely chat (the mode, a small-talk or writing rule), for
+    a message naming files (the router resolves those), or when queries are expanded
+    (the rewriter embeds its variants instead). The library is not read here, on the
+    caller's event loop: in an empty one the embedding is merely not used."""
+    if deps.retriever is None or mode == "chat" or "@" in text:
+        return
+    if deps.options.expand_queries and deps.options.expansion_variants:
+        return
+    rule = apply_rules(text, after_search=False) if mode == "auto" else None
+    if rule is None or rule.route == "rag":
+        deps.retriever.warm(text)
 
 
 async def probe(deps: GraphDeps, text: str) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy
 from app.sessions import SessionIndex
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.state import Mode
 from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import FakeSearch, make_chunk
@@ -20,7 +22,12 @@ from tests.fakes.search import FakeSearch, make_chunk
 CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
 
 
-def make_service(tmp_path: Path, llm: FakeChatModel, max_chars: int = 16_000) -> ChatService:
+def make_service(
+    tmp_path: Path,
+    llm: FakeChatModel,
+    max_chars: int = 16_000,
+    prepare: Callable[[str, Mode], None] | None = None,
+) -> ChatService:
     search = FakeSearch(CHUNKS)
     deps = GraphDeps(
         llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
@@ -29,6 +36,7 @@ def make_service(tmp_path: Path, llm: FakeChatModel, max_chars: int = 16_000) ->
         build_graph(deps, InMemorySaver()),
         SessionIndex(tmp_path / "docent.db"),
         max_message_chars=max_chars,
+        prepare=prepare,
     )
 
 
@@ -119,3 +127,23 @@ async def test_an_unexpected_failure_ends_the_turn_with_an_error(tmp_path: Path)
     assert final.kind == "error"
     assert "index file is damaged" in final.data["message"]
     assert not service.is_busy("s")  # the session can be used again
+
+
+async def test_a_new_sessions_first_message_is_prepared_before_the_graph_runs(
+    tmp_path: Path,
+) -> None:
+    prepared: list[tuple[str, str, int]] = []
+    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+    service = make_service(
+        tmp_path, llm, prepare=lambda text, mode: prepared.append((text, mode, len(llm.history)))
+    )
+
+    first = service.start_turn(None, "What was revenue?", "rag")
+    assert prepared == [("What was revenue?", "rag", 0)]  # before the graph took a step
+    await first.result()
+    # A session with earlier messages, or a caller bringing its own history: the graph
+    # rewrites the question against them first, so nothing is prepared from its words.
+    await service.start_turn(first.session_id, "and the quarter before?").result()
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
+    await service.start_turn(None, "What was revenue?", history=history).result()
+    assert len(prepared) == 1

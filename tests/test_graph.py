@@ -14,8 +14,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from graph import prompts
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.options import TurnOptions
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.routing import warm_opening_question
+from graph.state import Mode
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk
 from models.llm import OllamaUnavailable
@@ -182,6 +185,13 @@ def retriever_graph(
     reranker: Reranker, embedder: FakeEmbedder | None = None, llm: FakeChatModel | None = None
 ) -> Any:
     """The graph over a real hybrid retriever (in-memory indexes) with ``reranker``."""
+    return build_graph(retriever_deps(reranker, embedder, llm), InMemorySaver())
+
+
+def retriever_deps(
+    reranker: Reranker, embedder: FakeEmbedder | None = None, llm: FakeChatModel | None = None
+) -> GraphDeps:
+    """Dependencies with a real hybrid retriever over three small in-memory documents."""
     texts = {
         "reports/q3.pdf": "Revenue in the third quarter was 12 million euros.",
         "notes.md": "The office plants are watered on Fridays.",
@@ -201,14 +211,13 @@ def retriever_graph(
         FakeLibrary(list(texts)),
         RetrievalSettings(floor=Floor(-1)),
     )
-    deps = GraphDeps(
+    return GraphDeps(
         llm=llm or FakeChatModel(default_reply="12 million euros [1]."),
         search=retriever,
         reranker=reranker,
         known_files=lambda: list(texts),
         retriever=retriever,
     )
-    return build_graph(deps, InMemorySaver())
 
 
 def statuses(events: list[dict]) -> list[str]:
@@ -261,6 +270,36 @@ async def test_a_search_turn_starts_embedding_its_question_at_the_router(
     assert out["state"]["route"] == "rag" and out["state"]["sources"]
     assert at_search == [1]
     assert embedder.calls == [["According to the report, what was revenue?"]]  # only once
+
+
+def test_an_opening_question_that_may_search_starts_its_embedding() -> None:
+    embedder = GatedEmbedder()
+    deps = retriever_deps(PassThroughReranker(), embedder)
+    embedder.calls.clear()  # the library's own texts
+    nothing_early: list[tuple[str, Mode]] = [
+        ("thanks a lot", "auto"),  # small talk
+        ("Write me a haiku about autumn", "auto"),  # writing
+        ("What was revenue?", "chat"),
+        ("What does @notes.md say?", "auto"),  # the router resolves mentions first
+    ]
+    for text, mode in nothing_early:
+        warm_opening_question(deps, text, mode)
+    deps.options = TurnOptions(expand_queries=True)
+    warm_opening_question(deps, "What was revenue?", "auto")
+    assert embedder.calls == []
+
+    deps.options = TurnOptions()
+    warm_opening_question(deps, "According to the report, what was revenue?", "auto")  # rules
+    warm_opening_question(deps, "What was revenue?", "auto")  # left to the probe
+    warm_opening_question(deps, "plants", "rag")
+    deadline = time.monotonic() + 5
+    while len(embedder.calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(c[0] for c in embedder.calls) == [
+        "According to the report, what was revenue?",
+        "What was revenue?",
+        "plants",
+    ]
 
 
 async def test_small_talk_and_follow_ups_embed_nothing_early() -> None:
