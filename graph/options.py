@@ -35,3 +35,8 @@ class TurnOptions:
     """Offer three follow-up questions after each answer."""
     suggestions_timeout: float = 60.0
     """Seconds the suggestions may take; they come after ``done``, so nobody waits."""
+
+    @property
+    def rephrasings(self) -> int:
+        """How many rephrasings the rewriter searches beside the query: 0 unless expanding."""
+        return self.expansion_variants if self.expand_queries else 0

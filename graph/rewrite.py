@@ -30,8 +30,9 @@ async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
     text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
     if passes_through(state, deps):
         return {"queries": pass_through_queries(text, mentions)}
-    variants = deps.options.expansion_variants if deps.options.expand_queries else 0
-    standalone, rephrasings = await _ask(deps, state.get("messages", []), text, variants)
+    standalone, rephrasings = await _ask(
+        deps, state.get("messages", []), text, deps.options.rephrasings
+    )
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
     queries: list[SearchQuery] = []
     for query in texts:

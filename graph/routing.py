@@ -43,8 +43,7 @@ def has_history(state: AgentState) -> bool:
 def passes_through(state: AgentState, deps: GraphDeps) -> bool:
     """Whether the rewriter searches for the message as it is (no history to resolve
     against, no rephrasings asked for): then the router may start on it already."""
-    options = deps.options
-    return not has_history(state) and not (options.expand_queries and options.expansion_variants)
+    return not has_history(state) and not deps.options.rephrasings
 
 
 def warm_opening_question(deps: GraphDeps, text: str, mode: Mode) -> None:
@@ -56,9 +55,7 @@ def warm_opening_question(deps: GraphDeps, text: str, mode: Mode) -> None:
     a message naming files (the router resolves those), or when queries are expanded
     (the rewriter embeds its variants instead). The library is not read here, on the
     caller's event loop: in an empty one the embedding is merely not used."""
-    if deps.retriever is None or mode == "chat" or "@" in text:
-        return
-    if deps.options.expand_queries and deps.options.expansion_variants:
+    if deps.retriever is None or mode == "chat" or "@" in text or deps.options.rephrasings:
         return
     rule = apply_rules(text, after_search=False) if mode == "auto" else None
     if rule is None or rule.route == "rag":
