@@ -17,6 +17,7 @@ A graph without these patterns (another export) is left as it is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -146,17 +147,18 @@ def _scalar_constants(graph: Any) -> dict[str, float]:
     """Single-valued initializers and Constant nodes, by tensor name."""
     from onnx import numpy_helper
 
-    out: dict[str, float] = {}
-    for tensor in graph.initializer:
-        value = numpy_helper.to_array(tensor)
-        if value.size == 1:
-            out[tensor.name] = float(value.reshape(()))
-    for node in graph.node:
-        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
-            value = numpy_helper.to_array(node.attribute[0].t)
-            if value.size == 1:
-                out[node.output[0]] = float(value.reshape(()))
-    return out
+    tensors = [(t.name, t) for t in graph.initializer]
+    tensors += [
+        (node.output[0], node.attribute[0].t)
+        for node in graph.node
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value"
+    ]
+    # Only scalars are decoded: the weight matrices are most of the file.
+    return {
+        name: float(numpy_helper.to_array(t).reshape(()))
+        for name, t in tensors
+        if math.prod(t.dims) == 1
+    }
 
 
 def _near(value: float | None, expected: float) -> bool:
