@@ -154,7 +154,7 @@ def report(title: str, seconds: dict[str, list[float]], count: int, unit: str) -
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="embed only the first N chunks")
-    parser.add_argument("--batch", type=int, default=32, help="texts per model run")
+    parser.add_argument("--batch", type=int, default=32, help="texts per call (chromadb: per run)")
     parser.add_argument("--repeat", type=int, default=1, help="timed runs of each variant")
     args = parser.parse_args(argv)
     if not PAGES.is_dir():
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     texts = chunk_texts()[: args.limit]
     files = locate_minilm()
-    ours = MiniLMEmbedder(files, batch_size=args.batch)
+    ours = MiniLMEmbedder(files)
     counter = Tokenizer.from_file(str(files.tokenizer))
     counter.no_truncation()
     counter.no_padding()

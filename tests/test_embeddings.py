@@ -134,7 +134,7 @@ def test_texts_are_truncated_at_256_tokens_not_128(embedder: MiniLMEmbedder) -> 
 
 
 def test_order_is_kept_when_texts_are_sorted_into_batches(files: MiniLMFiles) -> None:
-    embedder = MiniLMEmbedder(files, batch_size=2)
+    embedder = MiniLMEmbedder(files, batch_tokens=300)  # several batches
     texts = [
         LONG_TEXT,
         "Hi.",

@@ -1,0 +1,57 @@
+"""Which texts share a model run: padding against each run's fixed cost.
+
+A run pads every text to the longest one in it, so texts of unlike lengths cost padding
+together; yet every run also costs a fixed amount, so many small runs are dear too.
+Sorted by length, the cheapest split into runs of neighbours is found exactly by
+dynamic programming over the sorted list, under a cost model of the encoder.
+
+The model, measured on MiniLM with onnxruntime on one core: a run costs about what
+12 tokens do, and a token costs ``1 + L / 1000`` (attention grows with the padded length
+L). Runs of 4 texts each, as before, padded about 6% of the tokens of a folder's calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+RUN_COST = 12.0
+"""A run's fixed cost, in tokens' worth of work (3.5 ms against 0.3 ms a token)."""
+
+ATTENTION_LENGTH = 1000.0
+"""The padded length at which attention doubles a token's cost."""
+
+MAX_RUN_TEXTS = 64
+"""Texts in one run at most: past a few dozen short texts, a run gains nothing more."""
+
+
+def run_cost(count: int, longest: int) -> float:
+    """What a run of ``count`` texts padded to ``longest`` tokens costs, in token units."""
+    return RUN_COST + count * longest * (1.0 + longest / ATTENTION_LENGTH)
+
+
+def length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
+    """The indices of ``lengths`` grouped into runs of least total cost, longest run first.
+
+    A run holds at most ``max_tokens`` padded tokens (count × its longest), which bounds
+    the activations it needs; a text longer than that runs alone.
+    """
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    n = len(order)
+    best = [0.0] + [math.inf] * n
+    """best[end]: the cheapest runs for the ``end`` shortest texts."""
+    start = [0] * (n + 1)
+    for end in range(1, n + 1):
+        longest = max(1, lengths[order[end - 1]])  # sorted: the last text is the longest
+        for count in range(1, min(end, MAX_RUN_TEXTS) + 1):
+            if count > 1 and count * longest > max_tokens:
+                break
+            cost = best[end - count] + run_cost(count, longest)
+            if cost < best[end]:
+                best[end], start[end] = cost, end - count
+    runs: list[list[int]] = []
+    end = n
+    while end:  # walk back from the longest texts, so the dearest runs come first
+        runs.append(order[start[end] : end])
+        end = start[end]
+    return runs
