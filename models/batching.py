@@ -31,7 +31,7 @@ def run_cost(count: int, longest: int) -> float:
 
 
 def length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
-    """The indices of ``lengths`` grouped into runs of least total cost, longest run first.
+    """The indices of ``lengths`` grouped into runs of least total cost, longest texts first.
 
     A run holds at most ``max_tokens`` padded tokens (count × its longest), which bounds
     the activations it needs; a text longer than that runs alone.
@@ -51,7 +51,7 @@ def length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
                 best[end], start[end] = cost, end - count
     runs: list[list[int]] = []
     end = n
-    while end:  # walk back from the longest texts, so the dearest runs come first
+    while end:  # walk back from the longest texts, so their runs come first
         runs.append(order[start[end] : end])
         end = start[end]
     return runs

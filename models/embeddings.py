@@ -215,7 +215,7 @@ class MiniLMEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         out = np.empty((len(ids), DIMENSION), dtype=np.float32)
-        # The dearest batches come first, so the threads run out of work together.
+        # Batches of the longest texts come first, so the threads run out of work together.
         batches = length_batches([len(row) for row in ids], self.batch_tokens)
 
         def run(picked: list[int]) -> None:
