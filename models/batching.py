@@ -38,8 +38,9 @@ def length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
     """
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     n = len(order)
+    # best[end] costs the cheapest runs of the ``end`` shortest texts; the last of those
+    # runs begins at start[end].
     best = [0.0] + [math.inf] * n
-    """best[end]: the cheapest runs for the ``end`` shortest texts."""
     start = [0] * (n + 1)
     for end in range(1, n + 1):
         longest = max(1, lengths[order[end - 1]])  # sorted: the last text is the longest
