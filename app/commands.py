@@ -6,6 +6,7 @@ import sys
 
 from tqdm import tqdm
 
+from app.collector import settle
 from app.container import Container
 from app.settings import Settings
 from app.terminal import PlainText
@@ -45,6 +46,7 @@ async def ingest(settings: Settings) -> int:
                 bar.set_postfix_str(f"{rate:.0f} chunks/s  {event.path[-30:]}", refresh=False)
                 bar.update(1)
 
+        settle()
         try:
             visited = await container.indexer.index_all(on_event)
         finally:

@@ -20,6 +20,7 @@ from nicegui.server import Server
 from app.api import api_routers, include_routes, secure
 from app.api.guard import MB
 from app.api.login import LINK_SECONDS
+from app.collector import settle
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
 from app.paths import make_private_dir
 from app.settings import Settings
@@ -99,6 +100,7 @@ class Window:
         self._routers.extend(api_routers())
         importlib.import_module("ui.page")
         timings["routes"] = time.perf_counter() - mark
+        settle()  # the process's long-lived objects exist now
         return container
 
     async def root(self) -> None:
