@@ -153,9 +153,12 @@ async def test_the_window_in_chromium(
     deadline = time.monotonic() + 60
     shot_taken = False
     while time.monotonic() < deadline:
-        bar = page.locator(".docent-progress")
-        if await bar.count():
-            seen_values.add(await bar.first.get_attribute("data-value") or "")
+        # One read that never waits: the bar may go between a count and a second look.
+        seen_values.update(
+            await page.locator(".docent-progress").evaluate_all(
+                "bars => bars.slice(0, 1).map(bar => bar.getAttribute('data-value') || '')"
+            )
+        )
         if await minutes.count():
             seen_details.add(await minutes.inner_text())
             if not shot_taken and await minutes.get_attribute("data-status") == "indexing":
