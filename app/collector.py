@@ -1,9 +1,9 @@
 """Python's cyclic garbage collector, set for a long-lived process that parses PDFs.
 
 pypdf builds container objects by the hundred thousand for every page it reads, and the
-collector runs every 700 allocations; each tenth run of the oldest generation walks
-every object the process holds (about 210,000 once the services are built: 0.2 s, with
-the GIL held). Indexing 150 files spent 4.3 s in the collector, about 2% of the CPU.
+collector runs every 700 allocations; every hundredth run walks every object the process
+holds (about 210,000 once the services are built: 0.2 s, with the GIL held). Indexing
+150 files spent 4.3 s in the collector, about 2% of the CPU.
 
 Once the services are built their objects live as long as the process, so they are
 frozen out of the collector's walks, and it runs less often on the young ones. The same
