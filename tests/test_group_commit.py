@@ -4,7 +4,7 @@ returns only once its own records are written."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -49,22 +49,29 @@ def _submit_in_thread(
     return thread
 
 
+def _eventually(group: GroupCommit[str], holds: Callable[[], bool], what: str) -> None:
+    """Wait until ``holds()`` is true under the group's lock (polled, at most 5 s)."""
+    for _ in range(1000):
+        with group._turn:
+            if holds():
+                return
+        threading.Event().wait(0.005)
+    raise AssertionError(f"never: {what}")
+
+
 def _wait_until_queued(group: GroupCommit[str], count: int) -> None:
-    for _ in range(1000):
-        with group._turn:
-            if len(group._queued) == count:
-                return
-        threading.Event().wait(0.005)
-    raise AssertionError(f"{count} callers never queued")
+    _eventually(group, lambda: len(group._queued) == count, f"{count} callers queued")
 
 
-def _wait_until_writing(group: GroupCommit[str]) -> None:
-    for _ in range(1000):
-        with group._turn:
-            if group._writing:
-                return
-        threading.Event().wait(0.005)
-    raise AssertionError("nobody started writing")
+def _one_write_under_way() -> tuple[SlowSink, GroupCommit[str], dict[str, str], threading.Thread]:
+    """A group whose first write ("a1") is inside the sink, held there until released."""
+    sink = SlowSink()
+    group = GroupCommit(sink.write, limit=100)
+    sink.hold_next()
+    errors: dict[str, str] = {}
+    first = _submit_in_thread(group, ["a1"], errors)
+    assert sink.entered.wait(10)
+    return sink, group, errors, first
 
 
 def test_a_lone_write_goes_out_alone() -> None:
@@ -76,10 +83,10 @@ def test_a_lone_write_goes_out_alone() -> None:
 
 def test_writes_arriving_together_share_the_first_call() -> None:
     sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100, linger=0.5)
+    group = GroupCommit(sink.write, limit=100, linger=1.0)
     errors: dict[str, str] = {}
     first = _submit_in_thread(group, ["a1"], errors)
-    _wait_until_writing(group)  # a lingers before it takes the queue
+    _eventually(group, lambda: group._writing, "a write started")  # a waits for company
     second = _submit_in_thread(group, ["b1"], errors)
     first.join(10)
     second.join(10)
@@ -88,12 +95,7 @@ def test_writes_arriving_together_share_the_first_call() -> None:
 
 
 def test_writes_arriving_during_a_write_share_the_next_call() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100)
-    sink.hold_next()
-    errors: dict[str, str] = {}
-    first = _submit_in_thread(group, ["a1"], errors)
-    assert sink.entered.wait(10)
+    sink, group, errors, first = _one_write_under_way()
     others = [_submit_in_thread(group, [f"{n}1", f"{n}2"], errors) for n in "bcd"]
     _wait_until_queued(group, 3)
     sink.release.set()
@@ -107,12 +109,7 @@ def test_writes_arriving_during_a_write_share_the_next_call() -> None:
 
 
 def test_a_caller_returns_only_once_its_records_are_written() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100)
-    sink.hold_next()
-    errors: dict[str, str] = {}
-    first = _submit_in_thread(group, ["a1"], errors)
-    assert sink.entered.wait(10)
+    sink, group, errors, first = _one_write_under_way()
     second = _submit_in_thread(group, ["b1"], errors)
     _wait_until_queued(group, 1)
     second.join(0.2)
@@ -124,12 +121,7 @@ def test_a_caller_returns_only_once_its_records_are_written() -> None:
 
 
 def test_one_callers_bad_records_fail_that_caller_only() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100)
-    sink.hold_next()
-    errors: dict[str, str] = {}
-    first = _submit_in_thread(group, ["a1"], errors)
-    assert sink.entered.wait(10)
+    sink, group, errors, first = _one_write_under_way()
     good = _submit_in_thread(group, ["b1", "b2"], errors)
     _wait_until_queued(group, 1)
     bad = _submit_in_thread(group, ["bad1"], errors)
