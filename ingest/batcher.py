@@ -5,8 +5,9 @@ its texts by length and runs fixed-size batches pads little only when it sees ma
 at once, and a few chunks per call give it nothing to sort. The batcher collects the
 requests of every file being indexed into a window (up to ``window`` texts, or until
 every file in flight is waiting on it), embeds the window in one call, and hands each
-file its own vectors back. Files still write their own chunks, each under its own key,
-so a file's store write stays what it was; only the embedding is shared.
+file its own vectors back. Files still write their own chunks, each under its own key;
+the store may send writes that arrive together in one call (``ingest.group_commit``),
+but a file's write returns only once its own chunks are in.
 
 The thread whose request opens a window embeds it (there is no batcher thread to start
 or stop); the others wait. Two windows may be in flight at once, so the embedder is
