@@ -1,15 +1,11 @@
-"""The collector is settled once per process, after the long-lived objects exist."""
+"""The collector is settled once per process, after the long-lived objects exist
+(that the ingest command settles it is in test_commands_ingest.py)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-
-from app import commands
-from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,18 +31,3 @@ def test_settle_freezes_what_exists_once_and_collects_less_often() -> None:
     assert raised == "True"
     assert int(frozen) > 1000  # the modules' objects, at least
     assert frozen_later == "0"  # the second call did nothing
-
-
-async def test_the_ingest_command_settles_the_collector(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    settings = Settings.model_validate(
-        {"data_dir": tmp_path / "data", "ollama_host": "http://127.0.0.1:9"}
-    )
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "note.txt").write_text("The ferry leaves at seven.")
-    seen: list[int] = []
-    monkeypatch.setattr(commands, "settle", lambda: seen.append(len(seen)))
-
-    assert await commands.ingest(settings) == 0
-    assert seen == [0]

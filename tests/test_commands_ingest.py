@@ -40,6 +40,18 @@ async def test_ingest_while_the_app_runs_reports_the_real_counts(
     assert "2 documents ready, 0 failed" in out
 
 
+async def test_the_ingest_command_settles_the_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = _settings(tmp_path)
+    (settings.docs_dir / "note.txt").write_text("The ferry leaves at seven.")
+    seen: list[int] = []
+    monkeypatch.setattr(commands, "settle", lambda: seen.append(len(seen)))
+
+    assert await commands.ingest(settings) == 0
+    assert seen == [0]
+
+
 async def test_status_check_says_what_differs_and_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
