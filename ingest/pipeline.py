@@ -4,8 +4,8 @@ Runs in a worker thread, one call per file. It decides before it touches the fil
 status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
 no embedding. New content is written under its own key, batch by batch, while the loader
 thread reads ahead (loading overlaps embedding); only when every index holds every chunk
-does the registry switch the path to it, in one transaction. An interrupted document
-resumes: chunks the indexes already hold are not embedded again.
+does the registry switch the path to it, in one transaction. An interrupted document resumes:
+chunks the indexes already hold are not embedded again.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from models.protocols import Embedder
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
-"""Chunks per embedding call and per index write: small enough for steady progress and
-bounded memory, large enough that the embedder pads little (it sorts by length)."""
+"""Chunks a file asks to embed at once, at most: small enough for steady progress and
+bounded memory (the batcher joins several files' batches in one call)."""
 
 _READ_AHEAD = 4
 """Batches the loader thread may prepare while the embedder works."""
@@ -233,8 +233,16 @@ class Pipeline:
         key: str,
         cancelled: threading.Event,
     ) -> Iterator[_Batch]:
-        """Chunk batches from a loader thread that keeps up to ``_READ_AHEAD`` ready."""
-        ready: queue.Queue[_Batch | BaseException | None] = queue.Queue(_READ_AHEAD)
+        """Chunk batches from a loader thread that runs up to ``_READ_AHEAD`` batches ahead.
+
+        A batch is what the loader has ready when the file asks, up to ``embed_batch``
+        chunks; it waits only for the first. A file whose pages are slow to parse hands
+        the embedder the chunks it has: waiting for a full batch left the embedder idle
+        while several small PDFs were parsed (sharing one core, as pypdf holds the GIL).
+        """
+        ready: queue.Queue[_Batch | BaseException | None] = queue.Queue(
+            _READ_AHEAD * self.embed_batch
+        )
         stop = threading.Event()
 
         def offer(item: _Batch | BaseException | None) -> bool:
@@ -248,59 +256,75 @@ class Pipeline:
 
         def produce() -> None:
             try:
-                for batch in self._batches(pages, rel, name, sha, key):
+                for batch in self._chunks(pages, rel, name, sha, key):
                     if not offer(batch):
                         return
                 offer(None)
             except BaseException as exc:  # handed to the consumer, which re-raises it
                 offer(exc)
 
-        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
-        thread.start()
-        try:
+        def take() -> _Batch | BaseException | None:
             while True:
                 try:
-                    item = ready.get(timeout=0.1)
+                    return ready.get(timeout=0.1)
                 except queue.Empty:
                     if cancelled.is_set():
                         raise Cancelled(rel) from None
-                    continue
+
+        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
+        thread.start()
+        try:
+            last = False
+            while not last:
+                item = take()
                 if item is None:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                yield item
+                chunks, pages_done = list(item.chunks), item.pages_done
+                while len(chunks) < self.embed_batch:
+                    try:
+                        item = ready.get_nowait()
+                    except queue.Empty:
+                        break
+                    if not isinstance(item, _Batch):  # the end, or the loader's error
+                        last = True
+                        break
+                    chunks.extend(item.chunks)
+                    pages_done = item.pages_done
+                yield _Batch(chunks, pages_done)
+            if isinstance(item, BaseException):
+                raise item
         finally:
             stop.set()
 
-    def _batches(
+    def _chunks(
         self, pages: Iterator[Page], rel: str, name: str, sha: str, key: str
     ) -> Iterator[_Batch]:
+        """Each chunk as it is cut, with the pages read so far (all of them with the last)."""
         counted = _Counted(pages)
-        batch: list[Chunk] = []
         started = time.perf_counter()
+        held: Chunk | None = None
         for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
-            batch.append(
-                Chunk(
-                    doc_id=key,
-                    path=rel,
-                    file=name,
-                    page=piece.page,
-                    index=index,
-                    start=piece.start,
-                    end=piece.end,
-                    text=piece.text,
-                    sha256=sha,
-                    heading=piece.heading,
-                )
-            )
-            if len(batch) >= self.embed_batch:
+            if held is not None:  # one behind, so the last chunk counts trailing blank pages
                 self.timings["chunk"] += time.perf_counter() - started
-                yield _Batch(batch, counted.count)
-                batch, started = [], time.perf_counter()
+                yield _Batch([held], counted.count)
+                started = time.perf_counter()
+            held = Chunk(
+                doc_id=key,
+                path=rel,
+                file=name,
+                page=piece.page,
+                index=index,
+                start=piece.start,
+                end=piece.end,
+                text=piece.text,
+                sha256=sha,
+                heading=piece.heading,
+            )
         self.timings["chunk"] += time.perf_counter() - started
-        if batch:
-            yield _Batch(batch, counted.count)
+        if held is not None:
+            yield _Batch([held], counted.count)
 
     def _publish(self, event: IngestEvent) -> None:
         self.events.publish_threadsafe(event)
