@@ -7,9 +7,7 @@ identical files share it and a rename does not change it.
 
 An index that also implements ``VectorIndex`` receives its chunks batch by batch with
 vectors the pipeline computed once, and can say which chunks it holds already, so an
-interrupted document resumes instead of being embedded again. It may queue a batch to
-write with other files' (large writes cost less); ``flush`` sees a document's chunks
-written before the registry calls it ready. Any other index receives
+interrupted document resumes instead of being embedded again. Any other index receives
 the whole document through ``replace_document`` once its chunks are known.
 """
 
@@ -45,12 +43,7 @@ class VectorIndex(ChunkIndex, Protocol):
     def add_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors;
-        the index may hold them back to write with others' until ``flush``."""
-        ...
-
-    def flush(self, doc_id: str) -> None:
-        """Return once every chunk added for ``doc_id`` is written; raise the write's error."""
+        """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors."""
         ...
 
     def chunk_indexes(self, doc_id: str) -> set[int]:

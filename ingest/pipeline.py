@@ -2,10 +2,9 @@
 
 Runs in a worker thread, one call per file. It decides before it touches the file's
 status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
-no embedding. New content is embedded under its own key, batch by batch, while the loader
-thread reads ahead (loading overlaps embedding); the store may hold a batch back to write
-it with other files' in one call. Only when every index holds every chunk does the
-registry switch the path to it, in one transaction. An interrupted document resumes:
+no embedding. New content is written under its own key, batch by batch, while the loader
+thread reads ahead (loading overlaps embedding); only when every index holds every chunk
+does the registry switch the path to it, in one transaction. An interrupted document resumes:
 chunks the indexes already hold are not embedded again.
 """
 
@@ -16,7 +15,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -179,17 +178,8 @@ class Pipeline:
                         everything.extend(batch.chunks)
                     embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
                     self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
-            except BaseException:
-                for written in vector_indexes:  # nothing of this job lands after it ends
-                    with suppress(Exception):
-                        written.flush(key)
-                raise
             finally:
                 loaded.close()
-        started = time.perf_counter()
-        for written in vector_indexes:  # every chunk is in before the registry says ready
-            written.flush(key)
-        self.timings["store"] += time.perf_counter() - started
         if count == 0:
             raise UnreadableFile("no text to index")
         if cancelled.is_set():

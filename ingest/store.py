@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, cast
@@ -21,17 +19,12 @@ from urllib.parse import urlsplit
 import chromadb
 from chromadb.api import ClientAPI
 
-from ingest.group_commit import GroupCommit, Ticket
+from ingest.group_commit import GroupCommit
 from ingest.keys import chunk_id
 from ingest.types import Chunk, Hit
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
-
-HOLD = 256
-"""Chunks queued for writing before one is written anyway: 4,800 chunks cost 17 CPU
-seconds in Chroma in calls of 24 (one embedding call's worth), 13 in calls of 64 and 10.5
-in calls of 256. A kill -9 loses at most these (embedded again on restart)."""
 
 EMBED_BATCH = 512
 """Texts per call to the embedder: large, since the embedder sorts one call's texts by
@@ -189,13 +182,9 @@ class ChromaStore:
             metadata={"embedder": embedder.name},
             embedding_function=None,
         )
-        # Chunks are written in large calls, shared by the files indexed at once: a call
-        # costs ~25 ms of CPU however few records it holds (see ingest.group_commit).
-        self.writes = GroupCommit(
-            self._upsert, max(1, min(client.get_max_batch_size(), 1000)), hold=HOLD
-        )
-        self._unwritten: dict[str, list[Ticket]] = {}
-        self._unwritten_lock = threading.Lock()
+        # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
+        # few records it holds (see ingest.group_commit).
+        self.writes = GroupCommit(self._upsert, max(1, min(client.get_max_batch_size(), 1000)))
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
@@ -210,36 +199,17 @@ class ChromaStore:
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         self.delete_document(doc_id)
         self.add_chunks(doc_id, chunks, vectors)
-        self.flush(doc_id)
 
     def add_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Queue these chunks of ``doc_id`` with their vectors, to write (or overwrite)
-        with other files' chunks; ``flush`` sees them written."""
-        records = [
-            _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
-            for chunk, vector in zip(chunks, vectors, strict=True)
-        ]
-        if not records:
-            return
-        ticket = self.writes.queue(records)
-        with self._unwritten_lock:
-            self._unwritten.setdefault(doc_id, []).append(ticket)
-
-    def flush(self, doc_id: str) -> None:
-        """Return once every chunk queued for ``doc_id`` is written; raises the first
-        write error (after every one of them is settled)."""
-        with self._unwritten_lock:
-            tickets = self._unwritten.pop(doc_id, [])
-        failed: Exception | None = None
-        for ticket in tickets:
-            try:
-                self.writes.wait(ticket)
-            except Exception as exc:
-                failed = failed or exc
-        if failed is not None:
-            raise failed
+        """Write (or overwrite) these chunks of ``doc_id`` with their vectors."""
+        self.writes.submit(
+            [
+                _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
+                for chunk, vector in zip(chunks, vectors, strict=True)
+            ]
+        )
 
     def _upsert(self, records: Sequence[_Record]) -> None:
         self._collection.upsert(
@@ -251,8 +221,6 @@ class ChromaStore:
 
     def delete_document(self, doc_id: str) -> None:
         """Remove every chunk of the document (no error if it has none)."""
-        with suppress(Exception):  # queued chunks must not land after the delete
-            self.flush(doc_id)
         self._collection.delete(where={"doc_id": doc_id})
 
     def chunk_indexes(self, doc_id: str) -> set[int]:

@@ -97,4 +97,3 @@ class ModelSwitch:
             if missing:
                 vectors = self.new.embedder.embed([c.text for c in missing])
                 self.new.add_chunks(key, missing, vectors)
-        self.new.flush(key)

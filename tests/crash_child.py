@@ -20,7 +20,7 @@ from typing import Any
 import ingest.pipeline as pipeline_module
 from ingest.indexer import Indexer
 from ingest.registry import Registry
-from ingest.store import HOLD, ChromaStore, make_chroma_client
+from ingest.store import ChromaStore, make_chroma_client
 from tests.fakes.embedder import FakeEmbedder
 
 MARK = "INTERRUPT"
@@ -35,15 +35,13 @@ class LoggingEmbedder(FakeEmbedder):
     def __init__(self, log: Path, data: Path, crash_at: str) -> None:
         super().__init__()
         self.log, self.data, self.crash_at = log, data, crash_at
-        self.marked = 0
-        """Chunks of interrupt.txt embedded so far."""
+        self.marked_batches = 0
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        marked = sum(MARK in text for text in texts)
-        if marked and self.crash_at == "embed" and self.marked > HOLD:
-            # The store writes once HOLD chunks wait, before the file asks for more.
-            park(self.data)  # so some of interrupt.txt is stored by now, and not all
-        self.marked += marked
+        if any(MARK in text for text in texts):
+            self.marked_batches += 1
+            if self.crash_at == "embed" and self.marked_batches == 3:
+                park(self.data)  # two batches of interrupt.txt are stored by now
         vectors = super().embed(texts)
         with self.log.open("a") as fh:
             fh.writelines(json.dumps(text) + "\n" for text in texts)

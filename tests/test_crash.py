@@ -29,8 +29,7 @@ def _folder(docs: Path) -> None:
     docs.mkdir(parents=True)
     for i in range(12):
         (docs / f"note{i:02}.txt").write_text(f"Note {i} is about the animal number {i}. " * 5)
-    # Long enough that the store writes some of it before the embed crash point.
-    lines = [f"{MARK} line {n} tells part {n} of the long story." for n in range(12000)]
+    lines = [f"{MARK} line {n} tells part {n} of the long story." for n in range(4000)]
     (docs / "interrupt.txt").write_text("\n".join(lines))
 
 

@@ -146,34 +146,3 @@ def test_no_call_holds_more_than_the_limit() -> None:
     group.submit([f"x{i}" for i in range(8)])
     assert [len(call) for call in sink.calls] == [3, 3, 2]
     assert sink.written == [f"x{i}" for i in range(8)]
-
-
-def test_queued_records_wait_for_a_later_write_then_go_out_together() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100, hold=10)
-    first = group.queue(["a1"])
-    second = group.queue(["b1", "b2"])
-    assert sink.calls == []  # below the hold nothing is written yet
-    group.wait(first)
-    assert sink.calls == [["a1", "b1", "b2"]]
-    group.wait(second)  # written already: no second call
-    assert group.calls == 1
-
-
-def test_the_caller_that_fills_the_hold_writes_the_queue() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100, hold=3)
-    group.queue(["a1"])
-    assert sink.calls == []
-    group.queue(["b1", "b2"])
-    assert sink.calls == [["a1", "b1", "b2"]]
-
-
-def test_a_queued_parts_error_reaches_whoever_waits_for_it() -> None:
-    sink = SlowSink()
-    group = GroupCommit(sink.write, limit=100, hold=10)
-    good, bad = group.queue(["a1"]), group.queue(["bad1"])
-    group.wait(good)
-    assert sink.written == ["a1"]
-    with pytest.raises(ValueError, match="bad1"):
-        group.wait(bad)

@@ -181,37 +181,6 @@ def test_delete_document_and_ids(client: ClientAPI) -> None:
     assert store.count() == 1
 
 
-def test_added_chunks_are_held_then_written_together(client: ClientAPI) -> None:
-    store = ChromaStore(client, FakeEmbedder())
-    embedder = store.embedder
-    for key in ("a", "b"):
-        chunks = _chunks(key, f"{key}.txt", [(None, f"{key} one"), (None, f"{key} two")])
-        store.add_chunks(key, chunks, embedder.embed([c.text for c in chunks]))
-    assert store.count() == 0  # held for a larger write
-
-    store.flush("a")
-
-    assert store.count() == 4 and store.writes.calls == 1  # b's chunks went out with a's
-    store.flush("b")
-    assert store.writes.calls == 1
-
-
-def test_a_failed_write_reaches_flush_and_chunks_held_for_a_deleted_document_never_land(
-    client: ClientAPI,
-) -> None:
-    store = ChromaStore(client, FakeEmbedder())
-    store.replace_document("a", _chunks("a", "a.txt", [(None, "one")]))
-    store.add_chunks("b", _chunks("b", "b.txt", [(None, "two")]), [[1.0, 0.0, 0.0]])
-    with pytest.raises(Exception, match="dimension"):
-        store.flush("b")  # vectors of the wrong size: Chroma refuses them
-    store.add_chunks("c", _chunks("c", "c.txt", [(None, "three")]), store.embedder.embed(["x"]))
-
-    store.delete_document("c")
-    store.flush("c")
-
-    assert store.document_ids() == {"a"}
-
-
 def test_empty_store_and_empty_query(client: ClientAPI) -> None:
     store = ChromaStore(client, FakeEmbedder())
     assert store.search("anything") == []
