@@ -301,16 +301,13 @@ class Pipeline:
     def _chunks(
         self, pages: Iterator[Page], rel: str, name: str, sha: str, key: str
     ) -> Iterator[_Batch]:
-        """Each chunk as it is cut, with the pages read so far (all of them with the last)."""
+        """Each chunk as it is cut, with the pages read so far; then, if the last pages
+        had no text, an empty batch with the final page count."""
         counted = _Counted(pages)
+        reported = 0
         started = time.perf_counter()
-        held: Chunk | None = None
         for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
-            if held is not None:  # one behind, so the last chunk counts trailing blank pages
-                self.timings["chunk"] += time.perf_counter() - started
-                yield _Batch([held], counted.count)
-                started = time.perf_counter()
-            held = Chunk(
+            chunk = Chunk(
                 doc_id=key,
                 path=rel,
                 file=name,
@@ -322,9 +319,13 @@ class Pipeline:
                 sha256=sha,
                 heading=piece.heading,
             )
+            self.timings["chunk"] += time.perf_counter() - started
+            reported = counted.count
+            yield _Batch([chunk], reported)
+            started = time.perf_counter()
         self.timings["chunk"] += time.perf_counter() - started
-        if held is not None:
-            yield _Batch([held], counted.count)
+        if counted.count > reported:
+            yield _Batch([], counted.count)
 
     def _publish(self, event: IngestEvent) -> None:
         self.events.publish_threadsafe(event)

@@ -10,10 +10,12 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ingest.folder as folder_module
+import ingest.pipeline as pipeline_module
 from ingest.folder import ReadFile
 from ingest.indexer import Indexer
 from ingest.queue import SMALL_BYTES
@@ -214,6 +216,42 @@ async def test_a_file_too_big_to_hold_is_hashed_then_parsed_from_disk(
     assert rig.status("long.txt") == DocStatus.READY
     assert opened.count("long.txt") >= 2  # bounded memory costs a second read
     assert any("Kingfishers" in text for text in rig.texts("kingfishers"))
+
+
+async def test_a_file_slow_to_parse_hands_over_the_chunks_it_has(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedder gets a page's chunks while the next page is still being parsed."""
+    words = " ".join(f"word{n}" for n in range(300))
+    make_pdf(rig.docs / "slow.pdf", [f"Page{n} {words}" for n in (1, 2, 3)])
+    rest = threading.Event()
+    real_open = pipeline_module.open_source
+
+    def slow_open(path: Path, data: bytes | None = None) -> Any:
+        loaded = real_open(path, data)
+        pages = loaded.pages
+
+        def slow_pages() -> Iterator[Any]:
+            read = pages()
+            yield next(read)
+            rest.wait(10)  # the rest of the file is slow to parse
+            yield from read
+
+        loaded.pages = slow_pages  # type: ignore[method-assign]
+        return loaded
+
+    monkeypatch.setattr(pipeline_module, "open_source", slow_open)
+    indexing = asyncio.create_task(rig.indexer.index_all())
+    try:
+        await eventually(lambda: bool(rig.embedded()), what="the first page's chunks embedded")
+        seen = " ".join(rig.embedded())
+        assert "Page1" in seen and "Page2" not in seen  # page 2 is still being parsed
+    finally:
+        rest.set()
+    await indexing
+    record = rig.registry.get_by_path("slow.pdf")
+    assert record is not None and record.status == DocStatus.READY and record.pages == 3
+    assert all(f"Page{n}" in " ".join(rig.embedded()) for n in (1, 2, 3))
 
 
 async def test_a_touch_reads_the_file_but_embeds_nothing(rig: Rig) -> None:
