@@ -4,8 +4,8 @@ Runs in a worker thread, one call per file. It decides before it touches the fil
 status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
 no embedding. New content is written under its own key, batch by batch, while the loader
 thread reads ahead (loading overlaps embedding); only when every index holds every chunk
-does the registry switch the path to it, in one transaction. An interrupted document resumes:
-chunks the indexes already hold are not embedded again.
+does the registry switch the path to it, in one transaction. An interrupted document
+resumes: chunks the indexes already hold are not embedded again.
 """
 
 from __future__ import annotations
