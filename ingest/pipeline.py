@@ -274,13 +274,8 @@ class Pipeline:
         thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
         thread.start()
         try:
-            last = False
-            while not last:
-                item = take()
-                if item is None:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
+            item = take()
+            while isinstance(item, _Batch):
                 chunks, pages_done = list(item.chunks), item.pages_done
                 while len(chunks) < self.embed_batch:
                     try:
@@ -288,11 +283,12 @@ class Pipeline:
                     except queue.Empty:
                         break
                     if not isinstance(item, _Batch):  # the end, or the loader's error
-                        last = True
                         break
                     chunks.extend(item.chunks)
                     pages_done = item.pages_done
                 yield _Batch(chunks, pages_done)
+                if isinstance(item, _Batch):
+                    item = take()
             if isinstance(item, BaseException):
                 raise item
         finally:
