@@ -85,7 +85,7 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the raw runs
     records = registry.list()
     ready = [r for r in records if r.status == DocStatus.READY]
-    texts = store._collection.get(include=["documents"])["documents"] or []
+    texts = list(store.texts())
     batchers = list(indexer.pipeline._batchers.values())
     calls = sum(b.calls for b in batchers)
     return {

@@ -43,13 +43,13 @@ from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.keys import chunk_id, content_key  # noqa: E402
 from ingest.keyword import KeywordIndex  # noqa: E402
-from ingest.store import ChromaStore, make_chroma_client  # noqa: E402
+from ingest.store import TEXT_KEY, ChromaStore, make_chroma_client  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 from models.query_cache import CachedQueryEmbedder  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"
 ROOT = Path("/tmp/retrieval-latency")
-VERSION = "2"  # content-keyed fill; older fills are redone
+VERSION = "3"  # texts in metadata, as the app writes them; older fills are redone
 PER_DOC = 50
 PORT = 8741
 FILL_BATCH = 2_000
@@ -77,7 +77,6 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     vectors = np.random.default_rng(size)
     collection = container.store._collection
     ids: list[str] = []
-    texts: list[str] = []
     metas: list[dict[str, Any]] = []
     for d in range(size // PER_DOC):
         rel = f"doc{d:05d}.md"
@@ -88,10 +87,9 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
         key = content_key(sha, settings.chunk_size, settings.chunk_overlap)
         for i, text in enumerate(chunks):
             ids.append(chunk_id(key, i))
-            texts.append(text)
             metas.append(
                 {"doc_id": key, "path": rel, "file": rel, "page": -1, "index": i,
-                 "start": i * 850, "end": i * 850 + 1000, "sha256": sha}
+                 "start": i * 850, "end": i * 850 + 1000, "sha256": sha, TEXT_KEY: text}
             )  # fmt: skip
         stat = (docs / rel).stat()
         container.registry.begin_content(key, sha)
@@ -102,10 +100,8 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
         if len(ids) >= FILL_BATCH or d == size // PER_DOC - 1:
             unit = vectors.standard_normal((len(ids), 384)).astype(np.float32)
             unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-            collection.add(
-                ids=ids, embeddings=cast(Any, unit), documents=texts, metadatas=cast(Any, metas)
-            )
-            ids, texts, metas = [], [], []
+            collection.add(ids=ids, embeddings=cast(Any, unit), metadatas=cast(Any, metas))
+            ids, metas = [], []
     container.registry.close()
     container.sessions.close()
     (data / "filled").write_text(f"{size} v{VERSION}")

@@ -31,6 +31,12 @@ EMBED_BATCH = 512
 length to pad little, yet bounded so a huge document doesn't hold every vector at once."""
 
 _NO_PAGE = -1  # Chroma rejects None in metadata
+TEXT_KEY = "text"
+"""The metadata key that holds a chunk's text. Chroma builds a full-text (trigram) index
+of every document it is given, which Docent never queries (keyword search is its own
+BM25 index) and which cost about a third of each write's CPU; so the text is stored as
+metadata instead. Collections written before keep their texts as documents: every read
+takes either."""
 _ID_PAGE = 10_000
 _SLACK = 8
 """Extra results asked of Chroma, so dropping content no path holds still leaves k."""
@@ -105,7 +111,8 @@ def _metadata(chunk: Chunk) -> dict[str, str | int]:
     }
 
 
-def _chunk(text: str, meta: Mapping[str, Any]) -> Chunk:
+def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
+    text = meta.get(TEXT_KEY)
     page = int(meta["page"])
     return Chunk(
         doc_id=str(meta["doc_id"]),
@@ -115,7 +122,7 @@ def _chunk(text: str, meta: Mapping[str, Any]) -> Chunk:
         index=int(meta["index"]),
         start=int(meta["start"]),
         end=int(meta["end"]),
-        text=text,
+        text=str(text) if text is not None else document or "",
         sha256=str(meta["sha256"]),
         heading=str(meta.get("heading", "")),
     )
@@ -215,8 +222,7 @@ class ChromaStore:
         self._collection.upsert(
             ids=[r.id for r in records],
             embeddings=cast(Any, [r.vector for r in records]),
-            documents=[r.text for r in records],
-            metadatas=cast(Any, [r.metadata for r in records]),
+            metadatas=cast(Any, [{**r.metadata, TEXT_KEY: r.text} for r in records]),
         )
 
     def delete_document(self, doc_id: str) -> None:
@@ -237,7 +243,7 @@ class ChromaStore:
                 ids=ids[start : start + batch], include=["documents", "metadatas"]
             )
             texts, metas = part["documents"] or [], part["metadatas"] or []
-            yield [_chunk(text or "", meta) for text, meta in zip(texts, metas, strict=True)]
+            yield [_chunk(meta, text) for text, meta in zip(texts, metas, strict=True)]
 
     def drop(self) -> None:
         """Delete the whole collection (after a model switch)."""
@@ -270,7 +276,7 @@ class ChromaStore:
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         hits = [
-            Hit(chunk=_chunk(text or "", meta), score=1.0 - float(distance))
+            Hit(chunk=_chunk(meta, text), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
         return self._resolve(hits)[:k]
@@ -305,7 +311,7 @@ class ChromaStore:
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         return [
-            Hit(chunk=_chunk(text or "", meta), score=1.0 - float(distance))
+            Hit(chunk=_chunk(meta, text), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
 
@@ -353,7 +359,7 @@ class ChromaStore:
             ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
         )
         return [
-            _chunk(text or "", meta)
+            _chunk(meta, text)
             for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
         ]
 
@@ -363,7 +369,7 @@ class ChromaStore:
             where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
         )
         chunks = [
-            _chunk(text or "", meta)
+            _chunk(meta, text)
             for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
         ]
         return sorted(chunks, key=lambda chunk: chunk.index)
@@ -383,11 +389,22 @@ class ChromaStore:
         """Ids of every document with at least one chunk."""
         return set(self.chunk_counts())
 
+    def texts(self) -> Iterator[str]:
+        """Every stored chunk's text, in no particular order (for checks and benchmarks)."""
+        for page in self._pages(["documents", "metadatas"]):
+            documents, metadatas = page["documents"] or [], page["metadatas"] or []
+            for document, meta in zip(documents, metadatas, strict=True):
+                yield _chunk(meta, document).text
+
     def _id_pages(self) -> Iterator[list[str]]:
+        for page in self._pages([]):
+            yield page["ids"]
+
+    def _pages(self, include: list[str]) -> Iterator[Any]:
         offset = 0
         while True:
-            page = self._collection.get(include=[], limit=_ID_PAGE, offset=offset)
-            yield page["ids"]
+            page = self._collection.get(include=cast(Any, include), limit=_ID_PAGE, offset=offset)
+            yield page
             if len(page["ids"]) < _ID_PAGE:
                 return
             offset += _ID_PAGE

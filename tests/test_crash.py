@@ -52,7 +52,7 @@ def _stored_texts(data: Path) -> set[str]:
     client = make_chroma_client(data)
     try:
         store = ChromaStore(client, FakeEmbedder())
-        return {text for text in store._collection.get(include=["documents"])["documents"] or []}
+        return set(store.texts())
     finally:
         client.close()
 

@@ -12,6 +12,7 @@ from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_
 
 from ingest.store import (
     EMBED_BATCH,
+    TEXT_KEY,
     ChromaStore,
     StoreUnavailable,
     collection_name,
@@ -245,3 +246,39 @@ def test_retrieval_reads_keys_and_cosines_then_vectors_and_texts_by_key(
 
     (chunk,) = store.get_chunks([("geo", 1), ("gone", 3)])
     assert (chunk.text, chunk.page, chunk.path) == ("glaciers carve fjords", 2, "geo.pdf")
+
+
+def test_texts_are_kept_out_of_chromas_full_text_index(client: ClientAPI) -> None:
+    store = ChromaStore(client, FakeEmbedder())
+    store.replace_document("a", _chunks("a", "notes.md", [(None, "otters hold hands")]))
+
+    raw = client.get_collection(store.name).get(ids=["a:0"], include=["documents", "metadatas"])
+    assert raw["documents"] == [None]  # Chroma indexes documents for a search we never run
+    assert (raw["metadatas"] or [{}])[0][TEXT_KEY] == "otters hold hands"
+    assert store.search("otters", k=1)[0].chunk.text == "otters hold hands"
+    assert list(store.texts()) == ["otters hold hands"]
+
+
+def test_a_collection_written_with_documents_still_reads(client: ClientAPI) -> None:
+    """Stores written before texts moved to metadata keep them as Chroma documents."""
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    (old,) = _chunks("old", "old.pdf", [(3, "walruses sunbathe")])
+    meta = {
+        "doc_id": "old", "path": old.path, "file": old.file, "page": 3, "index": 0,
+        "start": old.start, "end": old.end, "sha256": old.sha256, "heading": "",
+    }  # fmt: skip
+    client.get_collection(store.name).add(
+        ids=["old:0"],
+        embeddings=embedder.embed([old.text]),
+        documents=[old.text],
+        metadatas=[meta],
+    )
+    store.replace_document("new", _chunks("new", "new.md", [(None, "walruses dive")]))
+
+    hit = store.search("walruses sunbathe", k=1)[0]
+    assert (hit.chunk.text, hit.chunk.page) == ("walruses sunbathe", 3)
+    assert [c.text for c in store.document_chunks("old")] == ["walruses sunbathe"]
+    assert [c.text for c in store.get_chunks([("old", 0)])] == ["walruses sunbathe"]
+    assert [c.text for batch in store.chunks_of("old") for c in batch] == ["walruses sunbathe"]
+    assert sorted(store.texts()) == ["walruses dive", "walruses sunbathe"]
