@@ -6,8 +6,9 @@ that implements it. ``doc_id`` here is the content key (``ingest.keys.content_ke
 identical files share it and a rename does not change it.
 
 An index that also implements ``VectorIndex`` receives its chunks batch by batch with
-vectors the pipeline computed once, and can say which chunks it holds already, so an
-interrupted document resumes instead of being embedded again. Any other index receives
+vectors the pipeline computed once (held, then written with other files' chunks: see
+``ingest.write_behind``), and can say which chunks it holds already, so an interrupted
+document resumes instead of being embedded again. Any other index receives
 the whole document through ``replace_document`` once its chunks are known.
 """
 
@@ -44,6 +45,19 @@ class VectorIndex(ChunkIndex, Protocol):
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
         """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors."""
+        ...
+
+    def hold_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Keep these chunks of ``doc_id`` until the next ``flush`` writes them."""
+        ...
+
+    def flush(self) -> dict[str, BaseException]:
+        """Write every held chunk; return the documents whose chunks failed, with why.
+
+        Interrupted, it holds again what it took: a held chunk is never dropped unwritten.
+        """
         ...
 
     def chunk_indexes(self, doc_id: str) -> set[int]:

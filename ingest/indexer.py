@@ -5,7 +5,9 @@ file, ``reconcile`` compares the folder with the registry and the indexes. Each 
 in a daemon thread under a time budget: a file past its budget ends ``error`` while the
 worker moves on, and stopping never waits for a thread for long. Six files run at once by
 default: the embedding of the files in flight is shared (``batcher``), and a window with
-texts of several files sorts by length far better than one file's few chunks.
+texts of several files sorts by length far better than one file's few chunks. A file
+that has embedded everything and waits for its chunks to be written together with
+other files' (``write_behind``) gives its place to the next file.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class Indexer:
         self.retry_seconds = retry_seconds
         self.max_retries = max_retries
         self._workers = workers
+        self._places = asyncio.Semaphore(workers)
+        """Files being read or embedded at once; one waiting for its write holds none."""
         self._queue = WorkQueue()
         self._attempts: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -95,9 +99,10 @@ class Indexer:
         self.events.bind(asyncio.get_running_loop())
         if not self._tasks:
             self._queue.reopen()
+            self._places = asyncio.Semaphore(self._workers)  # bound to this loop
             self._tasks = [
                 asyncio.create_task(self._work(), name=f"docent-indexer-{n}")
-                for n in range(self._workers)
+                for n in range(self._workers * _WAITING_PER_WORKER)
             ]
 
     async def stop(self, timeout: float = 3.0) -> None:
@@ -120,6 +125,8 @@ class Indexer:
             except asyncio.CancelledError:
                 pass
         self._tasks = []
+        # Files waiting for their shared write need not wait for their patience.
+        await asyncio.to_thread(self.pipeline.writes.drain)
         deadline = time.monotonic() + timeout
         while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
@@ -256,21 +263,28 @@ class Indexer:
 
     async def _work(self) -> None:
         while True:
-            job = await self._queue.get()
-            if job is None:  # the queue was closed: stop
-                return
+            # A place first, then the most urgent job: a job taken early would wait for
+            # a place while a more urgent one arrived.
+            await self._places.acquire()
+            place = _Place(self._places)
             try:
-                await self._handle(job)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a worker must never die
-                log.exception("indexing %s failed unexpectedly", job.rel)
+                job = await self._queue.get()
+                if job is None:  # the queue was closed: stop
+                    return
+                try:
+                    await self._handle(job, place)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a worker must never die
+                    log.exception("indexing %s failed unexpectedly", job.rel)
+                finally:
+                    self._queue.done(job)
             finally:
-                self._queue.done(job)
+                place.give_back()
             if self._queue.idle:
                 self._collect_later()
 
-    async def _handle(self, job: Job) -> None:
+    async def _handle(self, job: Job, place: _Place) -> None:
         rel = job.rel
         info = await asyncio.to_thread(inspect, self.docs_dir, rel)
         if info is None or not is_candidate(rel):
@@ -297,7 +311,7 @@ class Indexer:
             return
         try:
             await self._settle(info)
-            outcome = await self._in_thread(job, info)
+            outcome = await self._in_thread(job, info, place)
         except Busy as busy:
             self._retry_later(job, str(busy))
             return
@@ -341,10 +355,20 @@ class Indexer:
         content = self.registry.content(record.content_key)
         return content is not None and content.state == READY
 
-    async def _in_thread(self, job: Job, info: FileInfo) -> Outcome:
-        """Run the pipeline in a daemon thread under the time budget."""
+    async def _in_thread(self, job: Job, info: FileInfo, place: _Place) -> Outcome:
+        """Run the pipeline in a daemon thread under the time budget.
+
+        Once the file waits for its write (``write_behind``) it gives its place back and
+        its budget stops: that wait is bounded by the write's own patience.
+        """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
+        settled: asyncio.Future[None] = loop.create_future()
+
+        def on_settle() -> None:
+            place.give_back()
+            if not settled.done():
+                settled.set_result(None)
 
         def settle(result: Any, error: BaseException | None) -> None:
             if future.done():
@@ -356,7 +380,12 @@ class Indexer:
 
         def run() -> None:
             try:
-                result = self.pipeline.process(self.docs_dir / job.rel, info, job.cancelled)
+                result = self.pipeline.process(
+                    self.docs_dir / job.rel,
+                    info,
+                    job.cancelled,
+                    on_settle=lambda: _call_soon(loop, on_settle),
+                )
             except BaseException as exc:
                 _call_soon(loop, settle, None, exc)
             else:
@@ -370,11 +399,16 @@ class Indexer:
         try:
             # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
             # arrives as the thread finishes, and the worker would never stop.
-            done, _ = await asyncio.wait({future}, timeout=self.time_budget)
+            either: set[asyncio.Future[Any]] = {future, settled}
+            await asyncio.wait(
+                either, timeout=self.time_budget, return_when=asyncio.FIRST_COMPLETED
+            )
+            if settled.done() and not future.done():
+                await asyncio.wait({future})
         except asyncio.CancelledError:
             job.cancelled.set()  # the thread stops at its next check; nobody waits for it
             raise
-        if not done:
+        if not future.done():
             job.cancelled.set()
             raise TimeoutError(job.rel)
         return future.result()
@@ -469,6 +503,24 @@ def _finished(record: DocumentRecord) -> IngestEvent:
         chunks=record.chunks,
         error=record.error,
     )
+
+
+class _Place:
+    """One of the places where a file is read and embedded, given back once."""
+
+    def __init__(self, places: asyncio.Semaphore) -> None:
+        self._places = places
+        self._held = True
+
+    def give_back(self) -> None:
+        """Free the place (on the event loop's thread); a second call does nothing."""
+        if self._held:
+            self._held = False
+            self._places.release()
+
+
+_WAITING_PER_WORKER = 4
+"""Worker tasks per place: the rest run files that wait for their write (a few seconds)."""
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:

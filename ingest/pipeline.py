@@ -2,10 +2,11 @@
 
 Runs in a worker thread, one call per file. It decides before it touches the file's
 status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
-no embedding. New content is written under its own key, batch by batch, while the loader
-thread reads ahead (loading overlaps embedding); only when every index holds every chunk
-does the registry switch the path to it, in one transaction. An interrupted document
-resumes: chunks the indexes already hold are not embedded again.
+no embedding. New content is embedded under its own key, batch by batch, while the loader
+thread reads ahead (loading overlaps embedding), and written together with other files'
+chunks (``write_behind``); only when every index holds every chunk does the registry
+switch the path to it, in one transaction. An interrupted document resumes: chunks the
+indexes already hold are not embedded again.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +29,7 @@ from ingest.keys import content_key, doc_id_for
 from ingest.registry import READY, Registry
 from ingest.source import UnreadableFile, chunk_stream, open_source
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page
+from ingest.write_behind import WriteBehind
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ class Pipeline:
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
         self._batchers: dict[int, EmbedBatcher] = {}
+        self.writes = WriteBehind(self._flush)
         self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
         """Seconds spent per stage, summed over files (for the benchmark)."""
 
@@ -111,8 +114,18 @@ class Pipeline:
         with self._lock:
             return set(self._busy_keys)
 
-    def process(self, full: Path, info: FileInfo, cancelled: threading.Event) -> Outcome:
-        """Bring one file's registry row and index entries up to date with its bytes."""
+    def process(
+        self,
+        full: Path,
+        info: FileInfo,
+        cancelled: threading.Event,
+        on_settle: Callable[[], None] | None = None,
+    ) -> Outcome:
+        """Bring one file's registry row and index entries up to date with its bytes.
+
+        ``on_settle`` is called when the file has nothing more to embed and waits for its
+        chunks to be written (``ingest.write_behind``): another file may start then.
+        """
         rel = info.rel
         read = read_and_hash(full, info.size)  # the one read of the file's bytes
         sha = read.sha256
@@ -140,13 +153,19 @@ class Pipeline:
             self._busy_keys.add(key)
         self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
         try:
-            return self._index(full, info, read, key, cancelled)
+            return self._index(full, info, read, key, cancelled, on_settle or _nothing)
         finally:
             with self._lock:
                 self._busy_keys.discard(key)
 
     def _index(
-        self, full: Path, info: FileInfo, read: ReadFile, key: str, cancelled: threading.Event
+        self,
+        full: Path,
+        info: FileInfo,
+        read: ReadFile,
+        key: str,
+        cancelled: threading.Event,
+        on_settle: Callable[[], None],
     ) -> Outcome:
         rel, sha = info.rel, read.sha256
         self.registry.begin_content(key, sha)
@@ -161,7 +180,7 @@ class Pipeline:
         self._publish(IngestEvent("started", rel, doc_id, 0, total))
         everything: list[Chunk] = []
         count = embedded = pages = 0
-        with ExitStack() as stack:
+        with self._writing(key, cancelled, on_settle), ExitStack() as stack:
             embedders = [getattr(ix, "embedder", self.embedder) for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
                 batcher = self.batcher(embedder)
@@ -196,6 +215,24 @@ class Pipeline:
         record = self.registry.finish_content(rel, key, pages=pages_total, chunks=count, sha256=sha)
         return Outcome("ready", record, embedded)
 
+    @contextmanager
+    def _writing(
+        self, key: str, cancelled: threading.Event, on_settle: Callable[[], None]
+    ) -> Iterator[None]:
+        """While the file embeds, its chunks are held; after, it waits for their write."""
+        try:
+            with self.writes.working():
+                yield
+        except BaseException:
+            # What the file held is written while its key is still busy, so reconcile
+            # never collects the key and then sees its chunks arrive.
+            on_settle()
+            with suppress(Exception):  # the file fails for its own reason, not a write's
+                self.writes.settle(key, now=True)
+            raise
+        on_settle()
+        self.writes.settle(key, now=cancelled.is_set())
+
     def _write_vectors(
         self, key: str, chunks: list[Chunk], indexes: list[VectorIndex], held: list[set[int]]
     ) -> int:
@@ -219,10 +256,18 @@ class Pipeline:
                 self.timings["embed"] += time.perf_counter() - started
                 cache.update(zip((c.index for c in needed), vectors, strict=True))
                 embedded += len(needed)
-            started = time.perf_counter()
-            index.add_chunks(key, missing, [cache[c.index] for c in missing])
-            self.timings["store"] += time.perf_counter() - started
+            index.hold_chunks(key, missing, [cache[c.index] for c in missing])
+            self.writes.held(len(missing))
         return embedded
+
+    def _flush(self) -> dict[str, BaseException]:
+        """Write what every vector index holds (``WriteBehind`` calls this)."""
+        started = time.perf_counter()
+        failed: dict[str, BaseException] = {}
+        for index in [ix for ix in self.indexes if isinstance(ix, VectorIndex)]:
+            failed.update(index.flush())
+        self.timings["store"] += time.perf_counter() - started
+        return failed
 
     def _read_ahead(
         self,
@@ -325,6 +370,10 @@ class Pipeline:
 
     def _publish(self, event: IngestEvent) -> None:
         self.events.publish_threadsafe(event)
+
+
+def _nothing() -> None:
+    pass
 
 
 class _Counted:

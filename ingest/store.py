@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -128,6 +129,15 @@ def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
     )
 
 
+def _records(
+    doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+) -> list[_Record]:
+    return [
+        _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
+        for chunk, vector in zip(chunks, vectors, strict=True)
+    ]
+
+
 def _id(key: tuple[str, int]) -> str:
     return f"{key[0]}:{key[1]}"
 
@@ -192,6 +202,8 @@ class ChromaStore:
         # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
         # few records it holds (see ingest.group_commit).
         self.writes = GroupCommit(self._upsert, max(1, min(client.get_max_batch_size(), 1000)))
+        self._held: list[tuple[str, list[_Record]]] = []
+        self._holding = threading.Lock()
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
@@ -211,12 +223,37 @@ class ChromaStore:
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
         """Write (or overwrite) these chunks of ``doc_id`` with their vectors."""
-        self.writes.submit(
-            [
-                _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
-                for chunk, vector in zip(chunks, vectors, strict=True)
-            ]
-        )
+        self.writes.submit(_records(doc_id, chunks, vectors))
+
+    def hold_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Keep these chunks for the next ``flush``, which writes several files' at once."""
+        with self._holding:
+            self._held.append((doc_id, _records(doc_id, chunks, vectors)))
+
+    def flush(self) -> dict[str, BaseException]:
+        """Write every held chunk; the documents whose chunks failed, with the error."""
+        with self._holding:
+            parts, self._held = self._held, []
+        if not parts:
+            return {}
+        try:
+            self.writes.submit([record for _, records in parts for record in records])
+            return {}
+        except Exception:
+            pass
+        except BaseException:  # interrupted: nothing is known written, so hold it all again
+            with self._holding:
+                self._held[:0] = parts
+            raise
+        failed: dict[str, BaseException] = {}
+        for doc_id, records in parts:  # one document's bad chunk fails that document only
+            try:
+                self.writes.submit(records)
+            except Exception as exc:
+                failed[doc_id] = exc
+        return failed
 
     def _upsert(self, records: Sequence[_Record]) -> None:
         self._collection.upsert(

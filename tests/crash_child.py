@@ -73,6 +73,10 @@ def main() -> None:
 
         registry.finish_content = parked_finish  # type: ignore[method-assign]
     indexer = Indexer(docs, registry, [store], embedder, workers=2)
+    if crash_at == "embed":
+        # Each batch is written as soon as it is held, so the file killed mid-embedding
+        # has stored batches whose re-embedding the test can catch.
+        indexer.pipeline.writes.hold = 1
     asyncio.run(indexer.index_all())
     print("finished")
 

@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -361,3 +362,58 @@ async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatc
 
     assert len(attempts) == 3
     assert rig.status("locked.txt") == DocStatus.READY
+
+
+async def test_files_waiting_for_their_write_give_their_place_and_share_one_write(
+    parts: IngestParts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two places, a file slow to parse in one: twelve small files pass through the
+    other, each waiting for its write without its place, and one write takes them all
+    once the slow file is done."""
+    indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, workers=2)
+    indexer.pipeline.writes.hold = 10_000
+    indexer.pipeline.writes.patience = 3600.0
+    make_pdf(parts.docs / "slow.pdf", ["Herons wait in the reeds.", "Herons strike fast."])
+    rest = threading.Event()
+    real_open = pipeline_module.open_source
+
+    def slow_open(path: Path, data: bytes | None = None) -> Any:
+        loaded = real_open(path, data)
+        pages = loaded.pages
+
+        def slow_pages() -> Iterator[Any]:
+            read = pages()
+            yield next(read)
+            rest.wait(30)  # the second page is slow to parse
+            yield from read
+
+        if path.name == "slow.pdf":
+            loaded.pages = slow_pages  # type: ignore[method-assign]
+        return loaded
+
+    monkeypatch.setattr(pipeline_module, "open_source", slow_open)
+    before = parts.store.writes.calls
+    indexing = asyncio.create_task(indexer.index_all())
+    try:
+        await eventually(lambda: _embedded(parts, "Herons wait"), what="the slow file working")
+        for i in range(5):
+            path = parts.docs / f"bird{i:02}.txt"
+            path.write_text(f"Bird {i} sings at dawn. " * 3)
+            indexer.enqueue(path)
+        await eventually(
+            lambda: all(_embedded(parts, f"Bird {i} sings") for i in range(5)),
+            what="all twelve small files embedded past the slow one",
+        )
+        assert parts.store.writes.calls == before  # they wait for the slow file's write
+    finally:
+        rest.set()
+    records = await indexing
+    await indexer.stop()
+
+    assert len(records) == 6 and {r.status for r in records} == {DocStatus.READY}
+    assert parts.store.writes.calls - before == 1
+    assert parts.store.search("bird 4 sings", k=1)[0].chunk.path == "bird04.txt"
+
+
+def _embedded(parts: IngestParts, text: str) -> bool:
+    return any(text in embedded for call in parts.embedder.calls for embedded in call)

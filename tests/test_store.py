@@ -282,3 +282,37 @@ def test_a_collection_written_with_documents_still_reads(client: ClientAPI) -> N
     assert [c.text for c in store.get_chunks([("old", 0)])] == ["walruses sunbathe"]
     assert [c.text for batch in store.chunks_of("old") for c in batch] == ["walruses sunbathe"]
     assert sorted(store.texts()) == ["walruses dive", "walruses sunbathe"]
+
+
+def test_held_chunks_wait_for_flush_and_a_bad_document_fails_alone(client: ClientAPI) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    good = _chunks("good", "good.md", [(None, "herons wade"), (None, "herons stand still")])
+    (bad,) = _chunks("bad", "bad.md", [(None, "a vector of the wrong size")])
+    store.hold_chunks("good", good, embedder.embed([c.text for c in good]))
+    store.hold_chunks("bad", [bad], [[0.5, 0.5]])
+    assert store.count() == 0  # held, not written
+
+    failed = store.flush()
+
+    assert list(failed) == ["bad"]
+    assert store.chunk_indexes("good") == {0, 1} and store.chunk_indexes("bad") == set()
+    assert store.flush() == {}  # nothing is held any more
+
+
+def test_an_interrupted_flush_holds_its_chunks_again(client: ClientAPI) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    (chunk,) = _chunks("a", "a.md", [(None, "puffins nest")])
+    store.hold_chunks("a", [chunk], embedder.embed([chunk.text]))
+
+    def interrupted(records: object) -> None:
+        raise KeyboardInterrupt
+
+    write, store.writes.write = store.writes.write, interrupted
+    with pytest.raises(KeyboardInterrupt):
+        store.flush()
+    store.writes.write = write
+
+    assert store.flush() == {}
+    assert store.search("puffins", k=1)[0].chunk.text == "puffins nest"
