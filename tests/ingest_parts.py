@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import ingest.pipeline as pipeline_module
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
@@ -43,3 +48,28 @@ def ingest_parts(tmp_path: Path) -> Iterator[IngestParts]:
     finally:
         registry.close()
         client.close()
+
+
+def slow_after_first_page(
+    monkeypatch: pytest.MonkeyPatch, name: str, rest: threading.Event
+) -> None:
+    """Make the file called ``name`` slow to parse: its pages after the first wait for
+    ``rest`` (set it when the test is done, or they go on after 30 s)."""
+    real_open = pipeline_module.open_source
+
+    def slow_open(path: Path, data: bytes | None = None) -> Any:
+        loaded = real_open(path, data)
+        if path.name != name:
+            return loaded
+        pages = loaded.pages
+
+        def slow_pages() -> Iterator[Any]:
+            read = pages()
+            yield next(read)
+            rest.wait(30)
+            yield from read
+
+        loaded.pages = slow_pages  # type: ignore[method-assign]
+        return loaded
+
+    monkeypatch.setattr(pipeline_module, "open_source", slow_open)

@@ -8,7 +8,6 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from ingest.indexer import Indexer
 from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED
 from ingest.source import LoadedDocument
 from ingest.types import Chunk, DocStatus
-from tests.ingest_parts import IngestParts, ingest_parts
+from tests.ingest_parts import IngestParts, ingest_parts, slow_after_first_page
 from tests.pdfs import make_pdf
 from tests.running import eventually
 
@@ -367,31 +366,15 @@ async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatc
 async def test_files_waiting_for_their_write_give_their_place_and_share_one_write(
     parts: IngestParts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two places, a file slow to parse in one: twelve small files pass through the
-    other, each waiting for its write without its place, and one write takes them all
-    once the slow file is done."""
+    """Two places, a file slow to parse in one: five small files pass through the other,
+    each waiting for its write without its place, and one write takes them all once the
+    slow file is done."""
     indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, workers=2)
     indexer.pipeline.writes.hold = 10_000
     indexer.pipeline.writes.patience = 3600.0
     make_pdf(parts.docs / "slow.pdf", ["Herons wait in the reeds.", "Herons strike fast."])
     rest = threading.Event()
-    real_open = pipeline_module.open_source
-
-    def slow_open(path: Path, data: bytes | None = None) -> Any:
-        loaded = real_open(path, data)
-        pages = loaded.pages
-
-        def slow_pages() -> Iterator[Any]:
-            read = pages()
-            yield next(read)
-            rest.wait(30)  # the second page is slow to parse
-            yield from read
-
-        if path.name == "slow.pdf":
-            loaded.pages = slow_pages  # type: ignore[method-assign]
-        return loaded
-
-    monkeypatch.setattr(pipeline_module, "open_source", slow_open)
+    slow_after_first_page(monkeypatch, "slow.pdf", rest)
     before = parts.store.writes.calls
     indexing = asyncio.create_task(indexer.index_all())
     try:

@@ -10,19 +10,17 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import ingest.folder as folder_module
-import ingest.pipeline as pipeline_module
 from ingest.folder import ReadFile
 from ingest.indexer import Indexer
 from ingest.queue import SMALL_BYTES
 from ingest.types import DocStatus
 from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder
-from tests.ingest_parts import IngestParts, ingest_parts
+from tests.ingest_parts import IngestParts, ingest_parts, slow_after_first_page
 from tests.pdfs import make_pdf
 from tests.running import eventually
 
@@ -225,22 +223,7 @@ async def test_a_file_slow_to_parse_hands_over_the_chunks_it_has(
     words = " ".join(f"word{n}" for n in range(300))
     make_pdf(rig.docs / "slow.pdf", [f"Page{n} {words}" for n in (1, 2, 3)])
     rest = threading.Event()
-    real_open = pipeline_module.open_source
-
-    def slow_open(path: Path, data: bytes | None = None) -> Any:
-        loaded = real_open(path, data)
-        pages = loaded.pages
-
-        def slow_pages() -> Iterator[Any]:
-            read = pages()
-            yield next(read)
-            rest.wait(10)  # the rest of the file is slow to parse
-            yield from read
-
-        loaded.pages = slow_pages  # type: ignore[method-assign]
-        return loaded
-
-    monkeypatch.setattr(pipeline_module, "open_source", slow_open)
+    slow_after_first_page(monkeypatch, "slow.pdf", rest)
     indexing = asyncio.create_task(rig.indexer.index_all())
     try:
         await eventually(lambda: bool(rig.embedded()), what="the first page's chunks embedded")
