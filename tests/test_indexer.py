@@ -66,7 +66,9 @@ async def test_index_all_makes_files_ready_and_searchable(rig: Rig) -> None:
     pdf = rig.registry.get_by_path("geo/rocks.pdf")
     assert pdf is not None and pdf.pages == 2 and pdf.sha256 and len(pdf.sha256) == 64
     assert rig.registry.get_by_path("plain.txt").pages is None  # type: ignore[union-attr]
-    assert rig.kinds("geo/rocks.pdf") == ["queued", "started", "pages", "ready"]
+    kinds = rig.kinds("geo/rocks.pdf")  # a page's chunks go out as soon as they are cut,
+    assert kinds[:2] == ["queued", "started"] and kinds[-1] == "ready"  # so one or two
+    assert set(kinds[2:-1]) == {"pages"}  # progress events, as parsing keeps up or not
     pages = [e for e in rig.events if e.kind == "pages" and e.path == "geo/rocks.pdf"]
     assert (pages[-1].pages_done, pages[-1].pages_total) == (2, 2)
     progress = rig.indexer.events.library()
