@@ -54,15 +54,25 @@ class GroupCommit(Generic[T]):
 
     def submit(self, items: Sequence[T]) -> None:
         """Write ``items``, with whatever else is queued; returns once they are written."""
-        if not items:
-            return
-        part = _Part(items)
+        (error,) = self.submit_parts([items])
+        if error is not None:
+            raise error
+
+    def submit_parts(self, parts: Sequence[Sequence[T]]) -> list[Exception | None]:
+        """Write several parts as one caller; returns each part's error, or None.
+
+        A part's bad records fail that part only, as if each had been submitted alone;
+        an interrupt is raised, since then no part is known written.
+        """
+        mine = [_Part(items, done=not items) for items in parts]
+        queued = [part for part in mine if not part.done]
         group: list[_Part[T]] = []
         with self._turn:
-            self._queued.append(part)
-            while self._writing and not part.done:
+            self._queued.extend(queued)
+            # A writer takes the whole queue, so our parts are written all together.
+            while self._writing and queued and not queued[0].done:
                 self._turn.wait()
-            if not part.done:  # nobody is writing: this caller writes the queue
+            if queued and not queued[0].done:  # nobody is writing: this caller writes
                 self._writing = True
                 # Files whose vectors came back in the same embedding call are about to
                 # write too: a moment's wait lets them share this call.
@@ -75,8 +85,13 @@ class GroupCommit(Generic[T]):
                 with self._turn:
                     self._writing = False
                     self._turn.notify_all()
-        if part.error is not None:
-            raise part.error
+        errors: list[Exception | None] = []
+        for part in mine:
+            if isinstance(part.error, Exception) or part.error is None:
+                errors.append(part.error)
+            else:
+                raise part.error
+        return errors
 
     def _flush(self, group: list[_Part[T]]) -> None:
         """Write the group's records; every part ends done, with its own error if any."""

@@ -233,27 +233,18 @@ class ChromaStore:
             self._held.append((doc_id, _records(doc_id, chunks, vectors)))
 
     def flush(self) -> dict[str, BaseException]:
-        """Write every held chunk; the documents whose chunks failed, with the error."""
+        """Write every held chunk; the documents whose chunks failed, with the error (one
+        document's bad chunk fails that document only)."""
         with self._holding:
             parts, self._held = self._held, []
-        if not parts:
-            return {}
         try:
-            self.writes.submit([record for _, records in parts for record in records])
-            return {}
-        except Exception:
-            pass
+            errors = self.writes.submit_parts([records for _, records in parts])
         except BaseException:  # interrupted: nothing is known written, so hold it all again
             with self._holding:
                 self._held[:0] = parts
             raise
-        failed: dict[str, BaseException] = {}
-        for doc_id, records in parts:  # one document's bad chunk fails that document only
-            try:
-                self.writes.submit(records)
-            except Exception as exc:
-                failed[doc_id] = exc
-        return failed
+        failed = zip((doc_id for doc_id, _ in parts), errors, strict=True)
+        return {doc_id: error for doc_id, error in failed if error is not None}
 
     def _upsert(self, records: Sequence[_Record]) -> None:
         self._collection.upsert(
