@@ -14,13 +14,14 @@ from app.cli import main  # noqa: E402
 
 if TYPE_CHECKING:
     from app.settings import Settings
+    from ingest.lock import IndexLock
 
 
-def serve(settings: "Settings") -> int:
+def serve(settings: "Settings", lock: "IndexLock") -> int:
     # Imported here so that `token`, `status` and the rest don't load NiceGUI.
     from ui.window import serve as serve_window
 
-    return serve_window(settings, started=STARTED)
+    return serve_window(settings, lock, started=STARTED)
 
 
 if __name__ == "__main__":

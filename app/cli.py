@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.settings import Settings
+    from ingest.lock import IndexLock
+
+Serve = Callable[["Settings", "IndexLock"], int]
+"""Runs the window until it stops, holding the data dir's lock; returns the exit status."""
 
 COMMANDS = ("serve", "ingest", "status", "ask", "token", "open", "mcp")
 
@@ -85,9 +89,7 @@ def setup_logging(settings: Settings) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def main(
-    argv: Sequence[str] | None = None, *, serve: Callable[[Settings], int] | None = None
-) -> int:
+def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
     """Run one command; ``serve`` starts the window (the entry point passes it in,
     since app/ must not import ui/)."""
     args = build_parser().parse_args(argv)
@@ -115,9 +117,15 @@ def main(
         if problem := _cannot_serve(settings):
             print(problem, file=sys.stderr)
             return 1
-        setup_logging(settings)
-        # The window builds the services after it listens and reports their failures.
-        return _serve(settings, serve)
+        lock = lock_data_dir(settings)
+        if lock is None:
+            return 1
+        try:
+            setup_logging(settings)
+            # The window builds the services after it listens and reports their failures.
+            return _serve(settings, serve, lock)
+        finally:
+            lock.release()
     setup_logging(settings)
     from ingest.lock import AlreadyIndexing
     from ingest.store import StoreUnavailable
@@ -139,7 +147,28 @@ def _cannot_serve(settings: Settings) -> str | None:
     return port_problem(settings.host, settings.port)
 
 
-def _serve(settings: Settings, serve: Callable[[Settings], int] | None) -> int:
+def lock_data_dir(settings: Settings) -> IndexLock | None:
+    """The data dir's lock, taken before anything listens or is written; None (and why,
+    on stderr) when another Docent holds it."""
+    from app.paths import make_private_dir
+    from ingest.lock import INDEX_LOCK_FILE, IndexLock
+
+    if not settings.data_dir.exists():
+        make_private_dir(settings.data_dir)
+    lock = IndexLock(settings.data_dir / INDEX_LOCK_FILE)
+    if lock.acquire():
+        return lock
+    pid = lock.holder()
+    print(
+        f"Another Docent{f' (process {pid})' if pid else ''} is using {settings.data_dir}."
+        " `uv run run.py open` gives you a login link for it; or start this one with its"
+        " own --data-dir.",
+        file=sys.stderr,
+    )
+    return None
+
+
+def _serve(settings: Settings, serve: Serve | None, lock: IndexLock) -> int:
     if serve is None:
         print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)
         return 2
@@ -150,7 +179,7 @@ def _serve(settings: Settings, serve: Callable[[Settings], int] | None) -> int:
             file=sys.stderr,
         )
         return 2
-    return serve(settings)
+    return serve(settings, lock)
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:

@@ -37,7 +37,7 @@ from ingest.events import EventBus
 from ingest.index import ChunkIndex
 from ingest.indexer import Indexer
 from ingest.keyword import KeywordIndex
-from ingest.lock import AlreadyIndexing, IndexLock
+from ingest.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.switch import ModelSwitch
@@ -76,6 +76,7 @@ class Container:
         reranker: Reranker | None = None,
         previous_embedder: Embedder | None = None,
         embedder_factory: Callable[[Settings], Embedder] = build_embedder,
+        index_lock: IndexLock | None = None,
     ) -> None:
         settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
@@ -131,6 +132,9 @@ class Container:
             self.registry,
             self.indexer,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
+            size_setting="DOCENT_MAX_UPLOAD_MB"
+            if settings.max_upload_mb <= settings.max_file_mb
+            else "DOCENT_MAX_FILE_MB",
         )
         self.retriever = ModelBoundRetriever(
             # the old model's, during a switch
@@ -163,8 +167,9 @@ class Container:
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
         self.embedding.attach(self.retriever, self.indexer, self.preferences.save)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
-        self.index_lock = IndexLock(settings.data_dir / "indexer.lock")
-        """Held by the one process of this data dir that indexes (the app, or `ingest`)."""
+        self.index_lock = index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE)
+        """Held by the one process of this data dir that indexes (the app, or `ingest`);
+        the window takes it before it listens and passes it in."""
         self._checkpoint_db: aiosqlite.Connection | None = None
         self._checkpointer: AsyncSqliteSaver | None = None
         self._model_graphs: dict[str, CompiledStateGraph] = {}

@@ -14,10 +14,11 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ingest.disk import DiskFull, is_disk_full
 from ingest.events import IngestEvent, LibraryProgress
 from ingest.folder import inspect, is_ignored
 from ingest.indexer import Indexer
@@ -28,6 +29,12 @@ from ingest.types import DocumentRecord
 
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 _MAX_NAME_BYTES = 255
+_DECEPTIVE = frozenset(
+    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]  # bidi controls
+    + [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF]  # zero-width characters
+)
+"""Characters that make a name display as something it is not ("invoice\u202efdp.md"
+shows as "invoicedm.pdf"), or hide inside it."""
 
 
 class DocumentError(Exception):
@@ -52,6 +59,16 @@ class BadFileName(DocumentError):
     code = "bad_file_name"
 
 
+class NoSpace(DocumentError):
+    """The disk a file was to be written to is full; nothing of the upload stays."""
+
+    code = "disk_full"
+
+    def __init__(self, full: DiskFull) -> None:
+        super().__init__(str(full))
+        self.path = full.path
+
+
 @dataclass(frozen=True)
 class DocumentView:
     """A document as entry points show it: its registry record plus live progress."""
@@ -72,18 +89,38 @@ class DocumentView:
     """While indexing: chunks embedded so far."""
 
 
+@dataclass(frozen=True)
+class Added:
+    """A file an upload put into the folder, and whether that upload created it.
+
+    An upload of bytes the folder holds already returns the file that was there
+    (``created`` False); undoing the upload must leave that file alone.
+    """
+
+    view: DocumentView
+    created: bool
+
+
 class DocumentService:
     """List, add, remove and reindex the documents of the watched folder."""
 
     supported_suffixes: frozenset[str] = SUPPORTED_SUFFIXES
 
     def __init__(
-        self, docs_dir: Path, registry: Registry, indexer: Indexer, *, max_file_bytes: int
+        self,
+        docs_dir: Path,
+        registry: Registry,
+        indexer: Indexer,
+        *,
+        max_file_bytes: int,
+        size_setting: str = "DOCENT_MAX_FILE_MB",
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
         self.indexer = indexer
         self.max_file_bytes = max_file_bytes
+        self.size_setting = size_setting
+        """The setting that raises ``max_file_bytes``, named when a file is over it."""
 
     # -- reading ---------------------------------------------------------------------
 
@@ -131,13 +168,16 @@ class DocumentService:
 
     async def add(
         self, name: str, data: AsyncIterator[bytes], *, folder: str | None = None
-    ) -> DocumentView:
-        """Write an uploaded file into the folder and queue it; returns its view.
+    ) -> Added:
+        """Write an uploaded file into the folder and queue it.
 
-        The name is checked (no separators, "..", NUL, reserved or over-long names), the
-        size is capped while streaming, and the bytes go to a hidden temporary file that
-        is renamed into place, so the watcher never sees half a file. An existing file of
-        the same name is never overwritten: identical bytes return it, others get "name (2)".
+        The name is checked (no separators, "..", NUL, reserved or over-long names, no
+        characters that disguise it), the size is capped while streaming, and the bytes
+        go to a hidden temporary file that is renamed into place, so the watcher never
+        sees half a file. An existing file of the same name is never overwritten:
+        identical bytes return it (``created`` False), others get "name (2)". On a full
+        disk (the folder's, or the data dir's when the file can't be queued) nothing
+        this call wrote stays, and NoSpace names the full disk.
         """
         clean = _clean_name(name)
         suffix = PurePosixPath(clean).suffix.lower()
@@ -148,19 +188,36 @@ class DocumentService:
                 f" files. It reads {kinds}."
             )
         target_dir = self._folder(folder)
-        target_dir.mkdir(parents=True, exist_ok=True)
         temp = target_dir / f".docent-upload-{secrets.token_hex(8)}.part"
         try:
+            target_dir.mkdir(parents=True, exist_ok=True)
             sha = await self._receive(temp, clean, data)
-            final = await asyncio.to_thread(_place, temp, target_dir, clean, sha)
+            final, created = await asyncio.to_thread(_place, temp, target_dir, clean, sha)
+        except OSError as error:
+            if is_disk_full(error):
+                raise NoSpace(DiskFull(target_dir)) from error
+            raise
         finally:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
         rel = final.relative_to(self.docs_dir).as_posix()
-        self.indexer.enqueue(final)
+        try:
+            self.indexer.enqueue(final)
+        except DiskFull as full:
+            if created:  # all or nothing: a file that can't be indexed does not stay
+                with contextlib.suppress(FileNotFoundError):
+                    final.unlink()
+            raise NoSpace(full) from full
         record = self.registry.get_by_path(rel)
         assert record is not None
-        return self._view(record)
+        return Added(self._view(record), created)
+
+    async def undo(self, added: Iterable[Added]) -> None:
+        """Remove what an upload created, never a file that was there before it."""
+        for item in added:
+            if item.created:
+                with contextlib.suppress(DocumentNotFound):
+                    await self.remove(item.view.id)
 
     async def remove(self, doc_id: str) -> None:
         """Delete the document's file (a link itself, never its target) and its chunks."""
@@ -207,7 +264,12 @@ class DocumentService:
     def _folder(self, folder: str | None) -> Path:
         if not folder:
             return self.docs_dir
-        parts = [part for part in folder.replace("\\", "/").split("/") if part]
+        parts = [p for p in folder.replace("\\", "/").split("/") if p and p.strip() != "."]
+        if any(part.strip() == ".." for part in parts):
+            raise BadFileName(
+                f"The folder {folder!r} leads outside the documents folder; give a folder"
+                " inside it, such as 'letters/2024'."
+            )
         target = self.docs_dir.joinpath(*[_clean_name(part) for part in parts])
         real_root = os.path.realpath(self.docs_dir)
         if not Path(os.path.realpath(target)).is_relative_to(real_root):
@@ -224,7 +286,7 @@ class DocumentService:
                 if size > self.max_file_bytes:
                     raise FileTooLarge(
                         f"{name} is larger than {self.max_file_bytes >> 20} MB, the most"
-                        " Docent accepts (DOCENT_MAX_FILE_MB). Split it, or raise the limit."
+                        f" Docent accepts ({self.size_setting}). Split it, or raise the limit."
                     )
                 digest.update(block)
                 await asyncio.to_thread(handle.write, block)
@@ -239,8 +301,9 @@ def _flush(handle: object) -> None:
     os.fsync(handle.fileno())  # type: ignore[attr-defined]
 
 
-def _place(temp: Path, folder: Path, name: str, sha: str) -> Path:
-    """Move ``temp`` to ``folder/name`` without overwriting anything; returns where it went."""
+def _place(temp: Path, folder: Path, name: str, sha: str) -> tuple[Path, bool]:
+    """Move ``temp`` to ``folder/name`` without overwriting anything; returns where it went
+    and whether this call created that file (False: the same bytes were there already)."""
     stem, suffix = os.path.splitext(name)
     for n in range(1, 1000):
         candidate = folder / (name if n == 1 else f"{stem} ({n}){suffix}")
@@ -248,15 +311,17 @@ def _place(temp: Path, folder: Path, name: str, sha: str) -> Path:
             continue
         if candidate.exists():
             if candidate.is_file() and _sha256(candidate) == sha:
-                return candidate  # the same file again
+                return candidate, False  # the same file again
             continue
         try:
             os.link(temp, candidate)  # fails if the name was taken meanwhile
         except FileExistsError:
             continue
-        except OSError:  # a file system without hard links
+        except OSError as error:  # a file system without hard links
+            if is_disk_full(error):
+                raise
             os.replace(temp, candidate)
-        return candidate
+        return candidate, True
     raise BadFileName(f"Too many files are named like {name}; rename it first.")
 
 
@@ -277,6 +342,12 @@ def _clean_name(name: str) -> str:
         raise BadFileName(f"{clean!r}: a name cannot contain / or \\; give the folder apart.")
     if any(ord(ch) < 32 or ch == "\x7f" for ch in clean):
         raise BadFileName(f"{clean!r}: a name cannot contain control characters or NUL.")
+    if hidden := next((ch for ch in clean if ord(ch) in _DECEPTIVE), None):
+        what = unicodedata.name(hidden, "an invisible character")
+        raise BadFileName(
+            f"{ascii(clean)} contains U+{ord(hidden):04X} ({what}), which makes a name look"
+            " like something it is not; rename the file without it."
+        )
     if clean.startswith(".") or is_ignored(clean):
         raise BadFileName(f"{clean!r}: hidden and temporary files are not indexed; rename it.")
     if _RESERVED.match(clean) or clean.endswith((".", " ")) or any(c in clean for c in '<>:"|?*'):
@@ -287,12 +358,14 @@ def _clean_name(name: str) -> str:
 
 
 __all__ = [
+    "Added",
     "BadFileName",
     "DocumentError",
     "DocumentNotFound",
     "DocumentService",
     "DocumentView",
     "FileTooLarge",
+    "NoSpace",
     "UnsupportedType",
     "doc_id_for",
 ]

@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from app.container import Container
     from app.settings import Settings
+    from ingest.lock import IndexLock
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +120,13 @@ class WaitForServices:
         await self.app(scope, receive, send)
 
 
-def build_container(settings: Settings, timings: dict[str, float]) -> Container:
-    """Import and build every service from ``settings``, noting each step's seconds."""
+def build_container(
+    settings: Settings, timings: dict[str, float], index_lock: IndexLock | None = None
+) -> Container:
+    """Import and build every service from ``settings``, noting each step's seconds.
+
+    ``index_lock``: the data dir's lock, when the caller took it already.
+    """
     mark = time.perf_counter()
     from app.container import Container, build_embedder
 
@@ -129,6 +135,6 @@ def build_container(settings: Settings, timings: dict[str, float]) -> Container:
     embedder = build_embedder(settings)
     timings["embedder"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    container = Container(settings, embedder=embedder)
+    container = Container(settings, embedder=embedder, index_lock=index_lock)
     timings["store"] = time.perf_counter() - mark
     return container

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ingest.disk import DiskFull, can_write, is_disk_full
 from ingest.events import EventBus, EventKind, IngestEvent
 from ingest.folder import FileInfo, inspect, is_candidate, relative
 from ingest.index import ChunkIndex
@@ -60,6 +61,7 @@ class Indexer:
         retry_seconds: float = 1.0,
         max_retries: int = 10,
         gc_delay: float = 5.0,
+        space_retry_seconds: float = 5.0,
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
@@ -91,6 +93,10 @@ class Indexer:
         self._gc_timer: asyncio.TimerHandle | None = None
         self._gc_task: asyncio.Task[None] | None = None
         self.gc_delay = gc_delay
+        self.space_retry_seconds = space_retry_seconds
+        self._no_space: dict[str, None] = {}
+        """Paths that met a full disk, in order: queued again once writes succeed."""
+        self._space_task: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -117,6 +123,9 @@ class Indexer:
             self._gc_timer = None
         if self._gc_task is not None:
             self._gc_task.cancel()
+        if self._space_task is not None:
+            self._space_task.cancel()
+            self._space_task = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -133,8 +142,14 @@ class Indexer:
 
     @property
     def queued(self) -> int:
-        """Files not finished yet: waiting, waiting to retry, or being indexed now."""
-        return self._queue.pending
+        """Files not finished yet: waiting, waiting to retry (or for disk space), or being
+        indexed now."""
+        return self._queue.pending + len(self._no_space)
+
+    @property
+    def waiting_for_space(self) -> list[str]:
+        """Paths that met a full disk; they are queued again once writes succeed."""
+        return list(self._no_space)
 
     def is_pending(self, rel: str) -> bool:
         """Whether this path is waiting or being indexed."""
@@ -182,9 +197,17 @@ class Indexer:
         return bool(targets)
 
     def _put(self, rel: str, size: int, *, urgent: bool) -> bool:
+        """Queue ``rel``; raises DiskFull (and remembers the path) when the registry
+        cannot be written."""
         self.events.bind(asyncio.get_running_loop())
         if self.registry.get_by_path(rel) is None and os.path.lexists(self.docs_dir / rel):
-            self.registry.upsert(rel, status=DocStatus.QUEUED)  # show new files at once
+            try:
+                self.registry.upsert(rel, status=DocStatus.QUEUED)  # show new files at once
+            except Exception as error:
+                if not is_disk_full(error):
+                    raise
+                self._wait_for_space(rel)
+                raise DiskFull(self.data_dir) from error
         added = self._queue.put(rel, size=size, urgent=urgent)
         if added:
             self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
@@ -207,10 +230,17 @@ class Indexer:
                     self.registry.upsert(record.path, status=DocStatus.ERROR, retry=True)
         report = await self.check()
         visit = await asyncio.to_thread(self.reconciler.repair, report)
-        queued = [rel for rel in visit if self._put(rel, report.found[rel].size, urgent=False)]
+        queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
         for rel in report.gone:
-            self._put(rel, 0, urgent=False)
+            self._put_or_hold(rel, 0)
         return len(queued)
+
+    def _put_or_hold(self, rel: str, size: int) -> bool:
+        """Queue ``rel`` in the background; on a full disk it waits for space instead."""
+        try:
+            return self._put(rel, size, urgent=False)
+        except DiskFull:
+            return False
 
     async def remove(self, rel: str) -> None:
         """Forget a document now (its file is gone): cancel its work, drop its row."""
@@ -275,8 +305,11 @@ class Indexer:
                     await self._handle(job, place)
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # a worker must never die
-                    log.exception("indexing %s failed unexpectedly", job.rel)
+                except Exception as error:  # a worker must never die
+                    if is_disk_full(error):
+                        self._wait_for_space(job.rel)
+                    else:
+                        log.exception("indexing %s failed unexpectedly", job.rel)
                 finally:
                     self._queue.done(job)
             finally:
@@ -324,11 +357,10 @@ class Indexer:
             await self._remove(rel)
             return
         except TimeoutError:
-            minutes = self.time_budget / 60
             self._fail(
                 rel,
-                f"took longer than its time budget ({minutes:.0f} min) to index; Docent"
-                " tries again when the file changes",
+                f"took longer than its time budget ({duration(self.time_budget)}) to index;"
+                " Docent tries again when the file changes",
                 retry=False,
                 info=info,
             )
@@ -338,6 +370,9 @@ class Indexer:
             self._fail(rel, reason, retry=False, info=info)
             return
         except Exception as exc:
+            if is_disk_full(exc):  # not the file's fault: it waits for space
+                self._wait_for_space(rel)
+                return
             log.exception("indexing %s failed", rel)
             self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300], retry=True)
             return
@@ -461,6 +496,36 @@ class Indexer:
         log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
         self._queue.retry_later(job.rel, delay, size=job.size)
 
+    @property
+    def data_dir(self) -> Path:
+        """Where the registry and the indexes are written."""
+        return self.registry.db_path.parent
+
+    def _wait_for_space(self, rel: str) -> None:
+        """Hold ``rel`` until the data dir takes writes again, then queue it once more."""
+        if not self._no_space:
+            log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
+        self._no_space[rel] = None
+        if self._space_task is None or self._space_task.done():
+            self._space_task = asyncio.get_running_loop().create_task(
+                self._retry_when_space(), name="docent-wait-for-space"
+            )
+
+    async def _retry_when_space(self) -> None:
+        while self._no_space:
+            await asyncio.sleep(self.space_retry_seconds)
+            if not await asyncio.to_thread(can_write, self.data_dir):
+                continue
+            waiting, self._no_space = list(self._no_space), {}
+            log.info("the disk has space again: queueing %d files", len(waiting))
+            for rel in waiting:
+                try:
+                    self.enqueue(self.docs_dir / rel)
+                except DiskFull:
+                    pass  # full again: the path is held once more
+                except Exception:
+                    log.exception("could not queue %s again", rel)
+
     def _collect_later(self) -> None:
         """Collect unused contents once the library has been idle ``gc_delay`` seconds.
 
@@ -528,6 +593,21 @@ def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args:
         loop.call_soon_threadsafe(func, *args)
     except RuntimeError:  # the loop is closed: nobody waits for this result any more
         pass
+
+
+def duration(seconds: float) -> str:
+    """A time budget as a person reads it: "90 s", "1 min 30 s", "15 min", "2 h 5 min"."""
+    if seconds < 60:
+        return f"{round(seconds, 1):g} s"
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h"] if hours else []
+    if minutes:
+        parts.append(f"{minutes} min")
+    if secs and not hours:
+        parts.append(f"{secs} s")
+    return " ".join(parts)
 
 
 def _mb(size: int) -> str:

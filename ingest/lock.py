@@ -2,14 +2,20 @@
 
 Two processes writing one embedded store would corrupt it, and a second ``run.py
 ingest`` next to a running app has nothing to add: the lock tells them apart. The
-operating system drops the lock when the process dies, however it dies.
+operating system drops the lock when the process dies, however it dies. ``filelock``
+does the locking on every platform (flock here, LockFileEx on Windows); a refused attempt
+writes nothing, so a second app can be turned away before it touches the data dir.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
-from typing import IO
+
+from filelock import FileLock, Timeout
+
+INDEX_LOCK_FILE = "indexer.lock"
 
 
 class AlreadyIndexing(Exception):
@@ -17,43 +23,46 @@ class AlreadyIndexing(Exception):
 
 
 class IndexLock:
-    """An exclusive, non-blocking lock on a file; ``holder`` says who has it."""
+    """An exclusive, non-blocking lock on a file; ``holder`` says who has it.
+
+    Each instance takes the lock for itself: a second IndexLock on the same path is
+    refused, even in the same process. A process that took the lock early (the window
+    does, before it listens) hands its instance to the services that need it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file: IO[str] | None = None
+        # thread_local=False: the window takes the lock on its main thread and the
+        # services release it from the event loop's.
+        self._lock = FileLock(path, thread_local=False)
+
+    @property
+    def held(self) -> bool:
+        """Whether this instance holds the lock."""
+        return self._lock.is_locked
 
     def acquire(self) -> bool:
-        """Take the lock if no other process holds it; True when this process has it."""
-        if self._file is not None:
-            return True
-        try:
-            import fcntl
-        except ImportError:  # not on a POSIX system: no lock, as before
+        """Take the lock if no one else holds it; True when this instance has it."""
+        if self.held:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+")  # noqa: SIM115 - held open for the process's life
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
+            self._lock.acquire(blocking=False)
+        except Timeout:
             return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        self._file = handle
+        # The holder's process id, for the message a refused process prints.
+        with suppress(OSError):  # Windows may refuse writes to a locked file; only a hint
+            self.path.write_text(str(os.getpid()), encoding="ascii")
         return True
 
     def holder(self) -> str | None:
         """The process id written by the holder, if the file has one."""
         try:
-            return self.path.read_text().strip() or None
-        except OSError:
+            return self.path.read_text(encoding="ascii").strip() or None
+        except (OSError, UnicodeDecodeError):
             return None
 
     def release(self) -> None:
-        """Let go of the lock (closing the file releases it)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Let go of the lock."""
+        if self.held:
+            self._lock.release()

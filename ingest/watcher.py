@@ -20,6 +20,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from ingest.disk import DiskFull
 from ingest.folder import is_ignored
 from ingest.indexer import Indexer
 
@@ -144,6 +145,8 @@ class FolderWatcher:
                 self.indexer.enqueue(path)
             elif not path.exists():
                 self.indexer.enqueue_removal(path)
+        except DiskFull:
+            pass  # the indexer holds the path and queues it once the disk has space
         except Exception:  # a bad path must not break the watcher
             log.exception("could not queue %s", path)
 

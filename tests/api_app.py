@@ -27,15 +27,16 @@ async def api_app(
     llm: ChatModel | None = None,
     files: dict[str, str] | None = None,
     pdfs: dict[str, list[str]] | None = None,
+    watch: bool = True,
     **settings: Any,
 ) -> AsyncIterator[RunningApp]:
     """Serve the API on a real socket with ``notes.md``, ``files`` and ``pdfs`` (their
-    pages' text) ready to search."""
+    pages' text) ready to search; ``watch=False`` leaves the folder unwatched."""
     # The scripted model answers one queue: no router or suggestion calls may take from it.
     # The hash embedder's similarities mean nothing, so whatever the rules leave open
     # searches, and no follow-up suggestions are asked for.
     quiet = {"probe_chat_below": 0.0, "probe_rag_above": 0.0, "suggestions": False}
-    config = Settings(data_dir=tmp_path / "data", **{**quiet, **settings})
+    config = Settings(**{"data_dir": tmp_path / "data", **quiet, **settings})
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     files = {"notes.md": NOTES, **(files or {})}
     for name, text in files.items():
@@ -45,7 +46,7 @@ async def api_app(
     container = Container(
         config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
     )
-    async with running_app(container) as running:
+    async with running_app(container, watch=watch) as running:
         await wait_ready(running, len(files) + len(pdfs or {}))
         yield running
 

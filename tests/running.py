@@ -41,9 +41,10 @@ class RunningApp:
 
 
 @asynccontextmanager
-async def running_app(container: Container) -> AsyncIterator[RunningApp]:
-    """Serve the API for ``container`` on 127.0.0.1 at a free port until the block ends."""
-    app = create_api_app(container)
+async def running_app(container: Container, *, watch: bool = True) -> AsyncIterator[RunningApp]:
+    """Serve the API for ``container`` on 127.0.0.1 at a free port until the block ends
+    (``watch=False``: the folder is scanned at start, then not watched)."""
+    app = create_api_app(container, watch=watch)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

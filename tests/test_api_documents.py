@@ -441,3 +441,64 @@ async def test_response_for_a_stranger_is_the_same_for_any_id(app: RunningApp) -
         a = await client.get(f"/api/documents/{real}/file")
         b = await client.get("/api/documents/nope/file")
     assert a.status_code == b.status_code == 401 and a.json() == b.json()
+
+
+# -- what an upload may delete, and the names it refuses --------------------------------
+
+
+async def test_undo_keeps_a_same_bytes_file_the_watcher_had_not_seen(tmp_path: Path) -> None:
+    async with api_app(tmp_path, watch=False, max_upload_mb=1) as app:
+        docs = app.container.settings.docs_dir
+        saved = b"# Budget\n\nThe roof repair is booked for June.\n"
+        (docs / "budget.md").write_bytes(saved)  # just saved by an editor: not indexed yet
+        response = await app.client.post(
+            "/api/documents",
+            files=[
+                ("files", ("budget.md", saved)),
+                ("files", ("big.txt", b"word " * (1024 * 1024 // 5 + 10))),
+            ],
+        )
+        assert response.status_code == 413 and error_code(response) == "file_too_large"
+        assert (docs / "budget.md").read_bytes() == saved
+
+
+async def test_an_upload_over_its_cap_names_the_upload_setting(app: RunningApp) -> None:
+    big = b"word " * (1024 * 1024 // 5 + 10)
+    response = await app.client.post("/api/documents", files=[("files", ("big.txt", big))])
+    assert response.status_code == 413
+    message = response.json()["error"]["message"]
+    assert "DOCENT_MAX_UPLOAD_MB" in message and "DOCENT_MAX_FILE_MB" not in message
+
+
+@pytest.mark.parametrize(
+    ("name", "character"),
+    [
+        ("invoice\u202efdp.md", "U+202E"),
+        ("invoice\u2066.md", "U+2066"),
+        ("re\u200bport.md", "U+200B"),
+        ("\ufeffnotes.md", "U+FEFF"),
+    ],
+)
+async def test_names_that_disguise_themselves_are_refused(
+    app: RunningApp, name: str, character: str
+) -> None:
+    body, kind = multipart(name)
+    response = await app.client.post("/api/documents", content=body, headers={"Content-Type": kind})
+    assert response.status_code == 422 and error_code(response) == "bad_file_name"
+    assert character in response.json()["error"]["message"]
+    assert sorted(p.name for p in app.container.settings.docs_dir.iterdir()) == [
+        "manual.pdf",
+        "notes.md",
+    ]
+
+
+@pytest.mark.parametrize("folder", ["../..", "..", "a/../b", " .. /x"])
+async def test_a_folder_that_climbs_is_refused_as_leading_outside(
+    app: RunningApp, folder: str
+) -> None:
+    response = await app.client.post(
+        "/api/documents", files={"files": ("x.md", b"# X\n")}, data={"folder": folder}
+    )
+    assert response.status_code == 422 and error_code(response) == "bad_file_name"
+    message = response.json()["error"]["message"]
+    assert "outside the documents folder" in message and "empty" not in message

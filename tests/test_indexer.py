@@ -402,3 +402,13 @@ async def test_files_waiting_for_their_write_give_their_place_and_share_one_writ
 
 def _embedded(parts: IngestParts, text: str) -> bool:
     return any(text in embedded for call in parts.embedder.calls for embedded in call)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(0.5, "0.5 s"), (45, "45 s"), (90, "1 min 30 s"), (900, "15 min"), (7500, "2 h 5 min")],
+)
+def test_a_time_budget_is_said_as_a_person_reads_it(seconds: float, said: str) -> None:
+    from ingest.indexer import duration
+
+    assert duration(seconds) == said

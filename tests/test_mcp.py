@@ -191,3 +191,14 @@ async def test_every_tool_over_stdio_beside_the_running_app(tmp_path: Path) -> N
             listed = (await app.client.get("/api/sessions")).json()["sessions"]
             assert results["ask"]["session_id"] in {s["id"] for s in listed}
     assert json.dumps(results["ask"])  # plain JSON all the way
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_mcp_answers_405_where_it_has_no_stream_or_session(
+    app: RunningApp, method: str
+) -> None:
+    response = await app.client.request(
+        method, "/mcp", headers={"Accept": "text/event-stream"}, timeout=10
+    )
+    assert response.status_code == 405 and error_code(response) == "method_not_allowed"
+    assert response.headers["allow"] == "POST"

@@ -263,3 +263,25 @@ def test_a_taken_port_is_said_first(served: ServedProcess, tmp_path: Path) -> No
     assert "--port" in second.stderr and "Traceback" not in second.stderr
     assert "Docent is at" not in second.stdout
     assert not (tmp_path / "other").exists()
+
+
+def test_a_second_instance_on_the_same_data_dir_is_refused_before_it_writes(
+    served: ServedProcess,
+) -> None:
+    data = served.data_dir
+
+    def snapshot() -> dict[Path, tuple[int, int]]:
+        return {
+            path: (path.stat().st_size, path.stat().st_mtime_ns)
+            for path in data.rglob("*")
+            if path.is_file()
+        }
+
+    before = snapshot()
+    second = run_py("--no-browser", "--port", "0", "--data-dir", str(data))
+    assert second.returncode == 1
+    assert "Another Docent" in second.stderr and str(served.process.pid) in second.stderr
+    assert "Docent is at" not in second.stdout and "Log in with" not in second.stdout
+    assert snapshot() == before  # no instance.json, no log line, no lock file rewritten
+    opened = run_py("open", "--no-browser", "--data-dir", str(data), check=True)
+    assert opened.stdout.startswith(f"{served.url}/login?key=")  # the first is still found

@@ -89,8 +89,8 @@ async def add_file(container: Container, name: str, data: bytes, folder: str | N
     async def chunks() -> AsyncIterator[bytes]:
         yield data
 
-    view = await container.documents.add(name, chunks(), folder=folder)
-    return view.path
+    added = await container.documents.add(name, chunks(), folder=folder)
+    return added.view.path
 
 
 async def settled(container: Container, path: str, status: str = "ready") -> None:

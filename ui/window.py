@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fastapi import APIRouter
 
     from app.container import Container
+    from ingest.lock import IndexLock
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +39,14 @@ HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
 """What the services need and the server must not wait for: imported behind the socket."""
 
 
-def serve(settings: Settings, *, started: float | None = None) -> int:
+def serve(settings: Settings, lock: IndexLock, *, started: float | None = None) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
 
-    ``started`` is when the process began (run.py's first line), for the breakdown.
+    ``lock`` is the data dir's, taken before anything else (a second Docent on the same
+    data dir is refused before it listens or writes); ``started`` is when the process
+    began (run.py's first line), for the breakdown.
     """
-    window = Window(settings, started=time.perf_counter() if started is None else started)
+    window = Window(settings, lock, started=time.perf_counter() if started is None else started)
     ui.run(
         window.root,
         host=settings.host,
@@ -61,8 +64,9 @@ def serve(settings: Settings, *, started: float | None = None) -> int:
 class Window:
     """One serving process: its guard, its login link and its services' lifecycle."""
 
-    def __init__(self, settings: Settings, *, started: float) -> None:
+    def __init__(self, settings: Settings, lock: IndexLock, *, started: float) -> None:
         self.settings = settings
+        self.lock = lock
         self.started = started
         self.marks = {"entered": self._since_start()}
         self.failed: str | None = None
@@ -95,7 +99,7 @@ class Window:
         # Runs in the build's worker thread: importing the graph, Chroma, the models, the
         # routers and the page here neither delays listening nor blocks the event loop.
         timings = self.services.timings
-        container = build_container(self.settings, timings)
+        container = build_container(self.settings, timings, self.lock)
         mark = time.perf_counter()
         self._routers.extend(api_routers())
         importlib.import_module("ui.page")

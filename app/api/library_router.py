@@ -24,12 +24,13 @@ from app.api.schemas import (
 from app.api.security import require_token
 from app.api.uploads import UPLOAD_PATH, MultipartError, read_parts
 from app.documents import (
+    Added,
     BadFileName,
     DocumentError,
     DocumentNotFound,
     DocumentService,
-    DocumentView,
     FileTooLarge,
+    NoSpace,
     UnsupportedType,
 )
 
@@ -42,7 +43,13 @@ router = APIRouter(
     responses=ERROR_RESPONSES,
 )
 
-STATUS = {DocumentNotFound: 404, FileTooLarge: 413, UnsupportedType: 415, BadFileName: 422}
+STATUS = {
+    DocumentNotFound: 404,
+    FileTooLarge: 413,
+    UnsupportedType: 415,
+    BadFileName: 422,
+    NoSpace: 507,
+}
 TEXT_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain"}
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "No document with that id."}
@@ -84,6 +91,7 @@ def _error(error: DocumentError) -> ApiError:
     responses={
         413: {"model": ErrorResponse, "description": "A file, or the body, over its limit."},
         415: {"model": ErrorResponse, "description": "A type Docent cannot read."},
+        507: {"model": ErrorResponse, "description": "The disk is full (`disk_full`)."},
     },
 )
 async def upload_documents(
@@ -100,28 +108,27 @@ async def upload_documents(
     the files this request already wrote are removed again.
     """
     body = request.stream()
-    before = {view.id for view in c.documents.list()}
-    added: list[DocumentView] = []
+    added: list[Added] = []
     try:
         content_type = request.headers.get("content-type", "")
         await _receive(content_type, body, c.documents, added, folder=folder)
     except (DocumentError, MultipartError) as error:
-        await _undo(c.documents, added, before)
+        await c.documents.undo(added)
         await _drain(body)  # the client is told only once it has finished sending
         if isinstance(error, MultipartError):
             raise ApiError(422, "invalid_request", str(error)) from error
         raise _error(error) from error
-    except Exception:  # the body was cut off (over its cap) or the client went away
-        await _undo(c.documents, added, before)
+    except BaseException:  # the body was cut off (over its cap) or the client went away
+        await c.documents.undo(added)
         raise
-    return DocumentList(documents=[DocumentPublic.of(view) for view in added])
+    return DocumentList(documents=[DocumentPublic.of(item.view) for item in added])
 
 
 async def _receive(
     content_type: str,
     body: AsyncIterator[bytes],
     documents: DocumentService,
-    added: list[DocumentView],
+    added: list[Added],
     *,
     folder: str | None,
 ) -> None:
@@ -147,15 +154,6 @@ async def _receive(
         await parts.aclose()
     if not added:
         raise MultipartError("files: send at least one file (multipart field `files`).")
-
-
-async def _undo(documents: DocumentService, added: list[DocumentView], before: set[str]) -> None:
-    """Remove what this request wrote, never a file that was there before it."""
-    for view in added:
-        if view.id in before:
-            continue
-        with contextlib.suppress(DocumentNotFound):
-            await documents.remove(view.id)
 
 
 async def _drain(body: AsyncIterator[bytes]) -> None:

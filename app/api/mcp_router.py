@@ -51,10 +51,12 @@ class McpEndpoint:
 
 
 router = APIRouter()
-# A plain ASGI app as the endpoint: Starlette hands it the request untouched.
+# A plain ASGI app as the endpoint: Starlette hands it the request untouched. Stateless,
+# the server has no stream to offer on GET (the SDK would hold it open with nothing to
+# say) and no session to end on DELETE: both get the JSON 405 every route gives.
 router.add_route(
     "/mcp",
     McpEndpoint(),  # type: ignore[arg-type]
-    methods=["GET", "POST", "DELETE"],
+    methods=["POST"],
     include_in_schema=False,
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from app.cli import lock_data_dir
 from app.settings import Settings
 from ui.window import serve
 
@@ -25,7 +26,10 @@ def main(port: int, data_dir: Path, ollama: str, embed: str = "ollama") -> int:
         settings = Settings(
             **common, chat_model="llama3.2", embed_backend="ollama", chunk_size=300, chunk_overlap=0
         )
-    return serve(settings)
+    lock = lock_data_dir(settings)
+    if lock is None:
+        return 1
+    return serve(settings, lock)
 
 
 if __name__ in {"__main__", "__mp_main__"}:

@@ -1,0 +1,151 @@
+"""A full disk: uploads answer 507 `disk_full` and leave nothing; files that arrive while
+it is full are indexed once writes succeed again.
+
+The tests with a real full disk mount a small tmpfs (tests/small_disk.py); the others
+inject the failure where each store reports it, and run everywhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.documents import NoSpace
+from ingest.disk import DiskFull, can_write, is_disk_full
+from tests.api_app import api_app, error_code
+from tests.running import RunningApp, eventually
+from tests.small_disk import small_disk
+
+
+async def listed(app: RunningApp) -> dict[str, dict[str, Any]]:
+    documents = (await app.client.get("/api/documents")).json()["documents"]
+    return {d["path"]: d for d in documents}
+
+
+def test_every_store_s_way_of_saying_no_space_is_recognised() -> None:
+    assert is_disk_full(OSError(errno.ENOSPC, "No space left on device"))
+    assert is_disk_full(OSError(errno.EDQUOT, "Disk quota exceeded"))
+    assert is_disk_full(sqlite3.OperationalError("database or disk is full"))
+    assert is_disk_full(RuntimeError("Error in compaction: No space left on device (os error 28)"))
+    wrapped = RuntimeError("indexing stopped")
+    wrapped.__cause__ = OSError(errno.ENOSPC, "No space left on device")
+    assert is_disk_full(wrapped)
+    assert not is_disk_full(OSError(errno.EACCES, "Permission denied"))
+    assert not is_disk_full(sqlite3.OperationalError("database is locked"))
+
+
+async def test_an_upload_that_cannot_be_queued_leaves_no_file(tmp_path: Path) -> None:
+    async with api_app(tmp_path, watch=False) as app:
+        registry = app.container.registry
+        real_upsert = registry.upsert
+
+        def full(*args: Any, **kwargs: Any) -> Any:
+            if args and args[0] == "minutes.md":
+                raise sqlite3.OperationalError("database or disk is full")
+            return real_upsert(*args, **kwargs)
+
+        registry.upsert = full  # type: ignore[method-assign]
+        response = await app.client.post(
+            "/api/documents",
+            files=[("files", ("fresh.md", b"# Fresh\n")), ("files", ("minutes.md", b"# M\n"))],
+        )
+        assert response.status_code == 507 and error_code(response) == "disk_full"
+        message = response.json()["error"]["message"]
+        assert str(app.container.settings.data_dir) in message and "full" in message
+        docs = app.container.settings.docs_dir
+        assert not (docs / "minutes.md").exists()
+        assert not (docs / "fresh.md").exists()  # all or nothing
+        assert app.container.indexer.waiting_for_space == ["minutes.md"]
+
+
+async def test_a_file_seen_while_the_registry_is_full_is_queued_once_it_has_space(
+    tmp_path: Path,
+) -> None:
+    async with api_app(tmp_path, watch=False) as app:
+        indexer = app.container.indexer
+        indexer.space_retry_seconds = 0.05
+        registry = indexer.registry
+        real_upsert = registry.upsert
+        full = [True]
+
+        def upsert(*args: Any, **kwargs: Any) -> Any:
+            if full[0]:
+                raise sqlite3.OperationalError("database or disk is full")
+            return real_upsert(*args, **kwargs)
+
+        registry.upsert = upsert  # type: ignore[method-assign]
+        arrived = app.container.settings.docs_dir / "arrived.md"
+        arrived.write_text("# Arrived\n\nThe lighthouse keeper retired in 1961.\n")
+        with pytest.raises(DiskFull):
+            indexer.enqueue(arrived)
+        assert indexer.waiting_for_space == ["arrived.md"]
+        assert indexer.queued >= 1  # counted as waiting, not dropped
+        full[0] = False  # space again: the next probe queues it
+
+        async def indexed() -> bool:
+            return (await listed(app)).get("arrived.md", {}).get("status") == "ready"
+
+        await eventually(indexed, timeout=30, what="arrived.md indexed once space returned")
+        assert indexer.waiting_for_space == []
+
+
+def test_no_space_names_the_full_disk(tmp_path: Path) -> None:
+    error = NoSpace(DiskFull(tmp_path))
+    assert error.code == "disk_full" and str(tmp_path) in str(error)
+
+
+async def test_uploads_to_a_full_documents_disk_get_507_and_leave_nothing(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "docs", 4) as disk:
+        async with api_app(tmp_path, docs=disk.path, watch=False) as app:
+            disk.fill()
+            big = b"The tide tables are printed every spring. " * 8_000  # 344 kB
+            response = await app.client.post(
+                "/api/documents",
+                files=[("files", ("tides.md", big)), ("files", ("more.md", big))],
+            )
+            assert response.status_code == 507 and error_code(response) == "disk_full"
+            assert str(disk.path) in response.json()["error"]["message"]
+            assert sorted(p.name for p in disk.path.iterdir()) == ["filler.bin", "notes.md"]
+            disk.free()
+            again = await app.client.post("/api/documents", files={"files": ("tides.md", big)})
+            assert again.status_code == 201, again.text
+
+
+async def test_files_that_arrive_while_the_data_dir_is_full_are_indexed_later(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    with small_disk(tmp_path / "data", 64) as disk:
+        async with api_app(tmp_path, docs=docs, data_dir=disk.path) as app:
+            app.container.indexer.space_retry_seconds = 0.2
+            disk.fill()
+            assert not can_write(disk.path)
+            for n in range(3):
+                text = f"# Log {n}\n\n" + f"Reading number {n} of the harbour gauge. " * 4_000
+                (docs / f"log{n}.md").write_text(text)
+            upload = await app.client.post(
+                "/api/documents", files={"files": ("sent.md", b"# Sent\n\nA letter.\n")}
+            )
+            # The registry can't record it: refused whole, the file did not stay.
+            assert upload.status_code == 507 and error_code(upload) == "disk_full"
+            assert str(disk.path) in upload.json()["error"]["message"]
+            assert not (docs / "sent.md").exists()
+
+            async def waiting() -> bool:
+                return len(app.container.indexer.waiting_for_space) >= 1
+
+            await eventually(waiting, timeout=30, what="a file waiting for space")
+            disk.free()
+
+            async def indexed() -> bool:
+                found = await listed(app)
+                return all(found.get(f"log{n}.md", {}).get("status") == "ready" for n in range(3))
+
+            await eventually(indexed, timeout=60, what="every log indexed once space returned")
+            found = await listed(app)
+            assert not [d for d in found.values() if d["status"] == "error"], found
