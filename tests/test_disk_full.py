@@ -149,3 +149,16 @@ async def test_files_that_arrive_while_the_data_dir_is_full_are_indexed_later(
             await eventually(indexed, timeout=60, what="every log indexed once space returned")
             found = await listed(app)
             assert not [d for d in found.values() if d["status"] == "error"], found
+
+
+async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> None:
+    async with api_app(tmp_path) as app:
+        sessions = app.container.sessions
+
+        def full(*args: Any, **kwargs: Any) -> Any:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        sessions.list = full  # type: ignore[method-assign]
+        response = await app.client.get("/api/sessions")
+        assert response.status_code == 507 and error_code(response) == "disk_full"
+        assert str(app.container.settings.data_dir) in response.json()["error"]["message"]

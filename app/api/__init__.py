@@ -48,6 +48,7 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
         "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
     )
     app.state.services = services
+    app.state.data_dir = settings.data_dir  # named when its disk is full
     app.state.login_links = access.links
     wrap_outermost(app, lambda inner: WaitForServices(inner, services, _needs_services))
     install_guard(app, access)

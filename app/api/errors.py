@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from app.api.guard import is_api_path
+from ingest.disk import is_disk_full
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -64,6 +65,38 @@ def install_error_handlers(app: FastAPI) -> None:
     for status in HTTP_CODES:
         app.add_exception_handler(status, _json_under_api(app.exception_handlers.get(status)))
     app.add_exception_handler(StarletteHTTPException, _json_under_api(None))
+    app.add_exception_handler(
+        Exception, _unexpected_under_api(app.exception_handlers.get(Exception))
+    )
+
+
+def _unexpected_under_api(fallback: Any) -> Any:
+    """A failure no route expected: JSON under the API (507 when the disk is full, which a
+    person can fix), else what the app did before (NiceGUI's error page)."""
+    fallback = getattr(fallback, "window_fallback", fallback)
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        if is_api_path(request.url.path):
+            if is_disk_full(exc):
+                where = getattr(exc, "filename", None) or getattr(
+                    request.app.state, "data_dir", "Docent's data dir"
+                )
+                return error_response(
+                    507,
+                    "disk_full",
+                    f"The disk holding {where} is full. Free some space on it and try again.",
+                )
+            return error_response(
+                500,
+                "internal_error",
+                f"Docent failed unexpectedly ({type(exc).__name__}); its log has the details.",
+            )
+        if fallback is not None:
+            return await fallback(request, exc)
+        raise exc
+
+    handle.window_fallback = fallback  # type: ignore[attr-defined]
+    return handle
 
 
 def _json_under_api(fallback: Any) -> Any:
