@@ -22,6 +22,7 @@ from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
 from app.readers import BoundProbe, ModelBoundRetriever, reader_for
+from app.services.status import StatusService
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
@@ -159,6 +160,13 @@ class Container:
             options=turn_options(settings),
         )
         self.health = HealthMonitor(self.llm, self.reranker)
+        self.status = StatusService(
+            self.registry,
+            self.llm.health,
+            chat_model=lambda: self.llm.model,
+            embed_model=lambda: self.embedder.name,
+            queued=lambda: self.indexer.queued,
+        )
         live = {
             "chat_model": lambda name: setattr(self.llm, "model", name),
             "top_k": self._set_top_k,
