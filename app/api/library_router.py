@@ -16,7 +16,6 @@ from app.api.errors import ApiError
 from app.api.schemas import (
     ERROR_RESPONSES,
     DocumentList,
-    DocumentPublic,
     ErrorResponse,
     ReindexRequest,
     ReindexResult,
@@ -121,7 +120,7 @@ async def upload_documents(
     except BaseException:  # the body was cut off (over its cap) or the client went away
         await documents.undo(added)
         raise
-    return DocumentList(documents=[DocumentPublic.of(item.view) for item in added])
+    return DocumentList(documents=[item.view for item in added])
 
 
 async def _receive(
