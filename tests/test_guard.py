@@ -16,6 +16,7 @@ import pytest
 from fastapi import Request, Response
 
 from app.api.guard import Access
+from app.api.headers import PAGE_POLICY, secured
 from app.api.login import COOKIE_SECONDS, LINK_SECONDS, LoginLinks
 from app.container import Container
 from app.settings import Settings
@@ -87,7 +88,9 @@ async def test_unknown_api_paths_get_json_errors(app: RunningApp) -> None:
     assert hidden.status_code == 401 and hidden.json()["error"]["code"] == "unauthorized"
 
 
-async def test_every_response_forbids_framing(app: RunningApp) -> None:
+async def test_every_response_forbids_framing_and_loads_nothing_from_elsewhere(
+    app: RunningApp,
+) -> None:
     async with httpx.AsyncClient(base_url=app.url) as anonymous:
         responses = [
             await anonymous.get("/api/health"),
@@ -97,8 +100,25 @@ async def test_every_response_forbids_framing(app: RunningApp) -> None:
             await app.client.get("/api/nope"),
         ]
     for response in responses:
-        assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert response.headers.get_list("content-security-policy") == [PAGE_POLICY]
         assert response.headers["x-frame-options"] == "DENY"
+    policy = dict(d.split(" ", 1) for d in PAGE_POLICY.split("; "))
+    assert policy["default-src"] == "'self'" and policy["connect-src"] == "'self'"
+    assert policy["img-src"] == "'self' data: blob:" and policy["frame-ancestors"] == "'none'"
+    assert policy["object-src"] == policy["base-uri"] == "'none'"
+
+
+def test_a_policy_of_its_own_is_merged_never_dropped() -> None:
+    own = [(b"content-type", b"text/plain"), (b"content-security-policy", b"sandbox")]
+    merged = dict(secured(own))
+    assert merged[b"content-security-policy"] == b"sandbox; frame-ancestors 'none'"
+    assert merged[b"x-frame-options"] == b"DENY"
+    assert merged[b"x-content-type-options"] == b"nosniff"
+    framed = [(b"content-security-policy", b"frame-ancestors 'self'")]
+    assert secured(framed)[0] == framed[0]  # says who may frame it: kept as it is
+    assert b"x-frame-options" not in dict(secured(framed))  # no DENY to contradict it
+    nothing = dict(secured([]))
+    assert nothing[b"content-security-policy"] == PAGE_POLICY.encode()
 
 
 async def test_a_response_with_its_own_frame_policy_keeps_it(app: RunningApp) -> None:
@@ -116,7 +136,7 @@ async def test_a_response_with_its_own_frame_policy_keeps_it(app: RunningApp) ->
     async with httpx.AsyncClient(base_url=app.url) as anonymous:
         refused = await anonymous.get("/framed-by-us")  # still behind the login
     assert refused.status_code == 401
-    assert refused.headers["content-security-policy"] == "frame-ancestors 'none'"
+    assert refused.headers["content-security-policy"] == PAGE_POLICY
 
 
 async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -> None:

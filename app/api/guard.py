@@ -11,8 +11,8 @@ before any request body is read:
    is cut off at the cap. One route (uploads) can raise its own cap with
    ``BodyLimits.allow``.
 
-Every response also says it must not be framed, unless the app gave it its own framing
-policy (the window's PDF viewer frames a document from its own origin).
+Every response also carries the window's Content-Security-Policy and says it must not be
+framed (app/api/headers.py); a response with its own policy keeps it, merged with ours.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.headers import secured
 from app.api.login import (
     LINK_REFUSED_PAGE,
     LOCKED_PAGE,
@@ -40,7 +41,6 @@ from app.api.login import (
     set_cookie_header,
 )
 from app.api.refusals import (
-    SECURITY_HEADERS,
     Refusal,
     refuse,
     send_refusal,
@@ -277,16 +277,8 @@ class _Exchange:
             return  # the app's own answer to a body it never got whole
         if message["type"] == "http.response.start":
             self.started = True
-            headers = message.get("headers", [])
-            added = SECURITY_HEADERS
-            if any(name.lower() == b"content-security-policy" for name, _ in headers):
-                added = [h for h in SECURITY_HEADERS if h[0] not in _FRAMING]
-            message = {**message, "headers": [*headers, *added]}
+            message = {**message, "headers": secured(list(message.get("headers", [])))}
         await self._send(message)
-
-
-_FRAMING = {b"content-security-policy", b"x-frame-options"}
-"""Left to a response that states its own frame-ancestors policy."""
 
 
 def _too_large(limit: int, setting: str) -> Refusal:
