@@ -17,7 +17,8 @@ from fastapi import Request, Response
 
 from app.api.guard import Access
 from app.api.headers import PAGE_POLICY, secured
-from app.api.login import COOKIE_SECONDS, LINK_SECONDS, LoginLinks
+from app.api.login import LINK_SECONDS, LoginLinks
+from app.api.login_sessions import LoginSessions
 from app.container import Container
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
@@ -154,6 +155,7 @@ async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -
     assert cookie.startswith(f"docent-{port}=")
     for attribute in ("HttpOnly", "SameSite=Strict", "Path=/"):
         assert attribute in cookie
+    assert "Max-Age" not in cookie and "Expires" not in cookie  # gone with the browser
     assert after.status_code == 200
     assert again.status_code == 401 and "run.py open" in again.text
     assert app.container.token not in login.text + after.text + again.text
@@ -161,14 +163,14 @@ async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -
 
 async def test_forged_or_foreign_cookies_are_refused(app: RunningApp) -> None:
     port = app.url.rsplit(":", 1)[1]
-    other = LoginLinks("another instance's token").new_cookie()
-    mine = LoginLinks(app.container.token).new_cookie()
-    issued, nonce, signature = mine.split(".")
+    access: Access = app.app.state.access
+    other = LoginSessions(app.container.settings.data_dir / "other", idle_seconds=60).start()
+    mine = access.sessions.start()
     for name, value in [
-        (f"docent-{port}", other),
-        (f"docent-{port}", f"{issued}.{nonce}.{'0' * len(signature)}"),
-        (f"docent-{port}", f"{int(issued) + 1}.{nonce}.{signature}"),
-        (f"docent-{int(port) + 1}", mine),
+        (f"docent-{port}", other),  # another instance's session
+        (f"docent-{port}", mine[:-1] + ("A" if mine[-1] != "A" else "B")),
+        (f"docent-{port}", ""),
+        (f"docent-{int(port) + 1}", mine),  # named for another port
     ]:
         async with httpx.AsyncClient(base_url=app.url, cookies={name: value}) as client:
             assert (await client.get("/api/status")).status_code == 401, (name, value)
@@ -176,16 +178,14 @@ async def test_forged_or_foreign_cookies_are_refused(app: RunningApp) -> None:
         assert (await client.get("/api/status")).status_code == 200
 
 
-def test_login_links_and_cookies_expire() -> None:
+def test_login_links_expire_and_work_once() -> None:
     now = [1_000_000.0]
-    links = LoginLinks("token", clock=lambda: now[0])
+    links = LoginLinks(clock=lambda: now[0])
     late = links.issue("http://127.0.0.1:8080").rsplit("=", 1)[1]
-    cookie = links.new_cookie()
+    once = links.issue("http://127.0.0.1:8080").rsplit("=", 1)[1]
+    assert links.redeem(once) and not links.redeem(once)
     now[0] += LINK_SECONDS + 1
     assert not links.redeem(late)
-    assert links.valid_cookie(cookie)
-    now[0] += COOKIE_SECONDS
-    assert not links.valid_cookie(cookie)
 
 
 async def test_a_body_over_the_cap_is_refused_before_it_is_read(app: RunningApp) -> None:
