@@ -3,18 +3,18 @@
 ``PAGE_POLICY`` is the window's Content-Security-Policy: nothing loads from, connects to or
 submits to anywhere but Docent's own origin, so text the model or a document wrote can't
 send anything off the machine even if it gets into the page as HTML. Its relaxations are
-the ones NiceGUI's page needs, measured in Chromium (tests/browser/test_csp_browser.py
-collects every violation the window's views report):
+the ones NiceGUI's page needs, measured in Chromium (tests/browser/test_security_browser.py
+collects every violation the window's views report; each one below was taken out in turn):
 
-- ``script-src 'unsafe-inline'``: NiceGUI's page starts its Vue app from inline scripts,
-  and our own script rides along in the body the same way.
-- ``script-src 'unsafe-eval'``: Vue compiles NiceGUI's component templates in the
-  browser, and NiceGUI runs ``run_javascript`` code and ``js_handler`` strings with
-  ``eval``.
-- ``style-src 'unsafe-inline'``: Quasar and Vue set ``style`` attributes, and NiceGUI adds
-  the window's CSS (``ui.add_css``) as inline ``<style>`` elements.
-- ``img-src data: blob:``: icons and pictures drawn in the page itself (Quasar's SVG data
-  URLs, charts); neither can reach another server.
+- ``script-src 'unsafe-inline'``: NiceGUI's page starts its Vue app from inline scripts
+  (six of them, docent.js among them); without it the window stays blank.
+- ``script-src 'unsafe-eval'``: NiceGUI's Vue compiles its component templates in the
+  browser and runs ``run_javascript`` code and ``js_handler`` strings with ``eval``;
+  without it the window stays blank.
+- ``style-src 'unsafe-inline'``: Quasar and Vue set ``style`` attributes (over 150 in the
+  views measured) and NiceGUI adds the window's CSS as inline ``<style>`` elements.
+- ``img-src data:``: the window's icon, which NiceGUI draws as an SVG data URL; ``blob:``
+  stays allowed for pictures a page makes itself. Neither can reach another server.
 
 A response may state its own policy (the file route sandboxes what it serves; the PDF
 viewer's single-use link may be framed by the window): it keeps it, and gets
