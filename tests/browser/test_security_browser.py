@@ -1,6 +1,6 @@
-"""The window's hardening in a real Chromium: the page's CSP holds for every view (Chromium
-reports no violation), nothing the model or a document wrote is fetched from elsewhere, and
-Lock ends the login in every tab.
+"""The window's hardening in a real Chromium: the page's CSP holds for every view and the
+API's page (Chromium reports no violation), nothing the model or a document wrote is
+fetched from elsewhere, and Lock ends the login in every tab.
 
 A local listener on another port stands in for the attacker's server: the answer and a
 Markdown document both hold an image pointing at it, with a "secret" in the URL.
@@ -109,7 +109,7 @@ async def test_nothing_leaves_the_window_and_the_csp_holds(
     await context.add_init_script(REPORTED)
     page: Page = await context.new_page()
     console: list[str] = []
-    page.on("console", lambda message: console.append(message.text))
+    context.on("console", lambda message: console.append(message.text))  # every tab
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     response = await page.goto(link)
@@ -171,6 +171,14 @@ async def test_nothing_leaves_the_window_and_the_csp_holds(
     assert "from-the-document" in (await pixel.get_attribute("title") or "")
     await page.screenshot(path=shots / "07-markdown.png")
     await page.keyboard.press("Escape")
+
+    # The API's page: its Swagger UI comes from Docent itself, not from a CDN.
+    docs = await context.new_page()
+    await docs.goto(f"{app_url}/docs")
+    await docs.locator(".swagger-ui .info .title:has-text('Docent API')").wait_for()
+    await docs.locator(".swagger-ui .opblock").first.wait_for()  # the schema loaded too
+    await docs.screenshot(path=shots / "07b-api-docs.png")
+    await docs.close()
 
     # Every image URL above reached the page as text only: no request left it, no load
     # was even tried (Chromium reports a blocked load as a violation), no script failed.
