@@ -94,6 +94,12 @@ class Settings(BaseSettings):
     probe_rag_above: float = Field(
         0.45, description="Router: a best chunk this similar means a document question."
     )
+    session_idle_hours: float = Field(
+        12.0,
+        gt=0,
+        description="A window login ends after this many hours without use (the API token "
+        "never does); Lock in the window ends it at once.",
+    )
     open_browser: CliSuppress[bool] = Field(
         True, description="Open a browser tab on start (the command line says --no-browser)."
     )

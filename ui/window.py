@@ -18,7 +18,7 @@ from nicegui import app, core, ui
 from nicegui.server import Server
 
 from app.api import api_routers, include_routes, secure
-from app.api.guard import MB
+from app.api.body_limits import MB
 from app.api.login import LINK_SECONDS
 from app.collector import settle
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
@@ -74,7 +74,7 @@ class Window:
         make_private_dir(settings.data_dir)
         token = load_or_create_token(settings.token_path)
         self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
-        access = secure(app, self.services, settings, token)
+        self.access = access = secure(app, self.services, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
             "POST", "/_nicegui/client/*", settings.max_upload_mb * MB, setting="max_upload_mb"
@@ -126,7 +126,7 @@ class Window:
                 waiting.delete()
         from ui.page import chat_page
 
-        chat_page(container)
+        chat_page(container, self.access)
 
     def _on_startup(self) -> None:
         app.state.after_listening = asyncio.create_task(self._after_listening())

@@ -182,8 +182,9 @@ async def document_file(doc_id: str, documents: DocumentsDep) -> FileResponse:
         media_type=media,
         filename=path.name,
         content_disposition_type="inline",
-        # Served from Docent's own origin: whatever the file holds must not run as a page.
-        headers={"Content-Security-Policy": "sandbox"},  # nosniff: the guard adds it
+        # Served from Docent's own origin: whatever the file holds must not run as a page,
+        # nor be framed by another page to show it (nosniff: the guard adds it).
+        headers={"Content-Security-Policy": "sandbox; frame-ancestors 'none'"},
     )
 
 
