@@ -42,6 +42,10 @@ router = APIRouter(
     responses=ERROR_RESPONSES,
 )
 
+FILE_POLICY = (
+    "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline';"
+    " frame-ancestors 'none'"
+)
 STATUS = {
     DocumentNotFound: 404,
     FileTooLarge: 413,
@@ -183,8 +187,9 @@ async def document_file(doc_id: str, documents: DocumentsDep) -> FileResponse:
         filename=path.name,
         content_disposition_type="inline",
         # Served from Docent's own origin: whatever the file holds must not run as a page,
-        # nor be framed by another page to show it (nosniff: the guard adds it).
-        headers={"Content-Security-Policy": "sandbox; frame-ancestors 'none'"},
+        # load anything from elsewhere (an HTML document's tracking pixel), nor be framed
+        # by another page to show it (nosniff: the guard adds it).
+        headers={"Content-Security-Policy": FILE_POLICY},
     )
 
 
