@@ -14,8 +14,9 @@ score and rank (``KeywordScores.lookup``) and each chunk's share of the query's 
 
 Printed per engine and size: query p50/p95 (SQuAD questions, one at a time); writing
 1,000 chunks (20 new documents of 50, each its own write, tokenising included); the cold
-load (a fresh process opens the files and answers one query; the page cache is warm);
-then, at the first size, what ``kill -9`` during writes leaves; and lines of code.
+load (a fresh process, its imports done, opens the files and answers one query; the
+page cache is warm); then, at the first size, what ``kill -9`` during writes leaves; and
+lines of code.
 The load average is printed beside each run: the machine is shared.
 """
 
