@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from fastapi import APIRouter
 
     from app.container import Container
-    from ingest.lock import IndexLock
+    from app.startup import DataDirLock
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
 """What the services need and the server must not wait for: imported behind the socket."""
 
 
-def serve(settings: Settings, lock: IndexLock, *, started: float | None = None) -> int:
+def serve(settings: Settings, lock: DataDirLock, *, started: float | None = None) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
 
     ``lock`` is the data dir's, taken before anything else (a second Docent on the same
@@ -64,7 +64,7 @@ def serve(settings: Settings, lock: IndexLock, *, started: float | None = None) 
 class Window:
     """One serving process: its guard, its login link and its services' lifecycle."""
 
-    def __init__(self, settings: Settings, lock: IndexLock, *, started: float) -> None:
+    def __init__(self, settings: Settings, lock: DataDirLock, *, started: float) -> None:
         self.settings = settings
         self.lock = lock
         self.started = started
