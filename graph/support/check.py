@@ -1,0 +1,263 @@
+"""Check each sentence of a text against the passages it was written from.
+
+For every sentence the best span is the passage window (one sentence, or two in a row)
+that says the most nearly the same thing: the score mixes the cosine of their MiniLM
+vectors with the idf-weighted share of the sentence's content words the window holds.
+Below one bar nothing given says it; above it, every number, date, code and name of the
+sentence must also be in the span's passage, or the sentence is only partly supported and
+the missing items are named.
+
+The check is one object per answer (``SupportCheck``): ``prepare`` embeds the passages'
+sentences, which a turn can do while the model is still writing, and ``check`` then embeds
+only the answer's sentences, all in one call. Nothing calls a chat model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from graph.support.facts import Fact, FactIndex, index_passage, sentence_facts
+from graph.support.found import what_it_says
+from graph.support.sentences import Sentence, split_sentences
+from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.windows import (
+    Piece,
+    Window,
+    cut_pieces,
+    make_windows,
+    plain,
+    window_vectors,
+)
+from graph.support.words import content_terms
+from models.protocols import Embedder
+
+NEAR_PASSAGES = 3
+"""Passages whose best windows are checked for the sentence's facts, best first."""
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]+")
+
+
+@dataclass(frozen=True)
+class SupportBars:
+    """The constants of a verdict, calibrated on bench/data/support_dev.jsonl's tuning
+    half (bench/verify_eval.py prints how they do on the held-out half)."""
+
+    meaning: float = 0.6
+    """Share of the score that is meaning (cosine); the rest is shared content words."""
+    supported: float = 0.55
+    """From this score up, with every fact present, a sentence is supported."""
+    unsupported: float = 0.55
+    """Below this score no span says it. Between the two bars: partly."""
+    pair_penalty: float = 0.02
+    """What a two-sentence window gives up against one sentence, so spans stay tight."""
+    lacking: float = 0.5
+    """When more than this share of a sentence's facts is missing, it is unsupported: the
+    passage holds the words but not the relation ("Edison was born in Smiljan")."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the passages offer one sentence, before the bars decide a verdict."""
+
+    sentence: Sentence
+    said: str
+    """The sentence as embedded: no marks, no emphasis."""
+    best: Window | None
+    """The best window of all passages; None when there are no passages."""
+    score: float
+    by_passage: dict[int, float]
+    """Each passage's best window score, by passage index, best first."""
+    facts: list[Fact]
+    lacking: dict[int, tuple[Fact, ...]]
+    """For each of the best few passages, the sentence's facts its best window lacks."""
+
+
+class SupportCheck:
+    """One text's check against one list of passages. Not thread-safe: call in turn."""
+
+    def __init__(
+        self,
+        passages: Sequence[SourcePassage],
+        embedder: Embedder,
+        bars: SupportBars | None = None,
+    ) -> None:
+        self.passages = list(passages)
+        self.embedder = embedder
+        self.bars = bars or SupportBars()
+        self._pieces: list[Piece] | None = None
+        self._windows: list[Window] = []
+        self._window_vectors: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
+        self._idf: dict[str, float] = {}
+        self._default_idf = 1.0
+        self._common: set[str] = set()
+        self._facts: dict[int, FactIndex] = {}
+        self._named_before: list[frozenset[str]] = []
+        """For each piece, the words of its passage up to its end (names said earlier)."""
+        self._said: dict[str, npt.NDArray[np.float32]] = {}
+        """Vectors of the sentences embedded so far, by their plain text."""
+
+    def prepare(self) -> None:
+        """Cut the passages into windows and embed them (once; later calls do nothing)."""
+        self._ensure_windows([])
+
+    def read_ahead(self, partial: str) -> None:
+        """Embed the sentences of a text still being written that are complete already."""
+        sentences = [s for s in split_sentences(partial) if is_claim(s)][:-1]
+        self._ensure_windows([plain(s.text) for s in sentences])
+
+    def check(self, text: str) -> list[SentenceSupport]:
+        """One result per claim of ``text`` (headings and lead-ins ending in ":" are not)."""
+        return [self.judge(e) for e in self.evidence(text)]
+
+    def evidence(self, text: str) -> list[Evidence]:
+        """What the passages offer each claim of ``text``, before any bar is applied."""
+        sentences = [s for s in split_sentences(text) if is_claim(s)]
+        said = [plain(s.text) for s in sentences]
+        self._ensure_windows(said)
+        if not sentences:
+            return []
+        if not self._windows:
+            empty = zip(sentences, said, strict=True)
+            return [Evidence(s, p, None, 0.0, {}, [], {}) for s, p in empty]
+        vectors = np.stack([self._said[p] for p in said])
+        cosines = vectors @ self._window_vectors.T
+        return [
+            self._weigh(sentence, words, cosines[row])
+            for row, (sentence, words) in enumerate(zip(sentences, said, strict=True))
+        ]
+
+    def _ensure_windows(self, said: Sequence[str]) -> None:
+        """Embed what is new, the passages' pieces too if not yet, in one call."""
+        new = list(dict.fromkeys(p for p in said if p not in self._said))
+        first_time = self._pieces is None
+        pieces = cut_pieces(self.passages) if self._pieces is None else []
+        texts = [plain(self.passages[p.passage].text[p.start : p.end]) for p in pieces]
+        if not texts and not new:
+            return
+        vectors = np.asarray(self.embedder.embed(texts + new), dtype=np.float32)
+        for text, vector in zip(new, vectors[len(texts) :], strict=True):
+            self._said[text] = vector
+        if first_time:
+            self._pieces = pieces
+            self._windows = make_windows(self.passages, pieces)
+            if pieces:
+                self._window_vectors = window_vectors(self._windows, pieces, vectors[: len(texts)])
+            self._learn_words()
+            self._named_before = _named_before(pieces, self._windows)
+
+    def _learn_words(self) -> None:
+        pieces = [w for w in self._windows if w.first == w.last]
+        frequency: Counter[str] = Counter(t for w in pieces for t in w.terms)
+        count = len(pieces)
+        self._idf = {t: math.log(1 + (count + 1) / (df + 1)) for t, df in frequency.items()}
+        self._default_idf = math.log(2 + count)
+        self._common = {w for p in self.passages for w in _LOWER_WORD.findall(p.text)}
+
+    def _weigh(self, sentence: Sentence, said: str, cosines: npt.NDArray[np.float32]) -> Evidence:
+        scores = self._scores(said, cosines)
+        order = np.argsort(-scores, kind="stable")
+        by_passage: dict[int, float] = {}
+        for i in order:
+            by_passage.setdefault(self._windows[int(i)].passage, float(scores[i]))
+        facts = sentence_facts(said, self._common)
+        lacking = {p: tuple(f for f in facts if not self._facts_of(p).has(f)) for p in by_passage}
+        best = self._windows[int(order[0])]
+        score = float(np.clip(scores[order[0]], 0.0, 1.0))
+        return Evidence(sentence, said, best, score, by_passage, facts, lacking)
+
+    def judge(self, evidence: Evidence, bars: SupportBars | None = None) -> SentenceSupport:
+        """The verdict on one sentence's evidence under ``bars`` (the check's own if None);
+        only the two bars are read, the evidence already holds the score."""
+        bars = bars or self.bars
+        sentence, best, score = evidence.sentence, evidence.best, evidence.score
+        if best is None or score < bars.unsupported:
+            return SentenceSupport(
+                sentence.text, sentence.start, sentence.end, "unsupported", score
+            )
+        near = [p for p in evidence.lacking if evidence.by_passage[p] >= bars.unsupported]
+        missing = [f for f in evidence.facts if all(f in evidence.lacking[p] for p in near)]
+        if missing and len(missing) > bars.lacking * len(evidence.facts):
+            return SentenceSupport(
+                sentence.text, sentence.start, sentence.end, "unsupported", score
+            )
+        verdict: Verdict = "supported" if score >= bars.supported and not missing else "partly"
+        others = [
+            p
+            for p in near
+            if p != best.passage
+            and evidence.by_passage[p] >= bars.supported
+            and not evidence.lacking[p]
+        ]
+        passage = self.passages[best.passage]
+        facts = self._facts_of(best.passage)
+        found = {
+            f.text: text
+            for f in missing
+            if (text := what_it_says(f, evidence.said, evidence.facts, facts, best))
+        }
+        return SentenceSupport(
+            text=sentence.text,
+            start=sentence.start,
+            end=sentence.end,
+            verdict=verdict,
+            score=score,
+            missing=tuple(f.text for f in missing),
+            found=found,
+            source=SupportSpan(
+                n=passage.n,
+                file=passage.file,
+                path=passage.path,
+                page=passage.page,
+                text=passage.text[best.start : best.end],
+                start=best.start,
+                end=best.end,
+            ),
+            supported_by=tuple(self.passages[p].n for p in [best.passage, *others]),
+        )
+
+    def _scores(self, said: str, cosines: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        terms = set(content_terms(said))
+        weights = {t: self._idf.get(t, self._default_idf) for t in terms}
+        total = sum(weights.values())
+        cover = np.array([sum(weights[t] for t in terms & w.terms) for w in self._windows]) / (
+            total or 1.0
+        )
+        pairs = np.array([w.first != w.last for w in self._windows], dtype=np.float64)
+        meaning = self.bars.meaning
+        return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
+
+    def _facts_of(self, passage: int) -> FactIndex:
+        if passage not in self._facts:
+            self._facts[passage] = index_passage(self.passages[passage].text)
+        return self._facts[passage]
+
+
+def _named_before(pieces: Sequence[Piece], windows: Sequence[Window]) -> list[frozenset[str]]:
+    singles = {w.first: w.terms for w in windows if w.first == w.last}
+    out: list[frozenset[str]] = []
+    for i, piece in enumerate(pieces):
+        earlier = out[-1] if i and pieces[i - 1].passage == piece.passage else frozenset()
+        out.append(earlier | singles[i])
+    return out
+
+
+def is_claim(sentence: Sentence) -> bool:
+    """Whether a sentence states something to check: not a heading, a lead-in or a rule."""
+    text = sentence.text.rstrip("*_ ")
+    return not sentence.heading and not text.endswith(":") and bool(content_terms(plain(text)))
+
+
+def verify(
+    text: str,
+    passages: Sequence[SourcePassage],
+    embedder: Embedder,
+    bars: SupportBars | None = None,
+) -> list[SentenceSupport]:
+    """Check any text against given passages, sentence by sentence (one embedder call)."""
+    return SupportCheck(passages, embedder, bars).check(text)
