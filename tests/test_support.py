@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from graph.retrieval.retriever import Retriever
 from graph.support import SourcePassage, SupportCheck, verify
+from graph.support.library import verify_in_library
+from ingest.keyword import KeywordIndex
+from ingest.types import Chunk
 from models.embeddings import MiniLMEmbedder
+from models.query_cache import CachedQueryEmbedder
+from models.reranker import PassThroughReranker
+from tests.fakes.dense import FakeDenseIndex, FakeLibrary
 from tests.fakes.embedder import FakeEmbedder
 
 OIL = SourcePassage(
@@ -171,3 +178,37 @@ def test_meaning_carries_a_paraphrase_and_not_a_new_claim(minilm: MiniLMEmbedder
     source = results[0].source
     assert source is not None and source.n == 3
     assert "emigrated to the United States in 1884" in source.text
+
+
+def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> None:
+    embedder = FakeEmbedder()
+    dense, keyword = FakeDenseIndex(embedder), KeywordIndex()
+    paths = []
+    for passage in PASSAGES:
+        chunks = [
+            Chunk(
+                f"id-{passage.path}",
+                passage.path,
+                passage.file,
+                passage.page,
+                0,
+                0,
+                len(passage.text),
+                passage.text,
+                "sha",
+            )
+        ]
+        dense.replace_document(f"id-{passage.path}", chunks)
+        keyword.replace_document(f"id-{passage.path}", chunks)
+        paths.append(passage.path)
+    retriever = Retriever(
+        dense, keyword, CachedQueryEmbedder(embedder), PassThroughReranker(), FakeLibrary(paths)
+    )
+    text = "Tesla emigrated to the United States in 1884. The crisis created a rift within NATO."
+    results = verify_in_library(text, retriever, embedder)
+    assert [r.verdict for r in results] == ["supported", "supported"]
+    assert [r.source.path for r in results if r.source] == ["people/tesla.md", "history/nato.pdf"]
+    for result in results:
+        assert result.source is not None
+        passage = next(p for p in PASSAGES if p.path == result.source.path)
+        assert passage.text[result.source.start : result.source.end] == result.source.text
