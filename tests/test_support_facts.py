@@ -81,3 +81,20 @@ def test_a_name_is_present_when_its_distinctive_words_are_in_any_case() -> None:
     for name, expected in present.items():
         (fact,) = [f for f in sentence_facts(f"He met {name} there.") if f.kind == "name"]
         assert passage.has(fact) is expected, name
+
+
+def test_a_name_must_keep_its_ending_words() -> None:
+    passage = index_passage("Black's Law Dictionary includes non-violence; force is not used.")
+    for name, expected in {
+        "Black's Law Dictionary": True,
+        "the Law Dictionary": True,
+        "Black's Air Force": False,  # "Black" and "force" are there, not the name
+    }.items():
+        (fact,) = [f for f in sentence_facts(f"He read {name} there.") if f.kind == "name"]
+        assert passage.has(fact) is expected, name
+
+
+def test_words_that_open_answers_are_not_names() -> None:
+    assert facts("Numerous samples were found in Texas.") == [("name", "Texas")]
+    assert facts("Additionally, the lab closed.") == []
+    assert facts("Contemporary tests are fast.") == []

@@ -99,6 +99,19 @@ GENERIC = frozenset(
     "western new old great upper lower united national royal central".split()
 )
 """Words that many names share; a name's distinctive words are the others."""
+OPENERS = frozenset(
+    "additionally also overall notably however moreover furthermore yet still thus therefore "
+    "hence consequently meanwhile similarly likewise instead finally first second third "
+    "lastly later earlier today currently recently historically traditionally generally "
+    "typically usually often sometimes numerous several many various most some few both "
+    "each every another other such modern contemporary ancient early late main major "
+    "primary key important significant according despite although though while because "
+    "since unlike like based following during after before between among within without "
+    "unfortunately fortunately interestingly importantly essentially specifically "
+    "particularly especially initially eventually ultimately subsequently together "
+    "alternatively nevertheless nonetheless accordingly indeed overall here there".split()
+)
+"""Words that open sentences (an answer's more than a passage's) and are never names."""
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
@@ -142,12 +155,17 @@ class FactIndex:
 
 
 def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
-    """Whether a text with these fact keys and word terms states ``fact``."""
+    """Whether a text with these fact keys and word terms states ``fact``.
+
+    A name is there when the words that end it are, at least half of them: "Tesla" names
+    "Nikola Tesla", but "Black's Law" does not hold "Black's Air Force"."""
     if fact.kind != "name":
         return fact.key in keys
     parts = fact.key.split()
-    present = sum(part in words for part in parts)
-    return parts[-1] in words and 2 * present >= len(parts)
+    ending = 0
+    while ending < len(parts) and parts[-1 - ending] in words:
+        ending += 1
+    return 2 * ending >= len(parts)
 
 
 def blank_citations(text: str) -> str:
@@ -311,7 +329,9 @@ def _name_fact(text: str, run: list[re.Match[str]], common: Collection[str] | No
     words = [_POSSESSIVE.sub("", m.group(0)) for m in run]
     if common is not None and run[0].start() == _first_token_start(text):
         word = words[0].lower()
-        if len(words) == 1 and (word in common or word in STOP or word.endswith("ly")):
+        if len(words) == 1 and (
+            word in common or word in STOP or word in OPENERS or word.endswith("ly")
+        ):
             return None  # "Born in 1856, ...", "Later, ..."
     if len(words) == 1 and (words[0] == "I" or words[0].lower() in STOP):
         return None
