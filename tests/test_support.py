@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graph.retrieval.retriever import Retriever
-from graph.support import SourcePassage, SupportCheck, verify
+from graph.state import Source
+from graph.support import SourcePassage, SupportCheck, source_passages, verify
 from graph.support.library import verify_in_library
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk
@@ -212,3 +213,18 @@ def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> No
         assert result.source is not None
         passage = next(p for p in PASSAGES if p.path == result.source.path)
         assert passage.text[result.source.start : result.source.end] == result.source.text
+
+
+def test_a_turns_sources_become_the_checks_passages() -> None:
+    sources: list[Source] = [
+        {
+            "n": 1,
+            "file": "nato.pdf",
+            "path": "history/nato.pdf",
+            "page": 4,
+            "snippet": "",
+            "score": 0.8,
+        }
+    ]
+    (passage,) = source_passages(sources, [NATO.text])
+    assert passage == SourcePassage(1, NATO.text, "nato.pdf", "history/nato.pdf", 4)

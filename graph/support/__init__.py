@@ -6,13 +6,20 @@ what a given passage says, and rewrites the answer's citations to match.
     support = check.check(answer)              # one SentenceSupport per claim
     cited = correct_citations(answer, support, [p.n for p in passages])
 
-``verify(text, passages, embedder)`` does the first three in one call, for any text.
+``verify(text, passages, embedder)`` does the first three in one call, for any text;
+``source_passages(state["sources"], state["passages"])`` makes a turn's passages.
 """
 
 from graph.support.check import SupportBars, SupportCheck, is_claim, verify
 from graph.support.cite import CitedAnswer, Mark, citation_marks, correct_citations
 from graph.support.sentences import Sentence, split_sentences
-from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.types import (
+    SentenceSupport,
+    SourcePassage,
+    SupportSpan,
+    Verdict,
+    source_passages,
+)
 
 __all__ = [
     "CitedAnswer",
@@ -27,6 +34,7 @@ __all__ = [
     "citation_marks",
     "correct_citations",
     "is_claim",
+    "source_passages",
     "split_sentences",
     "verify",
 ]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from graph.state import Source
 
 Verdict = Literal["supported", "partly", "unsupported"]
 
@@ -18,6 +21,15 @@ class SourcePassage:
     file: str = ""
     path: str = ""
     page: int | None = None
+
+
+def source_passages(sources: Sequence[Source], texts: Sequence[str]) -> list[SourcePassage]:
+    """A turn's numbered sources with their passages' full texts (the state's ``sources``
+    and ``passages``), as the support check takes them."""
+    return [
+        SourcePassage(s["n"], text, s["file"], s["path"], s["page"])
+        for s, text in zip(sources, texts, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
