@@ -140,13 +140,22 @@ def test_prepared_and_read_ahead_checks_embed_only_what_is_new() -> None:
     check.prepare()
     check.prepare()
     assert len(embedder.calls) == 1
-    answer = "The embargo caused an oil crisis. He later founded his own laboratory."
+    answer = "The embargo caused an oil crisis. He later founded a laboratory of his own."
     check.read_ahead(answer[:45])  # the first sentence is complete, the second is not
     assert embedder.calls[-1] == ["The embargo caused an oil crisis."]
     results = check.check(answer)
-    assert embedder.calls[-1] == ["He later founded his own laboratory."]
+    assert embedder.calls[-1] == ["He later founded a laboratory of his own."]
     assert len(embedder.calls) == 3
     assert [r.verdict for r in results] == ["supported", "supported"]
+
+
+def test_a_sentence_copied_from_a_passage_reuses_its_vector() -> None:
+    embedder = FakeEmbedder()
+    check = SupportCheck(PASSAGES, embedder)
+    (result,) = check.check("He later founded his own laboratory.")
+    assert len(embedder.calls) == 1
+    assert embedder.calls[0].count("He later founded his own laboratory.") == 1
+    assert result.verdict == "supported" and result.score > 0.99
 
 
 def test_no_passages_or_no_claims() -> None:
