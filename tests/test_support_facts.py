@@ -98,3 +98,12 @@ def test_words_that_open_answers_are_not_names() -> None:
     assert facts("Numerous samples were found in Texas.") == [("name", "Texas")]
     assert facts("Additionally, the lab closed.") == []
     assert facts("Contemporary tests are fast.") == []
+
+
+def test_an_acronym_is_present_when_its_name_is_spelled_out() -> None:
+    passage = index_passage(
+        "The American Automobile Association and the European Court of Justice met."
+    )
+    for acronym, expected in {"AAA": True, "ECJ": True, "NATO": False}.items():
+        (fact,) = sentence_facts(f"He met the {acronym} there.")
+        assert passage.has(fact) is expected, acronym

@@ -89,6 +89,9 @@ _CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]")
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
+ACRONYM_PREFIX = "acr:"
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|for|de)\s+)?[A-Z][\w'’-]+)+")
 CONNECTORS = frozenset("of de da di du del della van von der den la le bin ibn al".split())
 """Lower-case words inside a name: "University of Chicago", "Leonardo da Vinci"."""
 GENERIC = frozenset(
@@ -161,11 +164,25 @@ def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
     "Nikola Tesla", but "Black's Law" does not hold "Black's Air Force"."""
     if fact.kind != "name":
         return fact.key in keys
+    if _ACRONYM.fullmatch(fact.text) and f"{ACRONYM_PREFIX}{fact.text.lower()}" in words:
+        return True  # "AAA" for "American Automobile Association"
     parts = fact.key.split()
     ending = 0
     while ending < len(parts) and parts[-1 - ending] in words:
         ending += 1
     return 2 * ending >= len(parts)
+
+
+def acronyms(text: str) -> set[str]:
+    """The initials of each run of capitalised words, as terms: "American Automobile
+    Association" gives "acr:aaa" (and "acr:aa"), "European Court of Justice" "acr:ecj"."""
+    found = set()
+    for run in _CAPITALISED_RUN.finditer(text):
+        words = [w for w in run.group(0).split() if w[0].isupper() and w.lower() not in STOP]
+        initials = "".join(w[0] for w in words).lower()
+        # "United States of America" stands for "USA" and, by its first words, "US".
+        found |= {ACRONYM_PREFIX + initials[:n] for n in range(2, len(initials) + 1)}
+    return found
 
 
 def blank_citations(text: str) -> str:
@@ -209,7 +226,7 @@ def index_passage(passage: str) -> FactIndex:
             spans.append((match.start(), match.end(), frozenset([number_key])))
     for _, _, keys in spans:
         index.keys |= keys
-    index.words = set(content_terms(text))
+    index.words = set(content_terms(text)) | acronyms(text)
     return index
 
 

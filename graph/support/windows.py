@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from graph.support.facts import blank_citations
+from graph.support.facts import acronyms, blank_citations
 from graph.support.sentences import split_sentences
 from graph.support.types import SourcePassage
 from graph.support.words import content_terms
@@ -91,9 +91,9 @@ def _trim_end(text: str, start: int, end: int) -> int:
 
 def make_windows(passages: Sequence[SourcePassage], pieces: Sequence[Piece]) -> list[Window]:
     """Each piece alone, and each two consecutive pieces of the same passage."""
-    piece_terms = [
-        frozenset(content_terms(plain(passages[p.passage].text[p.start : p.end]))) for p in pieces
-    ]
+    texts = [plain(passages[p.passage].text[p.start : p.end]) for p in pieces]
+    # A window's terms hold its names' initials too, so "AAA" finds its name spelled out.
+    piece_terms = [frozenset(content_terms(text)) | acronyms(text) for text in texts]
     windows = []
     for i, piece in enumerate(pieces):
         windows.append(Window(piece.passage, i, i, piece.start, piece.end, piece_terms[i]))
