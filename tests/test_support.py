@@ -95,6 +95,19 @@ def test_a_swapped_name_and_date_are_both_named() -> None:
     assert result.found["10 July 1857"] == "10 July 1856"
 
 
+def test_a_number_from_elsewhere_in_the_same_passage_is_still_missing() -> None:
+    """Its span must hold the number: 1856 is in the passage, but as the birth year."""
+    (moved,) = verify("Tesla emigrated to the United States in 1856.", PASSAGES, FakeEmbedder())
+    assert (moved.verdict, moved.missing, moved.found) == ("partly", ("1856",), {"1856": "1884"})
+    assert moved.source is not None and "emigrated" in moved.source.text
+
+
+def test_a_name_said_before_its_span_counts() -> None:
+    """The span says "He emigrated"; the passage named him in the sentence before."""
+    (result,) = verify("Tesla emigrated to the United States in 1884.", PASSAGES, FakeEmbedder())
+    assert result.verdict == "supported"
+
+
 def test_a_sentence_nothing_given_says_is_unsupported_without_a_source() -> None:
     (result,) = verify("Penguins migrate south to breed in winter.", PASSAGES, FakeEmbedder())
     assert result.verdict == "unsupported"
