@@ -1,6 +1,6 @@
 """The support check on its dev set: verdict rates against the targets, and its speed.
 
-    uv run python bench/verify_eval.py [--tune] [--reps 15]
+    uv run python bench/verify_eval.py [--tune] [--reps 15] [--no-timing | --only-timing]
 
 bench/data/support_dev.jsonl (built by bench/build_support_dev.py) holds SQuAD sentences
 with the passages an answer would have had: supported (verbatim and paraphrased),
@@ -323,12 +323,16 @@ def main() -> None:
     parser.add_argument("--tune", action="store_true", help="choose the bars on the tuning half")
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--only-timing", action="store_true")
     parser.add_argument(
         "--vectors", type=Path, default=VECTORS, help="where the dev set's vectors are kept"
     )
     args = parser.parse_args()
     items = load_items()
     minilm = MiniLMEmbedder()
+    if args.only_timing:
+        timing(items, minilm, args.reps)
+        return
     embedder = RememberingEmbedder(minilm, args.vectors)
     kinds = Counter((i["split"], i["expected"]) for i in items)
     print(
