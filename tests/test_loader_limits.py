@@ -1,0 +1,72 @@
+"""Files built to exhaust memory fail fast, inside the loaders, with a reason that names
+what was too big; the parser process's memory limit is only the last resort."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ingest.loaders import UnreadableFile, load
+from ingest.loaders.limits import CappedPart
+from tests.bombs import docx_long_text, docx_many_styles
+
+
+def _reason(path: Path) -> str:
+    with pytest.raises(UnreadableFile) as refused:
+        load(path)
+    return refused.value.reason
+
+
+def test_a_run_of_text_past_the_limit_is_refused_without_reading_the_rest(
+    tmp_path: Path,
+) -> None:
+    path = docx_long_text(tmp_path / "long.docx", chars=64 << 20)
+
+    reason = _reason(path)
+
+    assert reason.startswith("this Word file has a run of more than 1,048,576 characters")
+    assert "(part word/document.xml)" in reason
+
+
+def test_a_part_parsed_whole_may_hold_only_so_many_elements(tmp_path: Path) -> None:
+    path = docx_many_styles(tmp_path / "styles.docx", 300_000)
+
+    reason = _reason(path)
+
+    assert reason.startswith("this Word file has more than 250,000 XML elements in one part")
+    assert "(part word/styles.xml)" in reason
+
+
+def test_a_part_is_cut_off_at_its_byte_limit_whatever_its_header_says() -> None:
+    for how in ("all", "blocks"):
+        part = CappedPart(io.BytesIO(b"x" * 100), "word/document.xml", "Word", limit=64)
+        with pytest.raises(UnreadableFile) as refused:
+            if how == "all":
+                part.read()
+            else:
+                while part.read(16):
+                    pass
+        assert refused.value.reason.startswith("this Word file expands to more than 64 bytes")
+    exact = CappedPart(io.BytesIO(b"x" * 64), "word/document.xml", "Word", limit=64)
+    assert exact.read() == b"x" * 64  # at the limit is fine
+
+
+def test_entity_expansion_is_still_refused_by_expat(tmp_path: Path) -> None:
+    """Billion laughs, expanded in an attribute, which no limit of ours counts."""
+    entities = '<!ENTITY a "aaaaaaaaaa">' + "".join(
+        f'<!ENTITY {b} "{("&" + a + ";") * 10}">'
+        for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    path = tmp_path / "laughs.docx"
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr(
+            "word/document.xml",
+            f'<?xml version="1.0"?><!DOCTYPE d [{entities}]>'
+            '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+            '<w:body><w:p w:rsidR="&i;"><w:r><w:t>Hi</w:t></w:r></w:p></w:body></w:document>',
+        )
+
+    assert _reason(path).startswith("damaged Word file")
