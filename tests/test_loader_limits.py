@@ -70,3 +70,35 @@ def test_entity_expansion_is_still_refused_by_expat(tmp_path: Path) -> None:
         )
 
     assert _reason(path).startswith("damaged Word file")
+
+
+def test_a_csv_row_with_too_many_fields_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "wide.csv"
+    path.write_text("name,value\n" + "a," * 150_000 + "\n")
+
+    assert _reason(path).startswith("a row of this CSV file has more than 100,000 fields")
+
+
+@pytest.mark.parametrize(
+    "row",
+    ["a" * (5 << 20), ",".join(['"' + "a line inside quotes\n" * 40_000 + '"'] * 6)],
+    ids=["one line", "quoted lines"],
+)
+def test_a_csv_row_too_long_is_refused_before_the_csv_reader_builds_it(
+    tmp_path: Path, row: str
+) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text("name,value\n" + row + ",1\n")
+
+    assert _reason(path).startswith("a row of this CSV file is longer than 4,194,304 characters")
+
+
+def test_csv_rows_after_a_long_one_start_counting_again(tmp_path: Path) -> None:
+    """The limit is per row: many rows that add up to more than it are fine."""
+    path = tmp_path / "many.csv"
+    row = "x" * 1000
+    path.write_text("name\n" + f"{row}\n" * 10_000)
+
+    pages = load(path)
+
+    assert sum(page.text.count("\n") for page in pages) == 10_000
