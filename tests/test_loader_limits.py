@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ingest.loaders import UnreadableFile, load
-from ingest.loaders.limits import CappedPart
-from tests.bombs import docx_long_text, docx_many_styles
+from ingest.loaders.limits import TEXT_CHARS, CappedPart
+from ingest.parsing.tasks import PAGE_CHARS, read_document
+from tests.bombs import P_NS, R_NS, docx_long_text, docx_many_styles, rels_part
 
 
 def _reason(path: Path) -> str:
@@ -70,6 +71,34 @@ def test_entity_expansion_is_still_refused_by_expat(tmp_path: Path) -> None:
         )
 
     assert _reason(path).startswith("damaged Word file")
+
+
+def test_a_slide_whose_text_would_fill_the_app_is_refused_at_the_boundary(
+    tmp_path: Path,
+) -> None:
+    """Each run is under the text limit, but the page they make is too big to hand over."""
+    run = "<a:p><a:r><a:t>" + "a" * (TEXT_CHARS - 1) + "</a:t></a:r></a:p>"
+    runs = PAGE_CHARS // (TEXT_CHARS - 1) + 1
+    path = tmp_path / "deck.pptx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as package:
+        slides = rels_part(("slide", "slides/slide1.xml"))
+        package.writestr("ppt/_rels/presentation.xml.rels", slides)
+        package.writestr(
+            "ppt/presentation.xml",
+            f'<p:presentation {P_NS} {R_NS}><p:sldIdLst><p:sldId id="256" r:id="rId1"/>'
+            "</p:sldIdLst></p:presentation>",
+        )
+        package.writestr(
+            "ppt/slides/slide1.xml",
+            f'<p:sld {P_NS} xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+            f"<p:cSld><p:spTree><p:sp><p:txBody>{run * runs}</p:txBody></p:sp>"
+            "</p:spTree></p:cSld></p:sld>",
+        )
+
+    with pytest.raises(UnreadableFile) as refused:
+        list(read_document(str(path), None))
+
+    assert refused.value.reason.startswith("page 1 of this file holds more than 8,388,608")
 
 
 def test_a_csv_row_with_too_many_fields_is_refused(tmp_path: Path) -> None:
