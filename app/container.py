@@ -118,7 +118,7 @@ class Container:
         self.keyword = KeywordIndex(settings.data_dir / "keyword")
         self.indexes.append(self.keyword)
         self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
-        """The worker processes every file is opened in."""
+        """The worker processes every file is opened in, for the indexer and MCP alike."""
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
@@ -136,6 +136,7 @@ class Container:
             settings.docs_dir,
             self.registry,
             self.indexer,
+            parsers=self.parsers,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
             size_setting="DOCENT_MAX_UPLOAD_MB"
             if settings.max_upload_mb <= settings.max_file_mb
