@@ -9,7 +9,9 @@ is killed and replaced. The app's side only ever holds a page at a time.
 Workers are started lazily, up to ``size`` (the indexer's places), from multiprocessing's
 fork server, which has imported the loaders once: a fresh worker is a fork, a few
 milliseconds. Plain ``fork`` of the app would copy its onnxruntime and Chroma threads'
-locks mid-use; ``spawn`` (the only choice on Windows) works the same, only slower.
+locks mid-use; ``spawn`` (the only choice on Windows) works the same, only slower. As
+with any multiprocessing code, a worker imports the app's main module (run.py) before it
+starts, so an entry script keeps its work under ``if __name__ == "__main__"``.
 
 A task is any module-level function that returns an iterator (``wire.Task``): reading a
 document is one (``tasks.read_document``); another kind of job, such as OCR of a page,
