@@ -342,3 +342,32 @@ async def test_the_memory_setting_limits_the_apps_parser_processes(tmp_path: Pat
             what="the next file to index",
         )
         assert before not in parsers.pids()
+
+
+_UNGUARDED = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from ingest.parsing import ParserPool, ParserUnavailable
+try:
+    ParserPool(size=1).open_document(Path(sys.argv[2]))
+except ParserUnavailable as error:
+    print("unavailable:", error)
+"""
+
+
+def test_a_worker_that_cannot_start_blames_no_file(tmp_path: Path) -> None:
+    """A script without a main guard runs again in each worker, which then fails."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED)
+    (tmp_path / "notes.txt").write_text("fine")
+
+    done = subprocess.run(
+        [sys.executable, str(script), str(ROOT), str(tmp_path / "notes.txt")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert "unavailable: a parser process could not start" in done.stdout, done.stderr
+    assert '__name__ == "__main__"' in done.stdout

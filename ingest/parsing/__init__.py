@@ -5,7 +5,7 @@
 process's loop, ``tasks`` what it runs, ``wire`` what crosses the pipe.
 """
 
-from ingest.parsing.pool import Cancelled, Lease, ParserPool
+from ingest.parsing.pool import Cancelled, Lease, ParserPool, ParserUnavailable
 from ingest.parsing.remote import RemoteDocument
 
-__all__ = ["Cancelled", "Lease", "ParserPool", "RemoteDocument"]
+__all__ = ["Cancelled", "Lease", "ParserPool", "ParserUnavailable", "RemoteDocument"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
+import time
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from pathlib import Path
@@ -32,17 +33,23 @@ from typing import Any
 from ingest.loaders import UnreadableFile
 from ingest.parsing.remote import RemoteDocument
 from ingest.parsing.tasks import read_document
-from ingest.parsing.wire import End, Failed, Item, Next, Start, Task, decode
+from ingest.parsing.wire import End, Failed, Item, Next, Ready, Start, Task, decode
 from ingest.parsing.worker import serve
 
 _POLL = 0.1
 """How often a waiting thread looks at its cancel event (seconds)."""
 _JOIN = 2.0
 """How long a worker that was let go may take to leave before it is killed."""
+_START = 60.0
+"""How long a new worker may take to say it is ready (a busy machine, a slow disk)."""
 
 
 class Cancelled(Exception):
     """The work was cancelled (its file changed or went away, or the app is stopping)."""
+
+
+class ParserUnavailable(Exception):
+    """A parser process could not be started; no file is to blame."""
 
 
 class ParserPool:
@@ -95,7 +102,7 @@ class ParserPool:
                 self._starting += 1
         if worker is None:
             try:
-                worker = _Worker.start(self._context, self.memory_mb << 20)
+                worker = _Worker.start(self._context, self.memory_mb << 20, cancelled)
             finally:
                 with self._lock:
                     self._starting -= 1
@@ -239,14 +246,38 @@ class _Worker:
         self.conn = conn
 
     @classmethod
-    def start(cls, context: BaseContext, memory_limit: int) -> _Worker:
+    def start(
+        cls, context: BaseContext, memory_limit: int, cancelled: threading.Event | None
+    ) -> _Worker:
+        """A new worker, once it says it is ready; raises ParserUnavailable if it cannot
+        start (no file is to blame), or Cancelled."""
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
             target=serve, args=(theirs, memory_limit), name="docent-parser", daemon=True
         )
         process.start()
         theirs.close()  # the worker holds the only other end: its exit closes the pipe
-        return cls(process, ours)
+        worker = cls(process, ours)
+        deadline = time.monotonic() + _START
+        try:
+            while not ours.poll(_POLL):
+                if cancelled is not None and cancelled.is_set():
+                    raise Cancelled("cancelled while a parser process started")
+                if time.monotonic() > deadline:
+                    raise ParserUnavailable(f"a parser process did not start in {_START:.0f} s")
+            if not isinstance(ours.recv(), Ready):
+                raise ParserUnavailable("a parser process started wrong")
+        except (EOFError, OSError):
+            worker.stop()
+            raise ParserUnavailable(
+                f"a parser process could not start (exit code {process.exitcode}). Where the"
+                " app runs from a script, its work must be under"
+                ' `if __name__ == "__main__"`: a new process imports that script first.'
+            ) from None
+        except BaseException:
+            worker.stop()
+            raise
+        return worker
 
     def kill(self) -> None:
         """Stop the process now (from any thread); the pipe stays open for its reader."""

@@ -1,9 +1,10 @@
 """What crosses the pipe between the app and a parser process, errors included.
 
-The app sends ``Start`` (a task and its arguments; a payload of bytes, when there is one,
-follows as a message of its own, so it is never pickled) and then ``Next`` as it wants
-more; the worker answers each with ``Item``, ``End`` or ``Failed``. A task is any
-module-level function that returns an iterator: its first item answers ``Start``.
+A new worker first says ``Ready``. Then the app sends ``Start`` (a task and its
+arguments; a payload of bytes, when there is one, follows as a message of its own, so it
+is never pickled) and ``Next`` as it wants more; the worker answers each with ``Item``,
+``End`` or ``Failed``. A task is any module-level function that returns an iterator: its
+first item answers ``Start``.
 
 Errors cross as ``WireError`` and are raised again on the app's side as the types the
 indexer tells apart: UnreadableFile, UnsupportedFile, and OSError by errno (so a missing
@@ -29,6 +30,11 @@ Task = Callable[..., Iterator[Any]]
 
 _EXPAT_NO_MEMORY = expat_errors.codes[expat_errors.XML_ERROR_NO_MEMORY]
 """The code of expat's ParseError when its own allocation failed ("out of memory")."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A new worker is set up and waits for its first request."""
 
 
 @dataclass(frozen=True)

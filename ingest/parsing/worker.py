@@ -23,6 +23,7 @@ from ingest.parsing.wire import (
     Failed,
     Item,
     Next,
+    Ready,
     Reply,
     Start,
     WireError,
@@ -42,6 +43,10 @@ def serve(conn: Connection, memory_limit: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the app's; it stops us
     _exit_with_app()
     _limit_memory(memory_limit)
+    try:
+        conn.send(Ready())
+    except OSError:
+        return
     task: Iterator[Any] | None = None
     while True:
         try:
