@@ -76,7 +76,7 @@ def run_one(repo: Path, bomb: Path, cap: int, timeout: float) -> dict[str, objec
         preexec_fn=cap_memory,  # the child runs no threads yet
     )
     timed_out = False
-    with TreeSampler(proc.pid) as sampler:
+    with TreeSampler(proc.pid, every=0.01) as sampler:  # a worker may live a second
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
