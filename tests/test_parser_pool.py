@@ -122,14 +122,11 @@ def test_a_file_over_the_memory_limit_fails_saying_so_and_its_worker_is_replaced
         pool.close()
 
 
-@needs_proc
-async def test_closing_a_document_mid_read_kills_its_worker(
-    pool: ParserPool, tmp_path: Path
-) -> None:
-    """The producer thread waits on the pipe; another thread closes the document."""
-    path = tmp_path / "stuck.txt"
-    path.write_text("anything")
-    document = RemoteDocument.open(pool, stuck_reading, path, None, None)
+def _read_in_a_thread(
+    document: RemoteDocument,
+) -> tuple[threading.Thread, list[BaseException]]:
+    """Read every page in a thread of its own (the pipeline's producer); the list gets
+    what the reading ended with."""
     outcome: list[BaseException] = []
 
     def read() -> None:
@@ -140,6 +137,18 @@ async def test_closing_a_document_mid_read_kills_its_worker(
 
     reader = threading.Thread(target=read)
     reader.start()
+    return reader, outcome
+
+
+@needs_proc
+async def test_closing_a_document_mid_read_kills_its_worker(
+    pool: ParserPool, tmp_path: Path
+) -> None:
+    """The producer thread waits on the pipe; another thread closes the document."""
+    path = tmp_path / "stuck.txt"
+    path.write_text("anything")
+    document = RemoteDocument.open(pool, stuck_reading, path, None, None)
+    reader, outcome = _read_in_a_thread(document)
     marker = tmp_path / "stuck.txt.parsing"
     await eventually(marker.exists, what="the worker to be stuck on the file")
     pid = int(marker.read_text())
@@ -159,16 +168,7 @@ async def test_a_cancel_event_kills_the_worker_at_once(pool: ParserPool, tmp_pat
     path.write_text("anything")
     cancelled = threading.Event()
     document = RemoteDocument.open(pool, stuck_reading, path, None, cancelled)
-    outcome: list[BaseException] = []
-
-    def read() -> None:
-        try:
-            list(document.pages())
-        except BaseException as error:
-            outcome.append(error)
-
-    reader = threading.Thread(target=read)
-    reader.start()
+    reader, outcome = _read_in_a_thread(document)
     marker = tmp_path / "stuck.txt.parsing"
     await eventually(marker.exists, what="the worker to be stuck on the file")
 
@@ -322,11 +322,13 @@ async def test_the_memory_setting_limits_the_apps_parser_processes(tmp_path: Pat
         docx_many_styles(docs / "styles.docx", 200_000)  # ~70 MB once parsed
         app.container.indexer.enqueue(docs / "styles.docx")
 
-        def failed() -> bool:
-            record = app.container.registry.get_by_path("styles.docx")
-            return record is not None and record.status == DocStatus.ERROR
+        def status(rel: str) -> DocStatus | None:
+            record = app.container.registry.get_by_path(rel)
+            return record.status if record else None
 
-        await eventually(failed, timeout=60, what="styles.docx to fail")
+        await eventually(
+            lambda: status("styles.docx") == DocStatus.ERROR, timeout=60, what="styles.docx"
+        )
         record = app.container.registry.get_by_path("styles.docx")
         assert record is not None and record.error is not None
         assert f"more than {limit} MB" in record.error
@@ -334,13 +336,7 @@ async def test_the_memory_setting_limits_the_apps_parser_processes(tmp_path: Pat
         await eventually(lambda: not pid_alive(before), what="the worker to be replaced")
         (docs / "after.md").write_text("# After\n\nHerons stand still.")
         app.container.indexer.enqueue(docs / "after.md")
-        await eventually(
-            lambda: (
-                app.container.registry.get_by_path("after.md") is not None
-                and app.container.registry.get_by_path("after.md").status == DocStatus.READY
-            ),  # type: ignore[union-attr]
-            what="the next file to index",
-        )
+        await eventually(lambda: status("after.md") == DocStatus.READY, what="after.md")
         assert before not in parsers.pids()
 
 
