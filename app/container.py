@@ -36,9 +36,10 @@ from graph.routing import warm_opening_question
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
-from ingest.indexer import Indexer
+from ingest.indexer import PLACES, Indexer
 from ingest.keyword import KeywordIndex
 from ingest.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
+from ingest.parsing import ParserPool
 from ingest.registry import Registry
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.switch import ModelSwitch
@@ -117,6 +118,8 @@ class Container:
         """Every index the pipeline writes; the keyword index joins the store here."""
         self.keyword = KeywordIndex(settings.data_dir / "keyword")
         self.indexes.append(self.keyword)
+        self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
+        """The worker processes every file is opened in, for the indexer and MCP alike."""
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
@@ -127,11 +130,14 @@ class Container:
             chunk_overlap=settings.chunk_overlap,
             max_file_bytes=settings.max_file_mb << 20,
             time_budget=settings.file_time_budget,
+            workers=PLACES,
+            parsers=self.parsers,
         )
         self.documents = DocumentService(
             settings.docs_dir,
             self.registry,
             self.indexer,
+            parsers=self.parsers,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
             size_setting="DOCENT_MAX_UPLOAD_MB"
             if settings.max_upload_mb <= settings.max_file_mb
@@ -306,6 +312,7 @@ class Container:
         if self._chat:
             await self._chat.aclose()
         await self.indexer.stop()
+        await asyncio.to_thread(self.parsers.close)
         if self._checkpoint_db is not None:
             await self._checkpoint_db.close()
         close = getattr(self.llm, "aclose", None)

@@ -1,8 +1,8 @@
 """DocumentService: the documents in the folder, as the API, the window and MCP see them.
 
-Every entry point calls this one service: list and read documents with their live
-progress, add a file (the safe upload write), remove one, reindex, and subscribe to the
-pipeline's events instead of polling.
+Every entry point calls this one service: list documents with their live progress, read
+one (parsed in a parser process, as the indexer does), add a file (the safe upload
+write), remove one, reindex, and subscribe to the pipeline's events instead of polling.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from ingest.events import IngestEvent, LibraryProgress
 from ingest.folder import inspect, is_ignored, sha256_file
 from ingest.indexer import Indexer
 from ingest.keys import doc_id_for
+from ingest.parsing import ParserPool
 from ingest.registry import Registry
-from ingest.source import SUPPORTED_SUFFIXES
+from ingest.source import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.types import DocumentRecord
 
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
@@ -112,12 +113,14 @@ class DocumentService:
         registry: Registry,
         indexer: Indexer,
         *,
+        parsers: ParserPool,
         max_file_bytes: int,
         size_setting: str = "DOCENT_MAX_FILE_MB",
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
         self.indexer = indexer
+        self.parsers = parsers
         self.max_file_bytes = max_file_bytes
         self.size_setting = size_setting
         """The setting that raises ``max_file_bytes``, named when a file is over it."""
@@ -145,6 +148,11 @@ class DocumentService:
                 " Docent does not serve it."
             )
         return Path(os.path.realpath(self.docs_dir / record.path))
+
+    def open(self, doc_id: str) -> LoadedDocument:
+        """The document's file opened for reading, in a parser process (never this one);
+        raises DocumentError, or what the loaders raise."""
+        return self.parsers.open_document(self.file_path(doc_id))
 
     def subscribe(self, listener: Callable[[IngestEvent], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop with every ingest event; returns unsubscribe."""

@@ -12,7 +12,7 @@ from app.chat import ChatService, MessageRejected
 from app.documents import DocumentError, DocumentService, DocumentView
 from app.search import QueryTooLong, check_query_length, public_passages
 from graph.retrieval.types import Retrieval
-from ingest.loaders import UnreadableFile, UnsupportedFile, load
+from ingest.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
 MAX_READ_CHARS = 60_000
 """Most text one read_document call returns; a client reads a long PDF page by page."""
@@ -125,29 +125,31 @@ class DocentTools:
     async def read_document(self, path: str, page: int | None = None) -> DocumentText:
         record = self._find(path)
         try:
-            file = self._documents.file_path(record.id)
+            # Parsed in a parser process, and only as far as the answer needs.
+            text, count = await asyncio.to_thread(self._read, record.id, page)
         except DocumentError as error:
             raise ToolFailed(str(error)) from error
-        try:
-            pages = await asyncio.to_thread(load, file)
+        except _NoSuchPage as missing:
+            count_text = f"{missing.count} pages" if missing.count else "no pages (ask without one)"
+            raise ToolFailed(f"{record.path} has {count_text}; there is no page {page}.") from None
         except (UnsupportedFile, UnreadableFile, OSError) as error:
             raise ToolFailed(f"{record.path} can't be read: {error}") from error
-        paged = pages[0].number is not None
-        if page is not None:
-            if not 1 <= page <= len(pages) or (not paged and page != 1):
-                count = f"{len(pages)} pages" if paged else "no pages (ask without one)"
-                raise ToolFailed(f"{record.path} has {count}; there is no page {page}.")
-            text = pages[page - 1].text
-        else:
-            text = "\n\n".join(p.text for p in pages)
-        truncated = len(text) > MAX_READ_CHARS
         return DocumentText(
             path=record.path,
             page=page,
-            pages=len(pages) if paged else None,
+            pages=count,
             text=text[:MAX_READ_CHARS],
-            truncated=truncated,
+            truncated=len(text) > MAX_READ_CHARS,
         )
+
+    def _read(self, doc_id: str, page: int | None) -> tuple[str, int | None]:
+        """The text of one page, or of the document up to just past ``MAX_READ_CHARS``,
+        with the page count of a paged document (None for the others)."""
+        with self._documents.open(doc_id) as document:
+            count = document.page_count
+            if page is not None and not 1 <= page <= (count or 1):
+                raise _NoSuchPage(count)
+            return _text(document, page), count
 
     def _find(self, name: str) -> DocumentView:
         """The document by relative path, or by file name when only one has it."""
@@ -164,3 +166,24 @@ class DocentTools:
         if found[0].status not in ("ready", "error"):
             raise ToolFailed(f"{found[0].path} is still being indexed; try again shortly.")
         return found[0]
+
+
+class _NoSuchPage(Exception):
+    def __init__(self, count: int | None) -> None:
+        self.count = count
+
+
+def _text(document: LoadedDocument, page: int | None) -> str:
+    """Page ``page`` of ``document``, or its pages joined until there are enough."""
+    texts: list[str] = []
+    size = 0
+    for number, found in enumerate(document.pages(), start=1):
+        if page is not None:
+            if number == page:
+                return found.text
+            continue
+        texts.append(found.text)
+        size += len(found.text) + 2
+        if size > MAX_READ_CHARS:
+            break  # the rest is never read (its parser process is let go)
+    return "\n\n".join(texts)

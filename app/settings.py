@@ -69,6 +69,15 @@ class Settings(BaseSettings):
     file_time_budget: float = Field(
         900.0, gt=0, description="Seconds one file may take to index before it ends 'error'."
     )
+    parser_memory_mb: int = Field(
+        1024,
+        ge=128,
+        description=(
+            "Memory (address space, MB) the process that opens one file may use; a file"
+            " that needs more ends 'error' saying so. Files are never opened in the app's"
+            " own process."
+        ),
+    )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
     max_body_mb: float = Field(
         4, gt=0, description="Largest request body the API reads (uploads have their own cap)."

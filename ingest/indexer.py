@@ -2,8 +2,9 @@
 
 This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
 file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
-in a daemon thread under a time budget: a file past its budget ends ``error`` while the
-worker moves on, and stopping never waits for a thread for long. Six files run at once by
+in a daemon thread under a time budget, and is parsed in a worker process of the
+``ParserPool``: a file past its budget ends ``error`` and its worker is killed while the
+indexer moves on, and stopping never waits for a thread for long. Six files run at once by
 default: the embedding of the files in flight is shared (``batcher``), and a window with
 texts of several files sorts by length far better than one file's few chunks. A file
 that has embedded everything and waits for its chunks to be written together with
@@ -26,7 +27,8 @@ from ingest.events import EventBus, EventKind, IngestEvent
 from ingest.folder import FileInfo, inspect, is_candidate, relative
 from ingest.index import ChunkIndex
 from ingest.keys import doc_id_for
-from ingest.pipeline import Busy, Cancelled, Outcome, Pipeline
+from ingest.parsing import Cancelled, ParserPool
+from ingest.pipeline import Busy, Outcome, Pipeline
 from ingest.queue import Job, WorkQueue
 from ingest.reconcile import Reconciler, Report
 from ingest.registry import READY, Registry
@@ -38,6 +40,8 @@ log = logging.getLogger(__name__)
 
 _FRESH_SECONDS = 2.0
 """Files modified longer ago than this are not checked for still being written."""
+PLACES = 6
+"""Files read or embedded at once, by default (and so the parser processes needed)."""
 _T = TypeVar("_T")
 
 
@@ -56,7 +60,8 @@ class Indexer:
         chunk_overlap: int = 150,
         max_file_bytes: int = 200 << 20,
         time_budget: float = 900.0,
-        workers: int = 6,
+        workers: int = PLACES,
+        parsers: ParserPool | None = None,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,
@@ -66,11 +71,15 @@ class Indexer:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
         self.events = events or EventBus()
+        self._owns_parsers = parsers is None
+        self.parsers = parsers or ParserPool(size=workers)
+        """The worker processes files are parsed in; closed by ``stop`` when built here."""
         self.pipeline = Pipeline(
             registry,
             indexes,
             embedder,
             self.events,
+            parsers=self.parsers,
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
         )
@@ -139,6 +148,8 @@ class Indexer:
         deadline = time.monotonic() + timeout
         while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
+        if self._owns_parsers:  # a pool passed in is its owner's to close
+            await asyncio.to_thread(self.parsers.close)
 
     @property
     def queued(self) -> int:
@@ -441,10 +452,12 @@ class Indexer:
             if settled.done() and not future.done():
                 await asyncio.wait({future})
         except asyncio.CancelledError:
-            job.cancelled.set()  # the thread stops at its next check; nobody waits for it
+            # The thread stops at its next check and the file's parser process is killed
+            # at once (the pool watches this event); nobody waits for either.
+            job.cancelled.set()
             raise
         if not future.done():
-            job.cancelled.set()
+            job.cancelled.set()  # as above: the parser process past its budget is killed
             raise TimeoutError(job.rel)
         return future.result()
 

@@ -6,7 +6,8 @@ no embedding. New content is embedded under its own key, batch by batch, while t
 thread reads ahead (loading overlaps embedding), and written together with other files'
 chunks (``write_behind``); only when every index holds every chunk does the registry
 switch the path to it, in one transaction. An interrupted document resumes: chunks the
-indexes already hold are not embedded again.
+indexes already hold are not embedded again. Files are parsed in worker processes
+(``ingest.parsing``); the loader thread only receives their pages and cuts chunks.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ingest.events import EventBus, IngestEvent
 from ingest.folder import FileInfo, ReadFile, read_and_hash
 from ingest.index import ChunkIndex, VectorIndex
 from ingest.keys import content_key, doc_id_for
+from ingest.parsing import Cancelled, ParserPool
 from ingest.registry import READY, Registry
 from ingest.source import UnreadableFile, chunk_stream, open_source
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page
@@ -40,10 +42,6 @@ bounded memory (the batcher joins several files' batches in one call)."""
 
 _READ_AHEAD = 4
 """Batches the loader thread may prepare while the embedder works."""
-
-
-class Cancelled(Exception):
-    """The job was cancelled (its file changed or went away, or the app is stopping)."""
 
 
 class Busy(Exception):
@@ -78,6 +76,7 @@ class Pipeline:
         embedder: Embedder,
         events: EventBus,
         *,
+        parsers: ParserPool,
         chunk_size: int = 1000,
         chunk_overlap: int = 150,
         embed_batch: int = EMBED_BATCH,
@@ -86,6 +85,8 @@ class Pipeline:
         self.indexes = indexes
         self.embedder = embedder
         self.events = events
+        self.parsers = parsers
+        """The worker processes that parse files (the app never parses one itself)."""
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.embed_batch = embed_batch
@@ -173,7 +174,7 @@ class Pipeline:
         plain_indexes = [ix for ix in self.indexes if not isinstance(ix, VectorIndex)]
         held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
         started = time.perf_counter()
-        loaded = open_source(full, read.data)
+        loaded = open_source(full, read.data, self.parsers, cancelled)
         self.timings["load"] += time.perf_counter() - started
         total = loaded.page_count
         doc_id = doc_id_for(rel)

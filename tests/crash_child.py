@@ -57,10 +57,10 @@ def main() -> None:
     if crash_at == "load":
         real_open = pipeline_module.open_source
 
-        def parked_open(path: Path, held: bytes | None = None) -> Any:
+        def parked_open(path: Path, *args: Any) -> Any:
             if path.name == "interrupt.txt":
                 park(data)
-            return real_open(path, held)
+            return real_open(path, *args)
 
         pipeline_module.open_source = parked_open  # type: ignore[assignment]
     if crash_at == "between":

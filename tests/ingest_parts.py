@@ -57,8 +57,8 @@ def slow_after_first_page(
     ``rest`` (set it when the test is done, or they go on after 30 s)."""
     real_open = pipeline_module.open_source
 
-    def slow_open(path: Path, data: bytes | None = None) -> Any:
-        loaded = real_open(path, data)
+    def slow_open(path: Path, *args: Any) -> Any:
+        loaded = real_open(path, *args)
         if path.name != name:
             return loaded
         pages = loaded.pages

@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -346,11 +347,11 @@ async def test_a_locked_file_is_retried(rig: Rig, monkeypatch: pytest.MonkeyPatc
     real_open = pipeline_module.open_source
     attempts: list[Path] = []
 
-    def locked_twice(path: Path, data: bytes | None = None) -> LoadedDocument:
+    def locked_twice(path: Path, *args: Any) -> LoadedDocument:
         attempts.append(path)
         if len(attempts) <= 2:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, data)
+        return real_open(path, *args)
 
     monkeypatch.setattr(pipeline_module, "open_source", locked_twice)
     (rig.docs / "locked.txt").write_text("Unlocked at last.")

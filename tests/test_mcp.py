@@ -16,6 +16,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+import ingest.loaders as loaders
+import ingest.parsing.tasks as tasks
 from app.container import Container
 from app.settings import Settings
 from tests.api_app import api_app, error_code
@@ -124,6 +126,31 @@ async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
     assert "list_documents" in error_text(missing)
     assert "root:" not in error_text(outside) and "list_documents" in error_text(outside)
     assert "limit is 4,000" in error_text(long_query)
+
+
+async def test_read_document_never_parses_in_the_apps_process(
+    app: RunningApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loaders are switched off in this process; only a parser process can read."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a file was parsed in the app's own process")
+
+    for module in (loaders, tasks):
+        monkeypatch.setattr(module, "open_document", refuse)
+    monkeypatch.setattr(loaders, "load", refuse)
+    (app.container.settings.docs_dir / "long.txt").write_text("Herons wade. " * 20_000)
+    app.container.indexer.enqueue(app.container.settings.docs_dir / "long.txt")
+    await wait_ready(app, 4)
+
+    async with http_client(app) as client:
+        page = structured(
+            await client.call_tool("read_document", {"path": "manual.pdf", "page": 2})
+        )
+        long = structured(await client.call_tool("read_document", {"path": "long.txt"}))
+
+    assert "warranty" in page["text"]
+    assert long["truncated"] and long["text"].startswith("Herons wade.")
 
 
 async def test_mcp_needs_the_token(app: RunningApp) -> None:

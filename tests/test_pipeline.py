@@ -10,10 +10,12 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ingest.folder as folder_module
+import ingest.pipeline as pipeline_module
 from ingest.folder import ReadFile
 from ingest.indexer import Indexer
 from ingest.queue import SMALL_BYTES
@@ -208,11 +210,20 @@ async def test_a_file_too_big_to_hold_is_hashed_then_parsed_from_disk(
     monkeypatch.setattr(folder_module, "HOLD_BYTES", 10)
     (rig.docs / "long.txt").write_text("Kingfishers dive for fish. " * 20)
     opened = _count_opens(monkeypatch, rig.docs)
+    sent: list[bytes | None] = []
+    real_open = pipeline_module.open_source
+
+    def spied_open(path: Path, data: bytes | None, *args: Any) -> Any:
+        sent.append(data)
+        return real_open(path, data, *args)
+
+    monkeypatch.setattr(pipeline_module, "open_source", spied_open)
 
     await rig.indexer.index_all()
 
     assert rig.status("long.txt") == DocStatus.READY
-    assert opened.count("long.txt") >= 2  # bounded memory costs a second read
+    assert opened == ["long.txt"]  # the app streams it once, for its hash
+    assert sent == [None]  # no bytes held: the parser process reads it from disk
     assert any("Kingfishers" in text for text in rig.texts("kingfishers"))
 
 

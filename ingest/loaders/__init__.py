@@ -10,6 +10,10 @@ UnreadableFile with a reason a person can act on; OSError (missing file, permiss
 denied) passes through untouched so the caller can tell "try again later" from "this
 file is broken".
 
+The app never calls these in its own process: ``ingest.parsing`` runs them in parser
+processes with a memory limit, and a package's parts are read under the limits of
+``ingest.loaders.limits``, so a file built to exhaust memory fails with a reason too.
+
 Positions: on a paged format (PDF, slides) each page counts from 0; elsewhere a page is
 a block of the document's text and ``page.offset`` is where it starts, so a span
 ``(start, end)`` on a page is ``page.text[start - page.offset : end - page.offset]``.

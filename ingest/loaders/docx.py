@@ -1,21 +1,21 @@
 """Word (.docx): paragraphs and table rows in reading order, headings from styles.
 
-The document part is read with ``iterparse`` and every paragraph is dropped once its text
-is out, so a document of any length is read in bounded memory. Text in content controls,
+The document part is read as a stream of parse events and every paragraph is dropped once
+its text is out, so a document of any length is read in bounded memory (and no run of
+text may grow past ``ingest.loaders.limits.TEXT_CHARS``). Text in content controls,
 hyperlinks, fields and text boxes counts; deleted revisions and field codes do not.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
 from xml.etree import ElementTree as ET
 
 from ingest.loaders.base import Document, HeadingTrail, ParagraphPages
 from ingest.loaders.errors import NO_TEXT, UnreadableFile
-from ingest.loaders.package import PackageError, damaged, open_package, parse, related
+from ingest.loaders.package import PackageError, damaged, open_package
 from ingest.types import Page
 
 _KIND = "Word"
@@ -32,10 +32,11 @@ class DocxDocument(Document):
         super().__init__(path)
         with open_package(path, _KIND) as package:
             try:
-                self._part = related(package, "", "officeDocument") or "word/document.xml"
-                package.getinfo(self._part)
-                styles = related(package, self._part, "styles")
-                self._levels = _heading_levels(parse(package, styles)) if styles else {}
+                self._part = package.related("", "officeDocument") or "word/document.xml"
+                if not package.has(self._part):
+                    raise KeyError(self._part)
+                styles = package.related(self._part, "styles")
+                self._levels = _heading_levels(package.parse(styles)) if styles else {}
             except KeyError as exc:
                 raise damaged(_KIND, "its main document part is missing") from exc
             except PackageError as exc:
@@ -45,10 +46,9 @@ class DocxDocument(Document):
         layout = ParagraphPages(HeadingTrail())
         with open_package(self.path, _KIND) as package:
             try:
-                with package.open(self._part) as stream:
-                    for text, level in _paragraphs(stream, self._levels):
-                        if (page := layout.add(text, level)) is not None:
-                            yield page
+                for text, level in _paragraphs(package.events(self._part), self._levels):
+                    if (page := layout.add(text, level)) is not None:
+                        yield page
             except PackageError as exc:
                 raise damaged(_KIND, f"{type(exc).__name__}: {exc}"[:120]) from exc
         if (page := layout.finish()) is not None:
@@ -57,13 +57,15 @@ class DocxDocument(Document):
             raise UnreadableFile(NO_TEXT.format(kind="Word document"))
 
 
-def _paragraphs(stream: IO[bytes], levels: dict[str, int]) -> Iterator[tuple[str, int | None]]:
+def _paragraphs(
+    events: Iterable[tuple[str, ET.Element]], levels: dict[str, int]
+) -> Iterator[tuple[str, int | None]]:
     """(text, heading level or None) for each paragraph and table row, in order."""
     cells: list[list[str]] = []  # paragraphs of each open table cell, innermost last
     rows: list[list[str]] = []  # cells of each open table row
     fallback = depth = 0
     body: ET.Element | None = None
-    for event, elem in ET.iterparse(stream, events=("start", "end")):
+    for event, elem in events:
         tag = elem.tag
         if event == "start":
             depth += 1

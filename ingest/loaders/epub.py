@@ -10,16 +10,15 @@ from __future__ import annotations
 import codecs
 import logging
 import posixpath
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 from xml.etree import ElementTree as ET
 
 from ingest.loaders.base import Document, HeadingTrail
 from ingest.loaders.errors import DRM_EBOOK, NO_TEXT, UnreadableFile
+from ingest.loaders.limits import CappedPart
 from ingest.loaders.markup import declared_encoding, html_pages
-from ingest.loaders.package import PackageError, damaged, open_package, parse
+from ingest.loaders.package import Package, PackageError, damaged, open_package
 from ingest.types import Page
 
 log = logging.getLogger(__name__)
@@ -43,10 +42,10 @@ class EpubDocument(Document):
         super().__init__(path)
         with open_package(path, _KIND) as package:
             try:
-                container = parse(package, "META-INF/container.xml")
+                container = package.parse("META-INF/container.xml")
                 rootfile = container.find(f"{_CONTAINER}rootfiles/{_CONTAINER}rootfile")
                 opf_name = rootfile.get("full-path", "") if rootfile is not None else ""
-                opf = parse(package, opf_name)
+                opf = package.parse(opf_name)
             except KeyError as exc:
                 raise damaged(_KIND, "its table of contents (OPF) is missing") from exc
             except PackageError as exc:
@@ -94,10 +93,10 @@ def _spine(opf: ET.Element, folder: str) -> list[str]:
     return chapters
 
 
-def _encrypted(package: zipfile.ZipFile) -> set[str]:
+def _encrypted(package: Package) -> set[str]:
     """Parts encrypted for DRM (font obfuscation, which every reader undoes, excluded)."""
     try:
-        root = parse(package, "META-INF/encryption.xml")
+        root = package.parse("META-INF/encryption.xml")
     except KeyError:
         return set()
     found: set[str] = set()
@@ -110,7 +109,7 @@ def _encrypted(package: zipfile.ZipFile) -> set[str]:
     return found
 
 
-def _decoded(stream: IO[bytes]) -> Iterator[str]:
+def _decoded(stream: CappedPart) -> Iterator[str]:
     """A chapter's text: XHTML is UTF-8 unless it declares otherwise."""
     head = stream.read(_READ_BYTES)
     encoding = declared_encoding(head) or "utf-8"

@@ -22,6 +22,16 @@ LOCKED_OFFICE = (
 DAMAGED_OFFICE = "damaged {kind} file ({detail}): open it and save a new copy"
 DRM_EBOOK = "copy-protected (DRM) e-book: Docent can only read e-books without DRM"
 NO_TEXT = "no text to index in this {kind}"
+_BOMB = "it may be a decompression bomb, made to exhaust memory"
+TOO_EXPANDED = "this {kind} file expands to more than {limit} when opened (part {part}): " + _BOMB
+MANY_ELEMENTS = (
+    "this {kind} file has more than {limit:,} XML elements in one part (part {part}),"
+    " more than any real document: " + _BOMB
+)
+LONG_TEXT = (
+    "this {kind} file has a run of more than {limit:,} characters without any markup"
+    " (part {part}), more than any real paragraph: " + _BOMB
+)
 
 _DETAIL_MAX = 120
 

@@ -12,14 +12,7 @@ from xml.etree import ElementTree as ET
 
 from ingest.loaders.base import Document
 from ingest.loaders.errors import NO_TEXT, UnreadableFile
-from ingest.loaders.package import (
-    PackageError,
-    damaged,
-    open_package,
-    parse,
-    related,
-    relationships,
-)
+from ingest.loaders.package import PackageError, damaged, open_package
 from ingest.types import Page, Section
 
 _KIND = "PowerPoint"
@@ -37,9 +30,9 @@ class PptxDocument(Document):
         super().__init__(path)
         with open_package(path, _KIND) as package:
             try:
-                main = related(package, "", "officeDocument") or "ppt/presentation.xml"
-                targets = relationships(package, main)
-                slide_ids = parse(package, main).iterfind(f"{P}sldIdLst/{P}sldId")
+                main = package.related("", "officeDocument") or "ppt/presentation.xml"
+                targets = package.relationships(main)
+                slide_ids = package.parse(main).iterfind(f"{P}sldIdLst/{P}sldId")
                 self._slides = [targets[s.get(f"{R}id") or ""][1] for s in slide_ids]
             except KeyError as exc:
                 raise damaged(_KIND, "a slide or the presentation part is missing") from exc
@@ -52,10 +45,10 @@ class PptxDocument(Document):
         with open_package(self.path, _KIND) as package:
             for number, part in enumerate(self._slides, start=1):
                 try:
-                    title, blocks = _slide_text(parse(package, part))
-                    notes_part = related(package, part, "notesSlide")
+                    title, blocks = _slide_text(package.parse(part))
+                    notes_part = package.related(part, "notesSlide")
                     if notes_part is not None:
-                        blocks += _slide_text(parse(package, notes_part), notes=True)[1]
+                        blocks += _slide_text(package.parse(notes_part), notes=True)[1]
                 except PackageError as exc:
                     raise damaged(_KIND, f"slide {number}: {type(exc).__name__}") from exc
                 text = "\n\n".join(block for block in [title, *blocks] if block)

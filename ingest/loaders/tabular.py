@@ -3,6 +3,10 @@
 "City: Oslo; Population: 709000" finds and answers questions far better than
 "Oslo,709000" cut away from its header. The standard library's csv module reads rows
 from a stream, and its Sniffer guesses the delimiter and whether a header row exists.
+
+csv.reader builds a whole row before it hands it over, so a row is capped before it
+reaches the reader: ``ROW_CHARS`` characters (one row may span lines, inside quotes),
+then ``ROW_FIELDS`` fields. A 99 MB line of commas would otherwise be 33 million fields.
 """
 
 from __future__ import annotations
@@ -19,6 +23,15 @@ from ingest.types import Page
 
 _DELIMITERS = ",;\t|"
 _FIELD_LIMIT = 1 << 20
+ROW_CHARS = 4 << 20
+"""Longest row read (in characters): room for a few values at csv's own field limit."""
+ROW_FIELDS = 100_000
+"""Most fields in a row: spreadsheets stop at 16,384 columns."""
+_WIDE_ROW = (
+    "a row of this CSV file {what}, more than a table holds: check it in a spreadsheet"
+    " (it may be a file made to exhaust memory)"
+)
+_TOO_LONG = _WIDE_ROW.format(what=f"is longer than {ROW_CHARS:,} characters")
 
 
 class CsvDocument(Document):
@@ -46,9 +59,8 @@ class CsvDocument(Document):
         lines: list[str] = []
         size = 0
         with self.path.open("rb") as fh:
-            rows: Iterator[list[str]] = csv.reader(
-                _lines(decode_stream(fh, self.encoding)), self.dialect
-            )
+            source = _Lines(decode_stream(fh, self.encoding))
+            rows: Iterator[list[str]] = _checked(csv.reader(source, self.dialect), source)
             try:
                 header = next(rows, None)
                 if header is None:
@@ -104,12 +116,41 @@ def _render(header: list[str], row: list[str]) -> str:
     return "; ".join(cells)
 
 
-def _lines(pieces: Iterator[str]) -> Iterator[str]:
-    """Split decoded pieces at newlines, kept (csv.reader joins quoted multi-line values)."""
-    rest = ""
-    for piece in pieces:
-        *lines, rest = (rest + piece).split("\n")
-        for line in lines:
-            yield line + "\n"
-    if rest:
-        yield rest
+class _Lines:
+    """Decoded pieces split at newlines, kept (csv.reader joins quoted multi-line values),
+    refusing a row longer than ``ROW_CHARS``: ``row_chars`` counts what the row being
+    read has taken, and the reader of rows sets it back to 0 after each one."""
+
+    def __init__(self, pieces: Iterator[str]) -> None:
+        self._pieces = pieces
+        self.row_chars = 0
+
+    def __iter__(self) -> Iterator[str]:
+        rest: list[str] = []  # pieces of a line not ended yet; joined once, not per piece
+        waiting = 0
+        for piece in self._pieces:
+            *lines, tail = piece.split("\n")
+            if lines:
+                lines[0] = "".join(rest) + lines[0]
+                rest, waiting = [], 0
+                for line in lines:
+                    self.row_chars += len(line) + 1
+                    if self.row_chars > ROW_CHARS:
+                        raise UnreadableFile(_TOO_LONG)
+                    yield line + "\n"
+            if tail:
+                rest.append(tail)
+                waiting += len(tail)
+                if self.row_chars + waiting > ROW_CHARS:
+                    raise UnreadableFile(_TOO_LONG)
+        if rest:
+            yield "".join(rest)
+
+
+def _checked(rows: Iterator[list[str]], source: _Lines) -> Iterator[list[str]]:
+    """The rows of ``rows``, refusing one with more than ``ROW_FIELDS`` fields."""
+    for row in rows:
+        if len(row) > ROW_FIELDS:
+            raise UnreadableFile(_WIDE_ROW.format(what=f"has more than {ROW_FIELDS:,} fields"))
+        source.row_chars = 0
+        yield row

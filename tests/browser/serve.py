@@ -32,5 +32,5 @@ def main(port: int, data_dir: Path, ollama: str, embed: str = "ollama") -> int:
     return serve(settings, lock)
 
 
-if __name__ in {"__main__", "__mp_main__"}:
+if __name__ == "__main__":
     sys.exit(main(int(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:]))

@@ -1,0 +1,320 @@
+"""ParserPool: a few worker processes that parse untrusted files, each under a memory limit.
+
+A file is only bytes someone sent; a small one may expand to gigabytes once opened, and
+memory a process has taken is rarely given back. So the app never parses a file itself:
+a worker does, under ``RLIMIT_AS``, and a worker that breaks the limit, crashes, or is
+stopped mid-task (the file's time budget ran out, the file changed, the app is stopping)
+is killed and replaced. The app's side only ever holds a page at a time.
+
+Workers are started lazily, up to ``size`` (the indexer's places), from multiprocessing's
+fork server, which has imported the loaders once: a fresh worker is a fork, a few
+milliseconds. Plain ``fork`` of the app would copy its onnxruntime and Chroma threads'
+locks mid-use; ``spawn`` (the only choice on Windows) works the same, only slower. As
+with any multiprocessing code, a worker imports the app's main module (run.py) before it
+starts, so an entry script keeps its work under ``if __name__ == "__main__"``.
+
+A task is any module-level function that returns an iterator (``wire.Task``): reading a
+document is one (``tasks.read_document``); another kind of job, such as OCR of a page,
+is another function, run the same way through ``lease``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ingest.loaders import UnreadableFile
+from ingest.parsing.remote import RemoteDocument
+from ingest.parsing.tasks import read_document
+from ingest.parsing.wire import End, Failed, Item, Next, Ready, Start, Task, decode
+from ingest.parsing.worker import serve
+
+_POLL = 0.1
+"""How often a waiting thread looks at its cancel event (seconds)."""
+_JOIN = 2.0
+"""How long a worker that was let go may take to leave before it is killed."""
+_START = 60.0
+"""How long a new worker may take to say it is ready (a busy machine, a slow disk)."""
+
+
+class Cancelled(Exception):
+    """The work was cancelled (its file changed or went away, or the app is stopping)."""
+
+
+class ParserUnavailable(Exception):
+    """A parser process could not be started; no file is to blame."""
+
+
+class ParserPool:
+    """Worker processes for untrusted bytes; ``open_document`` reads a file in one."""
+
+    def __init__(self, size: int = 6, memory_mb: int = 1024) -> None:
+        self.size = size
+        self.memory_mb = memory_mb
+        self._context = _context()
+        self._lock = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._workers: set[_Worker] = set()
+        """Every live worker, idle or leased."""
+        self._starting = 0
+
+    @property
+    def memory_reason(self) -> str:
+        """Why a file that needed more memory than a worker may use ends ``error``."""
+        limit = (
+            f"{self.memory_mb / 1024:g} GB" if self.memory_mb >= 1024 else f"{self.memory_mb} MB"
+        )
+        return (
+            f"this file expands to more than {limit} when opened: it may be a decompression"
+            " bomb, made to exhaust memory. If it is a genuine file, raise"
+            f" DOCENT_PARSER_MEMORY_MB (now {self.memory_mb})"
+        )
+
+    def open_document(
+        self, path: Path, data: bytes | None = None, cancelled: threading.Event | None = None
+    ) -> RemoteDocument:
+        """Open ``path`` (from ``data``, its bytes, when given) in a worker; raises what the
+        loaders raise (UnsupportedFile, UnreadableFile, OSError), or Cancelled."""
+        return RemoteDocument.open(self, read_document, path, data, cancelled)
+
+    def lease(self, cancelled: threading.Event | None = None) -> Lease:
+        """A worker of one's own for one task; waits while all ``size`` are busy."""
+        with self._lock:
+            while True:
+                if cancelled is not None and cancelled.is_set():
+                    raise Cancelled("cancelled while waiting for a parser process")
+                worker = self._idle.pop() if self._idle else None
+                if worker is not None and not worker.process.is_alive():
+                    self._workers.discard(worker)  # died while idle (the system killed it)
+                    worker.stop()
+                    continue
+                if worker is not None or len(self._workers) + self._starting < self.size:
+                    break
+                self._lock.wait(_POLL)
+            if worker is None:
+                self._starting += 1
+        if worker is None:
+            try:
+                worker = _Worker.start(self._context, self.memory_mb << 20, cancelled)
+            finally:
+                with self._lock:
+                    self._starting -= 1
+            with self._lock:
+                self._workers.add(worker)
+        return Lease(self, worker, cancelled)
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers, idle or busy."""
+        with self._lock:
+            return sorted(w.process.pid for w in self._workers if w.process.pid is not None)
+
+    def close(self) -> None:
+        """Let every worker go: idle ones leave, busy ones are killed (their task ends
+        Cancelled). The pool starts new workers if it is used again."""
+        with self._lock:
+            idle, busy = self._idle, self._workers - set(self._idle)
+            self._idle, self._workers = [], set()
+            self._lock.notify_all()
+        for worker in busy:
+            worker.kill()  # its lease closes it
+        for worker in idle:
+            worker.stop()
+
+    def _give_back(self, worker: _Worker, keep: bool) -> None:
+        with self._lock:
+            keep = keep and worker in self._workers
+            if keep:
+                self._idle.append(worker)
+            else:
+                self._workers.discard(worker)
+            self._lock.notify()
+        if not keep:
+            worker.stop()
+
+
+class Lease:
+    """One worker, held for one task. ``release`` gives it back, from any thread; a
+    worker let go with a request unanswered is killed, so nothing runs on unwatched."""
+
+    def __init__(self, pool: ParserPool, worker: _Worker, cancelled: threading.Event | None):
+        self._pool = pool
+        self._worker = worker
+        self._cancelled = cancelled
+        self._io = threading.Lock()
+        """Held while waiting on the pipe, so that release never closes it under a reader."""
+        self._outstanding = False
+        self._broken = False
+        self._retire = False
+        self._released = False
+        self._state = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id."""
+        return self._worker.process.pid
+
+    def start(self, task: Task, args: tuple[Any, ...], payload: bytes | None = None) -> Any:
+        """Run ``task(*args, payload)`` in the worker; returns its first item."""
+        self._send(Start(task, args, payload is not None), payload)
+        reply = self.receive()
+        if not isinstance(reply, Item):
+            raise RuntimeError(f"{task.__name__} ended without answering")
+        return reply.value
+
+    def ask_next(self) -> None:
+        """Ask for the task's next item; the worker starts on it at once."""
+        self._send(Next())
+
+    def receive(self) -> Item | End:
+        """The reply to the last request; raises the task's error, or Cancelled."""
+        with self._io:
+            conn = self._worker.conn
+            try:
+                while not self._released:
+                    if self._cancelled is not None and self._cancelled.is_set():
+                        self._broken = True
+                        self._worker.kill()
+                        raise Cancelled("cancelled while a parser process was reading")
+                    if conn.poll(_POLL):
+                        break
+                if self._released:
+                    raise Cancelled("the document was closed")
+                reply = conn.recv()
+            except (EOFError, OSError):
+                self._broken = True
+                if self._released:
+                    raise Cancelled("the document was closed") from None
+                raise self._worker.died() from None
+            self._outstanding = False
+        if isinstance(reply, Failed):
+            self._retire = reply.retire
+            raise decode(reply.error, self._pool.memory_reason)
+        if isinstance(reply, End):
+            self._retire = reply.retire
+        return reply
+
+    def release(self) -> None:
+        """Give the worker back, or let it go if it is mid-task or asked to leave."""
+        with self._state:
+            if self._released:
+                return
+            self._released = True
+        keep = not (self._outstanding or self._broken or self._retire)
+        if self._outstanding or self._broken:
+            self._worker.kill()  # a reader waiting on the pipe sees it close at once
+        with self._io:
+            pass  # no reader is left on the pipe now
+        self._pool._give_back(self._worker, keep)
+
+    def __enter__(self) -> Lease:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.release()
+
+    def _send(self, request: Start | Next, payload: bytes | None = None) -> None:
+        if self._released:
+            raise Cancelled("the document was closed")
+        self._outstanding = True
+        try:
+            self._worker.conn.send(request)
+            if payload is not None:
+                self._worker.conn.send_bytes(payload)  # from the buffer, never pickled
+        except OSError:
+            # The worker is gone, maybe after answering (it refused the payload for want
+            # of memory before it was all sent): ``receive`` reads what it said, if it did.
+            self._broken = True
+
+
+class _Worker:
+    """One worker process and the app's end of its pipe."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+
+    @classmethod
+    def start(
+        cls, context: BaseContext, memory_limit: int, cancelled: threading.Event | None
+    ) -> _Worker:
+        """A new worker, once it says it is ready; raises ParserUnavailable if it cannot
+        start (no file is to blame), or Cancelled."""
+        ours, theirs = context.Pipe()
+        process = context.Process(  # type: ignore[attr-defined]
+            target=serve, args=(theirs, memory_limit), name="docent-parser", daemon=True
+        )
+        process.start()
+        theirs.close()  # the worker holds the only other end: its exit closes the pipe
+        worker = cls(process, ours)
+        deadline = time.monotonic() + _START
+        try:
+            while not ours.poll(_POLL):
+                if cancelled is not None and cancelled.is_set():
+                    raise Cancelled("cancelled while a parser process started")
+                if time.monotonic() > deadline:
+                    raise ParserUnavailable(f"a parser process did not start in {_START:.0f} s")
+            if not isinstance(ours.recv(), Ready):
+                raise ParserUnavailable("a parser process started wrong")
+        except (EOFError, OSError):
+            worker.stop()
+            raise ParserUnavailable(
+                f"a parser process could not start (exit code {process.exitcode}). Where the"
+                " app runs from a script, its work must be under"
+                ' `if __name__ == "__main__"`: a new process imports that script first.'
+            ) from None
+        except BaseException:
+            worker.stop()
+            raise
+        return worker
+
+    def kill(self) -> None:
+        """Stop the process now (from any thread); the pipe stays open for its reader."""
+        self.process.kill()  # does nothing once the process is known to have ended
+
+    def stop(self) -> None:
+        """Close the pipe, which lets an idle worker leave; kill it if it does not."""
+        self.conn.close()
+        self.process.join(_JOIN)
+        if self.process.exitcode is None:
+            self.process.kill()
+            self.process.join()
+
+    def died(self) -> UnreadableFile:
+        """Why the worker stopped without answering, for a person."""
+        self.process.join(_JOIN)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            if -code == signal.SIGKILL:
+                return UnreadableFile(
+                    f"the process reading this file was stopped by the system ({name}),"
+                    " most often for lack of memory; Docent tries again when the file changes"
+                )
+            return UnreadableFile(
+                f"the process reading this file crashed ({name}): the file may be damaged,"
+                " or need more memory than a reader may use (DOCENT_PARSER_MEMORY_MB)"
+            )
+        return UnreadableFile(
+            f"the process reading this file stopped unexpectedly (exit code {code})"
+        )
+
+
+def _context() -> BaseContext:
+    """The fork server where the system has one (it preloads the loaders), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["ingest.parsing.worker", "ingest.parsing.tasks"])
+        return context
+    return multiprocessing.get_context("spawn")

@@ -1,0 +1,77 @@
+"""RemoteDocument: a LoadedDocument whose file is parsed in a parser process.
+
+It reads one page ahead: as soon as a page arrives it asks for the next, so the worker
+parses while the app chunks and embeds. Closing it before the last page (the file was
+cancelled, or the reader wanted only the start) kills its worker, which the pool replaces.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from ingest.parsing.wire import Item, Task
+from ingest.types import Page
+
+if TYPE_CHECKING:
+    from ingest.parsing.pool import Lease, ParserPool
+
+
+class RemoteDocument:
+    """A document being read in a worker process (see ``ingest.loaders.LoadedDocument``)."""
+
+    def __init__(self, lease: Lease, page_count: int | None) -> None:
+        self._lease = lease
+        self.page_count = page_count
+
+    @classmethod
+    def open(
+        cls,
+        pool: ParserPool,
+        task: Task,
+        path: Path,
+        data: bytes | None,
+        cancelled: threading.Event | None,
+    ) -> RemoteDocument:
+        """Run ``task`` (a document reader, see ``tasks.read_document``) on ``path``."""
+        lease = pool.lease(cancelled)
+        try:
+            page_count = lease.start(task, (str(path),), data)
+        except BaseException:
+            lease.release()
+            raise
+        return cls(lease, page_count)
+
+    @property
+    def pid(self) -> int | None:
+        """The process reading the file."""
+        return self._lease.pid
+
+    def pages(self) -> Iterator[Page]:
+        """The pages in order; may end by raising what the loader raised."""
+        lease = self._lease
+        try:
+            lease.ask_next()
+            while isinstance(reply := lease.receive(), Item):
+                lease.ask_next()  # the worker parses the next page while this one is used
+                yield reply.value
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Give the worker back (killed, if it is still reading); safe from any thread."""
+        self._lease.release()
+
+    def __enter__(self) -> RemoteDocument:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
