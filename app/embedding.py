@@ -22,8 +22,7 @@ from typing import Any, TypeVar
 from chromadb.api import ClientAPI
 
 from app.settings import Settings
-from graph.retrieval.retriever import Retriever
-from graph.retrieval.search import Reader
+from graph.retrieval.retriever import Reader, Retriever
 from ingest.events import EventBus, IngestEvent
 from ingest.index import ChunkIndex
 from ingest.indexer import Indexer

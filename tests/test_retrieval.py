@@ -12,8 +12,7 @@ from graph.retrieval.expand import expand
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
 from graph.retrieval.proximity import best_sentence_share, order_by_proximity
-from graph.retrieval.retriever import RetrievalSettings, Retriever
-from graph.retrieval.search import Reader
+from graph.retrieval.retriever import Reader, RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk

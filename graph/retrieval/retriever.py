@@ -16,9 +16,20 @@ from dataclasses import dataclass, field
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library
-from graph.retrieval.search import Reader, Search
+from graph.retrieval.search import Search
 from graph.retrieval.types import Retrieval
 from models.protocols import Embedder, Reranker
+
+
+@dataclass(eq=False)
+class Reader:
+    """One embedding model's read side: its collection, and the model embedding queries
+    for it (a vector of one model must never be compared with another model's)."""
+
+    dense: DenseIndex
+    embedder: Embedder
+    users: int = 0
+    """Searches reading through this reader now (kept by ``Retriever``)."""
 
 
 @dataclass(frozen=True)

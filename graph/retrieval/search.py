@@ -20,33 +20,20 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from graph.retrieval.candidates import combine, keyword_side, load
-from graph.retrieval.expand import PageText, expand, neighbour_keys
-from graph.retrieval.ports import DenseIndex
+from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
-from ingest.types import Chunk
-from models.protocols import Embedder, Reranker
+from models.protocols import Reranker
 from models.reranker import RerankerUnavailable, reranking_active
 
 if TYPE_CHECKING:
-    from graph.retrieval.retriever import Retriever
+    from graph.retrieval.retriever import Reader, Retriever
 
 MAX_QUERY_CHARS = 4_000
 """Text past this is not searched for: it bounds the work any query can cause."""
 MAX_K = 50
 MAX_CANDIDATES_IN_TRACE = 60
 """Of each retrieval's candidates, the best this many are shown in the trace."""
-
-
-@dataclass(eq=False)
-class Reader:
-    """One embedding model's read side: its collection, and the model embedding queries
-    for it (a vector of one model must never be compared with another model's)."""
-
-    dense: DenseIndex
-    embedder: Embedder
-    users: int = 0
-    """Searches reading through this reader now (kept by ``Retriever``)."""
 
 
 @dataclass
@@ -287,7 +274,7 @@ class Search:
         total = 0
         for doc_id in doc_ids:
             chunks = self.reader.dense.document_chunks(doc_id)
-            for piece in _pages(chunks, s.max_passage_chars):
+            for piece in whole_pages(chunks, s.max_passage_chars):
                 total += len(piece.text)
                 if total > s.context_chars:
                     return None
@@ -314,35 +301,6 @@ def _helpers() -> ThreadPoolExecutor:
 def _searched(query: str) -> str:
     """The text a query is searched (and embedded) as."""
     return " ".join(query[:MAX_QUERY_CHARS].split())
-
-
-def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
-    """A document's text rebuilt from its chunks, page by page, cut into ≤ ``limit`` pieces."""
-    out: list[Passage] = []
-    by_page: dict[int | None, list[Chunk]] = {}
-    for chunk in chunks:
-        by_page.setdefault(chunk.page, []).append(chunk)
-    for page, members in by_page.items():
-        known = PageText()
-        for c in members:
-            known.add(c)
-        start, end = min(c.start for c in members), max(c.end for c in members)
-        text = known.text(start, end)
-        for at in range(0, len(text), limit):
-            first = members[0]
-            out.append(
-                Passage(
-                    doc_id=first.doc_id,
-                    path=first.path,
-                    file=first.file,
-                    page=page,
-                    start=start + at,
-                    end=min(end, start + at + limit),
-                    text=text[at : at + limit],
-                    score=1.0,
-                )
-            )
-    return out
 
 
 def _shown_score(c: Candidate) -> float:
