@@ -3,7 +3,7 @@
 The nodes send ``Status``, ``Sources``, ``Token`` and ``NodeTimed`` through LangGraph's
 custom stream; ``ChatService`` adds ``Done``, ``Failed`` and ``Suggestions``. Every entry
 point reads these types; ``payload`` is the one place that turns them into the JSON the
-contract (docs CONTRACT.md, "Chat stream") shows.
+contract's chat stream carries (the SSE stream, and the bodies ``/v1`` and MCP return).
 """
 
 from __future__ import annotations
