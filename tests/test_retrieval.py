@@ -139,13 +139,15 @@ def test_mentioned_files_that_fit_come_whole() -> None:
     lib = Library(context_chars=5_000, max_passage_chars=400)
     text = "".join(f"Line {i} of the memo. " for i in range(60))  # 1,270 chars
     lib.add("memo.md", split("memo.md", text, 300, 50))
-    result = lib.retriever.retrieve("anything", files=["memo.md"], whole=True)
+    with lib.retriever.begin() as search:
+        result = search.retrieve("anything", files=["memo.md"], whole=True)
     assert result.full_documents
     assert "".join(p.text for p in result.passages) == text
     assert all(len(p.text) <= 400 for p in result.passages)
     big = Library(context_chars=1_000)
     big.add("memo.md", split("memo.md", text, 300, 50))
-    assert not big.retriever.retrieve("memo line", files=["memo.md"], whole=True).full_documents
+    with big.retriever.begin() as search:
+        assert not search.retrieve("memo line", files=["memo.md"], whole=True).full_documents
 
 
 def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:

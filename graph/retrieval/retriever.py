@@ -77,12 +77,10 @@ class Retriever:
             reader.users += 1
         return Search(self, reader)
 
-    def retrieve(
-        self, query: str, files: Sequence[str] = (), k: int | None = None, *, whole: bool = False
-    ) -> Retrieval:
+    def retrieve(self, query: str, files: Sequence[str] = (), k: int | None = None) -> Retrieval:
         """One search on its own (``POST /api/search``): ``Search.retrieve``, then closed."""
         with self.begin() as search:
-            return search.retrieve(query, files, k, whole=whole)
+            return search.retrieve(query, files, k)
 
     def activate(self, reader: Reader) -> Reader:
         """Answer with ``reader`` from the next search on; returns the one it replaces."""
