@@ -26,6 +26,8 @@ COMMANDS = ("serve", "ingest", "status", "ask", "token", "open", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command and what only the command line says; every setting of ``Settings``
+    becomes a flag of its own through ``parse`` (declared once, in app/settings.py)."""
     parser = argparse.ArgumentParser(
         prog="run.py", description="Docent: chat with the documents on your own machine."
     )
@@ -38,38 +40,50 @@ def build_parser() -> argparse.ArgumentParser:
         "open (a fresh login link for the running window) · mcp (MCP tools over stdio)",
     )
     parser.add_argument("question", nargs="?", help="the question, for `ask`")
-    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to listen on (default 8080)")
-    parser.add_argument("--data-dir", type=Path, help="where the index and sessions live")
-    parser.add_argument("--docs", type=Path, help="the watched documents folder")
-    parser.add_argument("--ollama-host", help="Ollama server (default http://127.0.0.1:11434)")
-    parser.add_argument("--chat-model", help="Ollama model for answers (default llama3.2)")
     parser.add_argument(
         "--no-browser", action="store_true", help="don't open a browser tab (serve, open)"
     )
-    parser.add_argument("--native", action="store_true", help="open a native window (pywebview)")
     parser.add_argument("--mode", choices=("auto", "rag", "chat"), default="auto", help="for `ask`")
     parser.add_argument(
         "--check", action="store_true", help="for `status`: check folder, registry and indexes"
     )
-    parser.add_argument("--chroma-url", help="a Chroma server instead of the embedded store")
     return parser
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Environment first, flags on top: a flag wins when both are set."""
+def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
+    """The command line's own flags, and the settings: environment first, flags on top
+    (pydantic-settings adds a flag for each field, e.g. ``--chat-model``, ``--top-k``)."""
+    from pydantic_settings import CliSettingsSource
+
     from app.settings import Settings
 
-    overrides: dict[str, Any] = {
-        name: getattr(args, name)
-        for name in ("host", "port", "data_dir", "docs", "ollama_host", "chat_model", "chroma_url")
-        if getattr(args, name) is not None
-    }
+    parser = build_parser()
+    flags: CliSettingsSource[Settings] = CliSettingsSource(
+        Settings, root_parser=parser, cli_kebab_case=True, cli_implicit_flags=True
+    )
+    args = parser.parse_args(list(argv))
+    given: dict[str, Any] = {"_cli_settings_source": flags(parsed_args=args)}
     if args.no_browser:
-        overrides["open_browser"] = False
-    if args.native:
-        overrides["native"] = True
-    return Settings(**overrides)
+        given["open_browser"] = False
+    return args, Settings(**given)
+
+
+def _access_command(argv: Sequence[str]) -> argparse.Namespace | None:
+    """`token` and `open`, parsed without pydantic, so they answer in well under a second;
+    None for every other command. They read only where the data dir is and where the
+    running window listens."""
+    head = argparse.ArgumentParser(add_help=False)
+    head.add_argument("command", nargs="?")
+    found, _ = head.parse_known_args(argv)
+    if found.command not in ("token", "open"):
+        return None
+    parser = argparse.ArgumentParser(prog=f"run.py {found.command}")
+    parser.add_argument("command", choices=("token", "open"))
+    parser.add_argument("--data-dir", type=Path, help="the data dir of the running Docent")
+    parser.add_argument("--host", help="where the running window listens (open)")
+    parser.add_argument("--port", type=int, help="the port it listens on (open)")
+    parser.add_argument("--no-browser", action="store_true", help="only print the link (open)")
+    return parser.parse_args(argv)
 
 
 def setup_logging(settings: Settings) -> None:
@@ -92,20 +106,21 @@ def setup_logging(settings: Settings) -> None:
 def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
     """Run one command; ``serve`` starts the window (the entry point passes it in,
     since app/ must not import ui/)."""
-    args = build_parser().parse_args(argv)
-    if args.command in ("token", "open"):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    access = _access_command(argv)
+    if access is not None:
         from app import access_commands
 
-        if args.command == "token":
-            return access_commands.print_token(args.data_dir)
+        if access.command == "token":
+            return access_commands.print_token(access.data_dir)
         return access_commands.open_login(
-            args.data_dir, host=args.host, port=args.port, browser=not args.no_browser
+            access.data_dir, host=access.host, port=access.port, browser=not access.no_browser
         )
 
     from pydantic import ValidationError
 
     try:
-        settings = settings_from(args)
+        args, settings = parse(argv)
     except ValidationError as error:
         print(f"Invalid setting: {error}", file=sys.stderr)
         return 2

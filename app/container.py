@@ -20,6 +20,7 @@ from app.embedding import EmbeddingModels, build_embedder
 from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
+from app.services.status import StatusService
 from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
@@ -145,6 +146,13 @@ class Container:
         )
         self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
         self.health = HealthMonitor(self.llm, self.reranker)
+        self.status = StatusService(
+            self.registry,
+            self.llm.health,
+            chat_model=lambda: self.llm.model,
+            embed_model=lambda: self.embedder.name,
+            queued=lambda: self.indexer.queued,
+        )
         live = {
             "chat_model": lambda name: setattr(self.llm, "model", name),
             "top_k": lambda k: self._retrieval(top_k=k),

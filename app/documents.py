@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from ingest.disk import DiskFull, is_disk_full
 from ingest.events import IngestEvent, LibraryProgress
-from ingest.folder import inspect, is_ignored
+from ingest.folder import inspect, is_ignored, sha256_file
 from ingest.indexer import Indexer
 from ingest.keys import doc_id_for
 from ingest.registry import Registry
@@ -310,7 +310,7 @@ def _place(temp: Path, folder: Path, name: str, sha: str) -> tuple[Path, bool]:
         if candidate.is_symlink():
             continue
         if candidate.exists():
-            if candidate.is_file() and _sha256(candidate) == sha:
+            if candidate.is_file() and sha256_file(candidate) == sha:
                 return candidate, False  # the same file again
             continue
         try:
@@ -323,14 +323,6 @@ def _place(temp: Path, folder: Path, name: str, sha: str) -> tuple[Path, bool]:
             os.replace(temp, candidate)
         return candidate, True
     raise BadFileName(f"Too many files are named like {name}; rename it first.")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _clean_name(name: str) -> str:

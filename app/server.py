@@ -24,6 +24,7 @@ def create_api_app(container: Container, *, watch: bool = True) -> FastAPI:
         finally:
             await services.stop()
 
-    app = FastAPI(title="Docent API", lifespan=lifespan)
+    # No FastAPI docs page: install_docs serves one whose assets don't come from a CDN.
+    app = FastAPI(title="Docent API", lifespan=lifespan, docs_url=None, redoc_url=None)
     install_api(app, services, container.settings, container.token)
     return app

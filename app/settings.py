@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, CliSuppress, SettingsConfigDict
 
 from app.paths import TOKEN_FILE, default_data_dir
 
@@ -94,7 +94,15 @@ class Settings(BaseSettings):
     probe_rag_above: float = Field(
         0.45, description="Router: a best chunk this similar means a document question."
     )
-    open_browser: bool = Field(True, description="Open a browser tab on start.")
+    session_idle_hours: float = Field(
+        12.0,
+        gt=0,
+        description="A window login ends after this many hours without use (the API token "
+        "never does); Lock in the window ends it at once.",
+    )
+    open_browser: CliSuppress[bool] = Field(
+        True, description="Open a browser tab on start (the command line says --no-browser)."
+    )
     native: bool = Field(False, description="Open a native window instead of a tab.")
 
     @field_validator("ollama_host", "embed_host")

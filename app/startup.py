@@ -15,10 +15,14 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ingest.lock import IndexLock
+
 if TYPE_CHECKING:
     from app.container import Container
     from app.settings import Settings
-    from ingest.lock import IndexLock
+
+DataDirLock = IndexLock
+"""The data dir's lock, as the window holds it (ui/ sees it through app/)."""
 
 log = logging.getLogger(__name__)
 

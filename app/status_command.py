@@ -7,11 +7,13 @@ seconds of imports), and never creates a data dir.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.error
 import urllib.request
 
 from app.instance import read_instance
+from app.services.status import StatusService
 from app.settings import Settings
 from ingest.registry import Registry
 from ingest.types import DocStatus
@@ -76,8 +78,10 @@ def _with_tag(name: str) -> str:
 def status(settings: Settings, *, check: bool = False) -> int:
     """Print what Docent knows and whether answers can be written; exits 0.
 
-    With ``check``, also compare the folder, the registry and every index (this loads the
-    store, so it takes longer); exit 1 and say what differs when they disagree.
+    The library's counts come from StatusService, as `/api/status`'s do; Ollama is asked
+    with the standard library. With ``check``, also compare the folder, the registry and
+    every index (this loads the store, so it takes longer); exit 1 and say what differs
+    when they disagree.
     """
     print(f"Data dir: {settings.data_dir}")
     running = read_instance(settings.data_dir) if settings.data_dir.is_dir() else None
@@ -87,13 +91,12 @@ def status(settings: Settings, *, check: bool = False) -> int:
     if registry_path.is_file():
         registry = Registry(registry_path)
         try:
-            counts = registry.counts()
-            chunks = registry.chunk_total()  # identical files share their chunks
+            index = _service(settings, registry).index()
         finally:
             registry.close()
         for state in DocStatus:
-            print(f"  {state.value:9} {counts.get(state, 0)}")
-        print(f"Chunks: {chunks}")
+            print(f"  {state.value:9} {index.by_status.get(state, 0)}")
+        print(f"Chunks: {index.chunks}")
     else:
         print("  nothing indexed yet: Docent has not run with this data dir")
     print(f"Embedding model: {embed_model_label(settings)}")
@@ -112,3 +115,18 @@ def status(settings: Settings, *, check: bool = False) -> int:
 
         return asyncio.run(check_consistency(settings))
     return 0
+
+
+def _service(settings: Settings, registry: Registry) -> StatusService:
+    """The StatusService the running app answers /api/status with, asking Ollama with the
+    standard library (no Ollama client, no Chroma)."""
+
+    async def health() -> Health:
+        return await asyncio.to_thread(probe_ollama, settings.ollama_host, settings.chat_model)
+
+    return StatusService(
+        registry,
+        health,
+        chat_model=lambda: settings.chat_model,
+        embed_model=lambda: embed_model_label(settings),
+    )

@@ -5,6 +5,8 @@ exactly as a user would (Ollama need not run), and prints the median of each fig
 - measured from outside: seconds until /api/health answers (and the CPU seconds the
   process had used by then), until the logged-in window's page is served, and until
   /api/status answers (the services are built);
+- the floor: a bare NiceGUI page (bench/bare_nicegui.py) until it answers, in the same
+  run, and Docent's services-ready time as a multiple of it (target ≤ 1.5×);
 - the app's own breakdown (its log's `startup:` line): `entered` = interpreter, command
   line and NiceGUI imported; `listening`, and `cpu_to_listen`, the CPU seconds the process
   spent until then (close to what an idle machine waits); then, behind the socket,
@@ -119,6 +121,24 @@ def one_run() -> dict[str, float]:
     return figures
 
 
+def bare_run() -> dict[str, float]:
+    """A bare NiceGUI page (bench/bare_nicegui.py) until its page answers: the floor."""
+    port = free_port()
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "bare_nicegui.py"), str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait(lambda: httpx.get(f"http://127.0.0.1:{port}/").status_code == 200)
+        return {"bare NiceGUI → page": time.perf_counter() - began}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
 def baseline_run(checkout: Path) -> dict[str, float]:
     """Another checkout's `run.py` (e.g. main's): until /api/health and /api/status."""
     with tempfile.TemporaryDirectory(prefix="security-bench-") as tmp:
@@ -146,17 +166,25 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     for _ in range(args.runs):
-        figures = one_run()
+        # Interleaved, so a busy moment of the machine weighs on each alike.
+        figures = bare_run()
+        figures.update(one_run())
         if args.baseline:
             figures.update(baseline_run(args.baseline))
+        figures["services ready ÷ bare page"] = (
+            figures["→ services ready"] / figures["bare NiceGUI → page"]
+        )
         results.append(figures)
     print("measured from outside (s since the process started), then the app's own log:")
     for label in results[0]:
         values = [r[label] for r in results if label in r]
+        unit = "×" if "÷" in label else "s"
         print(
-            f"{label:26} median {statistics.median(values):6.2f} s   "
+            f"{label:28} median {statistics.median(values):6.2f} {unit}   "
             f"(runs: {', '.join(f'{v:.2f}' for v in values)})"
         )
+    ratio = statistics.median(r["services ready ÷ bare page"] for r in results)
+    print(f"services ready within 1.5× of a bare NiceGUI page: {'yes' if ratio <= 1.5 else 'no'}")
 
 
 if __name__ == "__main__":

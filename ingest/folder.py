@@ -96,11 +96,8 @@ class ReadFile:
 
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def read_and_hash(path: Path, size: int) -> ReadFile:

@@ -96,6 +96,8 @@ class Segment:
     def live_df(self) -> tuple[IntArray, npt.NDArray[np.int64]]:
         """(global term ids, how many live rows hold each): this segment's share of df."""
         per_column = np.diff(self.indptr)
+        if self.live.all():  # the common case, e.g. every segment at load: no row to skip
+            return self.local_terms, per_column
         column = np.repeat(np.arange(len(self.local_terms)), per_column)
         counts = np.bincount(
             column, weights=self.live[self.indices].astype(np.float64), minlength=len(per_column)

@@ -227,7 +227,11 @@ async def test_the_original_file_comes_with_its_content_type(app: RunningApp) ->
     assert pdf.status_code == 200
     assert pdf.headers["content-type"] == "application/pdf"
     assert pdf.content == (app.container.settings.docs_dir / "manual.pdf").read_bytes()
-    assert "sandbox" in pdf.headers.get_list("content-security-policy")
+    # Sandboxed, and no other page may frame it (the guard merges, never drops, framing).
+    (policy,) = pdf.headers.get_list("content-security-policy")
+    assert policy.startswith("sandbox; default-src 'none';")
+    assert policy.endswith("frame-ancestors 'none'")
+    assert pdf.headers["x-frame-options"] == "DENY"
     notes = await app.client.get(f"/api/documents/{listed['notes.md']['id']}/file")
     assert notes.headers["content-type"] == "text/markdown; charset=utf-8"
     assert "blue flowerpot" in notes.text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser, main, settings_from
+from app.cli import main, parse
 from app.commands import DEGRADED_EXIT
 from app.paths import DATA_DIR_ENV, resolve_data_dir
 from app.settings import Settings
@@ -116,8 +116,8 @@ def test_flags_win_over_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setenv("DOCENT_PORT", "9000")
     monkeypatch.setenv("DOCENT_CHAT_MODEL", "from-env")
     monkeypatch.setenv("OLLAMA_HOST", "10.1.2.3:11434")
-    args = build_parser().parse_args(["--port", "9100", "--data-dir", str(tmp_path)])
-    settings = settings_from(args)
+    args, settings = parse(["ask", "why?", "--port", "9100", "--data-dir", str(tmp_path)])
+    assert (args.command, args.question) == ("ask", "why?")
     assert settings.port == 9100
     assert settings.chat_model == "from-env"
     assert settings.ollama_host == "http://10.1.2.3:11434"
@@ -176,3 +176,14 @@ def test_ask_without_ollama_exits_non_zero_with_plain_passages(
         captured.out
     )
     assert "\\" not in captured.out and "**" not in captured.out
+
+
+def test_every_setting_is_a_flag_and_the_contract_s_flags_stay(tmp_path: Path) -> None:
+    args, settings = parse(
+        ["--top-k", "9", "--no-suggestions", "--native", "--no-browser", "--docs", str(tmp_path)]
+    )
+    assert args.command == "serve"
+    assert (settings.top_k, settings.suggestions, settings.native) == (9, False, True)
+    assert settings.open_browser is False and settings.docs_dir == tmp_path.resolve()
+    refused = run_py("--top-k", "0", "--no-browser", "--data-dir", str(tmp_path / "d"))
+    assert refused.returncode == 2 and "top_k" in refused.stderr

@@ -16,7 +16,9 @@ import pytest
 from fastapi import Request, Response
 
 from app.api.guard import Access
-from app.api.login import COOKIE_SECONDS, LINK_SECONDS, LoginLinks
+from app.api.headers import PAGE_POLICY, secured
+from app.api.login import LINK_SECONDS, LoginLinks
+from app.api.login_sessions import LoginSessions
 from app.container import Container
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
@@ -87,7 +89,9 @@ async def test_unknown_api_paths_get_json_errors(app: RunningApp) -> None:
     assert hidden.status_code == 401 and hidden.json()["error"]["code"] == "unauthorized"
 
 
-async def test_every_response_forbids_framing(app: RunningApp) -> None:
+async def test_every_response_forbids_framing_and_loads_nothing_from_elsewhere(
+    app: RunningApp,
+) -> None:
     async with httpx.AsyncClient(base_url=app.url) as anonymous:
         responses = [
             await anonymous.get("/api/health"),
@@ -97,8 +101,25 @@ async def test_every_response_forbids_framing(app: RunningApp) -> None:
             await app.client.get("/api/nope"),
         ]
     for response in responses:
-        assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert response.headers.get_list("content-security-policy") == [PAGE_POLICY]
         assert response.headers["x-frame-options"] == "DENY"
+    policy = dict(d.split(" ", 1) for d in PAGE_POLICY.split("; "))
+    assert policy["default-src"] == "'self'" and policy["connect-src"] == "'self'"
+    assert policy["img-src"] == "'self' data: blob:" and policy["frame-ancestors"] == "'none'"
+    assert policy["object-src"] == policy["base-uri"] == "'none'"
+
+
+def test_a_policy_of_its_own_is_merged_never_dropped() -> None:
+    own = [(b"content-type", b"text/plain"), (b"content-security-policy", b"sandbox")]
+    merged = dict(secured(own))
+    assert merged[b"content-security-policy"] == b"sandbox; frame-ancestors 'none'"
+    assert merged[b"x-frame-options"] == b"DENY"
+    assert merged[b"x-content-type-options"] == b"nosniff"
+    framed = [(b"content-security-policy", b"frame-ancestors 'self'")]
+    assert secured(framed)[0] == framed[0]  # says who may frame it: kept as it is
+    assert b"x-frame-options" not in dict(secured(framed))  # no DENY to contradict it
+    nothing = dict(secured([]))
+    assert nothing[b"content-security-policy"] == PAGE_POLICY.encode()
 
 
 async def test_a_response_with_its_own_frame_policy_keeps_it(app: RunningApp) -> None:
@@ -116,7 +137,7 @@ async def test_a_response_with_its_own_frame_policy_keeps_it(app: RunningApp) ->
     async with httpx.AsyncClient(base_url=app.url) as anonymous:
         refused = await anonymous.get("/framed-by-us")  # still behind the login
     assert refused.status_code == 401
-    assert refused.headers["content-security-policy"] == "frame-ancestors 'none'"
+    assert refused.headers["content-security-policy"] == PAGE_POLICY
 
 
 async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -> None:
@@ -134,6 +155,7 @@ async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -
     assert cookie.startswith(f"docent-{port}=")
     for attribute in ("HttpOnly", "SameSite=Strict", "Path=/"):
         assert attribute in cookie
+    assert "Max-Age" not in cookie and "Expires" not in cookie  # gone with the browser
     assert after.status_code == 200
     assert again.status_code == 401 and "run.py open" in again.text
     assert app.container.token not in login.text + after.text + again.text
@@ -141,14 +163,14 @@ async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -
 
 async def test_forged_or_foreign_cookies_are_refused(app: RunningApp) -> None:
     port = app.url.rsplit(":", 1)[1]
-    other = LoginLinks("another instance's token").new_cookie()
-    mine = LoginLinks(app.container.token).new_cookie()
-    issued, nonce, signature = mine.split(".")
+    access: Access = app.app.state.access
+    other = LoginSessions(app.container.settings.data_dir / "other", idle_seconds=60).start()
+    mine = access.sessions.start()
     for name, value in [
-        (f"docent-{port}", other),
-        (f"docent-{port}", f"{issued}.{nonce}.{'0' * len(signature)}"),
-        (f"docent-{port}", f"{int(issued) + 1}.{nonce}.{signature}"),
-        (f"docent-{int(port) + 1}", mine),
+        (f"docent-{port}", other),  # another instance's session
+        (f"docent-{port}", mine[:-1] + ("A" if mine[-1] != "A" else "B")),
+        (f"docent-{port}", ""),
+        (f"docent-{int(port) + 1}", mine),  # named for another port
     ]:
         async with httpx.AsyncClient(base_url=app.url, cookies={name: value}) as client:
             assert (await client.get("/api/status")).status_code == 401, (name, value)
@@ -156,16 +178,14 @@ async def test_forged_or_foreign_cookies_are_refused(app: RunningApp) -> None:
         assert (await client.get("/api/status")).status_code == 200
 
 
-def test_login_links_and_cookies_expire() -> None:
+def test_login_links_expire_and_work_once() -> None:
     now = [1_000_000.0]
-    links = LoginLinks("token", clock=lambda: now[0])
+    links = LoginLinks(clock=lambda: now[0])
     late = links.issue("http://127.0.0.1:8080").rsplit("=", 1)[1]
-    cookie = links.new_cookie()
+    once = links.issue("http://127.0.0.1:8080").rsplit("=", 1)[1]
+    assert links.redeem(once) and not links.redeem(once)
     now[0] += LINK_SECONDS + 1
     assert not links.redeem(late)
-    assert links.valid_cookie(cookie)
-    now[0] += COOKIE_SECONDS
-    assert not links.valid_cookie(cookie)
 
 
 async def test_a_body_over_the_cap_is_refused_before_it_is_read(app: RunningApp) -> None:

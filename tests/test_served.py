@@ -15,6 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from app.api.headers import PAGE_POLICY
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.running import ServedProcess, eventually, run_py, served_process
 
@@ -92,7 +93,7 @@ def test_pages_cannot_be_framed(served: ServedProcess, cookie: dict[str, str]) -
     with httpx.Client(base_url=served.url) as client:
         responses += [client.get("/"), client.get("/api/health")]
     for response in responses:
-        assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert response.headers["content-security-policy"] == PAGE_POLICY
         assert response.headers["x-frame-options"] == "DENY"
 
 

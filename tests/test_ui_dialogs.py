@@ -9,6 +9,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
+from app.api import new_access
 from app.container import Container
 from app.settings import Settings
 from models.llm import OllamaChat
@@ -143,7 +144,7 @@ async def ollama_app(
         settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
     )
     await built.start(watch=False)
-    ui.page("/")(lambda: chat_page(built))
+    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
     yield built, ollama_server
     await built.stop()
 
@@ -203,7 +204,7 @@ async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) 
     )
     await built.start(watch=False)
     try:
-        ui.page("/")(lambda: chat_page(built))
+        ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
         await built.health.check_now()
         await user.open("/")
         await user.should_see("Reranking is off.", marker="banner-text")

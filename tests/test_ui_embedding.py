@@ -10,6 +10,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
+from app.api import new_access
 from app.container import Container
 from app.embedding import CHECK_TEXT
 from app.settings import Settings
@@ -60,7 +61,7 @@ async def app(tmp_path: Path) -> AsyncIterator[Container]:
     )
     await built.start(watch=False)
     await eventually(lambda: len(built.ready_paths()) == 2, what="the notes indexed")
-    ui.page("/")(lambda: chat_page(built))
+    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
     yield built
     new.open()
     await built.stop()

@@ -25,6 +25,8 @@ from tests.running import eventually
 from ui.page import chat_page
 
 BASE = "http://127.0.0.1"
+COOKIE = "docent-80"
+"""The login cookie's name for BASE, whose Host names no port."""
 
 
 @pytest.fixture
@@ -45,7 +47,7 @@ async def guarded(user: User, services: Services) -> AsyncIterator[Access]:
     """NiceGUI's app with the window at / behind the guard, as `run.py` serves it."""
     container = await services.container()
     access = secure(core.app, services, container.settings, container.token)
-    ui.page("/")(lambda: chat_page(container))
+    ui.page("/")(lambda: chat_page(container, access))
     user.http_client.base_url = httpx.URL(BASE)  # a Host the guard accepts
     yield access
     # The guard wraps NiceGUI's global app; the next test's app must not inherit it.
@@ -76,3 +78,50 @@ async def test_login_link_opens_the_window(user: User, guarded: Access) -> None:
     user.find(marker="send").click()
     await user.should_see("Echo:", retries=50)
     assert (await user.http_client.get(link)).status_code == 401  # the link worked once
+
+
+async def login(user: User, access: Access) -> str:
+    """Open the window with a fresh login link; the session id its cookie holds."""
+    await user.http_client.get(access.links.issue(BASE))
+    await user.open("/")
+    await user.should_see(marker="login-menu")
+    return str(user.http_client.cookies[COOKIE])
+
+
+async def test_lock_ends_the_login_and_the_cookie_opens_nothing_after(
+    user: User, guarded: Access
+) -> None:
+    session = await login(user, guarded)
+    assert (await user.http_client.post("/api/login-link")).status_code == 200
+    user.find(marker="lock").click()
+    await eventually(lambda: not guarded.sessions.check(session, activity=False), what="Lock")
+    transport = httpx.ASGITransport(core.app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as replayed:
+        replayed.cookies.set(COOKIE, session)
+        api = await replayed.post("/api/login-link")
+        page = await replayed.get("/")
+    assert api.status_code == 401 and api.json()["error"]["code"] == "unauthorized"
+    assert page.status_code == 401 and "needs a login link" in page.text
+
+
+async def test_keeping_the_browser_logged_in_is_a_choice_made_in_the_window(
+    user: User, guarded: Access
+) -> None:
+    session = await login(user, guarded)
+    assert not guarded.sessions.is_remembered(session)
+    assert not guarded.sessions.path.exists()  # nothing written for a login not remembered
+    kept = await user.http_client.post("/login/cookie")
+    assert "Max-Age" not in kept.headers["set-cookie"]
+
+    user.find(marker="keep-login").click()
+    await eventually(lambda: guarded.sessions.is_remembered(session), what="remembered")
+    assert guarded.sessions.path.exists()
+    kept = await user.http_client.post("/login/cookie")  # what the page asks for next
+    assert kept.status_code == 204
+    assert kept.headers["set-cookie"].startswith(f"{COOKIE}={session};")
+    assert "Max-Age=" in kept.headers["set-cookie"] and "HttpOnly" in kept.headers["set-cookie"]
+
+    user.find(marker="keep-login").click()
+    await eventually(lambda: not guarded.sessions.is_remembered(session), what="forgotten")
+    kept = await user.http_client.post("/login/cookie")
+    assert "Max-Age" not in kept.headers["set-cookie"]

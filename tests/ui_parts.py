@@ -19,6 +19,7 @@ from nicegui import ElementFilter, ui
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
+from app.api import new_access
 from app.container import Container
 from app.documents import DocumentService
 from app.settings import Settings
@@ -66,7 +67,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
 @pytest.fixture
 def page(container: Container) -> None:
     """Serve the window at / for NiceGUI's ``user`` fixture."""
-    ui.page("/")(lambda: chat_page(container))
+    ui.page("/")(lambda: chat_page(container, new_access(container.settings, container.token)))
 
 
 def llm(container: Container) -> FakeChatModel:

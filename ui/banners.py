@@ -13,6 +13,7 @@ from nicegui import ui
 
 from app.embedding import EmbeddingModels, EmbeddingState
 from app.health import HealthMonitor, HealthReport, Problem
+from ui import markdown
 
 TITLES = {
     "ollama_down": "Answers are limited.",
@@ -25,6 +26,14 @@ DEGRADED = " Until then, Docent shows the most relevant passages from your docum
 
 
 BRIEF_CHARS = 160
+
+
+def banner_text(text: str) -> ui.html:
+    """A banner's Markdown, rendered as answers are: what Ollama or a model server said
+    goes in here, so its images must not load (``ui.markdown`` would show them)."""
+    return ui.html(markdown.render(text), sanitize=False).classes(
+        "docent-banner-text text-sm flex-grow min-w-0"
+    )
 
 
 def brief(message: str) -> str:
@@ -81,7 +90,7 @@ class Banners:
                     text += DEGRADED
                 elif problem.kind == "reranker_unavailable":
                     text += " Answers still come, ranked by search scores alone."
-                shown = ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                shown = banner_text(text).mark("banner-text")
                 if len(problem.message) > BRIEF_CHARS:
                     shown.tooltip(problem.message)  # the whole technical story, on hover
                 if problem.kind == "model_missing" and problem.model:
@@ -150,7 +159,7 @@ class RebuildBanner:
             with self.box:
                 ui.notify(f"Searches now use {state.answering}.", type="positive")
         if busy and self._text is not None and self._bar is not None:
-            self._text.set_content(rebuild_text(state))
+            self._text.set_content(markdown.render(rebuild_text(state)))
             value = state.done / state.total if state.total else 0.0
             self._bar.set_value(value)
             self._bar.props(f"data-value={value:.3f}")
@@ -164,9 +173,7 @@ class RebuildBanner:
                 with banner_card("embedding_rebuild"):
                     with ui.row().classes("w-full items-center no-wrap gap-2"):
                         ui.icon("autorenew", color="warning").classes("text-xl animate-spin")
-                        self._text = ui.markdown(rebuild_text(state)).classes(
-                            "text-sm flex-grow min-w-0"
-                        )
+                        self._text = banner_text(rebuild_text(state))
                         self._text.mark("banner-text rebuild-text")
                     self._bar = ui.linear_progress(value=0.0, show_value=False)
                     self._bar.props("rounded size=6px").classes("docent-progress")
@@ -176,7 +183,7 @@ class RebuildBanner:
                     with ui.row().classes("w-full items-center no-wrap gap-2"):
                         ui.icon("warning_amber", color="warning").classes("text-xl")
                         text = f"**{TITLES['embedding_failed']}** {state.problem}"
-                        ui.markdown(text).classes("text-sm flex-grow min-w-0").mark("banner-text")
+                        banner_text(text).mark("banner-text")
                         ui.button("Retry", icon="refresh", on_click=self.embedding.retry).props(
                             "flat dense no-caps"
                         ).mark("banner-retry-embedding")

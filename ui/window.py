@@ -18,7 +18,7 @@ from nicegui import app, core, ui
 from nicegui.server import Server
 
 from app.api import api_routers, include_routes, secure
-from app.api.guard import MB
+from app.api.body_limits import MB
 from app.api.login import LINK_SECONDS
 from app.collector import settle
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from fastapi import APIRouter
 
     from app.container import Container
-    from ingest.lock import IndexLock
+    from app.startup import DataDirLock
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
 """What the services need and the server must not wait for: imported behind the socket."""
 
 
-def serve(settings: Settings, lock: IndexLock, *, started: float | None = None) -> int:
+def serve(settings: Settings, lock: DataDirLock, *, started: float | None = None) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
 
     ``lock`` is the data dir's, taken before anything else (a second Docent on the same
@@ -64,7 +64,7 @@ def serve(settings: Settings, lock: IndexLock, *, started: float | None = None) 
 class Window:
     """One serving process: its guard, its login link and its services' lifecycle."""
 
-    def __init__(self, settings: Settings, lock: IndexLock, *, started: float) -> None:
+    def __init__(self, settings: Settings, lock: DataDirLock, *, started: float) -> None:
         self.settings = settings
         self.lock = lock
         self.started = started
@@ -74,7 +74,7 @@ class Window:
         make_private_dir(settings.data_dir)
         token = load_or_create_token(settings.token_path)
         self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
-        access = secure(app, self.services, settings, token)
+        self.access = access = secure(app, self.services, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
             "POST", "/_nicegui/client/*", settings.max_upload_mb * MB, setting="max_upload_mb"
@@ -126,7 +126,7 @@ class Window:
                 waiting.delete()
         from ui.page import chat_page
 
-        chat_page(container)
+        chat_page(container, self.access)
 
     def _on_startup(self) -> None:
         app.state.after_listening = asyncio.create_task(self._after_listening())

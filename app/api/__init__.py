@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter, FastAPI
 
 from app.api import entry
+from app.api.body_limits import MB, BodyLimits
 from app.api.errors import install_error_handlers
-from app.api.guard import MB, Access, BodyLimits, install_guard, is_api_path, wrap_outermost
+from app.api.guard import Access, install_guard, is_api_path, wrap_outermost
 from app.api.login import LoginLinks
+from app.api.login_sessions import SESSIONS_FILE, LoginSessions
 from app.api.uploads import UPLOAD_PATH, upload_body_cap
 from app.startup import WaitForServices
 
@@ -37,12 +39,7 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
     takes bigger bodies (uploads) raises its own cap with
     ``access.body_limits.allow("POST", path, max_bytes)``.
     """
-    access = Access(
-        token=token,
-        links=LoginLinks(token),
-        allowed_hosts=[settings.host],
-        body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
-    )
+    access = new_access(settings, token)
     # Uploads stream each file to disk and cap it there; the body cap only bounds the total.
     access.body_limits.allow(
         "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
@@ -56,6 +53,20 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
     app.include_router(entry.public)
     app.include_router(entry.router)
     return access
+
+
+def new_access(settings: Settings, token: str) -> Access:
+    """This instance's rules, from its settings; its remembered logins are read here."""
+    sessions = LoginSessions(
+        settings.data_dir / SESSIONS_FILE, idle_seconds=settings.session_idle_hours * 3600
+    )
+    return Access(
+        token=token,
+        links=LoginLinks(),
+        sessions=sessions,
+        allowed_hosts=[settings.host],
+        body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
+    )
 
 
 def _needs_services(path: str) -> bool:

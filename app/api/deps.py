@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 
 from app.api.errors import ApiError
+from app.documents import DocumentService
+from app.services.status import StatusService
 from app.startup import ServicesFailed
 
 if TYPE_CHECKING:
@@ -22,3 +24,17 @@ async def get_container(request: Request) -> Container:
 
 
 ContainerDep = Annotated["Container", Depends(get_container)]
+
+
+async def get_status(c: ContainerDep) -> StatusService:
+    return c.status
+
+
+async def get_documents(c: ContainerDep) -> DocumentService:
+    return c.documents
+
+
+# Routers name the service they use (not the container): these resolve it, waiting for
+# the services while Docent starts.
+StatusDep = Annotated[StatusService, Depends(get_status)]
+DocumentsDep = Annotated[DocumentService, Depends(get_documents)]

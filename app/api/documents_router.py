@@ -10,7 +10,6 @@ from app.api.deps import ContainerDep
 from app.api.errors import ApiError
 from app.api.schemas import (
     DocumentList,
-    DocumentPublic,
     SearchRequest,
     SearchResponse,
 )
@@ -22,7 +21,7 @@ router = APIRouter(dependencies=[Depends(require_token)])
 
 @router.get("/api/documents")
 async def list_documents(c: ContainerDep) -> DocumentList:
-    return DocumentList(documents=[DocumentPublic.of(d) for d in c.documents.list()])
+    return DocumentList(documents=c.documents.list())
 
 
 @router.post("/api/search")

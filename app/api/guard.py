@@ -5,14 +5,16 @@ before any request body is read:
 
 1. Host must be ours (loopback names or the bound address): no DNS rebinding.
 2. A browser Origin must be our own host:port: no other site or local port drives us.
-3. The API token (``Authorization: Bearer``) or the window's login cookie, except for
-   ``/api/health`` and the login link itself.
+3. The API token (``Authorization: Bearer``) or the window's login cookie, which names a
+   live login session (app/api/login_sessions.py), except for ``/api/health`` and the
+   login link itself. Requests on the login count as its use; on the window's socket only
+   what the person does counts (app/api/socket_activity.py).
 4. Bodies are capped: a Content-Length over the cap is refused at once, a chunked body
    is cut off at the cap. One route (uploads) can raise its own cap with
    ``BodyLimits.allow``.
 
-Every response also says it must not be framed, unless the app gave it its own framing
-policy (the window's PDF viewer frames a document from its own origin).
+Every response also carries the window's Content-Security-Policy and says it must not be
+framed (app/api/headers.py); a response with its own policy keeps it, merged with ours.
 """
 
 from __future__ import annotations
@@ -20,16 +22,16 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.api.body_limits import BodyExchange, BodyLimits, BodyTooLarge, too_large
 from app.api.login import (
+    COOKIE_PATH,
     LINK_REFUSED_PAGE,
     LOCKED_PAGE,
     LOGIN_PATH,
@@ -39,20 +41,19 @@ from app.api.login import (
     cookie_name,
     set_cookie_header,
 )
+from app.api.login_sessions import LoginSessions
 from app.api.refusals import (
-    SECURITY_HEADERS,
     Refusal,
     refuse,
-    send_refusal,
     start_response,
 )
+from app.api.socket_activity import SocketWatch, is_socket_path
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 API_PREFIXES = ("/api", "/v1", "/mcp")
 PUBLIC_PATHS = frozenset({"/api/health"})
-MB = 1024 * 1024
 
 TOKEN_HELP = (
     "Missing or wrong API token. Send 'Authorization: Bearer <token>'; "
@@ -81,57 +82,21 @@ def _port(host_header: str, scheme: str) -> int | None:
     return 443 if scheme in ("https", "wss") else 80
 
 
-class BodyCap(NamedTuple):
-    """A route's body cap in bytes (``None``: the route caps it) and the setting behind it."""
-
-    max_bytes: int | None
-    setting: str
-
-
-@dataclass
-class BodyLimits:
-    """The largest request body each route may send; ``None`` means the route caps it."""
-
-    default: int
-    routes: dict[tuple[str, str], BodyCap] = field(default_factory=dict)
-    default_setting: str = "max_body_mb"
-
-    def allow(
-        self, method: str, path: str, max_bytes: int | None, *, setting: str = "max_body_mb"
-    ) -> None:
-        """Give one route its own cap, e.g. uploads, which cap each file as they stream it.
-
-        A ``path`` ending in ``*`` covers every path that starts with what precedes it;
-        ``setting`` names what a person changes to raise the cap, for the 413's message.
-        """
-        self.routes[(method.upper(), path)] = BodyCap(max_bytes, setting)
-
-    def for_request(self, method: str, path: str) -> BodyCap:
-        if (method, path) in self.routes:
-            return self.routes[(method, path)]
-        for (allowed_method, pattern), cap in self.routes.items():
-            if allowed_method == method and pattern.endswith("*") and path.startswith(pattern[:-1]):
-                return cap
-        return BodyCap(self.default, self.default_setting)
-
-
-class BodyTooLarge(Exception):
-    """The client kept sending past the cap; the 413 has already been sent."""
-
-
 class Access:
-    """This instance's rules: its token, login links, host names and body caps."""
+    """This instance's rules: its token, login links and sessions, host names, body caps."""
 
     def __init__(
         self,
         *,
         token: str,
         links: LoginLinks,
+        sessions: LoginSessions,
         allowed_hosts: Iterable[str],
         body_limits: BodyLimits,
     ) -> None:
         self.token = token
         self.links = links
+        self.sessions = sessions
         self.allowed_hosts = LOOPBACK_NAMES | {h.lower() for h in allowed_hosts}
         self.body_limits = body_limits
 
@@ -151,7 +116,11 @@ class Access:
             )
         path = scope["path"]
         public = path in PUBLIC_PATHS or path == LOGIN_PATH
-        if (public and scope["type"] == "http") or self.authorized(headers, scope["scheme"]):
+        # Opening the socket is not use of the login: a page that reconnects does it alone.
+        activity = not is_socket_path(path)
+        if (public and scope["type"] == "http") or self.authorized(
+            headers, scope["scheme"], activity=activity
+        ):
             return None
         if is_api_path(path):
             return Refusal(401, "unauthorized", TOKEN_HELP)
@@ -175,23 +144,35 @@ class Access:
         same_port = origin_port == _port(host_header, scheme)
         return same_port and parts.hostname.lower() in self.allowed_hosts
 
-    def authorized(self, headers: Headers, scheme: str) -> bool:
-        """The bearer token, or a login cookie this instance signed."""
-        kind, _, given = headers.get("authorization", "").partition(" ")
-        if kind.lower() == "bearer" and secrets.compare_digest(
-            given.strip().encode(), self.token.encode()
-        ):
+    def authorized(self, headers: Headers, scheme: str, *, activity: bool = True) -> bool:
+        """The bearer token, or a cookie naming a live login (``activity``: count as use)."""
+        if self.has_token(headers):
             return True
+        session_id = self.window_login(headers, scheme)
+        return session_id is not None and self.sessions.check(session_id, activity=activity)
+
+    def has_token(self, headers: Headers) -> bool:
+        kind, _, given = headers.get("authorization", "").partition(" ")
+        return kind.lower() == "bearer" and secrets.compare_digest(
+            given.strip().encode(), self.token.encode()
+        )
+
+    def window_login(self, headers: Headers, scheme: str) -> str | None:
+        """The login session id this request's cookie names, live or not."""
         port = _port(headers.get("host", ""), scheme)
-        cookie = cookie_parser(headers.get("cookie", "")).get(cookie_name(port or 0))
-        return cookie is not None and self.links.valid_cookie(cookie)
+        return cookie_parser(headers.get("cookie", "")).get(cookie_name(port or 0))
 
     def login_cookie(self, secret: str, host_header: str, scheme: str) -> str | None:
-        """The Set-Cookie value for a valid one-time secret, else None."""
+        """The Set-Cookie value for a valid one-time secret (a new session), else None."""
         if not self.links.redeem(secret):
             return None
+        return self.cookie_for(self.sessions.start(), host_header, scheme)
+
+    def cookie_for(self, session_id: str, host_header: str, scheme: str) -> str:
+        """The Set-Cookie value naming ``session_id``, kept by the browser if remembered."""
         port = _port(host_header, scheme) or 0
-        return set_cookie_header(cookie_name(port), self.links.new_cookie())
+        remembered = self.sessions.is_remembered(session_id)
+        return set_cookie_header(cookie_name(port), session_id, remembered=remembered)
 
 
 class Guard:
@@ -210,11 +191,18 @@ class Guard:
         if refusal is not None:
             await refuse(scope, send, refusal, body_pending=_has_body(scope, headers))
             return
+        login = self.access.window_login(headers, scope["scheme"])
+        if is_socket_path(scope["path"]) and login and not self.access.has_token(headers):
+            watch = SocketWatch(self.access.sessions, login, receive, send)
+            receive, send = watch.receive, watch.send
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
         if scope["path"] == LOGIN_PATH and scope["method"] in ("GET", "HEAD"):
             await self._login(scope, headers, send)
+            return
+        if scope["path"] == COOKIE_PATH and scope["method"] == "POST" and login:
+            await self._set_cookie(login, headers, scope, send)
             return
         cap = self.access.body_limits.for_request(scope["method"], scope["path"])
         limit = cap.max_bytes
@@ -224,9 +212,9 @@ class Guard:
             and length is not None
             and (not length.isdigit() or int(length) > limit)
         ):
-            await refuse(scope, send, _too_large(limit, cap.setting), body_pending=True)
+            await refuse(scope, send, too_large(limit, cap.setting), body_pending=True)
             return
-        exchange = _Exchange(receive, send, cap)
+        exchange = BodyExchange(receive, send, cap)
         try:
             await self.app(scope, exchange.receive, exchange.send)
         except BodyTooLarge:
@@ -247,55 +235,15 @@ class Guard:
         )
         await send({"type": "http.response.body", "body": b""})
 
-
-class _Exchange:
-    """One request's receive and send: counts the body against the cap, adds the headers."""
-
-    def __init__(self, receive: Receive, send: Send, cap: BodyCap) -> None:
-        self._receive = receive
-        self._send = send
-        self.cap = cap
-        self.limit = cap.max_bytes
-        self.received = 0
-        self.started = False
-        self.refused = False
-
-    async def receive(self) -> Message:
-        message = await self._receive()
-        if message["type"] == "http.request" and self.limit is not None:
-            self.received += len(message.get("body", b""))
-            if self.received > self.limit:
-                if not self.started:
-                    self.refused = True
-                    refusal = _too_large(self.limit, self.cap.setting)
-                    await send_refusal(self._send, refusal, close=True, html=False)
-                raise BodyTooLarge
-        return message
-
-    async def send(self, message: Message) -> None:
-        if self.refused:
-            return  # the app's own answer to a body it never got whole
-        if message["type"] == "http.response.start":
-            self.started = True
-            headers = message.get("headers", [])
-            added = SECURITY_HEADERS
-            if any(name.lower() == b"content-security-policy" for name, _ in headers):
-                added = [h for h in SECURITY_HEADERS if h[0] not in _FRAMING]
-            message = {**message, "headers": [*headers, *added]}
-        await self._send(message)
-
-
-_FRAMING = {b"content-security-policy", b"x-frame-options"}
-"""Left to a response that states its own frame-ancestors policy."""
-
-
-def _too_large(limit: int, setting: str) -> Refusal:
-    return Refusal(
-        413,
-        "body_too_large",
-        f"The request body is over the {limit / MB:g} MB limit "
-        f"(setting {setting}, DOCENT_{setting.upper()}).",
-    )
+    async def _set_cookie(
+        self, session_id: str, headers: Headers, scope: Scope, send: Send
+    ) -> None:
+        """Set the login cookie again as its session now is (remembered or not)."""
+        cookie = self.access.cookie_for(session_id, headers.get("host", ""), scope["scheme"])
+        await start_response(
+            send, 204, [(b"set-cookie", cookie.encode()), (b"content-length", b"0")]
+        )
+        await send({"type": "http.response.body", "body": b""})
 
 
 def _has_body(scope: Scope, headers: Headers) -> bool:

@@ -11,12 +11,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import FileResponse
 
-from app.api.deps import ContainerDep
+from app.api.deps import DocumentsDep
 from app.api.errors import ApiError
 from app.api.schemas import (
     ERROR_RESPONSES,
     DocumentList,
-    DocumentPublic,
     ErrorResponse,
     ReindexRequest,
     ReindexResult,
@@ -43,6 +42,10 @@ router = APIRouter(
     responses=ERROR_RESPONSES,
 )
 
+FILE_POLICY = (
+    "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline';"
+    " frame-ancestors 'none'"
+)
 STATUS = {
     DocumentNotFound: 404,
     FileTooLarge: 413,
@@ -96,7 +99,7 @@ def _error(error: DocumentError) -> ApiError:
 )
 async def upload_documents(
     request: Request,
-    c: ContainerDep,
+    documents: DocumentsDep,
     folder: Annotated[
         str | None, Query(description="A subfolder to put the files in (or the form field).")
     ] = None,
@@ -105,23 +108,23 @@ async def upload_documents(
 
     Each file streams to disk as it arrives, so a `folder` form field must come before the
     files (or be given in the query). The upload is all or nothing: if one file is refused,
-    the files this request already wrote are removed again.
+    the files this request created are removed again.
     """
     body = request.stream()
     added: list[Added] = []
     try:
         content_type = request.headers.get("content-type", "")
-        await _receive(content_type, body, c.documents, added, folder=folder)
+        await _receive(content_type, body, documents, added, folder=folder)
     except (DocumentError, MultipartError) as error:
-        await c.documents.undo(added)
+        await documents.undo(added)
         await _drain(body)  # the client is told only once it has finished sending
         if isinstance(error, MultipartError):
             raise ApiError(422, "invalid_request", str(error)) from error
         raise _error(error) from error
     except BaseException:  # the body was cut off (over its cap) or the client went away
-        await c.documents.undo(added)
+        await documents.undo(added)
         raise
-    return DocumentList(documents=[DocumentPublic.of(item.view) for item in added])
+    return DocumentList(documents=[item.view for item in added])
 
 
 async def _receive(
@@ -167,10 +170,10 @@ async def _drain(body: AsyncIterator[bytes]) -> None:
     response_class=FileResponse,
     responses={**NOT_FOUND, 200: {"description": "The file, with its content type."}},
 )
-async def document_file(doc_id: str, c: ContainerDep) -> FileResponse:
+async def document_file(doc_id: str, documents: DocumentsDep) -> FileResponse:
     """The original file, as it is in the documents folder."""
     try:
-        path = c.documents.file_path(doc_id)
+        path = documents.file_path(doc_id)
     except DocumentError as error:
         raise _error(error) from error
     suffix = path.suffix.lower()
@@ -183,26 +186,28 @@ async def document_file(doc_id: str, c: ContainerDep) -> FileResponse:
         media_type=media,
         filename=path.name,
         content_disposition_type="inline",
-        # Served from Docent's own origin: whatever the file holds must not run as a page.
-        headers={"Content-Security-Policy": "sandbox"},  # nosniff: the guard adds it
+        # Served from Docent's own origin: whatever the file holds must not run as a page,
+        # load anything from elsewhere (an HTML document's tracking pixel), nor be framed
+        # by another page to show it (nosniff: the guard adds it).
+        headers={"Content-Security-Policy": FILE_POLICY},
     )
 
 
 @router.delete("/{doc_id}", status_code=204, response_class=Response, responses=NOT_FOUND)
-async def delete_document(doc_id: str, c: ContainerDep) -> Response:
+async def delete_document(doc_id: str, documents: DocumentsDep) -> Response:
     """Delete the file from the folder and its passages from the index."""
     try:
-        await c.documents.remove(doc_id)
+        await documents.remove(doc_id)
     except DocumentError as error:
         raise _error(error) from error
     return Response(status_code=204)
 
 
 @router.post("/reindex", status_code=202, responses=NOT_FOUND)
-async def reindex(c: ContainerDep, body: ReindexRequest | None = None) -> ReindexResult:
+async def reindex(documents: DocumentsDep, body: ReindexRequest | None = None) -> ReindexResult:
     """Index one document again, or re-scan the whole folder (retrying failed files)."""
     try:
-        queued = await c.documents.reindex(body.id if body else None)
+        queued = await documents.reindex(body.id if body else None)
     except DocumentError as error:
         raise _error(error) from error
     return ReindexResult(queued=queued)

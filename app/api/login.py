@@ -1,15 +1,12 @@
 """Window login the way Jupyter does it: a one-time link becomes an HttpOnly cookie.
 
 Each start (and each `run.py open`) issues a link carrying a one-time secret. Opening it
-sets a cookie signed with the API token and redirects to the clean URL. Signing with the
-token keeps a window logged in across restarts, and a new token (delete ``api-token``)
-logs every window out.
+starts a login session (app/api/login_sessions.py, which says why it ends when idle) and
+sets a cookie naming it, then redirects to the clean URL.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import time
 from collections.abc import Callable
@@ -17,17 +14,21 @@ from html import escape
 
 LOGIN_PATH = "/login"
 LOGIN_QUERY = "key"
+COOKIE_PATH = "/login/cookie"
+"""POST here (with the login cookie) sets the cookie again as the session now is: kept by
+the browser across restarts if the session is remembered, else for this browser run."""
 LINK_SECONDS = 10 * 60
 """How long a login link works if nobody opens it; `run.py open` makes a fresh one."""
-COOKIE_SECONDS = 30 * 24 * 3600
+REMEMBERED_SECONDS = 400 * 24 * 3600
+"""Max-Age of a remembered login's cookie (browsers cap it at 400 days): the browser keeps
+it across its restarts, and the session's idle expiry, kept here, still ends it."""
 OPEN_COMMAND = "uv run run.py open"
 
 
 class LoginLinks:
-    """This run's one-time login secrets, and the session cookies they turn into."""
+    """This run's one-time login secrets."""
 
-    def __init__(self, token: str, *, clock: Callable[[], float] = time.time) -> None:
-        self._key = hashlib.sha256(b"docent window cookie\0" + token.encode()).digest()
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._pending: dict[str, float] = {}
 
@@ -44,23 +45,6 @@ class LoginLinks:
         expires = self._pending.pop(secret, None)
         return expires is not None and expires > self._clock()
 
-    def new_cookie(self) -> str:
-        issued = str(int(self._clock()))
-        nonce = secrets.token_urlsafe(16)
-        return f"{issued}.{nonce}.{self._sign(issued, nonce)}"
-
-    def valid_cookie(self, value: str) -> bool:
-        issued, _, rest = value.partition(".")
-        nonce, _, signature = rest.partition(".")
-        if not (issued.isdigit() and nonce and signature):
-            return False
-        if not hmac.compare_digest(signature, self._sign(issued, nonce)):
-            return False
-        return self._clock() - int(issued) < COOKIE_SECONDS
-
-    def _sign(self, issued: str, nonce: str) -> str:
-        return hmac.new(self._key, f"{issued}.{nonce}".encode(), hashlib.sha256).hexdigest()
-
 
 def cookie_name(port: int) -> str:
     # Browsers share cookies between ports of one host: name ours after the port so two
@@ -68,8 +52,10 @@ def cookie_name(port: int) -> str:
     return f"docent-{port}"
 
 
-def set_cookie_header(name: str, value: str) -> str:
-    return f"{name}={value}; Max-Age={COOKIE_SECONDS}; Path=/; HttpOnly; SameSite=Strict"
+def set_cookie_header(name: str, value: str, *, remembered: bool) -> str:
+    """The login cookie: without Max-Age (gone with the browser) unless remembered."""
+    max_age = f"Max-Age={REMEMBERED_SECONDS}; " if remembered else ""
+    return f"{name}={value}; {max_age}Path=/; HttpOnly; SameSite=Strict"
 
 
 def _page(title: str, body: str) -> str:
@@ -85,8 +71,10 @@ def _page(title: str, body: str) -> str:
 LOCKED_PAGE = _page(
     "Docent needs a login link",
     "<p>This window only opens with the login link Docent gives its owner. Docent opened "
-    "one in your browser when it started (and printed one with <code>--no-browser</code>)."
-    "</p><p>For a fresh link, run this in a terminal, in the folder you start Docent from:"
+    "one in your browser when it started (and printed one with <code>--no-browser</code>). "
+    "A login ends when the window is locked, after a while without use, and when Docent "
+    "restarts (unless this browser was kept logged in).</p><p>For a fresh link, run this "
+    "in a terminal, in the folder you start Docent from:"
     f"</p><p><code>{OPEN_COMMAND}</code></p><p>Add the <code>--data-dir</code> you started "
     "Docent with, if any.</p>",
 )

@@ -7,12 +7,7 @@ from dataclasses import dataclass
 
 from starlette.types import Scope, Send
 
-SECURITY_HEADERS = [
-    (b"content-security-policy", b"frame-ancestors 'none'"),
-    (b"x-frame-options", b"DENY"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-]
+from app.api.headers import SECURITY_HEADERS
 
 
 @dataclass(frozen=True)

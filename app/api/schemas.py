@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.documents import DocumentView
 from app.sessions import MAX_TITLE_CHARS
 from graph.state import Mode
-
-if TYPE_CHECKING:
-    from app.documents import DocumentView
 
 
 class ChatRequest(BaseModel):
@@ -46,40 +44,9 @@ class SearchResponse(BaseModel):
     results: list[SearchResultPublic]
 
 
-class DocumentPublic(BaseModel):
-    id: str
-    path: str
-    status: str
-    pages: int | None
-    chunks: int
-    error: str | None
-    updated_at: str
-    pages_done: int | None = None
-    """While indexing: pages read so far."""
-    pages_total: int | None = None
-    """While indexing: the page count, when the format knows it up front."""
-    chunks_done: int | None = None
-    """While indexing: chunks embedded so far."""
-
-    @classmethod
-    def of(cls, view: DocumentView) -> DocumentPublic:
-        """The public shape of a document as DocumentService shows it."""
-        return cls(
-            id=view.id,
-            path=view.path,
-            status=view.status,
-            pages=view.pages,
-            chunks=view.chunks,
-            error=view.error,
-            updated_at=view.updated_at,
-            pages_done=view.pages_done,
-            pages_total=view.pages_total,
-            chunks_done=view.chunks_done,
-        )
-
-
 class DocumentList(BaseModel):
-    documents: list[DocumentPublic]
+    # DocumentService's own record is the public shape: declared once.
+    documents: list[DocumentView]
 
 
 class ReindexRequest(BaseModel):

@@ -2,36 +2,32 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Depends
 
-from app.api.deps import ContainerDep
+from app.api.deps import StatusDep
 from app.api.schemas import IndexStatus, OllamaStatus, StatusResponse
 from app.api.security import require_token
-from ingest.types import DocStatus
 
 router = APIRouter(dependencies=[Depends(require_token)])
 
 
 @router.get("/api/status")
-async def status(c: ContainerDep) -> StatusResponse:
-    health = await c.llm.health()
-    docs = c.registry.list()
-    chunks = await asyncio.to_thread(c.store.count)
+async def status(service: StatusDep) -> StatusResponse:
+    found = await service.status()
+    health = found.ollama
     return StatusResponse(
         ollama=OllamaStatus(
             reachable=health.reachable,
             host=health.host,
-            chat_model=c.llm.model,
+            chat_model=found.chat_model,
             models=health.models,
             error=health.error,
         ),
         index=IndexStatus(
-            documents=len(docs),
-            chunks=chunks,
-            queued=c.indexer.queued,
-            errors=sum(1 for d in docs if d.status == DocStatus.ERROR),
+            documents=found.index.documents,
+            chunks=found.index.chunks,
+            queued=found.index.queued,
+            errors=found.index.errors,
         ),
-        embed_model=c.embedder.name,
+        embed_model=found.embed_model,
     )

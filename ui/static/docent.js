@@ -106,6 +106,22 @@
     frame.src = `${url}#page=${page}`;
   };
 
+  // A login that ended (Lock in another tab, long idle, a restart) closes the socket and
+  // refuses it back. While Docent answers, reload: the page that asks for a login link
+  // shows instead of a "connection lost" spinner that never ends.
+  const lockedOut = async () => {
+    try {
+      if ((await fetch("/api/health", { cache: "no-store" })).ok) location.reload();
+    } catch (e) {
+      // Docent itself is down: NiceGUI's own notice says the connection is lost.
+    }
+  };
+  const watchSocket = () => {
+    if (!window.socket) return setTimeout(watchSocket, 200);
+    window.socket.io.on("reconnect_error", lockedOut);
+  };
+  watchSocket();
+
   docent.upload = (picked) => {
     const uploader = document.querySelector(".docent-uploader");
     if (!uploader || !picked.length) return;

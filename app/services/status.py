@@ -1,0 +1,78 @@
+"""StatusService: what Docent holds and whether it can answer, computed in one place.
+
+`/api/status`, `run.py status` and the window all ask it. Where the answer comes from is
+passed in: the running app asks its chat model's adapter, while `run.py status` asks
+Ollama with the standard library (so it answers in about a second without loading the
+Ollama client, Chroma or the graph).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from ingest.registry import Registry
+from ingest.types import DocStatus
+from models.protocols import Health
+
+
+@dataclass(frozen=True)
+class IndexCounts:
+    """The library: documents by status, chunks, and files not finished yet."""
+
+    by_status: Mapping[DocStatus, int]
+    chunks: int
+    """Chunks stored, counted once per content (identical files share theirs)."""
+    queued: int
+    """Files waiting, being indexed, or waiting for disk space (0 when nothing indexes)."""
+
+    @property
+    def documents(self) -> int:
+        return sum(self.by_status.values())
+
+    @property
+    def errors(self) -> int:
+        return self.by_status.get(DocStatus.ERROR, 0)
+
+
+@dataclass(frozen=True)
+class Status:
+    """One look at Docent: the model server, the models, the library."""
+
+    ollama: Health
+    chat_model: str
+    embed_model: str
+    index: IndexCounts
+
+
+class StatusService:
+    """Answers "what does Docent know, and can it answer?" for every entry point."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        health: Callable[[], Awaitable[Health]],
+        *,
+        chat_model: Callable[[], str],
+        embed_model: Callable[[], str],
+        queued: Callable[[], int] = lambda: 0,
+    ) -> None:
+        self._registry = registry
+        self._health = health
+        self._chat_model = chat_model
+        self._embed_model = embed_model
+        self._queued = queued
+
+    def index(self) -> IndexCounts:
+        """The library's counts, from the registry alone."""
+        return IndexCounts(
+            by_status=self._registry.counts(),
+            chunks=self._registry.chunk_total(),
+            queued=self._queued(),
+        )
+
+    async def status(self) -> Status:
+        """The model server's health (asked now) and the library's counts."""
+        health, index = await asyncio.gather(self._health(), asyncio.to_thread(self.index))
+        return Status(health, self._chat_model(), self._embed_model(), index)

@@ -1,0 +1,42 @@
+"""Support: checks, after the answer and without a model call, that each sentence says
+what a given passage says, and rewrites the answer's citations to match.
+
+    check = SupportCheck(passages, embedder)   # one per answer
+    check.prepare()                            # while the model writes (optional)
+    check.read_ahead(answer_so_far)            # as sentences complete (optional)
+    support = check.check(answer)              # one SentenceSupport per claim
+    cited = correct_citations(answer, support, [p.n for p in passages])
+
+``verify(text, passages, embedder)`` checks any text in one call (one embedder call);
+``graph.support.library.verify_in_library`` finds the passages with the retriever first;
+``source_passages(state["sources"], state["passages"])`` makes a turn's passages.
+"""
+
+from graph.support.check import SupportBars, SupportCheck, is_claim, verify
+from graph.support.cite import CitedAnswer, Mark, citation_marks, correct_citations
+from graph.support.sentences import Sentence, split_sentences
+from graph.support.types import (
+    SentenceSupport,
+    SourcePassage,
+    SupportSpan,
+    Verdict,
+    source_passages,
+)
+
+__all__ = [
+    "CitedAnswer",
+    "Mark",
+    "SentenceSupport",
+    "Sentence",
+    "SourcePassage",
+    "SupportBars",
+    "SupportCheck",
+    "SupportSpan",
+    "Verdict",
+    "citation_marks",
+    "correct_citations",
+    "is_claim",
+    "source_passages",
+    "split_sentences",
+    "verify",
+]

@@ -1,0 +1,126 @@
+"""Citations that tell the truth: an answer's marks rewritten from its support check.
+
+A mark is a citation only when every number in it is a source given this turn; any
+other ("[4, 14]" copied from an article's own references) is dropped. A supported or
+partly supported sentence keeps the sources it cited that do support it, or else gets
+its best span's source; an unsupported one keeps no mark. Only marks change: every other
+character of the answer stays as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from graph.citations import cited_numbers
+from graph.support.types import SentenceSupport
+
+_BRACKETS = re.compile(r"\[[^\[\]\n]{1,40}\](?!\()")
+"""Anything in square brackets that is not a Markdown link; ``cited_numbers`` decides."""
+_TAIL = ".!?…:;\"'”’»)*_"
+"""Stops and closers a sentence's own mark goes before: "in 1856 [1]."."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One citation mark as written, e.g. "[2, 3]" at ``text[start:end]``."""
+
+    start: int
+    end: int
+    numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CitedAnswer:
+    """The answer with its marks corrected, and each checked sentence's final sources."""
+
+    text: str
+    cited: tuple[tuple[int, ...], ...]
+    """One entry per ``SentenceSupport`` given, in order: the sources it now cites."""
+
+
+def citation_marks(text: str) -> list[Mark]:
+    """Every citation-like mark in ``text``: [1], [2][3] (two marks), [1, 2], [1-3]."""
+    marks = []
+    for match in _BRACKETS.finditer(text):
+        numbers = cited_numbers(match.group(0))
+        if numbers:
+            marks.append(Mark(match.start(), match.end(), tuple(numbers)))
+    return marks
+
+
+def correct_citations(
+    answer: str, support: Sequence[SentenceSupport], sources: Collection[int]
+) -> CitedAnswer:
+    """Rewrite ``answer``'s marks from ``support`` (its check); ``sources`` are the numbers
+    given this turn."""
+    marks = citation_marks(answer)
+    given = set(sources)
+    edits: list[tuple[int, int, str]] = []
+    claimed: set[Mark] = set()
+    cited: list[tuple[int, ...]] = []
+    for sentence in support:
+        own = [m for m in marks if sentence.start <= m.start and m.end <= sentence.end]
+        claimed.update(own)
+        valid = [m for m in own if set(m.numbers) <= given]
+        said = tuple(dict.fromkeys(n for m in valid for n in m.numbers))
+        final = _final(sentence, said)
+        cited.append(final)
+        if final == said and len(valid) == len(own):
+            continue
+        edits += [_removal(answer, m) for m in own]
+        if final:
+            at = _insertion_point(answer, sentence.start, sentence.end, own)
+            edits.append((at, at, " " + "".join(f"[{n}]" for n in final)))
+    for mark in marks:
+        if mark not in claimed and not set(mark.numbers) <= given:
+            edits.append(_removal(answer, mark))
+    return CitedAnswer(_apply(answer, edits), tuple(cited))
+
+
+def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:
+    if sentence.verdict == "unsupported" or sentence.source is None:
+        return ()
+    kept = tuple(n for n in said if n in sentence.supported_by)
+    return kept or (sentence.source.n,)
+
+
+def _removal(text: str, mark: Mark) -> tuple[int, int, str]:
+    """Delete a mark and the spaces before it (or after it, at a line's start)."""
+    start = mark.start
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    if start > 0 and text[start - 1] not in "\n":
+        return (start, mark.end, "")
+    end = mark.end
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return (mark.start, end, "")
+
+
+def _insertion_point(text: str, start: int, end: int, own: Sequence[Mark]) -> int:
+    """Just after the sentence's last word, before its stop, closers and old marks."""
+    spans = sorted((m.start, m.end) for m in own)
+    at = end
+    while at > start:
+        if spans and spans[-1][1] == at:
+            at = spans.pop()[0]
+        elif text[at - 1] in _TAIL or text[at - 1].isspace():
+            at -= 1
+        else:
+            break
+    return at
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    out = []
+    position = 0
+    for start, end, insert in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < position:
+            start = position  # overlapping removals of neighbouring marks
+        out.append(text[position:start])
+        out.append(insert)
+        position = max(position, end)
+    out.append(text[position:])
+    return "".join(out)

@@ -1,0 +1,365 @@
+"""The checkable facts of a sentence: numbers, amounts, dates, codes and proper names.
+
+Each fact carries a normalised key, so "1,000" and "1000", "15 %" and "15 percent",
+"March 3, 2021" and "3 March 2021" agree. A passage is read into a ``FactIndex`` that holds
+every key it can match, coarser date keys included ("October 1973" is in a passage that
+says "1 October 1973"), and the stems of all its words, since a name is present when its
+distinctive words are, in any case.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+from graph.support.words import STOP, content_terms, stems
+
+FactKind = Literal["number", "date", "code", "name"]
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = (
+    r"(?P<{g}>January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+_DAY = r"(?P<{g}>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?P<{g}>\d{{3,4}})(?!\d)"
+_DATE = re.compile(
+    r"\b(?:"
+    + rf"{_DAY.format(g='d1')}\s+(?:of\s+)?{_MONTH.format(g='m1')},?\s+{_YEAR.format(g='y1')}"
+    + rf"|{_MONTH.format(g='m2')}\s+{_DAY.format(g='d2')},?\s+{_YEAR.format(g='y2')}"
+    + rf"|{_MONTH.format(g='m3')},?\s+{_YEAR.format(g='y3')}"
+    + rf"|{_MONTH.format(g='m4')}\s+{_DAY.format(g='d4')}\b"
+    + rf"|{_DAY.format(g='d5')}\s+(?:of\s+)?{_MONTH.format(g='m5')}"
+    + r"|(?P<y6>\d{4})-(?P<m6>0[1-9]|1[0-2])-(?P<d6>[0-2]\d|3[01])"
+    + rf"|{_MONTH.format(g='m7')}"
+    + r")(?!\w)"
+)
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?:US\$|A\$|C\$|[$€£¥₹])?\s?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<suffix>st|nd|rd|th|s)?(?!\w)"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn)\b)?"
+    r"(?:\s?(?P<pct>%|per\s?cent\b|percent\b))?"
+)
+_NUMBER_WORD = re.compile(
+    r"\b(?P<word>two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
+    r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
+    r"|sixty|seventy|eighty|ninety|hundred|dozen)\b"
+    r"(?:\s(?P<scale>thousand|million|billion|trillion)\b)?"
+    r"(?:\s?(?P<pct>%|per\s?cent\b|percent\b))?",
+    re.IGNORECASE,
+)
+_WORD_VALUES = {
+    w: v
+    for v, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80}
+_WORD_VALUES |= {"ninety": 90, "hundred": 100, "dozen": 12}
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "bn": 9, "trillion": 12}
+_CODE = re.compile(
+    r"(?<![\w-])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])[A-Za-z0-9]+(?:[-/.][A-Za-z0-9]+)*(?![\w-])"
+)
+_PLAIN_NUMBER = re.compile(r"\d+(?:st|nd|rd|th|s)?")
+_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]")
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+ACRONYM_PREFIX = "acr:"
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|for|de)\s+)?[A-Z][\w'’-]+)+")
+CONNECTORS = frozenset("of de da di du del della van von der den la le bin ibn al".split())
+"""Lower-case words inside a name: "University of Chicago", "Leonardo da Vinci"."""
+GENERIC = frozenset(
+    "university college school institute river lake mount mountain sea ocean island "
+    "islands city county state states republic kingdom empire church cathedral company "
+    "museum house street king queen prince princess emperor president saint st sir lord "
+    "lady dr mr mrs ms prof general north south east west northern southern eastern "
+    "western new old great upper lower united national royal central".split()
+)
+"""Words that many names share; a name's distinctive words are the others."""
+OPENERS = frozenset(
+    "additionally also overall notably however moreover furthermore yet still thus therefore "
+    "hence consequently meanwhile similarly likewise instead finally first second third "
+    "lastly later earlier today currently recently historically traditionally generally "
+    "typically usually often sometimes numerous several many various most some few both "
+    "each every another other such modern contemporary ancient early late main major "
+    "primary key important significant according despite although though while because "
+    "since unlike like based following during after before between among within without "
+    "unfortunately fortunately interestingly importantly essentially specifically "
+    "particularly especially initially eventually ultimately subsequently together "
+    "alternatively nevertheless nonetheless accordingly indeed overall here there".split()
+)
+"""Words that open sentences (an answer's more than a passage's) and are never names."""
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number, date, code or name as written in a text, with its normalised key."""
+
+    kind: FactKind
+    text: str
+    start: int
+    end: int
+    key: str
+    """Numbers ``num:1500000``, ``num:15%``; dates ``date:2021-03-03``, ``date:--03``;
+    codes ``code:b52``; names the stems of their distinctive words, space-separated."""
+
+
+@dataclass
+class FactIndex:
+    """What one passage can vouch for: its fact keys and the stems of all its words."""
+
+    text: str = ""
+    """The passage, citation marks blanked: facts' offsets point into it."""
+    keys: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
+    facts: list[Fact] = field(default_factory=list)
+    """Its own facts in reading order, names included, for saying what it has instead."""
+    spans: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
+    """Where each key is: (start, end, every key the text there can match)."""
+
+    def has(self, fact: Fact) -> bool:
+        """Whether the passage states ``fact`` (a name: its distinctive words, in any case)."""
+        return holds(fact, self.keys, self.words)
+
+    def keys_between(self, start: int, end: int) -> set[str]:
+        """The keys of the facts written within ``text[start:end]``."""
+        keys: set[str] = set()
+        for s, e, found in self.spans:
+            if start <= s and e <= end:
+                keys |= found
+        return keys
+
+
+def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
+    """Whether a text with these fact keys and word terms states ``fact``.
+
+    A name is there when the words that end it are, at least half of them: "Tesla" names
+    "Nikola Tesla", but "Black's Law" does not hold "Black's Air Force"."""
+    if fact.kind != "name":
+        return fact.key in keys
+    if _ACRONYM.fullmatch(fact.text) and f"{ACRONYM_PREFIX}{fact.text.lower()}" in words:
+        return True  # "AAA" for "American Automobile Association"
+    parts = fact.key.split()
+    ending = 0
+    while ending < len(parts) and parts[-1 - ending] in words:
+        ending += 1
+    return 2 * ending >= len(parts)
+
+
+def acronyms(text: str) -> set[str]:
+    """The initials of each run of capitalised words, as terms: "American Automobile
+    Association" gives "acr:aaa" (and "acr:aa"), "European Court of Justice" "acr:ecj"."""
+    found = set()
+    for run in _CAPITALISED_RUN.finditer(text):
+        words = [w for w in run.group(0).split() if w[0].isupper() and w.lower() not in STOP]
+        initials = "".join(w[0] for w in words).lower()
+        # "United States of America" stands for "USA" and, by its first words, "US".
+        found |= {ACRONYM_PREFIX + initials[:n] for n in range(2, len(initials) + 1)}
+    return found
+
+
+def blank_citations(text: str) -> str:
+    """``text`` with citation marks such as [1] or [4, 14] turned into spaces (same length)."""
+    return _CITATION.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def sentence_facts(sentence: str, common: Collection[str] = ()) -> list[Fact]:
+    """The facts one sentence asserts, in order.
+
+    ``common`` holds words seen in lower case nearby (in the passages): a capitalised word
+    that opens the sentence is a name only when it is not one of them.
+    """
+    text = blank_citations(sentence)
+    taken: list[tuple[int, int]] = []
+    facts = [fact for fact, _ in _dates(text, taken)]
+    facts += _codes(text, taken) + _numbers(text, taken)
+    facts += _names(text, taken, common, opening=True)
+    return sorted(facts, key=lambda f: f.start)
+
+
+def index_passage(passage: str) -> FactIndex:
+    """Every fact key a passage can match, with coarser dates and number words."""
+    text = blank_citations(passage)
+    taken: list[tuple[int, int]] = []
+    index = FactIndex(text)
+    spans = index.spans
+    dates = _dates(text, taken)
+    spans += [(fact.start, fact.end, frozenset(keys)) for fact, keys in dates]
+    index.facts = [fact for fact, _ in dates] + _codes(text, taken) + _numbers(text, taken)
+    spans += [(f.start, f.end, frozenset([f.key])) for f in index.facts if f.kind != "date"]
+    index.facts += _names(text, taken, (), opening=False)
+    index.facts.sort(key=lambda f: f.start)
+    for match in _NUMBER_WORD.finditer(text):
+        value = Decimal(_WORD_VALUES[match.group("word").lower()])
+        word_key = _number_key(value, match.group("scale"), match.group("pct"))
+        spans.append((match.start(), match.end(), frozenset([word_key])))
+    # Numbers inside dates count as numbers too: "in 1973" is in "October 1973".
+    for match in _NUMBER.finditer(text):
+        if number_key := _number_match_key(match):
+            spans.append((match.start(), match.end(), frozenset([number_key])))
+    for _, _, keys in spans:
+        index.keys |= keys
+    index.words = set(content_terms(text)) | acronyms(text)
+    return index
+
+
+def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return all(end <= s or start >= e for s, e in taken)
+
+
+def _dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
+    """Each date with the keys it implies, the coarser ones too ("1973-10" for a day)."""
+    found = []
+    for match in _DATE.finditer(text):
+        parts = {name[0]: value for name, value in match.groupdict().items() if value}
+        month_name = parts["m"].rstrip(".")
+        if month_name[0].islower() or (month_name == "May" and len(parts) == 1):
+            continue  # "may" the verb; "May" alone is as often a name or the verb
+        month = int(month_name) if month_name.isdigit() else MONTHS[month_name.lower()]
+        day = int(parts["d"]) if "d" in parts else None
+        year = int(parts["y"]) if "y" in parts else None
+        keys = {f"date:--{month:02d}"}
+        if day:
+            keys.add(f"date:--{month:02d}-{day:02d}")
+        if year is not None:
+            keys.add(f"date:{year}-{month:02d}")
+            if day:
+                keys.add(f"date:{year}-{month:02d}-{day:02d}")
+        key = max(keys, key=len)
+        found.append((Fact("date", match.group(0), match.start(), match.end(), key), keys))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+def _codes(text: str, taken: list[tuple[int, int]]) -> list[Fact]:
+    facts = []
+    for match in _CODE.finditer(text):
+        token = match.group(0).rstrip(".")
+        if _PLAIN_NUMBER.fullmatch(token) or not _free(taken, match.start(), match.end()):
+            continue
+        if re.fullmatch(r"[\d.,]+", token.replace("-", "").replace("/", "")):
+            continue
+        end = match.start() + len(token)
+        key = "code:" + re.sub(r"[-/.]", "", token.lower())
+        facts.append(Fact("code", token, match.start(), end, key))
+        taken.append((match.start(), end))
+    return facts
+
+
+def _number_key(value: Decimal, scale: str | None, pct: str | None) -> str:
+    if scale:
+        value = value.scaleb(_SCALES[scale.lower()])
+    text = format(value.normalize(), "f")
+    return f"num:{text}{'%' if pct else ''}"
+
+
+def _number_match_key(match: re.Match[str]) -> str | None:
+    try:
+        value = Decimal(match.group("num").replace(",", ""))
+    except InvalidOperation:
+        return None
+    if match.group("suffix") == "s":
+        return f"num:{format(value.normalize(), 'f')}s"  # a decade, "1990s"
+    return _number_key(value, match.group("scale"), match.group("pct"))
+
+
+def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Fact]:
+    facts = []
+    for match in _NUMBER.finditer(text):
+        start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
+        if not _free(taken, start, match.end()):
+            continue
+        key = _number_match_key(match)
+        if key is None:
+            continue
+        facts.append(Fact("number", text[start : match.end()], start, match.end(), key))
+        taken.append((start, match.end()))
+    return facts
+
+
+def _names(
+    text: str, taken: list[tuple[int, int]], common: Collection[str], *, opening: bool
+) -> list[Fact]:
+    """Runs of capitalised words (with "of", "de"... inside), as names."""
+    tokens = [m for m in _TOKEN.finditer(text) if _free(taken, m.start(), m.end())]
+    facts: list[Fact] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        while run and run[-1].group(0).lower() in CONNECTORS:
+            run.pop()
+        if run:
+            fact = _name_fact(text, run, common if opening else None)
+            if fact is not None:
+                facts.append(fact)
+        run.clear()
+
+    first_word = tokens[0].start() if tokens else -1
+    for token in tokens:
+        word = token.group(0)
+        if run and text[run[-1].end() : token.start()].strip(" ") not in ("", "-"):
+            close()  # punctuation between them: "Paris, France" is two names
+        if word[0].isupper():
+            lowered = word.lower()
+            if len(word) == 1 or lowered in WEEKDAYS or (lowered in MONTHS and len(word) > 2):
+                close()
+            elif opening and token.start() == first_word and word.lower() in STOP:
+                continue  # "The Normans": the name begins after "The"
+            else:
+                run.append(token)
+        elif run and word in CONNECTORS:
+            run.append(token)
+        else:
+            close()
+    close()
+    return facts
+
+
+def _name_fact(text: str, run: list[re.Match[str]], common: Collection[str] | None) -> Fact | None:
+    words = [_POSSESSIVE.sub("", m.group(0)) for m in run]
+    if common is not None and run[0].start() == _first_token_start(text):
+        word = words[0].lower()
+        if len(words) == 1 and (
+            word in common or word in STOP or word in OPENERS or word.endswith("ly")
+        ):
+            return None  # "Born in 1856, ...", "Later, ..."
+    if len(words) == 1 and (words[0] == "I" or words[0].lower() in STOP):
+        return None
+    lowered = [w.lower() for w in words if w.lower() not in CONNECTORS]
+    distinctive = stems([w for w in lowered if w not in GENERIC] or lowered)
+    if not distinctive:
+        return None
+    start, end = run[0].start(), run[-1].end()
+    return Fact("name", text[start:end], start, end, " ".join(distinctive))
+
+
+def _first_token_start(text: str) -> int:
+    match = _TOKEN.search(text)
+    return match.start() if match else -1

@@ -1,0 +1,120 @@
+"""Citations rewritten from the support check: only the marks change."""
+
+from __future__ import annotations
+
+from graph.support import (
+    SentenceSupport,
+    SourcePassage,
+    SupportSpan,
+    citation_marks,
+    correct_citations,
+    split_sentences,
+    verify,
+)
+from tests.fakes.embedder import FakeEmbedder
+
+
+def support(answer: str, verdicts: list[tuple[str, tuple[int, ...]]]) -> list[SentenceSupport]:
+    """One SentenceSupport per sentence of ``answer``: (verdict, supporting sources)."""
+    out = []
+    for sentence, (verdict, by) in zip(split_sentences(answer), verdicts, strict=True):
+        source = SupportSpan(by[0], "f.md", "f.md", None, "x", 0, 1) if by else None
+        out.append(
+            SentenceSupport(
+                sentence.text,
+                sentence.start,
+                sentence.end,
+                verdict,  # type: ignore[arg-type]
+                0.9 if by else 0.1,
+                source=source,
+                supported_by=by,
+            )
+        )
+    return out
+
+
+def test_marks_are_found_with_their_numbers() -> None:
+    marks = citation_marks("A [1]. B [2][3]. C [4, 14]. D [1-3]. E [a] [2024 report] [link](x)")
+    assert [(m.numbers, m.end - m.start) for m in marks] == [
+        ((1,), 3),
+        ((2,), 3),
+        ((3,), 3),
+        ((4, 14), 7),
+        ((1, 2, 3), 5),
+    ]
+
+
+def test_a_sentence_cited_to_the_wrong_source_gets_the_right_one() -> None:
+    answer = "Tesla was born in 1856 [2]. He moved in 1884 [3]."
+    result = correct_citations(
+        answer, support(answer, [("supported", (3,)), ("supported", (3,))]), [1, 2, 3]
+    )
+    assert result.text == "Tesla was born in 1856 [3]. He moved in 1884 [3]."
+    assert result.cited == ((3,), (3,))
+
+
+def test_an_uncited_supported_sentence_gains_its_mark_before_the_stop() -> None:
+    answer = "- **Tesla** was born in 1856.\n- He moved in 1884\n\nDone [1]."
+    result = correct_citations(
+        answer,
+        support(answer, [("supported", (1,)), ("partly", (2,)), ("supported", (1,))]),
+        [1, 2],
+    )
+    assert result.text == "- **Tesla** was born in 1856 [1].\n- He moved in 1884 [2]\n\nDone [1]."
+    assert result.cited == ((1,), (2,), (1,))
+
+
+def test_foreign_reference_marks_are_dropped_everywhere() -> None:
+    answer = "## Notes [7]\nThe price rose to $12 [4, 14]. It fell [1][9]."
+    sentences = support(answer, [("supported", ()), ("supported", (1,)), ("supported", (1,))])
+    result = correct_citations(answer, sentences[1:], [1, 2, 3])
+    assert result.text == "## Notes\nThe price rose to $12 [1]. It fell [1]."
+    assert result.cited == ((1,), (1,))
+
+
+def test_an_unsupported_sentence_keeps_no_citation() -> None:
+    answer = "Tesla was born in 1856 [1]. He loved pigeons [1]. He died in 1943."
+    result = correct_citations(
+        answer,
+        support(answer, [("supported", (1,)), ("unsupported", ()), ("unsupported", ())]),
+        [1],
+    )
+    assert result.text == "Tesla was born in 1856 [1]. He loved pigeons. He died in 1943."
+    assert result.cited == ((1,), (), ())
+
+
+def test_a_cited_source_that_also_supports_is_kept() -> None:
+    answer = "The embargo began in 1973 [2][1]."
+    result = correct_citations(answer, support(answer, [("supported", (1, 2))]), [1, 2])
+    assert result.text == answer
+    assert result.cited == ((2, 1),)
+
+
+def test_correct_marks_leave_the_answer_byte_identical() -> None:
+    answer = "Line one [1].\r\n\r\n* Two — “quoted” [2]\t\n\nThree."
+    result = correct_citations(
+        answer,
+        support(answer, [("supported", (1,)), ("supported", (2,)), ("unsupported", ())]),
+        [1, 2],
+    )
+    assert result.text == answer
+
+
+def test_checked_and_corrected_end_to_end() -> None:
+    passages = [
+        SourcePassage(1, "The embargo caused an oil crisis with many long-term effects."),
+        SourcePassage(2, "Nikola Tesla was born in 1856 in Smiljan. He died in 1943."),
+        SourcePassage(3, "Penguins breed on the Antarctic ice in winter."),
+    ]
+    answer = (
+        "Tesla was born in 1856 in Smiljan [1]. The embargo caused an oil crisis. "
+        "Tesla invented the telephone [4, 14]. Penguins breed on the Antarctic ice in winter [3]."
+    )
+    checked = verify(answer, passages, FakeEmbedder())
+    assert [s.verdict for s in checked] == ["supported", "supported", "unsupported", "supported"]
+    result = correct_citations(answer, checked, [p.n for p in passages])
+    assert result.text == (
+        "Tesla was born in 1856 in Smiljan [2]. The embargo caused an oil crisis [1]. "
+        "Tesla invented the telephone. Penguins breed on the Antarctic ice in winter [3]."
+    )
+    assert result.cited == ((2,), (1,), (), (3,))
