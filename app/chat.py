@@ -7,20 +7,49 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 
 from app.sessions import SessionIndex
-from graph.state import AgentState, Mode
-from models.protocols import Message
+from graph.context import TurnContext
+from graph.deps import GraphDeps
+from graph.events import (
+    ClientEvent,
+    Done,
+    Failed,
+    NodeTimed,
+    Progress,
+    Sources,
+    Status,
+    Suggestions,
+    Token,
+    TurnEvent,
+)
+from graph.graph import TurnGraph
+from graph.state import AgentState, Mode, Source
+from models.protocols import ChatModel, Message
+
+__all__ = [
+    "ChatService",
+    "ClientEvent",
+    "Done",
+    "EmptyMessage",
+    "Failed",
+    "MessageRejected",
+    "MessageTooLong",
+    "Progress",
+    "SessionBusy",
+    "Sources",
+    "Status",
+    "Suggestions",
+    "Token",
+    "Turn",
+]
 
 log = logging.getLogger(__name__)
-
-EventKind = Literal["status", "sources", "token", "done", "error", "suggestions"]
 
 Suggester = Callable[[str, str], Awaitable[list[str]]]
 """Follow-up questions for (question, answer); empty when there are none."""
@@ -49,14 +78,6 @@ class MessageTooLong(MessageRejected):
     """Over the configured length limit."""
 
 
-@dataclass(frozen=True)
-class TurnEvent:
-    """One event of a turn; ``data`` is exactly the contract's SSE payload."""
-
-    kind: EventKind
-    data: dict[str, Any]
-
-
 @dataclass
 class Turn:
     """A running or finished turn. Every subscriber sees every event, from the first.
@@ -68,7 +89,7 @@ class Turn:
     """
 
     session_id: str
-    _events: list[TurnEvent] = field(default_factory=list)
+    _events: list[ClientEvent] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     finished: bool = False
     closed: bool = False
@@ -76,11 +97,11 @@ class Turn:
     stopping: bool = False
     """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
 
-    def emit(self, event: TurnEvent) -> None:
+    def emit(self, event: ClientEvent) -> None:
         self._events.append(event)
-        if event.kind in ("done", "error"):
+        if isinstance(event, Done | Failed):
             self.finished = True
-        if event.kind == "error":
+        if isinstance(event, Failed):
             self.closed = True
         self._changed.set()
 
@@ -89,7 +110,7 @@ class Turn:
         self.closed = True
         self._changed.set()
 
-    async def events(self) -> AsyncIterator[TurnEvent]:
+    async def events(self) -> AsyncIterator[ClientEvent]:
         """Every event of the turn: up to ``done`` or ``error``, then maybe
         ``suggestions``."""
         cursor = 0
@@ -102,10 +123,10 @@ class Turn:
             self._changed.clear()
             await self._changed.wait()
 
-    async def result(self) -> TurnEvent:
+    async def result(self) -> Done | Failed:
         """Wait for the turn to end and return its ``done`` or ``error`` event."""
         async for event in self.events():
-            if event.kind in ("done", "error"):
+            if isinstance(event, Done | Failed):
                 return event
         raise RuntimeError("turn ended without a final event")
 
@@ -115,31 +136,25 @@ class ChatService:
 
     def __init__(
         self,
-        graph: CompiledStateGraph,
+        graph: TurnGraph,
         sessions: SessionIndex,
+        deps: GraphDeps,
         *,
         max_message_chars: int = 16_000,
-        graph_for_model: Callable[[str], CompiledStateGraph] | None = None,
+        llm_for_model: Callable[[str], ChatModel] | None = None,
         suggest: Suggester | None = None,
-        prepare: Callable[[str, Mode], None] | None = None,
     ) -> None:
         self._graph = graph
-        self._prepare = prepare
-        """Told a new session's first message before the graph runs, to start early what
-        its turn will need (the question's embedding); it must return at once."""
+        self._deps = deps
+        """What each turn's context is made from (``GraphDeps.begin``)."""
         self._sessions = sessions
         self._max_chars = max_message_chars
-        self._graph_for_model = graph_for_model
-        """The same graph answering with another chat model (same checkpointer)."""
+        self._llm_for_model = llm_for_model
+        """Another chat model, by name, to answer one turn with."""
         self._suggest = suggest
         self._running: dict[str, Turn] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         """Every turn's task until it ends, suggestions included."""
-
-    @property
-    def graph(self) -> CompiledStateGraph:
-        """The graph that answers with the configured chat model."""
-        return self._graph
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
@@ -199,16 +214,18 @@ class ChatService:
             raise MessageTooLong(
                 f"The message is {len(text):,} characters long; the limit is {self._max_chars:,}."
             )
-        graph = self._graph
-        if model is not None and self._graph_for_model is not None:
-            graph = self._graph_for_model(model)
+        llm = None
+        if model is not None and self._llm_for_model is not None:
+            llm = self._llm_for_model(model)
         sid = session_id or uuid.uuid4().hex
         if sid in self._running:
             raise SessionBusy(sid)
         turn = Turn(sid)
         self._running[sid] = turn
-        if self._prepare is not None and session_id is None and not history:
-            self._prepare(text, mode)
+        # A new session's first message has nothing to be rewritten against: its search
+        # may start on it now.
+        opening = session_id is None and not history
+        context = self._deps.begin(text, mode, opening=opening, llm=llm)
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
         touched = asyncio.create_task(
@@ -217,24 +234,26 @@ class ChatService:
         earlier = _to_messages(history or ())
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
         turn.task = asyncio.create_task(
-            self._run(turn, graph, [*earlier, HumanMessage(content=text)], text, mode, touched),
+            self._run(turn, context, [*earlier, HumanMessage(content=text)], text, mode, touched),
             name=f"turn-{sid}",
         )
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)
+        # Also when the task is cancelled before it ever ran.
+        turn.task.add_done_callback(lambda _task: context.search.close())
         return turn
 
     async def _run(
         self,
         turn: Turn,
-        graph: CompiledStateGraph,
+        context: TurnContext,
         new_messages: list[AnyMessage],
         text: str,
         mode: Mode,
         touched: asyncio.Future[None],
     ) -> None:
         try:
-            answer = await self._answer(turn, graph, new_messages, text, mode, touched)
+            answer = await self._answer(turn, context, new_messages, text, mode, touched)
             if answer is not None and self._suggest is not None:
                 await self._offer_suggestions(turn, text, answer)
         finally:
@@ -243,7 +262,7 @@ class ChatService:
     async def _answer(
         self,
         turn: Turn,
-        graph: CompiledStateGraph,
+        context: TurnContext,
         new_messages: list[AnyMessage],
         text: str,
         mode: Mode,
@@ -252,68 +271,60 @@ class ChatService:
         """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
         inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
+        graph = self._graph
         nodes: list[dict[str, Any]] = []
         written: list[str] = []
-        sources: list[Any] = []
+        sources: list[Source] = []
         try:
             # One checkpoint when the turn ends (also on an error or a Stop), not one per
             # step: each step's save serialised the growing state on the event loop while
             # the retriever searched, about 14 ms of a search turn's first token. A turn
             # cut off by a crash is lost whole, as its answer would have been.
-            stream = graph.astream(inputs, config, stream_mode="custom", durability="exit")
+            stream = graph.astream(
+                inputs, config, context=context, stream_mode="custom", durability="exit"
+            )
             async for chunk in stream:
-                if "trace" in chunk:
-                    nodes.append(chunk["trace"])
-                elif "status" in chunk:
-                    turn.emit(TurnEvent("status", chunk["status"]))
-                elif "sources" in chunk:
-                    sources = chunk["sources"]
-                    turn.emit(TurnEvent("sources", {"sources": chunk["sources"]}))
-                elif "token" in chunk:
-                    written.append(chunk["token"])
-                    turn.emit(TurnEvent("token", {"text": chunk["token"]}))
+                event = cast(TurnEvent, chunk)  # the nodes write nothing else
+                if isinstance(event, NodeTimed):
+                    nodes.append({"node": event.node, "ms": event.ms})
+                    continue
+                if isinstance(event, Token):
+                    written.append(event.text)
+                elif isinstance(event, Sources):
+                    sources = event.sources
+                turn.emit(event)
             state = (await graph.aget_state(config)).values
-            done = {
-                "session_id": turn.session_id,
-                "answer": state.get("answer", ""),
-                "sources": state.get("sources", []),
-                "trace": state.get("trace") or {"route": state.get("route"), "nodes": nodes},
-            }
+            done = Done(
+                session_id=turn.session_id,
+                answer=state.get("answer", ""),
+                sources=state.get("sources", []),
+                trace=state.get("trace") or {"route": state.get("route"), "nodes": nodes},
+            )
             await touched  # a session listed after `done` has its row
-            turn.emit(TurnEvent("done", done))
-            return str(done["answer"])
+            turn.emit(done)
+            return done.answer
         except asyncio.CancelledError:
             if not turn.stopping:
                 raise  # shutting down: the checkpointer keeps what was saved
             answer = "".join(written)
             await self._save_stopped(config, text, answer, sources)
             trace = {"route": None, "nodes": nodes}
-            turn.emit(
-                TurnEvent(
-                    "done",
-                    {
-                        "session_id": turn.session_id,
-                        "answer": answer,
-                        "sources": sources,
-                        "trace": trace,
-                        "stopped": True,
-                    },
-                )
-            )
+            turn.emit(Done(turn.session_id, answer, sources, trace, stopped=True))
             return None
         except Exception as error:  # the turn must end with an event, whatever broke
             log.exception("turn failed in session %s", turn.session_id)
             message = f"Something went wrong while answering: {error}"
-            turn.emit(TurnEvent("error", {"message": message}))
+            turn.emit(Failed(message))
             return None
         finally:
+            context.search.close()  # the answer is written: the search has done its work
             # The session is free at `done`: suggestions never hold up the next message.
             self._running.pop(turn.session_id, None)
             if not touched.done():  # the graph failed first: the row still gets written
                 await asyncio.wait([touched])
 
     async def _save_stopped(
-        self, config: RunnableConfig, text: str, answer: str, sources: list[Any]
+        self, config: RunnableConfig, text: str, answer: str, sources: list[Source]
     ) -> None:
         """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
         partial answer, so the session shows what the user saw."""
@@ -339,7 +350,7 @@ class ChatService:
             log.exception("follow-up suggestions failed in session %s", turn.session_id)
             return
         if suggestions:
-            turn.emit(TurnEvent("suggestions", {"suggestions": suggestions}))
+            turn.emit(Suggestions(suggestions))
 
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts

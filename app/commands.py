@@ -6,6 +6,7 @@ import sys
 
 from tqdm import tqdm
 
+from app.chat import Done, Failed, Status, Token
 from app.collector import settle
 from app.container import Container
 from app.settings import Settings
@@ -103,19 +104,19 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]
         async for event in turn.events():
-            if event.kind == "status":
-                print(f"\r\033[2K{event.data['text']}", end="", file=sys.stderr, flush=True)
-            elif event.kind == "token":
+            if isinstance(event, Status):
+                print(f"\r\033[2K{event.text}", end="", file=sys.stderr, flush=True)
+            elif isinstance(event, Token):
                 print("\r\033[2K", end="", file=sys.stderr)
-                print(plain.feed(event.data["text"]), end="", flush=True)
-            elif event.kind == "done":
-                failure = event.data["trace"].get("llm_error")
+                print(plain.feed(event.text), end="", flush=True)
+            elif isinstance(event, Done):
+                failure = event.trace.get("llm_error")
                 print(plain.flush())
-                for source in event.data["sources"]:
+                for source in event.sources:
                     page = f", page {source['page']}" if source["page"] is not None else ""
                     print(f"[{source['n']}] {source['path']}{page}")
-            elif event.kind == "error":
-                print(f"\nError: {event.data['message']}", file=sys.stderr)
+            elif isinstance(event, Failed):
+                print(f"\nError: {event.message}", file=sys.stderr)
                 return 1
     finally:
         await container.stop()

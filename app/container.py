@@ -13,7 +13,6 @@ from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.graph.state import CompiledStateGraph
 
 from app.chat import ChatService
 from app.documents import DocumentService
@@ -21,7 +20,6 @@ from app.embedding import EmbeddingModels, build_embedder
 from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
-from app.readers import BoundProbe, ModelBoundRetriever, reader_for
 from app.services.status import StatusService
 from app.sessions import SessionIndex
 from app.settings import Settings
@@ -30,9 +28,7 @@ from graph.deps import GraphDeps
 from graph.graph import build_graph
 from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
-from graph.retrieval.retriever import RetrievalSettings
-from graph.retrieval.shared import SharedNearest
-from graph.routing import warm_opening_question
+from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.suggest import suggest_followups
 from ingest.events import EventBus
 from ingest.index import ChunkIndex
@@ -109,7 +105,6 @@ class Container:
             self.registry,
             self.events,
             embedder or embedder_factory(settings),
-            pool=RetrievalSettings().pool,
             previous=previous_embedder,
             factory=embedder_factory,
         )
@@ -143,10 +138,10 @@ class Container:
             if settings.max_upload_mb <= settings.max_file_mb
             else "DOCENT_MAX_FILE_MB",
         )
-        self.retriever = ModelBoundRetriever(
-            # the old model's, during a switch
-            reader_for(self.store, RetrievalSettings().pool),
+        self.retriever = Retriever(
+            self.store,  # the old model's, during a switch
             self.keyword,
+            self.store.embedder,
             self.reranker,
             RegistryLibrary(self.registry),
             RetrievalSettings(
@@ -155,16 +150,7 @@ class Container:
                 context_chars=settings.context_chars,
             ),
         )
-        self.deps = GraphDeps(
-            llm=self.llm,
-            search=self.retriever,
-            reranker=self.reranker,
-            known_files=self.ready_paths,
-            top_k=settings.top_k,
-            retriever=self.retriever,
-            probe=BoundProbe(self.retriever),
-            options=turn_options(settings),
-        )
+        self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
         self.health = HealthMonitor(self.llm, self.reranker)
         self.status = StatusService(
             self.registry,
@@ -175,7 +161,7 @@ class Container:
         )
         live = {
             "chat_model": lambda name: setattr(self.llm, "model", name),
-            "top_k": self._set_top_k,
+            "top_k": lambda k: self._retrieval(top_k=k),
             "rerank_candidates": lambda n: self._retrieval(rerank_candidates=n),
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
@@ -185,9 +171,7 @@ class Container:
         """Held by the one process of this data dir that indexes (the app, or `ingest`);
         the window takes it before it listens and passes it in."""
         self._checkpoint_db: aiosqlite.Connection | None = None
-        self._checkpointer: AsyncSqliteSaver | None = None
-        self._model_graphs: dict[str, CompiledStateGraph] = {}
-        self._model_llms: list[OllamaChat] = []
+        self._model_llms: dict[str, OllamaChat] = {}
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
@@ -207,18 +191,9 @@ class Container:
         """Set while a new embedding model's collection is being built."""
         return self.embedding.switch
 
-    @property
-    def nearest(self) -> SharedNearest:
-        """The probe's vector search, taken up by the retriever: one store search a turn."""
-        return self.retriever.reader.nearest
-
     def _retrieval(self, **changes: Any) -> None:
         """Apply a settings-dialog change to the retriever from its next search on."""
         self.retriever.settings = dataclasses.replace(self.retriever.settings, **changes)
-
-    def _set_top_k(self, k: int) -> None:
-        self.deps.top_k = k
-        self._retrieval(top_k=k)
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""
@@ -239,15 +214,13 @@ class Container:
         # mode NORMAL skips the fsync per commit (as the registry does); a crash of the
         # app loses nothing, a power cut at most the last turn, never the file.
         await self._checkpoint_db.execute("PRAGMA synchronous=NORMAL")
-        self._checkpointer = checkpointer
-        graph = build_graph(self.deps, checkpointer)
         self._chat = ChatService(
-            graph,
+            build_graph(checkpointer),
             self.sessions,
+            self.deps,
             max_message_chars=self.settings.max_message_chars,
-            graph_for_model=self._graph_with_model,
+            llm_for_model=self._llm_for_model,
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
-            prepare=partial(warm_opening_question, self.deps),
         )
         if isinstance(self.reranker, FlashRankReranker):
             # Never in a turn: a turn without the model keeps the fused order.
@@ -289,17 +262,15 @@ class Container:
         self.health.start()
         self.embedding.start()
 
-    def _graph_with_model(self, model: str) -> CompiledStateGraph:
-        """The graph answering with another Ollama chat model, built once per model."""
+    def _llm_for_model(self, model: str) -> ChatModel:
+        """Another Ollama chat model to answer a turn with, made once per model."""
         if same_model(model, self.llm.model):
-            return self.chat.graph
-        graph = self._model_graphs.get(model)
-        if graph is None:
+            return self.llm
+        llm = self._model_llms.get(model)
+        if llm is None:
             llm = OllamaChat(self.settings.ollama_host, model, num_ctx=self.settings.context_tokens)
-            self._model_llms.append(llm)
-            graph = build_graph(dataclasses.replace(self.deps, llm=llm), self._checkpointer)
-            self._model_graphs[model] = graph
-        return graph
+            self._model_llms[model] = llm
+        return llm
 
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
@@ -318,7 +289,7 @@ class Container:
         close = getattr(self.llm, "aclose", None)
         if close is not None:
             await close()
-        for llm in self._model_llms:
+        for llm in self._model_llms.values():
             await llm.aclose()
         self.sessions.close()
         self.registry.close()

@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 from chromadb.api import ClientAPI
 
-from app.readers import ModelBoundRetriever, Reader, reader_for
 from app.settings import Settings
+from graph.retrieval.retriever import Reader, Retriever
 from ingest.events import EventBus, IngestEvent
 from ingest.index import ChunkIndex
 from ingest.indexer import Indexer
@@ -109,7 +109,6 @@ class EmbeddingModels:
         events: EventBus,
         embedder: Embedder,
         *,
-        pool: int,
         previous: Embedder | None = None,
         factory: Callable[[Settings], Embedder] = build_embedder,
     ) -> None:
@@ -117,7 +116,6 @@ class EmbeddingModels:
         self.client = client
         self.registry = registry
         self.events = events
-        self.pool = pool
         self.factory = factory
         self.embedder = embedder
         """The configured model: the one answering, or the one being built."""
@@ -131,7 +129,7 @@ class EmbeddingModels:
         self.problem: str | None = None
         self.pending: asyncio.Task[str] | None = None
         """The last choice being applied; its result is the message for the person."""
-        self._retriever: ModelBoundRetriever | None = None
+        self._retriever: Retriever | None = None
         self._indexer: Indexer | None = None
         self._save: Callable[[dict[str, Any]], None] = lambda _changes: None
         self._task: asyncio.Task[None] | None = None
@@ -168,7 +166,7 @@ class EmbeddingModels:
 
     def attach(
         self,
-        retriever: ModelBoundRetriever,
+        retriever: Retriever,
         indexer: Indexer,
         save: Callable[[dict[str, Any]], None],
     ) -> None:
@@ -305,7 +303,7 @@ class EmbeddingModels:
         if name == answering.embedder.name:  # the answering model, perhaps on another host
             if embedder is not answering.embedder:
                 answering.embedder = embedder
-                self._activate(reader_for(answering, self.pool))
+                self._activate(Reader(answering, embedder))
             self.registry.set_state("embedder", embedder_spec(embedder, self.settings))
             return f"Searches use {name}."
         new = ChromaStore(self.client, embedder, lookup=self.registry)
@@ -332,7 +330,7 @@ class EmbeddingModels:
                 return
             # From here to the end of the swap nothing awaits: no search sees half of it.
             switch.new.building = False
-            old_reader = self._activate(reader_for(switch.new, self.pool))
+            old_reader = self._activate(Reader(switch.new, switch.new.embedder))
             self.store = switch.new
             self.indexes.remove(switch.old)
             self.registry.set_state("embedder", embedder_spec(switch.new.embedder, self.settings))

@@ -8,9 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.chat import ChatService, MessageRejected
+from app.chat import ChatService, Failed, MessageRejected
 from app.documents import DocumentError, DocumentService, DocumentView
 from app.search import QueryTooLong, check_query_length, public_passages
+from graph.events import payload
 from graph.retrieval.types import Retrieval
 from ingest.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
@@ -100,13 +101,9 @@ class DocentTools:
         except MessageRejected as error:
             raise ToolFailed(str(error)) from error
         final = await turn.result()
-        if final.kind == "error":
-            raise ToolFailed(final.data["message"])
-        return Answer(
-            answer=final.data["answer"],
-            sources=final.data["sources"],
-            session_id=final.data["session_id"],
-        )
+        if isinstance(final, Failed):
+            raise ToolFailed(final.message)
+        return Answer.model_validate(payload(final))
 
     async def list_documents(self) -> DocumentList:
         return DocumentList(

@@ -21,7 +21,6 @@ from ingest.loaders import UnreadableFile, load
 from ingest.store import ChromaStore, make_chroma_client
 from ingest.types import Chunk, Page
 from models.embeddings import MiniLMEmbedder
-from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -51,17 +50,32 @@ class DictLibrary:
         return out
 
 
+class RememberingEmbedder:
+    """MiniLM remembering every text it embedded: each method searches the same questions,
+    and each question is embedded once."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.known: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.known]
+        if missing:
+            self.known.update(zip(missing, self.inner.embed(missing), strict=True))
+        return [self.known[t] for t in texts]
+
+
 @dataclass
 class Indexed:
     store: ChromaStore
     keyword: KeywordIndex
     library: DictLibrary
     embedder: MiniLMEmbedder
-    queries: CachedQueryEmbedder = field(init=False)
-    """One query cache for every method: each question is embedded once."""
+    queries: RememberingEmbedder = field(init=False)
 
     def __post_init__(self) -> None:
-        self.queries = CachedQueryEmbedder(self.embedder, max_entries=100_000)
+        self.queries = RememberingEmbedder(self.embedder)
 
     def retriever(self, fusion: str, *, floor: Floor | None = None, top_k: int = 10) -> Retriever:
         # No model on disk and downloads off: the reranker stays out, as on a fresh machine.

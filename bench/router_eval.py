@@ -33,9 +33,8 @@ from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
-from graph.deps import GraphDeps  # noqa: E402
+from graph.context import TurnContext  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
-from graph.prefetch import PrefetchingSearch  # noqa: E402
 from graph.routing import route  # noqa: E402
 from graph.rules import apply_rules  # noqa: E402
 from graph.state import AgentState  # noqa: E402
@@ -146,17 +145,22 @@ async def main() -> None:
         got = [rules_only(row, known) for row in rows]
         summarise("rule tier alone (undecided → rag)", rows, got, [False] * len(rows))
 
-        deps = replace(container.deps, search=PrefetchingSearch(container.store))
+        deps = container.deps
         default = deps.options
+        graph = _router_graph()
         runs = [(True, default), (False, default)]
         for index, (oracle, options) in enumerate(runs):
             llm.oracle = oracle
             answers, asked, tiers, probes = [], [], [], []
-            graph = _router_graph(replace(deps, options=options))
+            with_options = replace(deps, options=options)
             for row in rows:
                 llm.label = row["label"]
                 before = llm.calls
-                out = await graph.ainvoke(state_for(row))
+                context = with_options.begin(row["text"])
+                try:
+                    out = await graph.ainvoke(state_for(row), context=context)
+                finally:
+                    context.search.close()
                 answers.append(out["route"])
                 asked.append(llm.calls > before)
                 tiers.append(out["routed_by"])
@@ -208,12 +212,9 @@ def _thresholds(rows: list[dict[str, Any]], probes: list[float | None], default:
     return replace(default, probe_chat_below=low, probe_rag_above=max(high, low))
 
 
-def _router_graph(deps: GraphDeps) -> Any:
-    async def router(state: AgentState) -> AgentState:
-        return await route(state, deps)
-
-    builder = StateGraph(AgentState)
-    builder.add_node("router", router)
+def _router_graph() -> Any:
+    builder = StateGraph(AgentState, context_schema=TurnContext)
+    builder.add_node("router", route)
     builder.add_edge(START, "router")
     builder.add_edge("router", END)
     return builder.compile()

@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.chat import Done, Failed, Token  # noqa: E402
 from app.container import Container  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
@@ -113,14 +114,14 @@ async def first_token_ms(
     turn = container.chat.start_turn(None, message)
     first = None
     async for event in turn.events():
-        if event.kind == "token" and first is None:
+        if isinstance(event, Token) and first is None:
             first = (time.perf_counter() - started) * 1000
-        if event.kind == "error":
-            raise SystemExit(f"turn failed: {event.data}")
-        if event.kind == "done" and nodes is not None:
-            for node in event.data["trace"]["nodes"]:
+        if isinstance(event, Failed):
+            raise SystemExit(f"turn failed: {event.message}")
+        if isinstance(event, Done) and nodes is not None:
+            for node in event.trace["nodes"]:
                 nodes.setdefault(node["node"], []).append(node["ms"])
-            nodes.setdefault("routed by " + event.data["trace"]["routed_by"], []).append(0.0)
+            nodes.setdefault("routed by " + event.trace["routed_by"], []).append(0.0)
     assert first is not None
     return first
 

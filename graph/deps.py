@@ -1,44 +1,45 @@
-"""What the graph needs from the rest of the app, as protocols."""
+"""What the graph needs from the rest of the app, and how each turn gets its share."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
 
+from graph.context import TurnContext
 from graph.options import TurnOptions
-from ingest.types import Hit
-from models.protocols import ChatModel, Reranker
-
-if TYPE_CHECKING:
-    from graph.retrieval.retriever import Retriever
-
-
-class PassageSearch(Protocol):
-    """The read side of the store."""
-
-    def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
-        """The k best chunks for the query, optionally only from the given files."""
-        ...
+from graph.retrieval.retriever import Retriever
+from graph.routing import may_search_as_is
+from graph.state import Mode
+from models.protocols import ChatModel
 
 
-@dataclass
+@dataclass(frozen=True)
 class GraphDeps:
-    """Services the nodes use; built by the container, faked in tests."""
+    """The long-lived services turns draw on; built by the container, faked in tests."""
 
     llm: ChatModel
-    search: PassageSearch
-    reranker: Reranker
+    retriever: Retriever
     known_files: Callable[[], list[str]]
     """Relative paths of the documents that can be searched."""
-    top_k: int = 5
-    history_turns: int = 3
-    """How many earlier question/answer pairs the generator sees."""
-    retriever: Retriever | None = None
-    """Hybrid search with fusion, reranking, neighbours and the floor; without it the
-    retriever node falls back to ``search`` and ``reranker`` alone."""
-    probe: PassageSearch | None = None
-    """Vector search the router's probe scores questions against (cosine similarity);
-    None means ``search``, and then the retriever reuses the probe's hits."""
     options: TurnOptions = field(default_factory=TurnOptions)
     """Budgets, thresholds and switches of the router, rewriter and generator."""
+
+    def begin(
+        self,
+        question: str,
+        mode: Mode = "auto",
+        *,
+        opening: bool = False,
+        llm: ChatModel | None = None,
+    ) -> TurnContext:
+        """The context of a turn answering ``question``, with a search of its own that the
+        caller closes when the turn ends; ``llm`` answers instead of the configured model.
+
+        An ``opening`` message (a new session's first, with no history to rewrite it
+        against) that may be searched as it is starts its embedding now: it then overlaps
+        the graph's set-up and the steps up to the probe or the search.
+        """
+        search = self.retriever.begin()
+        if opening and may_search_as_is(question, mode, self.options):
+            search.warm(question)
+        return TurnContext(llm or self.llm, search, self.known_files, self.options)

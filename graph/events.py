@@ -1,22 +1,102 @@
-"""What the nodes tell the turn's caller, through LangGraph's custom stream."""
+"""What a turn tells its caller: one typed union of events, and their contract payloads.
+
+The nodes send ``Status``, ``Sources``, ``Token`` and ``NodeTimed`` through LangGraph's
+custom stream; ``ChatService`` adds ``Done``, ``Failed`` and ``Suggestions``. Every entry
+point reads these types; ``payload`` is the one place that turns them into the JSON the
+contract's chat stream carries (the SSE stream, and the bodies ``/v1`` and MCP return).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
 
-from langgraph.config import get_stream_writer
+from graph.state import Source
 
-
-def emit(chunk: dict[str, Any]) -> None:
-    """Send one chunk to the turn's caller; outside a graph run (a node called on its
-    own, as tests and benchmarks do) there is no caller and it goes nowhere."""
-    try:
-        writer = get_stream_writer()
-    except RuntimeError:
-        return
-    writer(chunk)
+NodeName = Literal["router", "rewriter", "retriever", "generator"]
 
 
-def report_status(node: str, text: str) -> None:
-    """Tell the caller which node is working and on what (the SSE ``status`` event)."""
-    emit({"status": {"node": node, "text": text}})
+@dataclass(frozen=True)
+class Status:
+    """Which node is working, and on what."""
+
+    kind: ClassVar[Literal["status"]] = "status"
+    node: NodeName
+    text: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a long piece of work is (whole documents, many files)."""
+
+    kind: ClassVar[Literal["progress"]] = "progress"
+    done: int
+    total: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The numbered passages the answer may cite, before its first token."""
+
+    kind: ClassVar[Literal["sources"]] = "sources"
+    sources: list[Source]
+
+
+@dataclass(frozen=True)
+class Token:
+    """A piece of the answer as the model writes it."""
+
+    kind: ClassVar[Literal["token"]] = "token"
+    text: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The turn's answer, the sources it cites and its trace: the last event but suggestions."""
+
+    kind: ClassVar[Literal["done"]] = "done"
+    session_id: str
+    answer: str
+    sources: list[Source]
+    trace: dict[str, Any]
+    stopped: bool = False
+    """The user stopped the answer; what was written is kept."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The turn broke; ``message`` says what a person can do about it."""
+
+    kind: ClassVar[Literal["error"]] = "error"
+    message: str
+
+
+@dataclass(frozen=True)
+class Suggestions:
+    """Follow-up questions, after ``Done``."""
+
+    kind: ClassVar[Literal["suggestions"]] = "suggestions"
+    suggestions: list[str]
+
+
+@dataclass(frozen=True)
+class NodeTimed:
+    """How long a node took; the service keeps it for the trace, callers never see it."""
+
+    node: NodeName
+    ms: float
+
+
+ClientEvent = Status | Progress | Sources | Token | Done | Failed | Suggestions
+"""What the callers of a turn receive."""
+TurnEvent = ClientEvent | NodeTimed
+"""Everything a turn's graph run and service produce."""
+
+
+def payload(event: ClientEvent) -> dict[str, Any]:
+    """The event's data exactly as the SSE stream carries it (``stopped`` only when set)."""
+    data = {f.name: getattr(event, f.name) for f in fields(event)}
+    if isinstance(event, Done) and not event.stopped:
+        del data["stopped"]
+    return data

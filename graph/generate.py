@@ -9,12 +9,15 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.types import StreamWriter
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
 from graph.citations import order_by_citation
-from graph.deps import GraphDeps
-from graph.events import emit, report_status
+from graph.context import TurnContext
+from graph.events import Status, Token
+from graph.options import TurnOptions
 from graph.readable import readable
 from graph.state import AgentState, Source
 from models.llm import LLMError
@@ -85,12 +88,11 @@ def _fit_question(question: str, room: int) -> str:
     return cut_to(question, max(room - estimate_tokens(marker), 0)) + marker
 
 
-def build_prompt(state: AgentState, deps: GraphDeps, system: str, rag: bool) -> Prompt:
+def build_prompt(state: AgentState, options: TurnOptions, system: str, rag: bool) -> Prompt:
     """Fit the prompt in the context less the answer's room: the question always (cut if
     it alone overflows), then on a search turn the passages best first, then as much
     recent history as its share allows. Every part is estimated on its own, which can
     only over-count the whole."""
-    options = deps.options
     budget = options.context_tokens - options.answer_tokens
     template = prompts.RAG_USER if rag else "{question}"
     frame = 2 * MESSAGE_OVERHEAD + estimate_tokens(system)
@@ -122,6 +124,7 @@ def build_prompt(state: AgentState, deps: GraphDeps, system: str, rag: bool) -> 
 class _Answer:
     """The answer as it streams out, and when its first token left."""
 
+    tell: StreamWriter
     pieces: list[str] = field(default_factory=list)
     first_token_at: float | None = None
 
@@ -129,19 +132,20 @@ class _Answer:
         if self.first_token_at is None:
             self.first_token_at = time.time()
         self.pieces.append(text)
-        emit({"token": text})
+        self.tell(Token(text))
 
 
-async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
+async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Write the answer token by token from the numbered sources, or chat without them."""
+    context = runtime.context
     rag = state.get("route") == "rag"
     sources = state.get("sources", []) if rag else []
-    answer = _Answer()
+    answer = _Answer(runtime.stream_writer)
     if notice := unmatched_notice(state):
         answer.say(notice + "\n\n")
-    if rag and not deps.known_files():
+    if rag and not context.known_files():
         answer.say(prompts.NO_DOCUMENTS)
-        return _finish(state, deps, answer, Prompt([], [], 0), None)
+        return _finish(state, context, answer, Prompt([], [], 0), None)
     system = prompts.RAG_SYSTEM if rag else prompts.CHAT_SYSTEM
     # The router's probe found nothing near the question: as for a search that found nothing.
     probed_away = state.get("route") == "chat" and state.get("routed_by") == "probe"
@@ -149,25 +153,26 @@ async def generate(state: AgentState, deps: GraphDeps) -> AgentState:
         # Nothing bears on the question: say so in one line, then just talk.
         answer.say(prompts.NOT_RELEVANT + "\n\n")
         rag, system = False, prompts.ADAPTIVE_SYSTEM
-    report_status("generator", prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT)
-    prompt = build_prompt(state, deps, system, rag)
+    status = prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT
+    runtime.stream_writer(Status("generator", status))
+    prompt = build_prompt(state, context.options, system, rag)
     usage = Usage()
     streamed = 0
     failure: LLMError | None = None
     try:
-        async for piece in deps.llm.stream_chat(prompt.messages, usage):
+        async for piece in context.llm.stream_chat(prompt.messages, usage):
             streamed += 1
             answer.say(piece)
     except LLMError as error:
         failure = error
         tail = f"\n\n*(The answer was cut off: {error})*" if streamed else _degraded(error, sources)
         answer.say(tail)
-    return _finish(state, deps, answer, prompt, usage, failure)
+    return _finish(state, context, answer, prompt, usage, failure)
 
 
 def _finish(
     state: AgentState,
-    deps: GraphDeps,
+    context: TurnContext,
     answer: _Answer,
     prompt: Prompt,
     usage: Usage | None,
@@ -180,11 +185,11 @@ def _finish(
     if started is not None and answer.first_token_at is not None:
         ttft = round((answer.first_token_at - started) * 1000, 1)
     generation: dict[str, Any] = {
-        "model": deps.llm.model if usage else None,
+        "model": context.llm.model if usage else None,
         "prompt_tokens": usage.prompt_tokens if usage else None,
         "answer_tokens": usage.answer_tokens if usage else None,
         "ttft_ms": ttft,
-        "context_tokens": deps.options.context_tokens,
+        "context_tokens": context.options.context_tokens,
         "passages_trimmed": prompt.trimmed,
         # Set when the model could not write (all or part of) the answer.
         "llm_error": str(failure) if failure else None,

@@ -15,9 +15,6 @@ class TurnOptions:
     """Room kept free in the context for the answer."""
     history_tokens: int = 2048
     """Most of the context earlier messages may take; the newest are kept."""
-    probe_k: int = 20
-    """Chunks the router's vector probe fetches (a retriever asking for no more reuses
-    them)."""
     probe_chat_below: float = 0.30
     """A best chunk less similar than this means the question is not about the documents.
     (all-MiniLM-L6-v2 cosine: on the handbook benchmark, document questions score 0.37 and

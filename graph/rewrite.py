@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.deps import GraphDeps
-from graph.events import report_status
+from graph.context import TurnContext
+from graph.events import Status
 from graph.mentions import strip_mentions
 from graph.routing import pass_through_queries, passes_through
 from graph.state import AgentState, SearchQuery
@@ -21,17 +22,18 @@ HISTORY_CHARS = 600
 MAX_QUERY_CHARS = 500
 
 
-async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
+async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Make the message a standalone query (one LLM call, only when there is history to
     resolve against), aimed at each mentioned file; rephrasings too when expansion is on."""
-    report_status("rewriter", prompts.STATUS_REWRITE)
+    context = runtime.context
+    runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE))
     mentions = state.get("mentions") or []
     # The router already resolved the mentions; only those need taking out.
     text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
-    if passes_through(state, deps):
+    if passes_through(state, context.options):
         return {"queries": pass_through_queries(text, mentions)}
     standalone, rephrasings = await _ask(
-        deps, state.get("messages", []), text, deps.options.rephrasings
+        context, state.get("messages", []), text, context.options.rephrasings
     )
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
     queries: list[SearchQuery] = []
@@ -41,7 +43,7 @@ async def rewrite(state: AgentState, deps: GraphDeps) -> AgentState:
 
 
 async def _ask(
-    deps: GraphDeps, messages: Sequence[AnyMessage], text: str, variants: int
+    context: TurnContext, messages: Sequence[AnyMessage], text: str, variants: int
 ) -> tuple[str | None, list[str]]:
     """One JSON call; on any error, timeout or malformed reply: (None, [])."""
     system = prompts.REWRITE_SYSTEM.format(
@@ -50,10 +52,10 @@ async def _ask(
     )
     user = prompts.REWRITE_USER.format(history=_history(messages) or "(none)", question=text)
     try:
-        reply = await deps.llm.complete_json(
+        reply = await context.llm.complete_json(
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             prompts.rewrite_schema(variants),
-            timeout=deps.options.rewrite_timeout,
+            timeout=context.options.rewrite_timeout,
         )
     except LLMError:
         return None, []

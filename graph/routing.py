@@ -14,12 +14,13 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.deps import GraphDeps
-from graph.events import report_status
+from graph.context import TurnContext
+from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.prefetch import PrefetchingSearch
+from graph.options import TurnOptions
 from graph.rules import apply_rules
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from models.llm import LLMError
@@ -40,54 +41,38 @@ def has_history(state: AgentState) -> bool:
     return len(state.get("messages", [])) > 1
 
 
-def passes_through(state: AgentState, deps: GraphDeps) -> bool:
+def passes_through(state: AgentState, options: TurnOptions) -> bool:
     """Whether the rewriter searches for the message as it is (no history to resolve
     against, no rephrasings asked for): then the router may start on it already."""
-    return not has_history(state) and not deps.options.rephrasings
+    return not has_history(state) and not options.rephrasings
 
 
-def warm_opening_question(deps: GraphDeps, text: str, mode: Mode) -> None:
-    """Start embedding the first message of a new session, before the graph runs, when it
-    may be searched as it is: the embedding then overlaps the graph's set-up and the
-    steps up to the search (or the probe), which take it up where it is.
+def may_search_as_is(text: str, mode: Mode, options: TurnOptions) -> bool:
+    """Whether a new session's first message may be searched just as it is typed, so that
+    embedding it can start before the graph runs.
 
-    Nothing starts for what is surely chat (the mode, a small-talk or writing rule), for
-    a message naming files (the router resolves those), or when queries are expanded
-    (the rewriter embeds its variants instead). The library is not read here, on the
-    caller's event loop: in an empty one the embedding is merely not used."""
-    if deps.retriever is None or mode == "chat" or "@" in text or deps.options.rephrasings:
-        return
+    Not what is surely chat (the mode, a small-talk or writing rule), nor a message naming
+    files (the router resolves those first), nor when queries are expanded (the rewriter's
+    variants are searched instead). The library is not read here, on the caller's event
+    loop: in an empty one the embedding is merely not used."""
+    if mode == "chat" or "@" in text or options.rephrasings:
+        return False
     rule = apply_rules(text, after_search=False) if mode == "auto" else None
-    if rule is None or rule.route == "rag":
-        deps.retriever.warm(text)
+    return rule is None or rule.route == "rag"
 
 
-async def probe(deps: GraphDeps, text: str) -> float:
-    """The best similarity of any chunk to ``text``.
-
-    The search is started as a prefetch: when the turn goes on to search the same text
-    with the same search, the retriever takes these hits instead of searching again.
-    """
-    search = deps.probe or deps.search
-    if isinstance(search, PrefetchingSearch):
-        hits = await asyncio.wrap_future(search.prefetch(text, deps.options.probe_k, None))
-    else:
-        hits = await asyncio.to_thread(search.search, text, deps.options.probe_k, None)
-    return max((hit.score for hit in hits), default=0.0)
-
-
-async def ask_llm(deps: GraphDeps, state: AgentState, text: str) -> tuple[Route, str]:
+async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[Route, str]:
     """The LLM tier: a JSON intent; malformed or failed answers search (a missed search is
     worse than an unneeded one)."""
-    files = ", ".join(PurePosixPath(p).name for p in deps.known_files()[:LIBRARY_SAMPLE])
+    files = ", ".join(PurePosixPath(p).name for p in context.known_files()[:LIBRARY_SAMPLE])
     history = _last_exchange(state.get("messages", []))
     messages = [
         {"role": "system", "content": prompts.ROUTE_SYSTEM.format(files=files or "none")},
         {"role": "user", "content": prompts.ROUTE_USER.format(history=history, question=text)},
     ]
     try:
-        reply = await deps.llm.complete_json(
-            messages, prompts.ROUTE_SCHEMA, timeout=deps.options.route_timeout
+        reply = await context.llm.complete_json(
+            messages, prompts.ROUTE_SCHEMA, timeout=context.options.route_timeout
         )
     except LLMError as error:
         return "rag", f"LLM failed, searching anyway: {error}"
@@ -108,12 +93,13 @@ def _last_exchange(messages: Sequence[AnyMessage]) -> str:
     return "Earlier:\n" + "\n".join(lines) + "\n\n" if lines else ""
 
 
-async def route(state: AgentState, deps: GraphDeps) -> AgentState:
+async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Pick the route, say which tier decided it, and resolve @mentions."""
-    report_status("router", prompts.STATUS_ROUTE)
+    context = runtime.context
+    runtime.stream_writer(Status("router", prompts.STATUS_ROUTE))
     question = state["question"]
     # The library is read only when needed: small talk settles without it.
-    known = deps.known_files() if "@" in question else None
+    known = context.known_files() if "@" in question else None
     mentioned = find_mentions(question, known) if known is not None else []
     mentions = matched_paths(mentioned)
     text = strip_mentions(question, mentioned) or question
@@ -129,23 +115,25 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
     elif rule is not None and rule.route == "chat":
         chosen, tier, reason = "chat", "rules", rule.name
-    elif not (known if known is not None else deps.known_files()):
+    elif not (known if known is not None else context.known_files()):
         chosen, tier, reason = "chat", "library", "no documents to search"
     elif rule is not None:
         chosen, tier, reason = rule.route, "rules", rule.name
     else:
-        score = await probe(deps, text)
+        # The search of the library's nearest chunks is the turn's: a retrieval of the
+        # same text takes it over.
+        score = await asyncio.to_thread(context.search.probe, text)
         tier = "probe"
-        if score < deps.options.probe_chat_below:
+        if score < context.options.probe_chat_below:
             chosen, reason = "chat", f"best chunk {score:.2f} is far from the question"
-        elif score >= deps.options.probe_rag_above:
+        elif score >= context.options.probe_rag_above:
             chosen, reason = "rag", f"best chunk {score:.2f} is close to the question"
         else:
             tier = "llm"
-            chosen, reason = await ask_llm(deps, state, text)
-    if chosen == "rag" and deps.retriever is not None and passes_through(state, deps):
+            chosen, reason = await ask_llm(context, state, text)
+    if chosen == "rag" and passes_through(state, context.options):
         # The question's embedding overlaps the steps between here and the search.
-        deps.retriever.warm(text)
+        context.search.warm(text)
     # Sources belong to one turn; a chat turn must not inherit the last search's.
     return {
         "route": chosen,
@@ -157,7 +145,6 @@ async def route(state: AgentState, deps: GraphDeps) -> AgentState:
         "sources": [],
         "passages": [],
         "queries": [],
-        "candidates": [],  # a chat turn's trace must not show the last search's
     }
 
 

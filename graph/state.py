@@ -78,9 +78,6 @@ class AgentState(TypedDict, total=False):
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
     """Full text of each source, in the same order. Written by the retriever."""
-    candidates: list[dict[str, Any]]
-    """Every chunk the retriever considered, with all its scores, for the trace. Written by
-    the retriever."""
     answer: str
     """The final answer text. Written by the generator."""
     routed_by: RouteTier

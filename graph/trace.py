@@ -5,32 +5,37 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Mapping
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
 
-from graph.deps import GraphDeps
-from graph.events import emit
+from graph.context import TurnContext
+from graph.events import NodeName, NodeTimed
 from graph.state import AgentState, NodeTiming
 
-Node = Callable[[AgentState, GraphDeps], Awaitable[AgentState]]
+
+class Node(Protocol):
+    """A graph node: the state and the turn's runtime in, the state's update out."""
+
+    def __call__(self, state: AgentState, runtime: Runtime[TurnContext]) -> Awaitable[AgentState]:
+        """Run the node."""
+        ...
 
 
-def timed(name: str, node: Node, deps: GraphDeps, *, first: bool = False) -> Any:
-    """Bind the node to its deps and add how long it took to the turn's ``timings``.
+def timed(name: NodeName, node: Node, *, first: bool = False) -> Node:
+    """The node, adding how long it took to the turn's ``timings`` (and telling the caller).
 
     The ``first`` node of a turn starts the timings afresh and stamps the turn's start.
-    Typed Any: LangGraph's node protocols want a parameter named ``state``, which a
-    ``Callable`` type cannot say.
     """
 
-    async def run(state: AgentState) -> AgentState:
+    async def run(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         started = time.perf_counter()
         begun_at = time.time()
-        update = await node(state, deps)
+        update = await node(state, runtime)
         ms = round((time.perf_counter() - started) * 1000, 1)
-        emit({"trace": {"node": name, "ms": ms}})
+        runtime.stream_writer(NodeTimed(name, ms))
         earlier: list[NodeTiming] = [] if first else list(state.get("timings") or [])
         extra: AgentState = {"timings": [*earlier, NodeTiming(node=name, ms=ms)]}
         if first:
@@ -54,11 +59,10 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def build_trace(state: AgentState) -> dict[str, Any]:
-    """Everything the turn did, for the ``done`` event and the saved answer."""
+def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everything the turn did, for the ``done`` event and the saved answer; ``candidates``
+    are those its search weighed, located (``Search.trace``)."""
     generation = state.get("generation") or {}
-    # `candidates` is the retriever's (every passage it weighed, with its scores).
-    candidates = cast(Mapping[str, Any], state).get("candidates") or []
     return {
         "route": state.get("route"),
         "routed_by": state.get("routed_by"),
@@ -72,14 +76,15 @@ def build_trace(state: AgentState) -> dict[str, Any]:
     }
 
 
-async def record(state: AgentState, deps: GraphDeps) -> AgentState:
-    """Assemble the trace and save it (and the final sources) on the answer message."""
-    outlined = cast(Mapping[str, Any], state).get("candidates") or []
-    if deps.retriever is not None and outlined:
-        # The retriever kept only keys and scores, to start the answer sooner.
-        located = await asyncio.to_thread(deps.retriever.locate, outlined)
-        state = cast(AgentState, {**state, "candidates": located})
-    trace = build_trace(state)
+async def record(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
+    """Assemble the trace and save it (and the final sources) on the answer message.
+
+    Where each weighed candidate sits is read only now, once the answer is written: the
+    store read would otherwise delay the first token.
+    """
+    search = runtime.context.search
+    candidates = await asyncio.to_thread(search.trace) if state.get("route") == "rag" else []
+    trace = build_trace(state, candidates)
     answer = next(
         (m for m in reversed(state.get("messages", [])) if isinstance(m, AIMessage)), None
     )

@@ -322,27 +322,6 @@ class ChromaStore:
                 resolved.append(Hit(chunk=chunk, score=hit.score, paths=tuple(where)))
         return resolved
 
-    def query_vector(
-        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
-    ) -> list[Hit]:
-        """The ``k`` chunks nearest ``vector``, texts included, best first (the router's probe)."""
-        if k <= 0 or (doc_ids is not None and not doc_ids):
-            return []
-        where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
-        result = self._collection.query(
-            query_embeddings=cast(Any, [list(vector)]),
-            n_results=k,
-            where=where,
-            include=cast(Any, ["documents", "metadatas", "distances"]),
-        )
-        documents = (result.get("documents") or [[]])[0]
-        metadatas = (result.get("metadatas") or [[]])[0]
-        distances = (result.get("distances") or [[]])[0]
-        return [
-            Hit(chunk=_chunk(meta, text), score=1.0 - float(distance))
-            for text, meta, distance in zip(documents, metadatas, distances, strict=True)
-        ]
-
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[tuple[tuple[str, int], float]]:

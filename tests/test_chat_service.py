@@ -3,40 +3,45 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy
+from app.chat import (
+    ChatService,
+    Done,
+    EmptyMessage,
+    Failed,
+    MessageTooLong,
+    SessionBusy,
+    Sources,
+    Status,
+    Token,
+)
 from app.sessions import SessionIndex
-from graph.deps import GraphDeps
 from graph.graph import build_graph
-from graph.state import Mode
-from models.reranker import PassThroughReranker
+from ingest.keyword import KeywordIndex
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.search import FakeSearch, make_chunk
+from tests.fakes.embedder import GatedEmbedder
+from tests.fakes.search import make_chunk
+from tests.graph_parts import DIMENSIONS, Library
 
 CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
 
 
 def make_service(
-    tmp_path: Path,
-    llm: FakeChatModel,
-    max_chars: int = 16_000,
-    prepare: Callable[[str, Mode], None] | None = None,
+    tmp_path: Path, llm: FakeChatModel, max_chars: int = 16_000, library: Library | None = None
 ) -> ChatService:
-    search = FakeSearch(CHUNKS)
-    deps = GraphDeps(
-        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
-    )
+    deps = (library or Library(CHUNKS)).deps(llm)
     return ChatService(
-        build_graph(deps, InMemorySaver()),
+        build_graph(InMemorySaver()),
         SessionIndex(tmp_path / "docent.db"),
+        deps,
         max_message_chars=max_chars,
-        prepare=prepare,
     )
 
 
@@ -49,17 +54,20 @@ async def test_events_arrive_in_contract_order(tmp_path: Path) -> None:
     assert kinds[0] == "status" and kinds[-1] == "done"
     assert kinds.index("sources") < kinds.index("token")
     assert set(kinds[kinds.index("token") : -1]) == {"token"}
-    done = events[-1].data
-    assert done["session_id"] == turn.session_id
-    assert done["answer"] == "".join(e.data["text"] for e in events if e.kind == "token")
-    assert done["trace"]["route"] == "rag"
-    assert [n["node"] for n in done["trace"]["nodes"]] == [
+    done = events[-1]
+    assert isinstance(done, Done) and done.session_id == turn.session_id
+    assert done.answer == "".join(e.text for e in events if isinstance(e, Token))
+    assert done.trace["route"] == "rag"
+    assert [n["node"] for n in done.trace["nodes"]] == [
         "router",
         "rewriter",
         "retriever",
         "generator",
     ]
-    assert all(n["ms"] >= 0 for n in done["trace"]["nodes"])
+    assert all(n["ms"] >= 0 for n in done.trace["nodes"])
+    (sources,) = [e.sources for e in events if isinstance(e, Sources)]
+    assert [s["path"] for s in sources] == [s["path"] for s in done.sources] == ["q3.pdf"]
+    assert isinstance(events[0], Status) and events[0].node == "router"
 
 
 async def test_second_turn_for_a_busy_session_is_refused(tmp_path: Path) -> None:
@@ -71,14 +79,14 @@ async def test_second_turn_for_a_busy_session_is_refused(tmp_path: Path) -> None
     await first.result()
     await other.result()
     again = service.start_turn("s1", "And profit?")
-    assert (await again.result()).kind == "done"
+    assert isinstance(await again.result(), Done)
 
 
 async def test_turn_finishes_and_is_saved_when_the_subscriber_leaves(tmp_path: Path) -> None:
     service = make_service(tmp_path, FakeChatModel(token_delay=0.02))
     turn = service.start_turn("s1", "What was revenue?")
     async for event in turn.events():
-        if event.kind == "token":
+        if isinstance(event, Token):
             break  # the caller goes away mid-answer
     assert turn.task is not None
     await asyncio.wait_for(turn.task, 5)
@@ -113,37 +121,55 @@ async def test_sessions_are_listed_with_their_first_message(tmp_path: Path) -> N
 
 
 async def test_an_unexpected_failure_ends_the_turn_with_an_error(tmp_path: Path) -> None:
-    class BrokenSearch(FakeSearch):
-        def search(self, query: str, k: int = 5, files: Any = None) -> list[Any]:
+    class DamagedIndex(KeywordIndex):
+        def search(self, query: str, doc_ids: Any = None) -> Any:
             raise RuntimeError("index file is damaged")
 
-    search = BrokenSearch(CHUNKS)
-    deps = GraphDeps(
-        llm=FakeChatModel(), search=search, reranker=PassThroughReranker(), known_files=search.files
-    )
-    service = ChatService(build_graph(deps, InMemorySaver()), SessionIndex(tmp_path / "d.db"))
+    library = Library(CHUNKS)
+    library.retriever.keyword = DamagedIndex()
+    service = make_service(tmp_path, FakeChatModel(), library=library)
     turn = service.start_turn("s", "What was revenue?")
     final = await turn.result()
-    assert final.kind == "error"
-    assert "index file is damaged" in final.data["message"]
+    assert isinstance(final, Failed)
+    assert "index file is damaged" in final.message
     assert not service.is_busy("s")  # the session can be used again
+    assert library.retriever.reader.users == 0  # its search is closed
 
 
-async def test_a_new_sessions_first_message_is_prepared_before_the_graph_runs(
+async def test_a_new_sessions_first_message_starts_its_search_before_the_graph_runs(
     tmp_path: Path,
 ) -> None:
-    prepared: list[tuple[str, str, int]] = []
-    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
-    service = make_service(
-        tmp_path, llm, prepare=lambda text, mode: prepared.append((text, mode, len(llm.history)))
-    )
+    class Announcing(GatedEmbedder):
+        def __init__(self) -> None:
+            super().__init__(DIMENSIONS)
+            self.started = threading.Event()
 
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            self.started.set()
+            return super().embed(texts)
+
+    embedder = Announcing()
+    library = Library(CHUNKS, embedder=embedder)
+    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+    service = make_service(tmp_path, llm, library=library)
+    embedder.hold()
     first = service.start_turn(None, "What was revenue?", "rag")
-    assert prepared == [("What was revenue?", "rag", 0)]  # before the graph took a step
+    # Nothing has been awaited, so the graph has not taken a step: the embedding began
+    # with the turn.
+    assert embedder.started.wait(5)
+    embedder.open()
     await first.result()
+    assert embedder.calls == [["What was revenue?"]]  # once: the search took it up
+
     # A session with earlier messages, or a caller bringing its own history: the graph
-    # rewrites the question against them first, so nothing is prepared from its words.
-    await service.start_turn(first.session_id, "and the quarter before?").result()
+    # rewrites the question against them first, so nothing is embedded from its words.
+    embedder.calls.clear()
+    llm.enqueue_json({"query": "revenue in the second quarter"})
+    await service.start_turn(first.session_id, "and the quarter before?", "rag").result()
+    assert embedder.calls == [["revenue in the second quarter"]]
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
-    await service.start_turn(None, "What was revenue?", history=history).result()
-    assert len(prepared) == 1
+    embedder.calls.clear()
+    llm.enqueue_json({"query": "revenue"})
+    await service.start_turn(None, "What was revenue?", "rag", history=history).result()
+    assert embedder.calls == [["revenue"]]
+    assert library.retriever.reader.users == 0

@@ -10,12 +10,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from graph import prompts
 from graph.budget import estimate_tokens, history_window, message_tokens
 from graph.citations import cited_numbers, order_by_citation
-from graph.deps import GraphDeps
+from graph.events import Token
 from graph.graph import build_graph
-from graph.options import TurnOptions
-from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.search import FakeSearch, make_chunk
+from tests.fakes.search import make_chunk
+from tests.graph_parts import Library, run_turn, settings
 
 CHUNKS = [
     make_chunk("reports/q3.pdf", 4, "Revenue in the third quarter was 12 million euros."),
@@ -25,24 +24,14 @@ CHUNKS = [
 
 
 def make(llm: FakeChatModel, chunks: list[Any] = CHUNKS, top_k: int = 5, **options: Any) -> Any:
-    search = FakeSearch(chunks)
-    deps = GraphDeps(
-        llm=llm,
-        search=search,
-        reranker=PassThroughReranker(),
-        known_files=search.files,
-        top_k=top_k,
-        options=TurnOptions(**options),
-    )
-    return build_graph(deps, InMemorySaver())
+    """A graph over ``chunks`` with its dependencies; the relevance floor is off."""
+    deps = Library(chunks, settings=settings(top_k=top_k)).deps(llm, **options)
+    return build_graph(InMemorySaver()), deps
 
 
-async def turn(graph: Any, text: str, mode: str = "rag", thread: str = "t") -> dict[str, Any]:
-    config = {"configurable": {"thread_id": thread}}
-    inputs = {"messages": [HumanMessage(content=text)], "question": text, "mode": mode}
-    events = [e async for e in graph.astream(inputs, config, stream_mode="custom")]
-    state = (await graph.aget_state(config)).values
-    return {"events": events, **state}
+async def turn(made: Any, text: str, mode: str = "rag", thread: str = "t") -> dict[str, Any]:
+    out = await run_turn(*made, text, mode, thread)
+    return {"events": out["events"], **out["state"]}
 
 
 def prompt_tokens(messages: list[dict[str, str]]) -> int:
@@ -138,7 +127,7 @@ async def test_unmatched_mention_says_which_files_come_closest() -> None:
     assert first_line.startswith("I found no document called `@q4.pdf`. The closest are ")
     assert "`q2.pdf`, `q3.pdf`" in first_line
     assert out["answer"].endswith("Revenue was 12 million euros [1].")
-    tokens = "".join(e["token"] for e in out["events"] if "token" in e)
+    tokens = "".join(e.text for e in out["events"] if isinstance(e, Token))
     assert tokens == out["answer"]
 
 

@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph import prompts
 from graph.deps import GraphDeps
+from graph.events import NodeTimed, Sources, Status, Token
 from graph.graph import build_graph
-from graph.options import TurnOptions
-from graph.retrieval.floor import Floor
-from graph.retrieval.retriever import RetrievalSettings, Retriever
-from graph.routing import warm_opening_question
 from graph.state import Mode
-from ingest.keyword import KeywordIndex
-from ingest.types import Chunk
 from models.llm import OllamaUnavailable
 from models.protocols import Reranker
-from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.dense import FakeDenseIndex, FakeLibrary
-from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
-from tests.fakes.search import FakeSearch, make_chunk
+from tests.fakes.embedder import GatedEmbedder
+from tests.fakes.search import make_chunk
+from tests.graph_parts import DIMENSIONS, Library, run_turn, settings
+from tests.running import eventually
 
 CHUNKS = [
     make_chunk("reports/q3.pdf", 4, "Revenue in the third quarter was 12 million euros."),
@@ -37,41 +30,45 @@ CHUNKS = [
 ]
 
 
-def make_graph(llm: FakeChatModel, search: FakeSearch) -> Any:
-    deps = GraphDeps(
-        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
-    )
-    return build_graph(deps, InMemorySaver())
+class Turns:
+    """One graph over one library, as the app keeps them: every turn begins its own search."""
+
+    def __init__(self, llm: FakeChatModel, library: Library, **options: Any) -> None:
+        self.llm, self.library = llm, library
+        self.deps = library.deps(llm, **options)
+        self.graph = build_graph(InMemorySaver())
+
+    async def run(self, text: str, mode: str = "auto", thread: str = "t1") -> dict[str, Any]:
+        return await run_turn(self.graph, self.deps, text, mode, thread)
 
 
-async def run_turn(graph: Any, text: str, mode: str = "auto", thread: str = "t1") -> dict:
-    config = {"configurable": {"thread_id": thread}}
-    inputs = {"messages": [HumanMessage(content=text)], "question": text, "mode": mode}
-    events = [e async for e in graph.astream(inputs, config, stream_mode="custom")]
-    state = (await graph.aget_state(config)).values
-    return {"events": events, "state": state}
+def turns(llm: FakeChatModel, chunks: Sequence[Any] = CHUNKS, **options: Any) -> Turns:
+    return Turns(llm, Library(chunks), **options)
 
 
-def kinds(events: list[dict]) -> list[str]:
-    return [next(iter(e)) for e in events if "trace" not in e]
+def kinds(events: list[Any]) -> list[str]:
+    return [e.kind for e in events if not isinstance(e, NodeTimed)]
+
+
+def text_of(events: list[Any]) -> str:
+    return "".join(e.text for e in events if isinstance(e, Token))
 
 
 async def test_rag_turn_streams_tokens_after_numbered_sources() -> None:
     llm = FakeChatModel()
     llm.enqueue("Revenue was 12 million euros [1].")
-    out = await run_turn(make_graph(llm, FakeSearch(CHUNKS)), "What was revenue in the quarter?")
+    out = await turns(llm).run("What was revenue in the quarter?")
 
     order = kinds(out["events"])
     assert order.index("sources") < order.index("token")
     assert order.count("token") > 1
-    tokens = "".join(e["token"] for e in out["events"] if "token" in e)
-    assert tokens == out["state"]["answer"] == "Revenue was 12 million euros [1]."
+    assert text_of(out["events"]) == out["state"]["answer"] == "Revenue was 12 million euros [1]."
     top = out["state"]["sources"][0]
     assert (top["n"], top["file"], top["page"]) == (1, "q3.pdf", 4)
     prompt = llm.history[0][-1]["content"]
     assert "[1] q3.pdf, page 4:\nRevenue in the third quarter was 12 million euros." in prompt
     assert llm.history[0][0]["content"] == prompts.RAG_SYSTEM
-    assert [t["node"] for e in out["events"] if (t := e.get("trace"))] == [
+    assert [e.node for e in out["events"] if isinstance(e, NodeTimed)] == [
         "router",
         "rewriter",
         "retriever",
@@ -79,37 +76,45 @@ async def test_rag_turn_streams_tokens_after_numbered_sources() -> None:
     ]
 
 
+async def test_a_mentioned_file_that_fits_is_given_whole() -> None:
+    rig = turns(FakeChatModel(default_reply="ok"))
+    out = await rig.run("@other.pdf what about revenue?")
+    assert rig.library.searches == []  # nothing searched: read whole
+    assert [s["file"] for s in out["state"]["sources"]] == ["other.pdf"]
+    assert out["state"]["passages"] == ["Revenue of the subsidiary was small."]
+
+
 async def test_mention_aims_retrieval_at_that_file() -> None:
-    search = FakeSearch(CHUNKS)
-    llm = FakeChatModel(default_reply="ok")
-    out = await run_turn(make_graph(llm, search), "@other.pdf what about revenue?")
-    assert search.calls[0][2] == ["other.pdf"]
-    assert "@" not in search.calls[0][0]
+    too_big = Library(CHUNKS, settings=settings(context_chars=10))
+    rig = Turns(FakeChatModel(default_reply="ok"), too_big)
+    out = await rig.run("@other.pdf what about revenue?")
+    assert rig.library.searches == [["id-other.pdf"]]
+    assert "@" not in rig.library.embedder.calls[-1][0]
     assert {s["file"] for s in out["state"]["sources"]} == {"other.pdf"}
 
 
 async def test_small_talk_goes_straight_to_the_generator() -> None:
-    search = FakeSearch(CHUNKS)
     llm = FakeChatModel(default_reply="Hello!")
-    out = await run_turn(make_graph(llm, search), "hello!")
-    assert search.calls == []
+    rig = turns(llm)
+    out = await rig.run("hello!")
+    assert rig.library.searches == [] and rig.library.embedder.calls == []
     assert out["state"]["route"] == "chat"
     assert out["state"]["answer"] == "Hello!"
     assert llm.history[0][0]["content"] == prompts.CHAT_SYSTEM
 
 
 async def test_mode_override_beats_the_heuristic() -> None:
-    search = FakeSearch(CHUNKS)
-    await run_turn(make_graph(FakeChatModel(), search), "hello revenue", mode="rag")
-    assert len(search.calls) == 1
-    search.calls.clear()
-    await run_turn(make_graph(FakeChatModel(), search), "What was revenue?", mode="chat")
-    assert search.calls == []
+    rig = turns(FakeChatModel())
+    await rig.run("hello revenue", mode="rag")
+    assert len(rig.library.searches) == 1
+    rig.library.searches.clear()
+    await rig.run("What was revenue?", mode="chat", thread="t2")
+    assert rig.library.searches == []
 
 
 async def test_nothing_found_says_so_then_chats_without_claiming_the_documents() -> None:
     llm = FakeChatModel(default_reply="Leonardo da Vinci painted it.")
-    out = await run_turn(make_graph(llm, FakeSearch(CHUNKS)), "Who painted Mona Lisa?", mode="rag")
+    out = await turns(llm).run("Who painted Mona Lisa?", mode="rag")
     answer = out["state"]["answer"]
     assert answer.startswith(prompts.NOT_RELEVANT + "\n\n")
     assert answer.endswith("Leonardo da Vinci painted it.")
@@ -120,36 +125,36 @@ async def test_nothing_found_says_so_then_chats_without_claiming_the_documents()
 async def test_ollama_down_degrades_to_cited_passages() -> None:
     llm = FakeChatModel()
     llm.reachable = False
-    out = await run_turn(make_graph(llm, FakeSearch(CHUNKS)), "What was revenue in the quarter?")
+    out = await turns(llm).run("What was revenue in the quarter?")
     answer = out["state"]["answer"]
     assert "Ollama is not running" in answer
     assert "[1] `q3.pdf`, page 4" in answer
     assert "12 million euros" in answer
-    assert "".join(e["token"] for e in out["events"] if "token" in e) == answer
+    assert text_of(out["events"]) == answer
 
 
 async def test_failure_mid_stream_keeps_what_was_said() -> None:
     llm = FakeChatModel()
     llm.enqueue_error(OllamaUnavailable("http://x"), after="Revenue was")
-    out = await run_turn(make_graph(llm, FakeSearch(CHUNKS)), "What was revenue?")
+    out = await turns(llm).run("What was revenue?")
     assert out["state"]["answer"].startswith("Revenue was")
     assert "cut off" in out["state"]["answer"]
 
 
-async def test_chat_turn_does_not_inherit_last_turns_sources() -> None:
-    graph = make_graph(FakeChatModel(default_reply="ok"), FakeSearch(CHUNKS))
-    first = await run_turn(graph, "What was revenue?")
-    assert first["state"]["sources"]
-    second = await run_turn(graph, "thanks")
-    assert second["state"]["sources"] == []
+async def test_chat_turn_does_not_inherit_last_turns_sources_or_trace() -> None:
+    rig = turns(FakeChatModel(default_reply="ok"))
+    first = await rig.run("What was revenue?")
+    assert first["state"]["sources"] and first["state"]["trace"]["candidates"]
+    second = await rig.run("thanks")
+    assert second["state"]["sources"] == [] and second["state"]["trace"]["candidates"] == []
     assert len(second["state"]["messages"]) == 4
 
 
 async def test_history_reaches_the_model() -> None:
     llm = FakeChatModel(default_reply="ok")
-    graph = make_graph(llm, FakeSearch(CHUNKS))
-    await run_turn(graph, "What was revenue?")
-    await run_turn(graph, "And the plants watered when?")
+    rig = turns(llm)
+    await rig.run("What was revenue?")
+    await rig.run("And the plants watered when?")
     answering = llm.history[-1]  # the rewriter's JSON call came before it
     roles = [m["role"] for m in answering]
     assert roles == ["system", "user", "assistant", "user"]
@@ -158,16 +163,24 @@ async def test_history_reaches_the_model() -> None:
 
 async def test_the_search_status_counts_the_library_in_words() -> None:
     async def searching(chunks: list[Any]) -> list[str]:
-        graph = make_graph(FakeChatModel(default_reply="ok"), FakeSearch(chunks))
-        out = await run_turn(graph, "What was revenue?", mode="rag")
-        return [
-            s["text"]
-            for e in out["events"]
-            if (s := e.get("status")) and s.get("node") == "retriever"
-        ]
+        out = await turns(FakeChatModel(default_reply="ok"), chunks).run("What was revenue?", "rag")
+        return [e.text for e in out["events"] if isinstance(e, Status) and e.node == "retriever"]
 
     assert await searching(CHUNKS[:1]) == ["Searching 1 document…"]
     assert await searching(CHUNKS) == ["Searching 3 documents…"]
+
+
+async def test_the_trace_locates_what_the_search_weighed_once_the_answer_is_written() -> None:
+    rig = turns(FakeChatModel(default_reply="12 million euros [1]."))
+    out = await rig.run("What was revenue in the quarter?")
+    (sources,) = [e.sources for e in out["events"] if isinstance(e, Sources)]
+    trace = out["state"]["trace"]
+    weighed = trace["candidates"]
+    assert {c["path"] for c in weighed} == set(rig.library.paths)
+    assert all({"path", "page", "index", "dense", "bm25", "fused"} <= set(c) for c in weighed)
+    assert weighed[0]["path"] == sources[0]["path"] == "reports/q3.pdf"
+    saved = out["state"]["messages"][-1].additional_kwargs
+    assert saved["trace"] == trace and saved["sources"] == out["state"]["sources"]
 
 
 class ScoresByLength:
@@ -181,52 +194,19 @@ class ScoresByLength:
         return [float(len(p)) for p in passages]
 
 
-def retriever_graph(
-    reranker: Reranker, embedder: FakeEmbedder | None = None, llm: FakeChatModel | None = None
-) -> Any:
-    """The graph over a real hybrid retriever (in-memory indexes) with ``reranker``."""
-    return build_graph(retriever_deps(reranker, embedder, llm), InMemorySaver())
+def reranked(reranker: Reranker, llm: FakeChatModel | None = None, **options: Any) -> Turns:
+    """Turns over the three chunks with ``reranker`` and no relevance floor."""
+    library = Library(CHUNKS, reranker=reranker, settings=settings())
+    return Turns(llm or FakeChatModel(default_reply="12 million euros [1]."), library, **options)
 
 
-def retriever_deps(
-    reranker: Reranker, embedder: FakeEmbedder | None = None, llm: FakeChatModel | None = None
-) -> GraphDeps:
-    """Dependencies with a real hybrid retriever over three small in-memory documents."""
-    texts = {
-        "reports/q3.pdf": "Revenue in the third quarter was 12 million euros.",
-        "notes.md": "The office plants are watered on Fridays.",
-        "other.pdf": "Revenue of the subsidiary was small.",
-    }
-    embedder = embedder or FakeEmbedder()
-    dense, keyword = FakeDenseIndex(embedder), KeywordIndex()
-    for path, text in texts.items():
-        chunk = Chunk(f"id-{path}", path, path, None, 0, 0, len(text), text, "sha")
-        dense.replace_document(chunk.doc_id, [chunk])
-        keyword.replace_document(chunk.doc_id, [chunk])
-    retriever = Retriever(
-        dense,
-        keyword,
-        CachedQueryEmbedder(embedder),
-        reranker,
-        FakeLibrary(list(texts)),
-        RetrievalSettings(floor=Floor(-1)),
-    )
-    return GraphDeps(
-        llm=llm or FakeChatModel(default_reply="12 million euros [1]."),
-        search=retriever,
-        reranker=reranker,
-        known_files=lambda: list(texts),
-        retriever=retriever,
-    )
-
-
-def statuses(events: list[dict]) -> list[str]:
-    return [e["status"]["text"] for e in events if "status" in e]
+def statuses(events: list[Any]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Status)]
 
 
 async def test_a_reranking_model_is_its_own_step_between_searching_and_writing() -> None:
     reranker = ScoresByLength()
-    out = await run_turn(retriever_graph(reranker), "What was revenue?", mode="rag")
+    out = await reranked(reranker).run("What was revenue?", mode="rag")
     said = statuses(out["events"])
     assert reranker.calls == 1
     searching = said.index("Searching 3 documents…")
@@ -240,77 +220,122 @@ async def test_without_a_reranking_model_no_reranking_step_is_shown(tmp_path: Pa
     absent = FlashRankReranker(tmp_path / "models")  # its model is not on disk
     assert not absent.prepare(download=False)
     for reranker in (absent, PassThroughReranker()):
-        out = await run_turn(retriever_graph(reranker), "What was revenue?", mode="rag")
+        out = await reranked(reranker).run("What was revenue?", mode="rag")
         said = statuses(out["events"])
         assert "Searching 3 documents…" in said and "Writing the answer…" in said
         assert not any(s.endswith(("passages…", "passage…")) for s in said), said
 
 
-async def test_a_search_turn_starts_embedding_its_question_at_the_router(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    embedder = GatedEmbedder()
-    graph = retriever_graph(PassThroughReranker(), embedder)
-    embedder.calls.clear()  # the library's own texts
-    embedder.hold()
-    at_search: list[int] = []
-    search = Retriever.retrieve
+async def test_the_probe_and_the_retrieval_share_one_embedding_and_one_store_search() -> None:
+    rig = turns(FakeChatModel(default_reply="12 million euros [1]."))
+    out = await rig.run("What was revenue in the third quarter?")
+    assert (out["state"]["route"], out["state"]["routed_by"]) == ("rag", "probe")
+    assert out["state"]["sources"][0]["file"] == "q3.pdf"
+    assert rig.library.embedder.calls == [["What was revenue in the third quarter?"]]
+    assert rig.library.searches == [None]  # the probe's search served the retrieval
 
-    def retrieve(self: Retriever, *args: Any, **kwargs: Any) -> Any:
-        # When the search begins, the question's embedding is already under way.
-        deadline = time.monotonic() + 2
-        while embedder.waiting == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        at_search.append(embedder.waiting)
-        embedder.open()
-        return search(self, *args, **kwargs)
+    await rig.run("What was revenue in the third quarter?", thread="t2")
+    assert len(rig.library.searches) == 2  # a new turn, a new search: nothing kept between
 
-    monkeypatch.setattr(Retriever, "retrieve", retrieve)
-    out = await run_turn(graph, "According to the report, what was revenue?")
+
+class HeldAtTheSearch(GatedEmbedder):
+    """Once ``armed``, holds each embedding until the turn's retrieval has begun, noting
+    whether it was already under way by then."""
+
+    def __init__(self) -> None:
+        super().__init__(DIMENSIONS)
+        self.armed = False
+        self.searching = threading.Event()
+        self.early: list[bool] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.armed:
+            self.early.append(not self.searching.is_set())
+            assert self.searching.wait(5), "the search never began"
+        return super().embed(texts)
+
+
+async def test_a_search_turn_starts_embedding_its_question_at_the_router() -> None:
+    embedder = HeldAtTheSearch()
+    library = Library(CHUNKS, embedder=embedder, settings=settings())
+    search_keywords = library.keyword.search
+
+    def keywords(*args: Any, **kwargs: Any) -> Any:
+        # The keyword side runs beside the query's embedding: the retrieval has begun.
+        embedder.searching.set()
+        return search_keywords(*args, **kwargs)
+
+    library.keyword.search = keywords  # type: ignore[method-assign]
+    embedder.armed = True
+    rig = Turns(FakeChatModel(default_reply="12 million euros [1]."), library)
+    out = await rig.run("According to the report, what was revenue?")
     assert out["state"]["route"] == "rag" and out["state"]["sources"]
-    assert at_search == [1]
-    assert embedder.calls == [["According to the report, what was revenue?"]]  # only once
+    assert embedder.early == [True]  # under way before the search, and only once
+    assert embedder.calls == [["According to the report, what was revenue?"]]
 
 
-def test_an_opening_question_that_may_search_starts_its_embedding() -> None:
-    embedder = GatedEmbedder()
-    deps = retriever_deps(PassThroughReranker(), embedder)
-    embedder.calls.clear()  # the library's own texts
-    nothing_early: list[tuple[str, Mode]] = [
-        ("thanks a lot", "auto"),  # small talk
-        ("Write me a haiku about autumn", "auto"),  # writing
-        ("What was revenue?", "chat"),
-        ("What does @notes.md say?", "auto"),  # the router resolves mentions first
+async def test_an_opening_question_that_may_search_starts_its_embedding() -> None:
+    embedder = GatedEmbedder(DIMENSIONS)
+    library = Library(CHUNKS, embedder=embedder)
+    deps = library.deps(FakeChatModel())
+    expanding = library.deps(FakeChatModel(), expand_queries=True)
+    nothing_early: list[tuple[str, Mode, GraphDeps, bool]] = [
+        ("thanks a lot", "auto", deps, True),  # small talk
+        ("Write me a haiku about autumn", "auto", deps, True),  # writing
+        ("What was revenue?", "chat", deps, True),
+        ("What does @notes.md say?", "auto", deps, True),  # the router resolves mentions
+        ("What was revenue?", "auto", expanding, True),  # the rewriter's variants are searched
+        ("What was revenue?", "auto", deps, False),  # not a new session's first message
     ]
-    for text, mode in nothing_early:
-        warm_opening_question(deps, text, mode)
-    deps.options = TurnOptions(expand_queries=True)
-    warm_opening_question(deps, "What was revenue?", "auto")
+    for text, mode, with_deps, opening in nothing_early:
+        with_deps.begin(text, mode, opening=opening).search.close()
     assert embedder.calls == []
 
-    deps.options = TurnOptions()
-    warm_opening_question(deps, "According to the report, what was revenue?", "auto")  # rules
-    warm_opening_question(deps, "What was revenue?", "auto")  # left to the probe
-    warm_opening_question(deps, "plants", "rag")
-    deadline = time.monotonic() + 5
-    while len(embedder.calls) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert sorted(c[0] for c in embedder.calls) == [
-        "According to the report, what was revenue?",
-        "What was revenue?",
-        "plants",
+    embedder.hold()
+    early = [
+        ("According to the report, what was revenue?", "auto"),  # a rule says search
+        ("What was revenue?", "auto"),  # left to the probe
+        ("plants", "rag"),
     ]
+    for text, mode in early:
+        search = deps.begin(text, mode, opening=True).search
+        try:
+            # Under way before anything asked for it; the probe then takes it up.
+            await eventually(lambda: embedder.waiting == 1, what="the early embedding")
+            embedder.release()
+            assert search.probe(text) > 0
+        finally:
+            search.close()
+    assert embedder.calls == [[text] for text, _ in early]  # once each
 
 
 async def test_small_talk_and_follow_ups_embed_nothing_early() -> None:
-    embedder, llm = FakeEmbedder(), FakeChatModel(default_reply="12 million euros [1].")
-    graph = retriever_graph(PassThroughReranker(), embedder, llm)
-    embedder.calls.clear()  # the library's own texts
-    await run_turn(graph, "thanks a lot")
+    llm = FakeChatModel(default_reply="12 million euros [1].")
+    rig = reranked(PassThroughReranker(), llm)
+    embedder = rig.library.embedder
+    await rig.run("thanks a lot")
     assert embedder.calls == []  # chat: nothing searched, nothing embedded
-    await run_turn(graph, "According to the report, what was revenue?", thread="t2")
+    await rig.run("According to the report, what was revenue?", thread="t2")
     embedder.calls.clear()
     # A follow-up is rewritten before it is searched: its raw words are not embedded.
     llm.enqueue_json({"query": "revenue of the subsidiary"})
-    await run_turn(graph, "and what about the subsidiary?", mode="rag", thread="t2")
+    await rig.run("and what about the subsidiary?", mode="rag", thread="t2")
     assert embedder.calls == [["revenue of the subsidiary"]]
+
+
+async def test_the_graph_takes_its_chat_model_from_the_turn() -> None:
+    configured, other = FakeChatModel(default_reply="one"), FakeChatModel(default_reply="two")
+    rig = turns(configured)
+    context = rig.deps.begin("hello there", llm=other)
+    try:
+        config = {"configurable": {"thread_id": "t"}}
+        inputs = {"messages": [], "question": "hello there", "mode": "chat"}
+        tokens = [
+            e.text
+            async for e in rig.graph.astream(inputs, config, context=context, stream_mode="custom")
+            if isinstance(e, Token)
+        ]
+    finally:
+        context.search.close()
+    assert "".join(tokens) == "two" and configured.history == []
+    assert rig.library.retriever.reader.users == 0

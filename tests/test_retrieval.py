@@ -1,8 +1,8 @@
-"""Retrieval with in-process fakes: fusion, neighbours, mentions, whole files, floor, cache."""
+"""Retrieval with in-process fakes: fusion, neighbours, mentions, whole files, floor, and
+what one search shares between its steps."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -12,13 +12,11 @@ from graph.retrieval.expand import expand
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
 from graph.retrieval.proximity import best_sentence_share, order_by_proximity
-from graph.retrieval.retriever import RetrievalSettings, Retriever
-from graph.retrieval.shared import SharedNearest
+from graph.retrieval.retriever import Reader, RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk
 from models.protocols import Reranker
-from models.query_cache import CachedQueryEmbedder
 from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
 from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
@@ -41,16 +39,20 @@ def split(path: str, text: str, size: int, overlap: int, page: int | None = None
 class Library:
     """Both indexes and the library, written together as the indexer would."""
 
-    def __init__(self, reranker: Reranker | None = None, **settings: object) -> None:
-        self.embedder = FakeEmbedder()
+    def __init__(
+        self,
+        reranker: Reranker | None = None,
+        embedder: FakeEmbedder | None = None,
+        **settings: object,
+    ) -> None:
+        self.embedder = embedder or FakeEmbedder()
         self.dense = FakeDenseIndex(self.embedder)
         self.keyword = KeywordIndex()
         self.paths: list[str] = []
-        self.cache = CachedQueryEmbedder(self.embedder)
         self.retriever = Retriever(
             self.dense,
             self.keyword,
-            self.cache,
+            self.embedder,
             reranker or PassThroughReranker(),
             FakeLibrary(),
             RetrievalSettings(**settings),  # type: ignore[arg-type]
@@ -137,13 +139,15 @@ def test_mentioned_files_that_fit_come_whole() -> None:
     lib = Library(context_chars=5_000, max_passage_chars=400)
     text = "".join(f"Line {i} of the memo. " for i in range(60))  # 1,270 chars
     lib.add("memo.md", split("memo.md", text, 300, 50))
-    result = lib.retriever.retrieve("anything", files=["memo.md"], whole=True)
+    with lib.retriever.begin() as search:
+        result = search.retrieve("anything", files=["memo.md"], whole=True)
     assert result.full_documents
     assert "".join(p.text for p in result.passages) == text
     assert all(len(p.text) <= 400 for p in result.passages)
     big = Library(context_chars=1_000)
     big.add("memo.md", split("memo.md", text, 300, 50))
-    assert not big.retriever.retrieve("memo line", files=["memo.md"], whole=True).full_documents
+    with big.retriever.begin() as search:
+        assert not search.retrieve("memo line", files=["memo.md"], whole=True).full_documents
 
 
 def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:
@@ -155,40 +159,31 @@ def test_the_floor_returns_nothing_for_an_unrelated_question() -> None:
     assert unrelated.candidates  # the trace still shows what was looked at
 
 
-def test_query_embeddings_are_cached_and_bounded() -> None:
-    embedder = FakeEmbedder()
-    cache = CachedQueryEmbedder(embedder, max_entries=2)
-    first = cache.embed_query("one")
-    assert cache.embed_query("one") == first and len(embedder.calls) == 1
-    cache.embed_query("two")
-    cache.embed_query("three")
-    assert len(cache) == 2
-    cache.embed_query("one")  # evicted, so embedded again
-    assert len(embedder.calls) == 4
+def ferry_notes(embedder: FakeEmbedder | None = None) -> Library:
+    lib = Library(embedder=embedder, top_k=2, floor=Floor(-1))
+    for i in range(4):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
+    lib.embedder.calls.clear()
+    return lib
 
 
-def test_a_query_being_embedded_is_shared_not_embedded_again() -> None:
+def test_a_question_being_embedded_is_taken_up_not_embedded_again() -> None:
     embedder = GatedEmbedder()
-    cache = CachedQueryEmbedder(embedder)
+    lib = ferry_notes(embedder)
     embedder.hold()
-    with ThreadPoolExecutor(2) as pool:
-        cache.warm("ferry timetable", pool)
-        while embedder.waiting == 0:
-            time.sleep(0.01)
-        later = pool.submit(cache.embed_query, "ferry timetable")  # waits for the warm one
-        time.sleep(0.05)
+    with lib.retriever.begin() as search, ThreadPoolExecutor(1) as pool:
+        search.warm("ferry timetable")
+        assert embedder.wait_until_waiting(1)  # under way, and held
+        later = pool.submit(search.retrieve, "ferry timetable")  # takes the vector up
         embedder.open()
-        vector = later.result(timeout=5)
+        assert later.result(timeout=5).passages
+        search.warm("ferry timetable")  # known: nothing to do
     assert embedder.calls == [["ferry timetable"]]
-    assert vector == cache.embed_query("ferry timetable")
-    with ThreadPoolExecutor(1) as pool:
-        cache.warm("ferry timetable", pool)  # cached: nothing to do
-    assert len(embedder.calls) == 1
 
 
-def test_a_failed_warm_up_leaves_the_query_to_be_embedded_again() -> None:
-    class Failing(FakeEmbedder):
-        failures = 1
+def test_a_failed_early_embedding_leaves_the_question_to_be_embedded_again() -> None:
+    class FailsOnce(FakeEmbedder):
+        failures = 0
 
         def embed(self, texts: Sequence[str]) -> list[list[float]]:
             if self.failures:
@@ -196,12 +191,16 @@ def test_a_failed_warm_up_leaves_the_query_to_be_embedded_again() -> None:
                 raise RuntimeError("model crashed")
             return super().embed(texts)
 
-    embedder = Failing()
-    cache = CachedQueryEmbedder(embedder)
-    with ThreadPoolExecutor(1) as pool:
-        cache.warm("ferry timetable", pool)
-    assert len(cache) == 0
-    assert cache.embed_query("ferry timetable")  # the search embeds it itself
+    embedder = FailsOnce()
+    lib = ferry_notes(embedder)
+    embedder.failures = 1
+    with lib.retriever.begin() as search:
+        search.warm("ferry timetable")
+        assert search.retrieve("ferry timetable").passages  # embeds it itself
+    assert embedder.calls == [["ferry timetable"]]
+    embedder.failures = 1
+    with lib.retriever.begin() as search, pytest.raises(RuntimeError, match="crashed"):
+        search.retrieve("ferry timetable")  # its own failure is its to report
 
 
 class Reverse:
@@ -245,54 +244,61 @@ def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     for i in range(12):
         words = "ferry timetable" if i < 3 else "ferry"
         lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"{words} part {j}") for j in range(3)])
-    result = lib.retriever.retrieve("ferry timetable")
-    assert len(result.candidates) == 36 and len(result.passages) <= 2
-    (read,) = lib.dense.reads  # one call: the two hits and their neighbours
-    hits = {c.key for c in result.candidates[:2]}
-    assert hits <= set(read) and len(read) <= 2 * 3
-    assert all(c.chunk is None for c in result.candidates[2:])
+    with lib.retriever.begin() as search:
+        result = search.retrieve("ferry timetable")
+        assert len(result.candidates) == 36 and len(result.passages) <= 2
+        (read,) = lib.dense.reads  # one call: the two hits and their neighbours
+        hits = {c.key for c in result.candidates[:2]}
+        assert hits <= set(read) and len(read) <= 2 * 3
+        assert all(c.chunk is None for c in result.candidates[2:])
 
-    lib.dense.reads.clear()
-    trace = lib.retriever.describe(result.candidates)
+        lib.dense.reads.clear()
+        trace = search.trace()  # where each candidate is: read once the answer is under way
     assert len(lib.dense.reads) == 1 and len(trace) == 36
     assert {"path", "page", "index", "dense", "bm25", "fused"} <= set(trace[0])
     assert trace[0]["path"] == result.passages[0].path
 
 
-def test_a_turn_outlines_candidates_without_reading_and_locates_them_later(tmp_path) -> None:
-    absent = FlashRankReranker(tmp_path / "models")
-    lib = Library(absent, top_k=2, floor=Floor(-1))
-    for i in range(4):
-        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
-    result = lib.retriever.retrieve("ferry")
-    lib.dense.reads.clear()
-    outlined = lib.retriever.outline(result.candidates)
-    assert lib.dense.reads == [] and len(outlined) == 12  # nothing read before the answer
-    assert {"dense", "bm25", "fused"} <= set(outlined[0])
-
-    lib.add("f0.md", [])  # one document goes before the trace is written
-    located = lib.retriever.locate(outlined)
-    assert len(lib.dense.reads) == 1 and len(located) == 9
-    assert {d["path"] for d in located} == {"f1.md", "f2.md", "f3.md"}
-    assert all(set(d) >= {"path", "page", "index", "fused"} and "key" not in d for d in located)
+def test_the_trace_leaves_out_what_is_gone_since_the_search() -> None:
+    lib = ferry_notes()
+    with lib.retriever.begin() as search:
+        search.retrieve("ferry")
+        lib.add("f0.md", [])  # one document goes before the trace is written
+        located = search.trace()
+    assert {d["path"] for d in located} == {"f1.md", "f2.md", "f3.md"} and len(located) == 9
+    assert all(set(d) >= {"path", "page", "index", "fused"} for d in located)
 
 
-def test_the_probes_search_is_the_retrievers_search(tmp_path) -> None:
-    lib = Library(top_k=2, floor=Floor(-1))
-    for i in range(4):
-        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
+def test_the_probes_search_is_the_retrievers_search() -> None:
+    lib = ferry_notes()
     alone = lib.retriever.retrieve("ferry part 1")
-    shared = SharedNearest(lib.dense, lib.retriever.settings.pool)
-    lib.retriever.dense = shared
     lib.dense.filters.clear()
-
-    hits = shared.query_vector(lib.cache.embed_query("ferry part 1"), 3)  # the router's probe
-    assert len(hits) == 3 and hits[0].chunk.text and lib.dense.filters == [None]
-    result = lib.retriever.retrieve("ferry part 1")
-    assert lib.dense.filters == [None] and shared.reused == 1  # searched once
+    lib.embedder.calls.clear()
+    with lib.retriever.begin() as search:
+        assert search.probe("ferry part 1") == pytest.approx(1.0)  # the router's probe
+        result = search.retrieve("ferry part 1")
+    # One embedding and one store search served both.
+    assert lib.dense.filters == [None] and lib.embedder.calls == [["ferry part 1"]]
     assert [p.text for p in result.passages] == [p.text for p in alone.passages]
-    lib.retriever.retrieve("ferry part 1")  # taken once: a later search asks the store
-    assert lib.dense.filters == [None, None]
+    with lib.retriever.begin() as search:
+        search.retrieve("ferry part 1")  # another search: nothing kept from the last
+    assert lib.dense.filters == [None, None] and len(lib.embedder.calls) == 2
+
+
+def test_a_search_reads_with_the_model_it_began_with() -> None:
+    lib = ferry_notes()
+    old = lib.retriever.reader
+    search = lib.retriever.begin()
+    other = FakeEmbedder(dim=32, name="other")
+    replaced = lib.retriever.activate(Reader(FakeDenseIndex(other), other))
+    assert replaced is old and not lib.retriever.wait_unused(old, timeout=0)
+    assert search.retrieve("ferry part 1").passages  # the old model's vectors throughout
+    assert other.calls == []
+    search.close()
+    search.close()  # closing twice lets go once
+    assert lib.retriever.wait_unused(old, timeout=0) and old.users == 0
+    with lib.retriever.begin() as fresh:
+        assert fresh.reader is lib.retriever.reader and fresh.reader is not old
 
 
 def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_path) -> None:

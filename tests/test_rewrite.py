@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
 
-from graph.deps import GraphDeps
+from graph.context import TurnContext
 from graph.mentions import find_mentions, matched_paths
 from graph.options import TurnOptions
 from graph.rewrite import rewrite
 from graph.state import AgentState
 from models.llm import LLMError
-from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.search import FakeSearch
+from tests.graph_parts import Library
 
 FILES = ["manuals/x200.pdf", "manuals/z9.pdf"]
 HISTORY = [
@@ -23,14 +23,10 @@ HISTORY = [
 ]
 
 
-def deps_for(llm: FakeChatModel, **options: Any) -> GraphDeps:
-    return GraphDeps(
-        llm=llm,
-        search=FakeSearch(),
-        reranker=PassThroughReranker(),
-        known_files=lambda: FILES,
-        options=TurnOptions(**options),
-    )
+def runtime_for(llm: FakeChatModel, **options: Any) -> Runtime[TurnContext]:
+    """The rewriter's runtime outside a graph run: a turn's context, no stream to write to."""
+    search = Library([]).retriever.begin()
+    return Runtime(context=TurnContext(llm, search, lambda: FILES, TurnOptions(**options)))
 
 
 def state(text: str, history: list[Any] | None = None) -> AgentState:
@@ -44,7 +40,11 @@ def state(text: str, history: list[Any] | None = None) -> AgentState:
 
 
 async def run(llm: FakeChatModel, s: AgentState, **options: Any) -> list[tuple[str, list[str]]]:
-    out = await rewrite(s, deps_for(llm, **options))
+    runtime = runtime_for(llm, **options)
+    try:
+        out = await rewrite(s, runtime)
+    finally:
+        runtime.context.search.close()
     return [(q["text"], q["files"]) for q in out["queries"]]
 
 

@@ -7,28 +7,25 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import ChatService
+from app.chat import ChatService, Done, Suggestions
 from app.sessions import SessionIndex
 from graph import prompts
-from graph.deps import GraphDeps
 from graph.graph import build_graph
 from graph.suggest import suggest_followups
-from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.search import FakeSearch, make_chunk
+from tests.fakes.search import make_chunk
+from tests.graph_parts import Library
 from tests.running import eventually
 
 CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
 
 
 def make_service(tmp_path: Path, llm: FakeChatModel, *, suggestions: bool = True) -> ChatService:
-    search = FakeSearch(CHUNKS)
-    deps = GraphDeps(
-        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
-    )
+    deps = Library(CHUNKS).deps(llm)
     return ChatService(
-        build_graph(deps, InMemorySaver()),
+        build_graph(InMemorySaver()),
         SessionIndex(tmp_path / "docent.db"),
+        deps,
         suggest=partial(suggest_followups, deps) if suggestions else None,
     )
 
@@ -40,7 +37,7 @@ async def test_suggestions_arrive_after_done(tmp_path: Path) -> None:
     turn = make_service(tmp_path, llm).start_turn(None, "What does the report say on revenue?")
     events = [e async for e in turn.events()]
     assert [e.kind for e in events][-2:] == ["done", "suggestions"]
-    assert events[-1].data == {"suggestions": ["And Q2?", "Why so high?", "What about costs?"]}
+    assert events[-1] == Suggestions(["And Q2?", "Why so high?", "What about costs?"])
     assert llm.schemas[-1] == prompts.SUGGEST_SCHEMA
     assert "It was 12 million euros" in llm.history[-1][-1]["content"]
 
@@ -53,7 +50,7 @@ async def test_done_does_not_wait_for_suggestions_and_frees_the_session(tmp_path
     service = make_service(tmp_path, llm)
     turn = service.start_turn("s", "What does the report say on revenue?")
     final = await turn.result()
-    assert final.kind == "done"
+    assert isinstance(final, Done)
     assert not turn.closed  # the suggestions are still being written
     assert not service.is_busy("s")
     await eventually(lambda: turn.closed, what="suggestions")
@@ -81,11 +78,12 @@ async def test_done_carries_the_trace_and_messages_return_it_later(tmp_path: Pat
     llm = FakeChatModel(default_reply="It was 12 million euros [1].")
     service = make_service(tmp_path, llm, suggestions=False)
     final = await service.start_turn("s", "What does the report say on revenue?").result()
-    trace = final.data["trace"]
+    assert isinstance(final, Done)
+    trace = final.trace
     assert trace["route"] == "rag" and trace["routed_by"] == "rules"
     assert [n["node"] for n in trace["nodes"]] == ["router", "rewriter", "retriever", "generator"]
-    assert final.data["sources"][0]["cited"] is True
+    assert final.sources[0]["cited"] is True
     messages = await service.messages("s")
     assert messages[1]["trace"] == trace
-    assert messages[1]["sources"] == final.data["sources"]
+    assert messages[1]["sources"] == final.sources
     assert messages[0]["trace"] is None

@@ -11,7 +11,6 @@ from graph.support.library import verify_in_library
 from ingest.keyword import KeywordIndex
 from ingest.types import Chunk
 from models.embeddings import MiniLMEmbedder
-from models.query_cache import CachedQueryEmbedder
 from models.reranker import PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
 from tests.fakes.embedder import FakeEmbedder
@@ -224,9 +223,7 @@ def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> No
         dense.replace_document(f"id-{passage.path}", chunks)
         keyword.replace_document(f"id-{passage.path}", chunks)
         paths.append(passage.path)
-    retriever = Retriever(
-        dense, keyword, CachedQueryEmbedder(embedder), PassThroughReranker(), FakeLibrary(paths)
-    )
+    retriever = Retriever(dense, keyword, embedder, PassThroughReranker(), FakeLibrary(paths))
     text = "Tesla emigrated to the United States in 1884. The crisis created a rift within NATO."
     results = verify_in_library(text, retriever, embedder)
     assert [r.verdict for r in results] == ["supported", "supported"]

@@ -23,13 +23,13 @@ def test_trace_carries_every_candidate_with_its_scores_as_json() -> None:
         "probe_score": 0.71,
         "timings": [{"node": "router", "ms": 1.5}],
         "queries": [{"text": "x200 warranty", "files": []}],
-        "candidates": [
-            Candidate("a.pdf", {"dense": 0.7, "bm25": 3.1, "fused": 0.03}),
-            {"path": "b.pdf", "scores": {"dense": 0.4, "rerank": None}},
-        ],
         "generation": {"model": "llama3.2", "prompt_tokens": 812, "answer_tokens": 40},
     }
-    trace = build_trace(state)
+    candidates: Any = [
+        Candidate("a.pdf", {"dense": 0.7, "bm25": 3.1, "fused": 0.03}),
+        {"path": "b.pdf", "scores": {"dense": 0.4, "rerank": None}},
+    ]
+    trace = build_trace(state, candidates)
     assert json.loads(json.dumps(trace)) == trace
     assert trace["candidates"] == [
         {"path": "a.pdf", "scores": {"dense": 0.7, "bm25": 3.1, "fused": 0.03}},
@@ -43,5 +43,5 @@ def test_trace_carries_every_candidate_with_its_scores_as_json() -> None:
 
 
 def test_a_turn_without_a_search_has_empty_lists_not_missing_keys() -> None:
-    trace = build_trace({"route": "chat", "routed_by": "rules"})
+    trace = build_trace({"route": "chat", "routed_by": "rules"}, [])
     assert trace["queries"] == [] and trace["candidates"] == [] and trace["nodes"] == []

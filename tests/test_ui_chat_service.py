@@ -6,44 +6,40 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import ChatService
+from app.chat import ChatService, Done, Token
 from app.sessions import SessionIndex
-from graph.deps import GraphDeps
 from graph.graph import build_graph
-from models.reranker import PassThroughReranker
 from tests.fakes.chat import FakeChatModel
-from tests.fakes.search import FakeSearch, make_chunk
+from tests.fakes.search import make_chunk
+from tests.graph_parts import Library
 
 CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
 
 
 def make_service(tmp_path: Path, llm: FakeChatModel) -> ChatService:
-    search = FakeSearch(CHUNKS)
-    deps = GraphDeps(
-        llm=llm, search=search, reranker=PassThroughReranker(), known_files=search.files
-    )
-    return ChatService(build_graph(deps, InMemorySaver()), SessionIndex(tmp_path / "docent.db"))
+    deps = Library(CHUNKS).deps(llm)
+    return ChatService(build_graph(InMemorySaver()), SessionIndex(tmp_path / "docent.db"), deps)
 
 
 async def test_stop_keeps_the_partial_answer_and_marks_it(tmp_path: Path) -> None:
     llm = FakeChatModel(token_delay=0.05)
     llm.enqueue(" ".join(f"word{i}" for i in range(200)))
     service = make_service(tmp_path, llm)
-    turn = service.start_turn("s1", "What was revenue?")
+    turn = service.start_turn("s1", "What was revenue in the third quarter?")
     seen = []
     async for event in turn.events():
         seen.append(event)
-        if event.kind == "token" and event.data["text"].strip() == "word3":
+        if isinstance(event, Token) and event.text.strip() == "word3":
             assert service.cancel("s1")
     done = seen[-1]
-    assert done.kind == "done" and done.data["stopped"] is True
-    partial = "".join(e.data["text"] for e in seen if e.kind == "token")
-    assert done.data["answer"] == partial and "word3" in partial and "word199" not in partial
-    assert done.data["sources"][0]["file"] == "q3.pdf"
+    assert isinstance(done, Done) and done.stopped is True
+    partial = "".join(e.text for e in seen if isinstance(e, Token))
+    assert done.answer == partial and "word3" in partial and "word199" not in partial
+    assert done.sources[0]["file"] == "q3.pdf"
     assert not service.is_busy("s1")
     messages = await service.messages("s1")
     assert [(m["role"], m["content"]) for m in messages] == [
-        ("user", "What was revenue?"),
+        ("user", "What was revenue in the third quarter?"),
         ("assistant", partial),
     ]
     assert messages[1]["stopped"] is True and messages[1]["sources"]
@@ -62,12 +58,12 @@ async def test_regenerate_replaces_the_last_answer(tmp_path: Path) -> None:
     llm = FakeChatModel()
     llm.enqueue("First answer [1].", "Second answer [1].")
     service = make_service(tmp_path, llm)
-    await service.start_turn("s1", "What was revenue?").result()
+    await service.start_turn("s1", "What was revenue in the third quarter?").result()
     done = await (await service.regenerate("s1")).result()
-    assert done.data["answer"] == "Second answer [1]."
+    assert isinstance(done, Done) and done.answer == "Second answer [1]."
     messages = await service.messages("s1")
     assert [(m["role"], m["content"]) for m in messages] == [
-        ("user", "What was revenue?"),
+        ("user", "What was revenue in the third quarter?"),
         ("assistant", "Second answer [1]."),
     ]
 

@@ -67,15 +67,14 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     user.find(marker="setting-ollama_host").elements.pop().value = "http://gpu-box:11434"
     user.find(marker="settings-save").click()
     await user.should_see("restart Docent", marker="settings-message")
-    assert container.deps.top_k == 8  # live
-    assert container.retriever.settings.top_k == 8
+    assert container.retriever.settings.top_k == 8  # live
     assert container.settings.ollama_host != "http://gpu-box:11434"  # after a restart
     saved = (container.settings.data_dir / "preferences.json").read_text()
     assert '"top_k": 8' in saved and "gpu-box" in saved
     user.find(marker="setting-top_k").elements.pop().value = 0
     user.find(marker="settings-save").click()
     await user.should_see("Not saved", marker="settings-message")
-    assert container.deps.top_k == 8
+    assert container.retriever.settings.top_k == 8
 
 
 async def test_a_cited_text_file_opens_with_the_passage_highlighted(

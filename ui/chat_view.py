@@ -8,7 +8,19 @@ from typing import Any
 
 from nicegui import ui
 
-from app.chat import ChatService, MessageRejected, SessionBusy, Turn
+from app.chat import (
+    ChatService,
+    ClientEvent,
+    Done,
+    Failed,
+    MessageRejected,
+    SessionBusy,
+    Sources,
+    Status,
+    Suggestions,
+    Token,
+    Turn,
+)
 from ui.messages import AnswerActions, AnswerView, render_user
 
 _turn_ids = itertools.count(1)
@@ -147,8 +159,8 @@ class ChatView:
                 if live.is_gone:
                     # The tab closed or the view moved on; the turn runs on and is saved.
                     break
-                self._show(live, event.kind, event.data)
-                if event.kind in ("done", "error"):
+                self._show(live, event)
+                if isinstance(event, Done | Failed):
                     self._release(live)
         finally:
             self._release(live)
@@ -159,23 +171,23 @@ class ChatView:
             self._following = None
             self._set_streaming(False)
 
-    def _show(self, live: AnswerView, kind: str, data: dict[str, Any]) -> None:
-        if kind == "status":
-            live.set_status(data.get("text", ""))
-        elif kind == "sources":
-            live.sources = data.get("sources", [])
-        elif kind == "token":
-            live.add_token(data.get("text", ""))
-        elif kind == "done":
-            live.text = data.get("answer", live.text)
-            live.sources = data.get("sources", live.sources)
-            live.trace = data.get("trace")
-            live.stopped = bool(data.get("stopped"))
+    def _show(self, live: AnswerView, event: ClientEvent) -> None:
+        if isinstance(event, Status):
+            live.set_status(event.text)
+        elif isinstance(event, Sources):
+            live.sources = [dict(s) for s in event.sources]
+        elif isinstance(event, Token):
+            live.add_token(event.text)
+        elif isinstance(event, Done):
+            live.text = event.answer
+            live.sources = [dict(s) for s in event.sources]
+            live.trace = event.trace
+            live.stopped = event.stopped
             live.finish()
-        elif kind == "suggestions" and live is self.last:  # only under the latest answer
-            live.show_suggestions(data.get("suggestions", []))
-        elif kind == "error":
-            live.fail(data.get("message", "Something went wrong."))
+        elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's
+            live.show_suggestions(event.suggestions)
+        elif isinstance(event, Failed):
+            live.fail(event.message)
 
     def _set_streaming(self, value: bool) -> None:
         if self.streaming != value:

@@ -13,7 +13,8 @@ from app.api.errors import ApiError
 from app.api.schemas import ERROR_RESPONSES, ChatRequest, ChatResult, ErrorResponse
 from app.api.security import require_token
 from app.api.turns import start_turn
-from app.chat import Turn
+from app.chat import Failed, Turn
+from graph.events import payload
 
 router = APIRouter(tags=["chat"], dependencies=[Depends(require_token)])
 
@@ -39,12 +40,12 @@ async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | Chat
     if body.stream:
         return EventSourceResponse(_sse(turn))
     final = await turn.result()
-    if final.kind == "error":
-        raise ApiError(500, "turn_failed", final.data["message"])
-    return ChatResult(**final.data)
+    if isinstance(final, Failed):
+        raise ApiError(500, "turn_failed", final.message)
+    return ChatResult(**payload(final))
 
 
 async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:
     # If the client goes away this generator stops; the turn itself runs on and is saved.
     async for event in turn.events():
-        yield {"event": event.kind, "data": json.dumps(event.data, ensure_ascii=False)}
+        yield {"event": event.kind, "data": json.dumps(payload(event), ensure_ascii=False)}

@@ -24,7 +24,8 @@ from app.api.openai_schemas import (
 from app.api.schemas import ERROR_RESPONSES, ErrorResponse
 from app.api.security import require_token
 from app.api.turns import start_turn
-from app.chat import Turn
+from app.chat import Done, Failed, Token, Turn
+from graph.events import payload
 from models.llm import ModelNotFound, same_model
 from models.protocols import Message
 
@@ -89,14 +90,14 @@ async def chat_completions(
             chunks, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
         )
     final = await turn.result()
-    if final.kind == "error":
-        raise ApiError(500, "turn_failed", final.data["message"])
+    if isinstance(final, Failed):
+        raise ApiError(500, "turn_failed", final.message)
     return ChatCompletion(
         id=completion_id,
         created=created,
         model=body.model,
-        choices=[Choice(message=AssistantMessage(content=final.data["answer"]))],
-        sources=final.data["sources"],
+        choices=[Choice(message=AssistantMessage(content=final.answer))],
+        sources=payload(final)["sources"],
         session_id=turn.session_id,
     )
 
@@ -129,15 +130,13 @@ async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> A
 
     yield chunk({"role": "assistant", "content": ""})
     async for event in turn.events():
-        if event.kind == "token":
-            yield chunk({"content": event.data["text"]})
-        elif event.kind == "done":
-            yield chunk(
-                {}, "stop", sources=event.data["sources"], session_id=event.data["session_id"]
-            )
+        if isinstance(event, Token):
+            yield chunk({"content": event.text})
+        elif isinstance(event, Done):
+            yield chunk({}, "stop", sources=event.sources, session_id=event.session_id)
             break
-        elif event.kind == "error":
-            error = {"code": "turn_failed", "message": event.data["message"]}
+        elif isinstance(event, Failed):
+            error = {"code": "turn_failed", "message": event.message}
             yield f"data: {json.dumps({'error': error}, ensure_ascii=False)}\n\n"
             break
     yield "data: [DONE]\n\n"

@@ -1,5 +1,6 @@
 """Retrieval: hybrid search, adaptive fusion, reranking, neighbours and the relevance floor.
 
-``Retriever.retrieve`` is the one entry point; the retriever node and ``POST /api/search``
-both call it, so the API returns exactly the passages the generator would see.
+``Search.retrieve`` is the one entry point: the retriever node calls it on its turn's
+search, and ``POST /api/search`` on a search of its own (``Retriever.retrieve``), so the
+API returns exactly the passages the generator would see.
 """

@@ -15,8 +15,8 @@ from ingest.types import Chunk
 
 @dataclass(frozen=True)
 class KeywordSide:
-    """The keyword search's part of ``gather``: it needs no query vector, so it can run
-    while the query is being embedded."""
+    """The keyword search's part of the candidates: it needs no query vector, so it can
+    run while the query is being embedded."""
 
     scores: KeywordScores
     top: dict[Key, KeywordHit]
@@ -43,34 +43,14 @@ def keyword_side(
     return KeywordSide(scores, top, wanted, dense.vectors(wanted) if wanted else {})
 
 
-def gather(
-    query: str,
-    vector: Sequence[float],
-    dense: DenseIndex,
-    keyword: KeywordSearch,
-    pool: int,
-    doc_ids: Collection[str] | None = None,
-    extra: Sequence[Key] = (),
-) -> list[Candidate]:
-    """The union of both searches' top ``pool`` (plus ``extra`` keys), every one with both
-    scores: a chunk only one search found still gets its exact score from the other.
-
-    Only keys and scores: no text is read here (see ``load``).
-    """
-    side = keyword_side(query, dense, keyword, pool, doc_ids, extra)
-    return combine(vector, dense, side, pool, doc_ids)
-
-
 def combine(
-    vector: Sequence[float],
-    dense: DenseIndex,
-    side: KeywordSide,
-    pool: int,
-    doc_ids: Collection[str] | None = None,
+    vector: Sequence[float], nearest: Sequence[tuple[Key, float]], side: KeywordSide
 ) -> list[Candidate]:
-    """``gather`` given the keyword side: the dense top ``pool`` joined with it."""
+    """The union of the dense search's ``nearest`` keys and the keyword side, every one
+    with both scores: a chunk only one search found still gets its exact score from the
+    other. Only keys and scores: no text is read here (see ``load``)."""
     found: dict[Key, Candidate] = {}
-    for rank, (key, score) in enumerate(dense.nearest(vector, pool, doc_ids), start=1):
+    for rank, (key, score) in enumerate(nearest, start=1):
         found[key] = Candidate(key, dense=score, dense_rank=rank)
     # Cosine from the stored vectors: the store's own score, without another search.
     keys = [k for k in side.wanted if k not in found and k in side.stored]

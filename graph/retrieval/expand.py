@@ -1,5 +1,6 @@
 """Context around hits: each hit with its neighbours (±1 chunk on the same page), merged
-so that no text reaches the generator twice and no passage exceeds its size limit."""
+so that no text reaches the generator twice and no passage exceeds its size limit; and a
+whole document's pages, rebuilt from its chunks."""
 
 from __future__ import annotations
 
@@ -144,3 +145,32 @@ def _place(
             hits=[hit],
         )
     )
+
+
+def whole_pages(chunks: Sequence[Chunk], limit: int) -> list[Passage]:
+    """A document's text rebuilt from its chunks, page by page, cut into ≤ ``limit`` pieces."""
+    out: list[Passage] = []
+    by_page: dict[int | None, list[Chunk]] = {}
+    for chunk in chunks:
+        by_page.setdefault(chunk.page, []).append(chunk)
+    for page, members in by_page.items():
+        known = PageText()
+        for c in members:
+            known.add(c)
+        start, end = min(c.start for c in members), max(c.end for c in members)
+        text = known.text(start, end)
+        for at in range(0, len(text), limit):
+            first = members[0]
+            out.append(
+                Passage(
+                    doc_id=first.doc_id,
+                    path=first.path,
+                    file=first.file,
+                    page=page,
+                    start=start + at,
+                    end=min(end, start + at + limit),
+                    text=text[at : at + limit],
+                    score=1.0,
+                )
+            )
+    return out

@@ -7,18 +7,11 @@ from typing import Protocol
 
 from graph.retrieval.types import Key
 from ingest.keyword import KeywordScores
-from ingest.types import Chunk, Hit
+from ingest.types import Chunk
 
 
 class DenseIndex(Protocol):
     """The vector store's read side (``ChromaStore`` implements it)."""
-
-    def query_vector(
-        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
-    ) -> list[Hit]:
-        """The ``k`` chunks nearest ``vector``, texts included, best first (the router's
-        probe; retrieval itself uses ``nearest`` and reads texts only for what it shows)."""
-        ...
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
@@ -48,14 +41,6 @@ class KeywordSearch(Protocol):
 
     def term_weights(self, query: str) -> dict[str, float]:
         """The query's index terms, each with the idf a search weighs it by."""
-        ...
-
-
-class QueryEmbedder(Protocol):
-    """Turns one query into a vector (cached by ``models.query_cache``)."""
-
-    def embed_query(self, text: str) -> list[float]:
-        """One L2-normalised vector."""
         ...
 
 

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from ingest.types import Chunk, Hit
+from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
 
 
@@ -35,11 +35,6 @@ class FakeDenseIndex:
 
     def document_ids(self) -> set[str]:
         return {k[0] for k in self.chunks}
-
-    def query_vector(
-        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
-    ) -> list[Hit]:
-        return [Hit(self.chunks[key], score) for key, score in self.nearest(vector, k, doc_ids)]
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None

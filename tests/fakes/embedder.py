@@ -43,7 +43,7 @@ class GatedEmbedder(FakeEmbedder):
         super().__init__(dim, name)
         self._gate = threading.Semaphore(0)
         self._held = False
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self.waiting = 0
         """Calls blocked at the gate now."""
 
@@ -60,14 +60,21 @@ class GatedEmbedder(FakeEmbedder):
         """Stop holding: every waiting call goes through, and later ones don't wait."""
         self._held = False
 
+    def wait_until_waiting(self, calls: int, timeout: float = 5) -> bool:
+        """Block until ``calls`` calls are held at the gate; False if they never are."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.waiting >= calls, timeout)
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if self._held:
-            with self._lock:
+            with self._changed:
                 self.waiting += 1
+                self._changed.notify_all()
             try:
                 while self._held and not self._gate.acquire(timeout=0.05):
                     pass
             finally:
-                with self._lock:
+                with self._changed:
                     self.waiting -= 1
+                    self._changed.notify_all()
         return super().embed(texts)

@@ -1,0 +1,24 @@
+"""What one turn's nodes work with: LangGraph's runtime context (``context_schema``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graph.options import TurnOptions
+from graph.retrieval.search import Search
+from models.protocols import ChatModel
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """The turn's chat model, its search, the library and the options; made for each turn
+    by ``GraphDeps.begin`` and passed to the graph run as ``context``."""
+
+    llm: ChatModel
+    search: Search
+    """The turn's searching (probe, retrieval, trace); whoever began it closes it."""
+    known_files: Callable[[], list[str]]
+    """Relative paths of the documents that can be searched."""
+    options: TurnOptions = field(default_factory=TurnOptions)
+    """Budgets, thresholds and switches of the router, rewriter and generator."""

@@ -1,0 +1,315 @@
+"""One search: a turn's (or one API call's) searching, with one embedding model throughout.
+
+A ``Search`` is made by ``Retriever.begin`` and closed when its work is done. It holds
+what the steps of a turn share: the embedding model's reader (pinned, so a model switch
+waits for it), each question's vector (its embedding may start before anyone needs it),
+the question's nearest chunks in the whole library (the router's probe searches them,
+the retrieval of the same text takes them over: one store search a question), and the
+candidates it weighed, located for the trace once the answer is under way.
+
+Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from graph.retrieval.candidates import combine, keyword_side, load
+from graph.retrieval.expand import expand, neighbour_keys, whole_pages
+from graph.retrieval.proximity import order_by_proximity
+from graph.retrieval.types import Candidate, Key, Passage, Retrieval
+from models.protocols import Reranker
+from models.reranker import RerankerUnavailable, reranking_active
+
+if TYPE_CHECKING:
+    from graph.retrieval.retriever import Reader, Retriever
+
+MAX_QUERY_CHARS = 4_000
+"""Text past this is not searched for: it bounds the work any query can cause."""
+MAX_K = 50
+MAX_CANDIDATES_IN_TRACE = 60
+"""Of each retrieval's candidates, the best this many are shown in the trace."""
+
+
+@dataclass
+class _Question:
+    """One text this search looks for: its vector, and its nearest chunks once searched."""
+
+    vector: Future[list[float]] = field(default_factory=Future)
+    nearest: list[tuple[Key, float]] | None = None
+    """The ``pool`` chunks of the whole library nearest the vector, best first."""
+
+
+class Search:
+    """Probe, retrieval and trace of one unit of work, through one reader."""
+
+    def __init__(self, retriever: Retriever, reader: Reader) -> None:
+        self.reader = reader
+        self.keyword = retriever.keyword
+        self.reranker = retriever.reranker
+        self.library = retriever.library
+        self.settings = retriever.settings
+        """As they were when the search began: a settings change applies to the next."""
+        self.fusion = retriever.fusion
+        self._retriever = retriever
+        self._questions: dict[str, _Question] = {}
+        """The texts searched for: the message, or the rewriter's queries."""
+        self._weighed: list[Candidate] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def top_k(self) -> int:
+        """How many passages a retrieval hands on unless told otherwise."""
+        return self.settings.top_k
+
+    def warm(self, text: str) -> None:
+        """Start embedding ``text`` in the background: a probe or retrieval of it that comes
+        later takes the vector up where it is, so the steps before it overlap the work."""
+        text = _searched(text)
+        if not text:
+            return
+        with self._lock:
+            if text in self._questions:
+                return
+            question = self._questions[text] = _Question()
+        _helpers().submit(self._embed, text, question)
+
+    def probe(self, text: str) -> float:
+        """The best cosine similarity of any chunk in the library to ``text`` (the router's
+        vector probe); a retrieval of the same text reuses its store search."""
+        text = _searched(text)
+        if not text:
+            return 0.0
+        nearest = self._library_nearest(text, self._vector(text))
+        return max((score for _, score in nearest), default=0.0)
+
+    def retrieve(
+        self,
+        query: str,
+        files: Sequence[str] = (),
+        k: int | None = None,
+        *,
+        whole: bool = False,
+        on_rerank: Callable[[int], None] | None = None,
+    ) -> Retrieval:
+        """The passages for ``query``, best first; ``files`` limits the search to them.
+
+        With ``whole``, mentioned files that fit the context budget come back entire
+        (in passages of at most ``max_passage_chars``, in reading order). ``on_rerank``
+        hears how many passages a reranking model is about to read, once the search is
+        done (not called when no model reranks).
+        """
+        found = self._retrieve(query, files, k, whole, on_rerank)
+        self._weighed += found.candidates[:MAX_CANDIDATES_IN_TRACE]
+        return found
+
+    def trace(self) -> list[dict[str, Any]]:
+        """Every candidate the retrievals weighed (the best of each), with where it is now
+        (path, page) and its scores, read in one call; chunks gone since are left out."""
+        if not self._weighed:
+            return []
+        keys = list(dict.fromkeys(c.key for c in self._weighed))
+        chunks = {(c.doc_id, c.index): c for c in self.reader.dense.get_chunks(keys)}
+        out = []
+        for c in self._weighed:
+            chunk = chunks.get(c.key)
+            if chunk is not None:
+                path = self.library.path_of(chunk.doc_id) or chunk.path
+                out.append({"path": path, "page": chunk.page, "index": c.key[1], **c.scores()})
+        return out
+
+    def close(self) -> None:
+        """Let go of the reader (a model switch may then drop its collection); idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._retriever.release(self.reader)
+
+    def __enter__(self) -> Search:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- the question's vector and nearest chunks -------------------------------------
+
+    def _vector(self, text: str) -> list[float]:
+        while True:
+            with self._lock:
+                question = self._questions.get(text)
+                mine = question is None
+                if question is None:
+                    question = self._questions[text] = _Question()
+            if mine:
+                self._embed(text, question)
+            try:
+                return question.vector.result()
+            except Exception:
+                if mine:
+                    raise
+                # An early embedding failed: this search embeds the text itself, and
+                # reports its own failure if there is one.
+
+    def _embed(self, text: str, question: _Question) -> None:
+        try:
+            vector = self.reader.embedder.embed([text])[0]
+        except BaseException as error:
+            with self._lock:  # a later probe or retrieval embeds it again
+                if self._questions.get(text) is question:
+                    del self._questions[text]
+            question.vector.set_exception(error)
+            return
+        question.vector.set_result(vector)
+
+    def _library_nearest(self, text: str, vector: Sequence[float]) -> list[tuple[Key, float]]:
+        """The whole library's nearest chunks to ``text``, searched once per question."""
+        question = self._questions[text]  # made by ``_vector``, which gave ``vector``
+        if question.nearest is None:
+            question.nearest = self.reader.dense.nearest(vector, self.settings.pool)
+        return question.nearest
+
+    def _nearest(
+        self, text: str, vector: Sequence[float], doc_ids: Collection[str] | None
+    ) -> list[tuple[Key, float]]:
+        if doc_ids is None:
+            return self._library_nearest(text, vector)
+        return self.reader.dense.nearest(vector, self.settings.pool, doc_ids)
+
+    # -- retrieval -------------------------------------------------------------------------
+
+    def _retrieve(
+        self,
+        query: str,
+        files: Sequence[str],
+        k: int | None,
+        whole: bool,
+        on_rerank: Callable[[int], None] | None,
+    ) -> Retrieval:
+        s = self.settings
+        dense = self.reader.dense
+        k = max(1, min(k or s.top_k, MAX_K))
+        query = _searched(query)
+        doc_ids: list[str] | None = None
+        if files:
+            doc_ids = self.library.keys_for(files)
+            if not doc_ids:
+                return Retrieval([], [], answerable=False)
+            if whole:
+                full = self._whole_documents(doc_ids)
+                if full is not None:
+                    return full
+        if not query:
+            return Retrieval([], [], answerable=False)
+        firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
+        # The keyword search and its vector read need no query vector: they run in a
+        # helper thread while this one embeds the query (onnxruntime frees the GIL).
+        side = _helpers().submit(keyword_side, query, dense, self.keyword, s.pool, doc_ids, firsts)
+        vector = self._vector(query)
+        candidates = combine(vector, self._nearest(query, vector, doc_ids), side.result())
+        trust = self.fusion(candidates, query)
+        candidates.sort(key=lambda c: -c.fused)
+        # Asking about a named file is an answerable question about that file.
+        if not doc_ids and not s.floor.passes(candidates):
+            return Retrieval([], candidates, answerable=False)
+        problem = _rerank_problem(self.reranker)
+        if problem is None:
+            head = candidates[: max(k, s.rerank_candidates)]
+            load(dense, head)
+            readable = [c for c in head if c.chunk is not None]
+            if on_rerank is not None and readable and reranking_active(self.reranker):
+                on_rerank(len(readable))
+            chosen, notes = self._rerank(query, readable)
+            chosen = chosen[:k]
+            near = load(dense, chosen, neighbour_keys(chosen))
+        else:
+            # Without a reranker only the top k are shown: read them and their
+            # neighbours in one call to the store.
+            chosen = candidates[:k]
+            near = load(dense, chosen, neighbour_keys(chosen))
+            chosen = [c for c in chosen if c.chunk is not None]
+            if trust is not None:
+                chosen = order_by_proximity(chosen, self.keyword.term_weights(query), trust)
+            notes = [f"Reranking is off ({problem}); ordered by the search scores."]
+        score_of = {c.key: _shown_score(c) for c in chosen}
+        passages = expand(chosen, near.values(), s.max_passage_chars, score_of)
+        return Retrieval(self._located(passages), candidates, notes)
+
+    def _rerank(self, query: str, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
+        if not candidates:
+            return candidates, []
+        try:
+            scores = self.reranker.rerank(query, [c.text for c in candidates])
+        except RerankerUnavailable as error:
+            return candidates, [f"Reranking is off ({error}); ordered by the search scores."]
+        for c, score in zip(candidates, scores, strict=True):
+            c.rerank = score
+        return sorted(candidates, key=lambda c: -(c.rerank or 0.0)), []
+
+    def _located(self, passages: list[Passage]) -> list[Passage]:
+        """Passages with the paths their documents have now; those of gone documents dropped."""
+        kept = []
+        for p in passages:
+            paths = self.library.paths_of(p.doc_id)
+            if paths:
+                p.path, p.file, p.paths = paths[0], paths[0].rsplit("/", 1)[-1], paths
+                kept.append(p)
+        return kept
+
+    def _whole_documents(self, doc_ids: list[str]) -> Retrieval | None:
+        """Every chunk of the documents as passages, if they fit the context budget."""
+        s = self.settings
+        texts: list[Passage] = []
+        total = 0
+        for doc_id in doc_ids:
+            chunks = self.reader.dense.document_chunks(doc_id)
+            for piece in whole_pages(chunks, s.max_passage_chars):
+                total += len(piece.text)
+                if total > s.context_chars:
+                    return None
+                texts.append(piece)
+        located = self._located(texts)
+        return Retrieval(located, [], full_documents=True) if located else None
+
+
+_helper_pool: ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
+
+
+def _helpers() -> ThreadPoolExecutor:
+    """The threads that search keywords beside the query's embedding, and embed questions
+    ahead of their search; made on first use and shared by every search (a turn needs one
+    for a few milliseconds)."""
+    global _helper_pool
+    with _helper_lock:
+        if _helper_pool is None:
+            _helper_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="search")
+        return _helper_pool
+
+
+def _searched(query: str) -> str:
+    """The text a query is searched (and embedded) as."""
+    return " ".join(query[:MAX_QUERY_CHARS].split())
+
+
+def _shown_score(c: Candidate) -> float:
+    """The score a passage is shown and merged by: the last stage that ordered it."""
+    if c.rerank is not None:
+        return c.rerank
+    return c.final if c.final is not None else c.fused
+
+
+def _rerank_problem(reranker: Reranker) -> str | None:
+    """Why ``reranker`` cannot rerank now (FlashRank without its model), or None."""
+    return getattr(reranker, "problem", None)
