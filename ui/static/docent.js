@@ -15,11 +15,20 @@
   window.addEventListener("resize", measure, { passive: true });
 
   // Called by the server as text streams in: follow only a reader who is at the bottom.
+  // A scroll event comes a frame after the scroll itself, so a follow() arriving in
+  // between would pull back a reader who just scrolled up: above where we last followed
+  // to means they did.
+  let followedTo = null;
   docent.follow = () => {
-    if (docent.atBottom) window.scrollTo(0, scroller().scrollHeight);
+    const el = scroller();
+    if (followedTo !== null && el.scrollTop < followedTo - BOTTOM_SLACK) docent.atBottom = false;
+    if (!docent.atBottom) return;
+    window.scrollTo(0, el.scrollHeight);
+    followedTo = el.scrollTop;
   };
   docent.toBottom = () => {
     docent.atBottom = true;
+    followedTo = null;
     window.scrollTo({ top: scroller().scrollHeight, behavior: "smooth" });
   };
 
