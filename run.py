@@ -10,11 +10,11 @@ STARTED = time.perf_counter()  # before any import: the start of the startup bre
 import sys  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
-from app.cli import main  # noqa: E402
+from app.cli.main import main  # noqa: E402
 
 if TYPE_CHECKING:
     from app.settings import Settings
-    from ingest.lock import IndexLock
+    from ingest.pipeline.lock import IndexLock
 
 
 def serve(settings: "Settings", lock: "IndexLock") -> int:

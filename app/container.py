@@ -14,32 +14,32 @@ from typing import Any
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from app.chat import ChatService
-from app.documents import DocumentService
-from app.embedding import EmbeddingModels, build_embedder
-from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
-from app.preferences import ChatModels, Preferences, with_saved
+from app.services.chat import ChatService
+from app.services.documents import DocumentService
+from app.services.embedding_models import EmbeddingModels, build_embedder
+from app.services.health import HealthMonitor
+from app.services.preferences import ChatModels, Preferences, with_saved
+from app.services.sessions import SessionIndex
 from app.services.status import StatusService
-from app.sessions import SessionIndex
 from app.settings import Settings
 from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
+from graph.nodes.suggest import suggest_followups
 from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
-from graph.suggest import suggest_followups
-from ingest.events import EventBus
-from ingest.index import ChunkIndex
-from ingest.indexer import PLACES, Indexer
-from ingest.keyword import KeywordIndex
-from ingest.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
+from ingest.index.keyword.index import KeywordIndex
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.parsing import ParserPool
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
-from ingest.switch import ModelSwitch
-from ingest.watcher import FolderWatcher, WatcherUnavailable
+from ingest.pipeline.indexer import PLACES, Indexer
+from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
+from ingest.pipeline.progress import EventBus
+from ingest.pipeline.switch import ModelSwitch
+from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable
 from models.llm import OllamaChat, same_model
 from models.protocols import ChatModel, Embedder, Reranker
 from models.reranker import FlashRankReranker

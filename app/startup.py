@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ingest.lock import IndexLock
+from ingest.pipeline.lock import IndexLock
 
 if TYPE_CHECKING:
     from app.container import Container

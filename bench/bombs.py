@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import asyncio, json, sys
 from pathlib import Path
-from ingest.indexer import Indexer
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.pipeline.indexer import Indexer
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
 from tests.fakes.embedder import FakeEmbedder
 
 def kb(field):

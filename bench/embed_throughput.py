@@ -77,8 +77,8 @@ def chunk_texts(size: int = 1000, overlap: int = 150) -> list[str]:
     """The handbook pages cut into chunks, with the app's chunker when it is there."""
     paths = sorted(PAGES.rglob("*.md"))
     try:
-        from ingest.chunker import chunk_pages
         from ingest.loaders import UnreadableFile, load
+        from ingest.pipeline.chunker import chunk_pages
     except ImportError:
         # The app's loader and chunker are not in this tree: cut the raw text into
         # pieces of the same size and overlap, which is what the embedder cares about.

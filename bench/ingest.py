@@ -63,10 +63,10 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     import resource
 
     from app.collector import settle
-    from ingest.indexer import Indexer
-    from ingest.keyword import KeywordIndex
-    from ingest.registry import Registry
-    from ingest.store import ChromaStore, make_chroma_client
+    from ingest.index.keyword.index import KeywordIndex
+    from ingest.index.registry import Registry
+    from ingest.index.vectors import ChromaStore, make_chroma_client
+    from ingest.pipeline.indexer import Indexer
     from ingest.types import DocStatus
     from models.embeddings import MiniLMEmbedder
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ingest.keyword import ChunkSource, KeywordIndex
-from ingest.keyword_terms import terms
+from ingest.index.keyword.index import ChunkSource, KeywordIndex
+from ingest.index.keyword.terms import terms
 from ingest.types import Chunk
 
 MAX_QUERY_TERMS = 32

@@ -6,7 +6,7 @@
 Chunks: SQuAD's paragraphs and the handbook's pages cut by the project's chunker, then
 chunks of seven random sentences from them (as bench/search_latency.py makes them) up to
 each size, in documents of 50 chunks. Every engine indexes the same terms
-(``ingest.keyword_terms``: stemmed, no stop words): FTS5 and tantivy get them as
+(``ingest.index.keyword.terms``: stemmed, no stop words): FTS5 and tantivy get them as
 pre-stemmed words split only at spaces, so only the engines differ, not the tokenisers.
 FTS5 and tantivy score with their built-in BM25 (k1 1.2, fixed) and are asked only for
 the top 50: the most favourable question for them, since Docent also asks any chunk's
@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.keyword_engines import ENGINES, Engine  # noqa: E402
-from ingest.chunker import chunk_pages  # noqa: E402
+from ingest.pipeline.chunker import chunk_pages  # noqa: E402
 from ingest.types import Chunk, Page  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -194,10 +194,10 @@ def lines_of_code(name: str) -> str:
     """Non-blank lines of the index: Docent's modules, or the bench's adapter for an engine
     (the terms module, which every engine uses, is left out of both)."""
     if name == "current":
-        root = Path(__file__).resolve().parents[1] / "ingest"
-        parts = ("", "_scores", "_segment", "_store")
-        lines = [x for p in parts for x in (root / f"keyword{p}.py").read_text().splitlines()]
-        return f"{sum(1 for x in lines if x.strip())} (ingest/keyword*.py)"
+        root = Path(__file__).resolve().parents[1] / "ingest" / "index" / "keyword"
+        parts = ("index", "scores", "segments", "store")
+        lines = [x for p in parts for x in (root / f"{p}.py").read_text().splitlines()]
+        return f"{sum(1 for x in lines if x.strip())} (ingest/index/keyword/, terms left out)"
     lines = inspect.getsource(ENGINES[name]).splitlines()
     return f"{sum(1 for x in lines if x.strip())} (the adapter above: top k only)"
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS
 from graph.retrieval.retriever import RetrievalSettings, Retriever
-from ingest.chunker import chunk_pages
-from ingest.keyword import KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
+from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.loaders import UnreadableFile, load
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.pipeline.chunker import chunk_pages
 from ingest.types import Chunk, Page
 from models.embeddings import MiniLMEmbedder
 from models.reranker import FlashRankReranker

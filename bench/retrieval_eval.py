@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.retrieval_corpus import CORPUS, Indexed, index_folder  # noqa: E402
 from graph.retrieval.floor import Floor, relevance  # noqa: E402
 from graph.retrieval.types import Retrieval  # noqa: E402
-from ingest.keyword_terms import terms  # noqa: E402
+from ingest.index.keyword.terms import terms  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 TUNE_COUNT = 300

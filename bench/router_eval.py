@@ -35,8 +35,8 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
 from graph.context import TurnContext  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
-from graph.routing import route  # noqa: E402
-from graph.rules import apply_rules  # noqa: E402
+from graph.nodes.route import route  # noqa: E402
+from graph.nodes.rules import apply_rules  # noqa: E402
 from graph.state import AgentState  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 

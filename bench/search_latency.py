@@ -42,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.container import Container  # noqa: E402
 from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from ingest.index.keyword.index import KeywordIndex  # noqa: E402
+from ingest.index.vectors import TEXT_KEY, ChromaStore, make_chroma_client  # noqa: E402
 from ingest.keys import chunk_id, content_key  # noqa: E402
-from ingest.keyword import KeywordIndex  # noqa: E402
-from ingest.store import TEXT_KEY, ChromaStore, make_chroma_client  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"

@@ -40,8 +40,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.chat import Done, Failed, Token  # noqa: E402
 from app.container import Container  # noqa: E402
+from app.services.chat import Done, Failed, Token  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 from models.llm import OllamaChat  # noqa: E402

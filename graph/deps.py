@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graph.context import TurnContext
+from graph.nodes.route import may_search_as_is
 from graph.options import TurnOptions
 from graph.retrieval.retriever import Retriever
-from graph.routing import may_search_as_is
 from graph.state import Mode
 from models.protocols import ChatModel
 

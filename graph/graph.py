@@ -7,10 +7,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.context import TurnContext
-from graph.generate import generate
-from graph.retrieve import retrieve
-from graph.rewrite import rewrite
-from graph.routing import after_route, route
+from graph.nodes.generate import generate
+from graph.nodes.retrieve import retrieve
+from graph.nodes.rewrite import rewrite
+from graph.nodes.route import after_route, route
 from graph.state import AgentState
 from graph.trace import record, timed
 

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import ingest.pipeline as pipeline_module
-from ingest.indexer import Indexer
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+import ingest.pipeline.process as pipeline_module
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.pipeline.indexer import Indexer
 from tests.fakes.embedder import FakeEmbedder
 
 MARK = "INTERRUPT"

@@ -13,7 +13,7 @@ from graph.deps import GraphDeps
 from graph.options import TurnOptions
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings, Retriever
-from ingest.keyword import KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
 from ingest.types import Chunk
 from models.protocols import ChatModel, Reranker
 from models.reranker import PassThroughReranker

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-import ingest.pipeline as pipeline_module
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+import ingest.pipeline.process as pipeline_module
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ingest.batcher import EmbedBatcher
-from ingest.indexer import Indexer
+from ingest.pipeline.batcher import EmbedBatcher
+from ingest.pipeline.indexer import Indexer
 from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import ingest_parts

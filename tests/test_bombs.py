@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.indexer import Indexer
+from ingest.pipeline.indexer import Indexer
 from ingest.types import DocStatus
 from tests.bombs import BOMBS, build_bombs, docx_long_text
 from tests.ingest_parts import IngestParts, ingest_parts
@@ -75,10 +75,10 @@ async def test_each_bomb_ends_error_saying_what_was_too_big(
 _CHILD = """
 import asyncio, json, sys
 from pathlib import Path
-from ingest.indexer import Indexer
+from ingest.pipeline.indexer import Indexer
 from ingest.parsing import ParserPool
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
 from tests.fakes.embedder import FakeEmbedder
 from tests.parse_tasks import address_space_mb
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import (
+from app.services.chat import (
     ChatService,
     Done,
     EmptyMessage,
@@ -22,9 +22,9 @@ from app.chat import (
     Status,
     Token,
 )
-from app.sessions import SessionIndex
+from app.services.sessions import SessionIndex
 from graph.graph import build_graph
-from ingest.keyword import KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder
 from tests.fakes.search import make_chunk

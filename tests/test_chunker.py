@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ingest.chunker import PageChunk, chunk_pages
+from ingest.pipeline.chunker import PageChunk, chunk_pages
 from ingest.types import Page, Section
 
 _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "東京", "naïve", "x" * 30]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, parse
-from app.commands import DEGRADED_EXIT
+from app.cli.commands import DEGRADED_EXIT
+from app.cli.main import main, parse
+from app.cli.status import MINILM_NAME, probe_ollama
 from app.paths import DATA_DIR_ENV, resolve_data_dir
 from app.settings import Settings
-from app.status_command import MINILM_NAME, probe_ollama
 from app.token import load_or_create_token
 from ingest.loaders import NOT_A_PDF
 from models.embeddings import MODEL_NAME

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from app import commands
+from app.cli import commands
 from app.settings import Settings
-from ingest.lock import IndexLock
-from ingest.registry import Registry
+from ingest.index.registry import Registry
+from ingest.pipeline.lock import IndexLock
 from ingest.types import DocStatus
 
 
@@ -69,7 +69,7 @@ async def test_status_check_says_what_differs_and_exits_1(
 def test_status_with_check_runs_the_check_and_exits_with_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from app.status_command import status
+    from app.cli.status import status
 
     settings = _settings(tmp_path)
     (settings.docs_dir / "new.txt").write_text("never indexed")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.indexer import Indexer
-from ingest.registry import Registry
-from ingest.store import ChromaStore, make_chroma_client
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.pipeline.indexer import Indexer
 from ingest.types import DocStatus
 from tests.crash_child import MARK
 from tests.fakes.embedder import FakeEmbedder

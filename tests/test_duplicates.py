@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from app.cli.status import status
 from app.settings import Settings
-from app.status_command import status
-from ingest.indexer import Indexer
+from ingest.pipeline.indexer import Indexer
 from tests.api_app import NOTES, api_app
 from tests.ingest_parts import ingest_parts
 

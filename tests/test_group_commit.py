@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from ingest.group_commit import GroupCommit
+from ingest.index.group_commit import GroupCommit
 
 
 class SlowSink:

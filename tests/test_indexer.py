@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-import ingest.pipeline as pipeline_module
-from ingest.events import IngestEvent
-from ingest.folder import is_ignored
-from ingest.indexer import Indexer
+import ingest.pipeline.process as pipeline_module
 from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED
-from ingest.source import LoadedDocument
+from ingest.pipeline.folder import is_ignored
+from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.progress import IngestEvent
+from ingest.pipeline.source import LoadedDocument
 from ingest.types import Chunk, DocStatus
 from tests.ingest_parts import IngestParts, ingest_parts, slow_after_first_page
 from tests.pdfs import make_pdf
@@ -410,6 +410,6 @@ def _embedded(parts: IngestParts, text: str) -> bool:
     [(0.5, "0.5 s"), (45, "45 s"), (90, "1 min 30 s"), (900, "15 min"), (7500, "2 h 5 min")],
 )
 def test_a_time_budget_is_said_as_a_person_reads_it(seconds: float, said: str) -> None:
-    from ingest.indexer import duration
+    from ingest.pipeline.indexer import duration
 
     assert duration(seconds) == said

@@ -8,10 +8,10 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from ingest.index import ChunkIndex
-from ingest.keyword import MAX_QUERY_CHARS, KeywordIndex
-from ingest.keyword_segment import K1, B, DocRows, build_segment, merge_segments
-from ingest.keyword_terms import terms
+from ingest.index.keyword.index import MAX_QUERY_CHARS, KeywordIndex
+from ingest.index.keyword.segments import K1, B, DocRows, build_segment, merge_segments
+from ingest.index.keyword.terms import terms
+from ingest.index.ports import ChunkIndex
 from tests.fakes.dense import FakeDenseIndex
 from tests.fakes.search import make_chunk
 from tests.running import eventually

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chunker import chunk_pages
 from ingest.loaders import UnreadableFile, load, open_document
+from ingest.pipeline.chunker import chunk_pages
 from ingest.types import Page
 from tests.documents import make_docx, make_epub, make_pptx
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from ingest.chunker import chunk_pages
 from ingest.loaders.text import MarkdownDocument, TextDocument
+from ingest.pipeline.chunker import chunk_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 _MB = 1024 * 1024
@@ -76,7 +76,7 @@ def test_markdown_headings_keep_file_positions_across_blocks(tmp_path: Path) -> 
 _MEASURE = """
 import json, sys
 from pathlib import Path
-from ingest.chunker import chunk_pages
+from ingest.pipeline.chunker import chunk_pages
 from ingest.loaders import open_document
 
 def rss_kb(field):

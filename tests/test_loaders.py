@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from ingest.chunker import chunk_pages
 from ingest.loaders import (
     BINARY_CONTENT,
     EMPTY_FILE,
@@ -24,6 +23,7 @@ from ingest.loaders import (
     load,
     open_document,
 )
+from ingest.pipeline.chunker import chunk_pages
 from tests.corpus import CORPUS, needs_corpus
 from tests.pdfs import NO_XREF_PDF, make_pdf
 

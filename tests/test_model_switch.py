@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.container import Container
-from app.embedding import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
+from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
-from ingest.events import IngestEvent
+from ingest.pipeline.progress import IngestEvent
 from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder
 from tests.fakes.chat import FakeChatModel

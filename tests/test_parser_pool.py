@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import ingest.pipeline as pipeline_module
-from ingest.indexer import Indexer
+import ingest.pipeline.process as pipeline_module
 from ingest.loaders import UnreadableFile, UnsupportedFile
 from ingest.parsing import Cancelled, ParserPool, RemoteDocument
+from ingest.pipeline.indexer import Indexer
 from ingest.types import DocStatus
 from tests.api_app import api_app
 from tests.bombs import docx_many_styles

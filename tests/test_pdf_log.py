@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _LOAD = """
 import sys
 from pathlib import Path
-from app.cli import setup_logging
+from app.cli.main import setup_logging
 from app.settings import Settings
 from ingest.loaders import load
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-import ingest.folder as folder_module
-import ingest.pipeline as pipeline_module
-from ingest.folder import ReadFile
-from ingest.indexer import Indexer
-from ingest.queue import SMALL_BYTES
+import ingest.pipeline.folder as folder_module
+import ingest.pipeline.process as pipeline_module
+from ingest.pipeline.folder import ReadFile
+from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.queue import SMALL_BYTES
 from ingest.types import DocStatus
 from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder
@@ -146,7 +146,7 @@ async def test_a_scan_hashes_each_new_file_once_and_a_restart_reads_none(
         reads.append(path.name)
         return real(path, size)
 
-    monkeypatch.setattr("ingest.pipeline.read_and_hash", counted)
+    monkeypatch.setattr("ingest.pipeline.process.read_and_hash", counted)
 
     await rig.indexer.index_all()
     assert sorted(reads) == sorted(["doc.pdf", *(f"f{i}.md" for i in range(5))])
@@ -289,7 +289,7 @@ async def test_a_file_over_the_size_limit_fails_without_being_read(
     (parts.docs / "big.txt").write_text("word " * 1000)
     (parts.docs / "small.txt").write_text("a small file about finches")
     monkeypatch.setattr(
-        "ingest.pipeline.read_and_hash",
+        "ingest.pipeline.process.read_and_hash",
         lambda path, size: (
             (_ for _ in ()).throw(AssertionError("read"))
             if path.name == "big.txt"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.registry import _DOCUMENTS_SCHEMA, Registry, apply_migrations, connect, doc_id_for
+from ingest.index.registry import _DOCUMENTS_SCHEMA, Registry, apply_migrations, connect, doc_id_for
 from ingest.types import DocStatus
 
 

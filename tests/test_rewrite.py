@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 
 from graph.context import TurnContext
 from graph.mentions import find_mentions, matched_paths
+from graph.nodes.rewrite import rewrite
 from graph.options import TurnOptions
-from graph.rewrite import rewrite
 from graph.state import AgentState
 from models.llm import LLMError
 from tests.fakes.chat import FakeChatModel

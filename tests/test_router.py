@@ -9,7 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graph import prompts
 from graph.graph import build_graph
-from graph.rules import apply_rules
+from graph.nodes.rules import apply_rules
 from models.llm import LLMError
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk

@@ -10,7 +10,7 @@ import pytest
 from chromadb.api import ClientAPI
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-from ingest.store import (
+from ingest.index.vectors import (
     EMBED_BATCH,
     TEXT_KEY,
     ChromaStore,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import ChatService, Done, Suggestions
-from app.sessions import SessionIndex
+from app.services.chat import ChatService, Done, Suggestions
+from app.services.sessions import SessionIndex
 from graph import prompts
 from graph.graph import build_graph
-from graph.suggest import suggest_followups
+from graph.nodes.suggest import suggest_followups
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk
 from tests.graph_parts import Library

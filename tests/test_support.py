@@ -8,7 +8,7 @@ from graph.retrieval.retriever import Retriever
 from graph.state import Source
 from graph.support import SourcePassage, SupportCheck, source_passages, verify
 from graph.support.library import verify_in_library
-from ingest.keyword import KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
 from ingest.types import Chunk
 from models.embeddings import MiniLMEmbedder
 from models.reranker import PassThroughReranker

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.chat import ChatService, Done, Token
-from app.sessions import SessionIndex
+from app.services.chat import ChatService, Done, Token
+from app.services.sessions import SessionIndex
 from graph.graph import build_graph
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk

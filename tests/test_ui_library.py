@@ -10,7 +10,7 @@ from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
 
 from app.container import Container
-from ingest.events import IngestEvent
+from ingest.pipeline.progress import IngestEvent
 from tests.fakes.embedder import GatedEmbedder
 from tests.pdfs import make_pdf
 from tests.running import eventually

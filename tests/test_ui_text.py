@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ui.citations import group_sources, middle_ellipsis
 from ui.markdown import cited_numbers, render
-from ui.mentions import MentionIndex, active_query, insert, plain_title, segments
+from ui.mention_picker import MentionIndex, active_query, insert, plain_title, segments
 from ui.viewer import inline_disposition
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.indexer import Indexer
+from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.watcher import FolderWatcher
 from ingest.types import DocStatus
-from ingest.watcher import FolderWatcher
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf
 from tests.running import eventually

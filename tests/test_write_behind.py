@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from ingest.write_behind import WriteBehind
+from ingest.pipeline.write_behind import WriteBehind
 from tests.running import eventually
 
 LONG = 3600.0

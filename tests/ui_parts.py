@@ -21,7 +21,7 @@ from nicegui.testing.user_interaction import UserInteraction
 
 from app.api import new_access
 from app.container import Container
-from app.documents import DocumentService
+from app.services.documents import DocumentService
 from app.settings import Settings
 from models.protocols import Message
 from tests.fakes.chat import FakeChatModel

@@ -11,8 +11,8 @@ from typing import Any
 
 from nicegui import ui
 
-from app.embedding import EmbeddingModels, EmbeddingState
-from app.health import HealthMonitor, HealthReport, Problem
+from app.services.embedding_models import EmbeddingModels, EmbeddingState
+from app.services.health import HealthMonitor, HealthReport, Problem
 from ui import markdown
 
 TITLES = {

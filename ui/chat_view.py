@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.chat import (
+from app.services.chat import (
     ChatService,
     ClientEvent,
     Done,

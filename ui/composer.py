@@ -8,7 +8,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui.mentions import LIMIT, Candidate, MentionIndex, active_query, insert
+from ui.mention_picker import LIMIT, Candidate, MentionIndex, active_query, insert
 
 PLACEHOLDER = "Ask about your documents…  (@ to pick a file)"
 

@@ -19,7 +19,13 @@ from typing import Any
 
 from nicegui import ui
 
-from app.documents import DocumentError, DocumentService, DocumentView, IngestEvent, LibraryProgress
+from app.services.documents import (
+    DocumentError,
+    DocumentService,
+    DocumentView,
+    IngestEvent,
+    LibraryProgress,
+)
 from ui import theme
 from ui.citations import middle_ellipsis
 

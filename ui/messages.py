@@ -12,7 +12,7 @@ from nicegui import ui
 
 from ui import markdown
 from ui.citations import group_sources, middle_ellipsis
-from ui.mentions import segments
+from ui.mention_picker import segments
 
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""

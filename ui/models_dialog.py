@@ -6,7 +6,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.preferences import ChatModels
+from app.services.preferences import ChatModels
 
 SUGGESTED = ("llama3.2", "qwen2.5:7b", "mistral", "gemma3")
 

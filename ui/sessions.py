@@ -8,9 +8,9 @@ from typing import Any
 
 from nicegui import ui
 
-from app.chat import ChatService, SessionBusy
-from app.sessions import SessionIndex
-from ui.mentions import plain_title
+from app.services.chat import ChatService, SessionBusy
+from app.services.sessions import SessionIndex
+from ui.mention_picker import plain_title
 
 SHOWN_AT_MOST = 200
 

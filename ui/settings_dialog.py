@@ -7,8 +7,8 @@ from typing import Any
 
 from nicegui import ui
 
-from app.embedding import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
-from app.preferences import InvalidSetting, Preferences
+from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
+from app.services.preferences import InvalidSetting, Preferences
 
 LABELS = {
     "ollama_host": "Ollama host",

@@ -16,7 +16,7 @@ from pathlib import Path
 from nicegui import ui
 from nicegui.events import GenericEventArguments, UploadEventArguments
 
-from app.documents import DocumentError, DocumentService
+from app.services.documents import DocumentError, DocumentService
 
 
 def file_manager() -> list[str] | None:

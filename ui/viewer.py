@@ -26,7 +26,7 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from nicegui import app, ui
 
-from app.documents import DocumentError, DocumentService
+from app.services.documents import DocumentError, DocumentService
 from ui import markdown
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}

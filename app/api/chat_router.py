@@ -13,7 +13,7 @@ from app.api.errors import ApiError
 from app.api.schemas import ERROR_RESPONSES, ChatRequest, ChatResult, ErrorResponse
 from app.api.security import require_token
 from app.api.turns import start_turn
-from app.chat import Failed, Turn
+from app.services.chat import Failed, Turn
 from graph.events import payload
 
 router = APIRouter(tags=["chat"], dependencies=[Depends(require_token)])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 
 from app.api.errors import ApiError
-from app.documents import DocumentService
+from app.services.documents import DocumentService
 from app.services.status import StatusService
 from app.startup import ServicesFailed
 

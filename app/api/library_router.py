@@ -22,7 +22,7 @@ from app.api.schemas import (
 )
 from app.api.security import require_token
 from app.api.uploads import UPLOAD_PATH, MultipartError, read_parts
-from app.documents import (
+from app.services.documents import (
     Added,
     BadFileName,
     DocumentError,

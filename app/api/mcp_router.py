@@ -11,7 +11,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from app.mcp_server import build_mcp_server
+from app.mcp.server import build_mcp_server
 
 if TYPE_CHECKING:
     from app.container import Container

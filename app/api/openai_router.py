@@ -24,7 +24,7 @@ from app.api.openai_schemas import (
 from app.api.schemas import ERROR_RESPONSES, ErrorResponse
 from app.api.security import require_token
 from app.api.turns import start_turn
-from app.chat import Done, Failed, Token, Turn
+from app.services.chat import Done, Failed, Token, Turn
 from graph.events import payload
 from models.llm import ModelNotFound, same_model
 from models.protocols import Message

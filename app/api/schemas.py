@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.documents import DocumentView
-from app.sessions import MAX_TITLE_CHARS
+from app.services.documents import DocumentView
+from app.services.sessions import MAX_TITLE_CHARS
 from graph.state import Mode
 
 

@@ -18,8 +18,8 @@ from app.api.schemas import (
     SessionRename,
 )
 from app.api.security import require_token
-from app.chat import SessionBusy
-from app.sessions import SessionInfo
+from app.services.chat import SessionBusy
+from app.services.sessions import SessionInfo
 
 router = APIRouter(
     prefix="/api/sessions",

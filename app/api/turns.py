@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.api.errors import ApiError
-from app.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy, Turn
+from app.services.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy, Turn
 from graph.state import Mode
 from models.protocols import Message
 

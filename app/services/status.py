@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from ingest.registry import Registry
+from ingest.index.registry import Registry
 from ingest.types import DocStatus
 from models.protocols import Health
 

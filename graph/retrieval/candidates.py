@@ -9,7 +9,7 @@ import numpy as np
 
 from graph.retrieval.ports import DenseIndex, KeywordSearch
 from graph.retrieval.types import Candidate, Key
-from ingest.keyword_scores import KeywordHit, KeywordScores
+from ingest.index.keyword.scores import KeywordHit, KeywordScores
 from ingest.types import Chunk
 
 

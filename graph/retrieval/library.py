@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ingest.registry import Registry
+from ingest.index.registry import Registry
 
 
 class RegistryLibrary:

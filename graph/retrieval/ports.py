@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from graph.retrieval.types import Key
-from ingest.keyword import KeywordScores
+from ingest.index.keyword.index import KeywordScores
 from ingest.types import Chunk
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from graph.retrieval.types import Candidate
-from ingest.keyword_terms import terms
+from ingest.index.keyword.terms import terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 """Where a sentence ends: . ! ? before a space (not inside "3.5"), CJK stops, line breaks."""

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from ingest.keyword_terms import terms
+from ingest.index.keyword.terms import terms
 
 STOP = frozenset(STOPWORDS_EN_PLUS)
 """The stop words the keyword index leaves out; never a name on their own."""

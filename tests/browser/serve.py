@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.cli import lock_data_dir
+from app.cli.main import lock_data_dir
 from app.settings import Settings
 from ui.window import serve
 

@@ -1,0 +1,132 @@
+"""`run.py status`: documents by status, chunks, models and Ollama, in about a second.
+
+It reads the registry directly (SQLite, safe while the app runs) and asks Ollama with the
+standard library; it never loads Chroma, the graph, numpy or the Ollama client (together
+seconds of imports), and never creates a data dir.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+
+from app.instance import read_instance
+from app.services.status import StatusService
+from app.settings import Settings
+from ingest.index.registry import Registry
+from ingest.types import DocStatus
+from models.protocols import Health
+
+REGISTRY_FILE = "docent.db"
+MINILM_NAME = "all-MiniLM-L6-v2"
+"""models.embeddings.MODEL_NAME, without importing numpy for it (a test keeps them equal)."""
+PROBE_SECONDS = 5.0
+"""models.llm.HEALTH_TIMEOUT (a test keeps the two probes' answers equal)."""
+
+
+def embed_model_label(settings: Settings) -> str:
+    if settings.embed_backend == "ollama":
+        return f"{settings.embed_model} (Ollama at {settings.embed_ollama_host})"
+    return MINILM_NAME
+
+
+def probe_ollama(host: str, model: str) -> Health:
+    """What OllamaChat.health says, from one GET /api/tags with the standard library."""
+    try:
+        with urllib.request.urlopen(f"{host}/api/tags", timeout=PROBE_SECONDS) as response:
+            listing = json.load(response)
+        models = [m.get("model") or m.get("name") for m in listing.get("models", [])]
+    except urllib.error.HTTPError as error:
+        return Health(
+            reachable=True,
+            host=host,
+            error=f"Ollama at {host} answered with an error (HTTP {error.code}).",
+        )
+    except TimeoutError:
+        return Health(
+            reachable=False,
+            host=host,
+            error=f"Ollama at {host} did not answer within {PROBE_SECONDS:g} seconds.",
+        )
+    except (urllib.error.URLError, ConnectionError):
+        down = f"Ollama is not running at {host}. Start it with `ollama serve`."
+        return Health(reachable=False, host=host, error=down)
+    except (ValueError, AttributeError, OSError) as exc:
+        return Health(
+            reachable=False,
+            host=host,
+            error=f"Something answered at {host}, but not like Ollama: {exc}",
+        )
+    names = [name for name in models if isinstance(name, str) and name]
+    if any(_with_tag(name) == _with_tag(model) for name in names):
+        return Health(reachable=True, host=host, models=names)
+    missing = (
+        f"The model '{model}' is not installed in Ollama at {host}. "
+        f"Install it with `ollama pull {model}`."
+    )
+    return Health(reachable=True, host=host, models=names, error=missing)
+
+
+def _with_tag(name: str) -> str:
+    # As models.llm.same_model: `llama3.2` is `llama3.2:latest`.
+    name = name.strip().lower()
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def status(settings: Settings, *, check: bool = False) -> int:
+    """Print what Docent knows and whether answers can be written; exits 0.
+
+    The library's counts come from StatusService, as `/api/status`'s do; Ollama is asked
+    with the standard library. With ``check``, also compare the folder, the registry and
+    every index (this loads the store, so it takes longer); exit 1 and say what differs
+    when they disagree.
+    """
+    print(f"Data dir: {settings.data_dir}")
+    running = read_instance(settings.data_dir) if settings.data_dir.is_dir() else None
+    print(f"Docent: running at {running.url}" if running else "Docent: not running")
+    print(f"Documents folder: {settings.docs_dir}")
+    registry_path = settings.data_dir / REGISTRY_FILE
+    if registry_path.is_file():
+        registry = Registry(registry_path)
+        try:
+            index = _service(settings, registry).index()
+        finally:
+            registry.close()
+        for state in DocStatus:
+            print(f"  {state.value:9} {index.by_status.get(state, 0)}")
+        print(f"Chunks: {index.chunks}")
+    else:
+        print("  nothing indexed yet: Docent has not run with this data dir")
+    print(f"Embedding model: {embed_model_label(settings)}")
+    print(f"Chat model: {settings.chat_model}")
+    health = probe_ollama(settings.ollama_host, settings.chat_model)
+    if not health.reachable:
+        print(f"Ollama: not reachable at {health.host}")
+    else:
+        print(f"Ollama: reachable at {health.host}; models: {', '.join(health.models) or 'none'}")
+    if health.error:
+        print(f"Warning: {health.error} Until then, answers show the most relevant passages only.")
+    if check:
+        import asyncio
+
+        from app.cli.commands import check as check_consistency
+
+        return asyncio.run(check_consistency(settings))
+    return 0
+
+
+def _service(settings: Settings, registry: Registry) -> StatusService:
+    """The StatusService the running app answers /api/status with, asking Ollama with the
+    standard library (no Ollama client, no Chroma)."""
+
+    async def health() -> Health:
+        return await asyncio.to_thread(probe_ollama, settings.ollama_host, settings.chat_model)
+
+    return StatusService(
+        registry,
+        health,
+        chat_model=lambda: settings.chat_model,
+        embed_model=lambda: embed_model_label(settings),
+    )

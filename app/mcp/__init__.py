@@ -1,0 +1,1 @@
+"""MCP: the tools (tools) and the server that speaks them over stdio or HTTP (server)."""

@@ -1,0 +1,93 @@
+"""The MCP server: Docent's tools, served over stdio here and at /mcp by app/api/mcp_router."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from app.mcp.tools import (
+    Answer,
+    DocentTools,
+    DocumentList,
+    DocumentText,
+    SearchResults,
+    ToolFailed,
+)
+
+if TYPE_CHECKING:
+    from app.container import Container
+    from app.settings import Settings
+
+INSTRUCTIONS = (
+    "Docent answers from the documents in a folder on the user's own machine. "
+    "search_documents finds passages without writing an answer; ask writes an answer that "
+    "cites its sources as [n]; list_documents and read_document show what is there."
+)
+
+
+def build_mcp_server(container: Container) -> MCPServer:
+    """An MCP server whose tools call the container's services."""
+    tools = DocentTools(
+        chat=lambda: container.chat,
+        search=container.retriever.retrieve,
+        documents=container.documents,
+        max_query_chars=container.settings.max_query_chars,
+    )
+    # Logs go to stderr (stdout is the stdio transport) and only when they matter.
+    server: MCPServer = MCPServer("docent", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool()
+    async def search_documents(
+        query: str, files: list[str] | None = None, k: int = 5
+    ) -> SearchResults:
+        """Find the passages of the user's documents that best match the query (no LLM).
+
+        files: only search these documents (file names or relative paths).
+        k: how many passages to return (1-50).
+        """
+        return await _as_tool_error(tools.search_documents(query, files, k))
+
+    @server.tool()
+    async def ask(question: str, files: list[str] | None = None) -> Answer:
+        """Answer a question from the user's documents, citing sources as [n].
+
+        files: only use these documents (file names or relative paths).
+        """
+        return await _as_tool_error(tools.ask(question, files))
+
+    @server.tool()
+    async def list_documents() -> DocumentList:
+        """Every document in the folder, with its indexing status and page count."""
+        return await _as_tool_error(tools.list_documents())
+
+    @server.tool()
+    async def read_document(path: str, page: int | None = None) -> DocumentText:
+        """The text of one document (as list_documents names it), or of one page of it."""
+        return await _as_tool_error(tools.read_document(path, page))
+
+    return server
+
+
+async def _as_tool_error(call: Any) -> Any:
+    """A ToolFailed reaches the client as the tool's error text, for the model to read."""
+    try:
+        return await call
+    except ToolFailed as error:
+        raise ToolError(str(error)) from error
+
+
+async def serve_stdio(settings: Settings) -> int:
+    """`run.py mcp`: the tools over stdin/stdout, for clients that launch their servers."""
+    from app.container import Container
+
+    container = Container(settings)
+    # The window (if running) owns indexing; this process only reads the index and
+    # writes sessions, so two processes never index the same folder at once.
+    await container.start(watch=False, scan=False)
+    try:
+        await build_mcp_server(container).run_stdio_async()
+    finally:
+        await container.stop()
+    return 0

@@ -1,0 +1,186 @@
+"""What the MCP tools do, over the same services as the HTTP API (no MCP types here)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.search import QueryTooLong, check_query_length, public_passages
+from app.services.chat import ChatService, Failed, MessageRejected
+from app.services.documents import DocumentError, DocumentService, DocumentView
+from graph.events import payload
+from graph.retrieval.types import Retrieval
+from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
+
+MAX_READ_CHARS = 60_000
+"""Most text one read_document call returns; a client reads a long PDF page by page."""
+
+
+class ToolFailed(Exception):
+    """A tool could not do what was asked; the message says what to do instead."""
+
+
+class Passage(BaseModel):
+    file: str
+    path: str = Field(description="Relative to the documents folder.")
+    page: int | None = Field(description="1-based, for paged formats.")
+    text: str
+    score: float
+    scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
+
+
+class SearchResults(BaseModel):
+    results: list[Passage]
+
+
+class Answer(BaseModel):
+    answer: str = Field(description="Cites the sources as [n].")
+    sources: list[dict[str, Any]]
+    session_id: str = Field(description="The session in Docent that keeps this answer.")
+
+
+class DocumentEntry(BaseModel):
+    path: str
+    status: str = Field(description="queued, indexing, ready or error.")
+    pages: int | None
+    chunks: int
+    error: str | None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentEntry]
+
+
+class DocumentText(BaseModel):
+    path: str
+    page: int | None = Field(description="The page returned, or None for the whole text.")
+    pages: int | None = Field(description="How many pages the document has, if paged.")
+    text: str
+    truncated: bool = Field(description="True when the text was cut at the size limit.")
+
+
+class DocentTools:
+    """The four tools, each a thin call into ChatService, search and the document list."""
+
+    def __init__(
+        self,
+        chat: Callable[[], ChatService],
+        search: Callable[[str, Sequence[str], int], Retrieval],
+        documents: DocumentService,
+        *,
+        max_query_chars: int,
+    ) -> None:
+        self._chat = chat
+        self._search = search
+        self._documents = documents
+        self._max_query_chars = max_query_chars
+
+    async def search_documents(
+        self, query: str, files: list[str] | None = None, k: int = 5
+    ) -> SearchResults:
+        if not query.strip():
+            raise ToolFailed("The query is empty; say what to look for.")
+        try:
+            check_query_length(query, self._max_query_chars)
+        except QueryTooLong as exc:
+            raise ToolFailed(str(exc)) from exc
+        k = max(1, min(k, 50))
+        # The same search as POST /api/search: passages past the relevance floor.
+        found = await asyncio.to_thread(self._search, query, files or (), k)
+        return SearchResults.model_validate({"results": public_passages(found)})
+
+    async def ask(self, question: str, files: list[str] | None = None) -> Answer:
+        # Files become @mentions, so the graph resolves them exactly as it does in the window.
+        mentions = " ".join(f'@"{name}"' for name in files or ())
+        text = f"{mentions} {question}" if mentions else question
+        try:
+            turn = self._chat().start_turn(None, text, "rag" if files else "auto")
+        except MessageRejected as error:
+            raise ToolFailed(str(error)) from error
+        final = await turn.result()
+        if isinstance(final, Failed):
+            raise ToolFailed(final.message)
+        return Answer.model_validate(payload(final))
+
+    async def list_documents(self) -> DocumentList:
+        return DocumentList(
+            documents=[
+                DocumentEntry(
+                    path=d.path,
+                    status=d.status,
+                    pages=d.pages,
+                    chunks=d.chunks,
+                    error=d.error,
+                )
+                for d in self._documents.list()
+            ]
+        )
+
+    async def read_document(self, path: str, page: int | None = None) -> DocumentText:
+        record = self._find(path)
+        try:
+            # Parsed in a parser process, and only as far as the answer needs.
+            text, count = await asyncio.to_thread(self._read, record.id, page)
+        except DocumentError as error:
+            raise ToolFailed(str(error)) from error
+        except _NoSuchPage as missing:
+            count_text = f"{missing.count} pages" if missing.count else "no pages (ask without one)"
+            raise ToolFailed(f"{record.path} has {count_text}; there is no page {page}.") from None
+        except (UnsupportedFile, UnreadableFile, OSError) as error:
+            raise ToolFailed(f"{record.path} can't be read: {error}") from error
+        return DocumentText(
+            path=record.path,
+            page=page,
+            pages=count,
+            text=text[:MAX_READ_CHARS],
+            truncated=len(text) > MAX_READ_CHARS,
+        )
+
+    def _read(self, doc_id: str, page: int | None) -> tuple[str, int | None]:
+        """The text of one page, or of the document up to just past ``MAX_READ_CHARS``,
+        with the page count of a paged document (None for the others)."""
+        with self._documents.open(doc_id) as document:
+            count = document.page_count
+            if page is not None and not 1 <= page <= (count or 1):
+                raise _NoSuchPage(count)
+            return _text(document, page), count
+
+    def _find(self, name: str) -> DocumentView:
+        """The document by relative path, or by file name when only one has it."""
+        wanted = name.replace("\\", "/").strip().lower()
+        records = self._documents.list()
+        exact = [d for d in records if d.path.lower() == wanted]
+        named = [d for d in records if d.path.rsplit("/", 1)[-1].lower() == wanted]
+        found = exact or named
+        if len(found) != 1:
+            why = "Several documents are" if found else "No document is"
+            raise ToolFailed(
+                f"{why} called '{name}'. list_documents gives every path; use one of those."
+            )
+        if found[0].status not in ("ready", "error"):
+            raise ToolFailed(f"{found[0].path} is still being indexed; try again shortly.")
+        return found[0]
+
+
+class _NoSuchPage(Exception):
+    def __init__(self, count: int | None) -> None:
+        self.count = count
+
+
+def _text(document: LoadedDocument, page: int | None) -> str:
+    """Page ``page`` of ``document``, or its pages joined until there are enough."""
+    texts: list[str] = []
+    size = 0
+    for number, found in enumerate(document.pages(), start=1):
+        if page is not None:
+            if number == page:
+                return found.text
+            continue
+        texts.append(found.text)
+        size += len(found.text) + 2
+        if size > MAX_READ_CHARS:
+            break  # the rest is never read (its parser process is let go)
+    return "\n\n".join(texts)

@@ -1,0 +1,414 @@
+"""ChatService: runs turns detached from their callers and fans their events out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from app.services.sessions import SessionIndex
+from graph.context import TurnContext
+from graph.deps import GraphDeps
+from graph.events import (
+    ClientEvent,
+    Done,
+    Failed,
+    NodeTimed,
+    Progress,
+    Sources,
+    Status,
+    Suggestions,
+    Token,
+    TurnEvent,
+)
+from graph.graph import TurnGraph
+from graph.mentions import MENTION
+from graph.state import AgentState, Mode, Source
+from models.protocols import ChatModel, Message
+
+__all__ = [
+    "MENTION",
+    "ChatService",
+    "ClientEvent",
+    "Done",
+    "EmptyMessage",
+    "Failed",
+    "MessageRejected",
+    "MessageTooLong",
+    "Progress",
+    "SessionBusy",
+    "Sources",
+    "Status",
+    "Suggestions",
+    "Token",
+    "Turn",
+]
+
+log = logging.getLogger(__name__)
+
+Suggester = Callable[[str, str], Awaitable[list[str]]]
+"""Follow-up questions for (question, answer); empty when there are none."""
+
+
+class SessionBusy(Exception):
+    """A turn is already running for this session."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"Session {session_id} is still answering the previous message. "
+            "Wait for it to finish, then send again."
+        )
+        self.session_id = session_id
+
+
+class MessageRejected(ValueError):
+    """The message can't be sent as it is."""
+
+
+class EmptyMessage(MessageRejected):
+    """Nothing to answer."""
+
+
+class MessageTooLong(MessageRejected):
+    """Over the configured length limit."""
+
+
+@dataclass
+class Turn:
+    """A running or finished turn. Every subscriber sees every event, from the first.
+
+    Events are kept in a log read by cursor, so a late or slow subscriber catches up
+    instead of losing tokens; the log is as big as one answer. The answer is
+    ``finished`` at ``done`` or ``error``; the turn is ``closed`` once nothing more
+    follows (``suggestions`` may come after ``done``).
+    """
+
+    session_id: str
+    _events: list[ClientEvent] = field(default_factory=list)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: bool = False
+    closed: bool = False
+    task: asyncio.Task[None] | None = None
+    stopping: bool = False
+    """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
+
+    def emit(self, event: ClientEvent) -> None:
+        self._events.append(event)
+        if isinstance(event, Done | Failed):
+            self.finished = True
+        if isinstance(event, Failed):
+            self.closed = True
+        self._changed.set()
+
+    def close(self) -> None:
+        """Nothing more will be emitted: subscribers' ``events()`` end."""
+        self.closed = True
+        self._changed.set()
+
+    async def events(self) -> AsyncIterator[ClientEvent]:
+        """Every event of the turn: up to ``done`` or ``error``, then maybe
+        ``suggestions``."""
+        cursor = 0
+        while True:
+            while cursor < len(self._events):
+                cursor += 1
+                yield self._events[cursor - 1]
+            if self.closed:
+                return
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def result(self) -> Done | Failed:
+        """Wait for the turn to end and return its ``done`` or ``error`` event."""
+        async for event in self.events():
+            if isinstance(event, Done | Failed):
+                return event
+        raise RuntimeError("turn ended without a final event")
+
+
+class ChatService:
+    """Starts turns for the UI and the API alike; one running turn per session."""
+
+    def __init__(
+        self,
+        graph: TurnGraph,
+        sessions: SessionIndex,
+        deps: GraphDeps,
+        *,
+        max_message_chars: int = 16_000,
+        llm_for_model: Callable[[str], ChatModel] | None = None,
+        suggest: Suggester | None = None,
+    ) -> None:
+        self._graph = graph
+        self._deps = deps
+        """What each turn's context is made from (``GraphDeps.begin``)."""
+        self._sessions = sessions
+        self._max_chars = max_message_chars
+        self._llm_for_model = llm_for_model
+        """Another chat model, by name, to answer one turn with."""
+        self._suggest = suggest
+        self._running: dict[str, Turn] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Every turn's task until it ends, suggestions included."""
+
+    def is_busy(self, session_id: str) -> bool:
+        return session_id in self._running
+
+    def running_turn(self, session_id: str) -> Turn | None:
+        """The session's turn still being answered, if any (a window reopening it follows it)."""
+        return self._running.get(session_id)
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the session's running turn; its partial answer is saved, marked stopped.
+
+        False when nothing is running. The turn still ends with ``done`` (``"stopped": true``).
+        """
+        turn = self._running.get(session_id)
+        if turn is None or turn.task is None or turn.task.done():
+            return False
+        turn.stopping = True
+        turn.task.cancel()
+        return True
+
+    async def regenerate(self, session_id: str, mode: Mode = "auto") -> Turn:
+        """Answer the session's last message again, replacing the answer it had."""
+        if session_id in self._running:
+            raise SessionBusy(session_id)
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+        if last < 0:
+            raise EmptyMessage("This session has no message to answer again.")
+        text = str(messages[last].content)
+        drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
+        await self._graph.aupdate_state(config, {"messages": drop}, as_node="generator")
+        return self.start_turn(session_id, text, mode)
+
+    def diagram(self) -> str:
+        """The compiled graph as Mermaid source, for the window's help."""
+        return str(self._graph.get_graph().draw_mermaid())
+
+    def start_turn(
+        self,
+        session_id: str | None,
+        text: str,
+        mode: Mode = "auto",
+        *,
+        history: Sequence[Message] | None = None,
+        model: str | None = None,
+    ) -> Turn:
+        """Start answering ``text`` in the session (a new one when None) and return at once.
+
+        ``history`` (user/assistant messages, oldest first) is put before ``text`` in the
+        session, for callers that keep the conversation themselves (the OpenAI API);
+        ``model`` names another chat model for this turn only.
+        """
+        if not text.strip():
+            raise EmptyMessage("The message is empty.")
+        if len(text) > self._max_chars:
+            raise MessageTooLong(
+                f"The message is {len(text):,} characters long; the limit is {self._max_chars:,}."
+            )
+        llm = None
+        if model is not None and self._llm_for_model is not None:
+            llm = self._llm_for_model(model)
+        sid = session_id or uuid.uuid4().hex
+        if sid in self._running:
+            raise SessionBusy(sid)
+        turn = Turn(sid)
+        self._running[sid] = turn
+        # A new session's first message has nothing to be rewritten against: its search
+        # may start on it now.
+        opening = session_id is None and not history
+        context = self._deps.begin(text, mode, opening=opening, llm=llm)
+        # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
+        # graph instead of holding up the event loop, and `done` waits for it.
+        touched = asyncio.create_task(
+            asyncio.to_thread(self._sessions.touch, sid, _first_user_text(history) or text)
+        )
+        earlier = _to_messages(history or ())
+        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
+        turn.task = asyncio.create_task(
+            self._run(turn, context, [*earlier, HumanMessage(content=text)], text, mode, touched),
+            name=f"turn-{sid}",
+        )
+        self._tasks.add(turn.task)
+        turn.task.add_done_callback(self._tasks.discard)
+        # Also when the task is cancelled before it ever ran.
+        turn.task.add_done_callback(lambda _task: context.search.close())
+        return turn
+
+    async def _run(
+        self,
+        turn: Turn,
+        context: TurnContext,
+        new_messages: list[AnyMessage],
+        text: str,
+        mode: Mode,
+        touched: asyncio.Future[None],
+    ) -> None:
+        try:
+            answer = await self._answer(turn, context, new_messages, text, mode, touched)
+            if answer is not None and self._suggest is not None:
+                await self._offer_suggestions(turn, text, answer)
+        finally:
+            turn.close()
+
+    async def _answer(
+        self,
+        turn: Turn,
+        context: TurnContext,
+        new_messages: list[AnyMessage],
+        text: str,
+        mode: Mode,
+        touched: asyncio.Future[None],
+    ) -> str | None:
+        """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
+        config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
+        inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
+        graph = self._graph
+        nodes: list[dict[str, Any]] = []
+        written: list[str] = []
+        sources: list[Source] = []
+        try:
+            # One checkpoint when the turn ends (also on an error or a Stop), not one per
+            # step: each step's save serialised the growing state on the event loop while
+            # the retriever searched, about 14 ms of a search turn's first token. A turn
+            # cut off by a crash is lost whole, as its answer would have been.
+            stream = graph.astream(
+                inputs, config, context=context, stream_mode="custom", durability="exit"
+            )
+            async for chunk in stream:
+                event = cast(TurnEvent, chunk)  # the nodes write nothing else
+                if isinstance(event, NodeTimed):
+                    nodes.append({"node": event.node, "ms": event.ms})
+                    continue
+                if isinstance(event, Token):
+                    written.append(event.text)
+                elif isinstance(event, Sources):
+                    sources = event.sources
+                turn.emit(event)
+            state = (await graph.aget_state(config)).values
+            done = Done(
+                session_id=turn.session_id,
+                answer=state.get("answer", ""),
+                sources=state.get("sources", []),
+                trace=state.get("trace") or {"route": state.get("route"), "nodes": nodes},
+            )
+            await touched  # a session listed after `done` has its row
+            turn.emit(done)
+            return done.answer
+        except asyncio.CancelledError:
+            if not turn.stopping:
+                raise  # shutting down: the checkpointer keeps what was saved
+            answer = "".join(written)
+            await self._save_stopped(config, text, answer, sources)
+            trace = {"route": None, "nodes": nodes}
+            turn.emit(Done(turn.session_id, answer, sources, trace, stopped=True))
+            return None
+        except Exception as error:  # the turn must end with an event, whatever broke
+            log.exception("turn failed in session %s", turn.session_id)
+            message = f"Something went wrong while answering: {error}"
+            turn.emit(Failed(message))
+            return None
+        finally:
+            context.search.close()  # the answer is written: the search has done its work
+            # The session is free at `done`: suggestions never hold up the next message.
+            self._running.pop(turn.session_id, None)
+            if not touched.done():  # the graph failed first: the row still gets written
+                await asyncio.wait([touched])
+
+    async def _save_stopped(
+        self, config: RunnableConfig, text: str, answer: str, sources: list[Source]
+    ) -> None:
+        """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
+        partial answer, so the session shows what the user saw."""
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()  # the Stop is handled; saving must not be cancelled too
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        new: list[Any] = []
+        if not messages or not (
+            isinstance(messages[-1], HumanMessage) and messages[-1].content == text
+        ):
+            new.append(HumanMessage(content=text))
+        extra = {"sources": sources, "stopped": True}
+        new.append(AIMessage(content=answer, additional_kwargs=extra))
+        update = {"messages": new, "answer": answer}
+        await self._graph.aupdate_state(config, update, as_node="generator")
+
+    async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
+        assert self._suggest is not None
+        try:
+            suggestions = await self._suggest(question, answer)
+        except Exception:  # optional extras must not turn a good answer into an error
+            log.exception("follow-up suggestions failed in session %s", turn.session_id)
+            return
+        if suggestions:
+            turn.emit(Suggestions(suggestions))
+
+    async def messages(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts
+        (``trace`` is None for the user's messages)."""
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        state = await self._graph.aget_state(config)
+        out: list[dict[str, Any]] = []
+        for message in state.values.get("messages", []):
+            if isinstance(message, HumanMessage):
+                out.append(
+                    {"role": "user", "content": str(message.content), "sources": [], "trace": None}
+                )
+            elif isinstance(message, AIMessage):
+                extra = message.additional_kwargs
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": str(message.content),
+                        "sources": extra.get("sources", []),
+                        "trace": extra.get("trace"),
+                    }
+                )
+                if message.additional_kwargs.get("stopped"):
+                    out[-1]["stopped"] = True
+        return out
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Forget the session: its row and its checkpointed conversation. False if unknown."""
+        if session_id in self._running:
+            raise SessionBusy(session_id)
+        known = self._sessions.get(session_id) is not None
+        checkpointer = self._graph.checkpointer
+        if isinstance(checkpointer, BaseCheckpointSaver):
+            config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+            known = known or await checkpointer.aget_tuple(config) is not None
+            await checkpointer.adelete_thread(session_id)
+        self._sessions.delete(session_id)
+        return known
+
+    async def aclose(self) -> None:
+        """Let running turns finish (they are saved by the checkpointer), briefly."""
+        tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
+        if tasks:
+            await asyncio.wait(tasks, timeout=10)
+
+
+def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
+    """User and assistant messages as the graph keeps them; system prompts are Docent's own."""
+    out: list[AnyMessage] = []
+    for message in history:
+        if message["role"] == "user":
+            out.append(HumanMessage(content=message["content"]))
+        elif message["role"] == "assistant":
+            out.append(AIMessage(content=message["content"]))
+    return out
+
+
+def _first_user_text(history: Sequence[Message] | None) -> str | None:
+    return next((m["content"] for m in history or () if m["role"] == "user"), None)

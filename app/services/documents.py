@@ -1,0 +1,371 @@
+"""DocumentService: the documents in the folder, as the API, the window and MCP see them.
+
+Every entry point calls this one service: list documents with their live progress, read
+one (parsed in a parser process, as the indexer does), add a file (the safe upload
+write), remove one, reindex, and subscribe to the pipeline's events instead of polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+import unicodedata
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ingest.index.registry import Registry
+from ingest.keys import doc_id_for
+from ingest.parsing import ParserPool
+from ingest.pipeline.disk import DiskFull, is_disk_full
+from ingest.pipeline.folder import inspect, is_ignored, sha256_file
+from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.progress import IngestEvent, LibraryProgress
+from ingest.pipeline.source import SUPPORTED_SUFFIXES, LoadedDocument
+from ingest.types import DocumentRecord
+
+_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+_MAX_NAME_BYTES = 255
+_DECEPTIVE = frozenset(
+    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]  # bidi controls
+    + [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF]  # zero-width characters
+)
+"""Characters that make a name display as something it is not ("invoice\u202efdp.md"
+shows as "invoicedm.pdf"), or hide inside it."""
+
+
+class DocumentError(Exception):
+    """A request about documents that cannot be met; the message says what to do."""
+
+    code = "invalid_request"
+
+
+class DocumentNotFound(DocumentError):
+    code = "document_not_found"
+
+
+class UnsupportedType(DocumentError):
+    code = "unsupported_type"
+
+
+class FileTooLarge(DocumentError):
+    code = "file_too_large"
+
+
+class BadFileName(DocumentError):
+    code = "bad_file_name"
+
+
+class NoSpace(DocumentError):
+    """The disk a file was to be written to is full; nothing of the upload stays."""
+
+    code = "disk_full"
+
+    def __init__(self, full: DiskFull) -> None:
+        super().__init__(str(full))
+        self.path = full.path
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    """A document as entry points show it: its registry record plus live progress."""
+
+    id: str
+    path: str
+    name: str
+    status: str
+    pages: int | None
+    chunks: int
+    error: str | None
+    updated_at: str
+    pages_done: int | None = None
+    """While indexing: pages read so far (None otherwise)."""
+    pages_total: int | None = None
+    """While indexing: the page count when the format knows it up front."""
+    chunks_done: int | None = None
+    """While indexing: chunks embedded so far."""
+
+
+@dataclass(frozen=True)
+class Added:
+    """A file an upload put into the folder, and whether that upload created it.
+
+    An upload of bytes the folder holds already returns the file that was there
+    (``created`` False); undoing the upload must leave that file alone.
+    """
+
+    view: DocumentView
+    created: bool
+
+
+class DocumentService:
+    """List, add, remove and reindex the documents of the watched folder."""
+
+    supported_suffixes: frozenset[str] = SUPPORTED_SUFFIXES
+
+    def __init__(
+        self,
+        docs_dir: Path,
+        registry: Registry,
+        indexer: Indexer,
+        *,
+        parsers: ParserPool,
+        max_file_bytes: int,
+        size_setting: str = "DOCENT_MAX_FILE_MB",
+    ) -> None:
+        self.docs_dir = Path(os.path.abspath(docs_dir))
+        self.registry = registry
+        self.indexer = indexer
+        self.parsers = parsers
+        self.max_file_bytes = max_file_bytes
+        self.size_setting = size_setting
+        """The setting that raises ``max_file_bytes``, named when a file is over it."""
+
+    # -- reading ---------------------------------------------------------------------
+
+    def list(self) -> list[DocumentView]:
+        """Every document, sorted by path."""
+        return [self._view(record) for record in self.registry.list()]
+
+    def get(self, doc_id: str) -> DocumentView | None:
+        """One document by id, if it exists."""
+        record = self.registry.get(doc_id)
+        return self._view(record) if record else None
+
+    def file_path(self, doc_id: str) -> Path:
+        """Where the document's file is; never a path outside the folder."""
+        record = self._record(doc_id)
+        info = inspect(self.docs_dir, record.path)
+        if info is None:
+            raise DocumentNotFound(f"{record.path} is no longer in the documents folder.")
+        if info.outside is not None:
+            raise DocumentNotFound(
+                f"{record.path} is a link to a file outside the documents folder;"
+                " Docent does not serve it."
+            )
+        return Path(os.path.realpath(self.docs_dir / record.path))
+
+    def open(self, doc_id: str) -> LoadedDocument:
+        """The document's file opened for reading, in a parser process (never this one);
+        raises DocumentError, or what the loaders raise."""
+        return self.parsers.open_document(self.file_path(doc_id))
+
+    def subscribe(self, listener: Callable[[IngestEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` on the event loop with every ingest event; returns unsubscribe."""
+        return self.indexer.events.subscribe(listener)
+
+    async def events(self) -> AsyncIterator[IngestEvent]:
+        """The ingest events from now on, as an async iterator (for SSE and the window)."""
+        inbox: asyncio.Queue[IngestEvent] = asyncio.Queue()
+        unsubscribe = self.subscribe(inbox.put_nowait)
+        try:
+            while True:
+                yield await inbox.get()
+        finally:
+            unsubscribe()
+
+    def progress(self) -> LibraryProgress:
+        """Files and chunks done of the current batch, with rate and ETA."""
+        return self.indexer.events.library()
+
+    # -- changing --------------------------------------------------------------------
+
+    async def add(
+        self, name: str, data: AsyncIterator[bytes], *, folder: str | None = None
+    ) -> Added:
+        """Write an uploaded file into the folder and queue it.
+
+        The name is checked (no separators, "..", NUL, reserved or over-long names, no
+        characters that disguise it), the size is capped while streaming, and the bytes
+        go to a hidden temporary file that is renamed into place, so the watcher never
+        sees half a file. An existing file of the same name is never overwritten:
+        identical bytes return it (``created`` False), others get "name (2)". On a full
+        disk (the folder's, or the data dir's when the file can't be queued) nothing
+        this call wrote stays, and NoSpace names the full disk.
+        """
+        clean = _clean_name(name)
+        suffix = PurePosixPath(clean).suffix.lower()
+        if suffix not in self.supported_suffixes:
+            kinds = ", ".join(sorted(self.supported_suffixes))
+            raise UnsupportedType(
+                f"{clean}: Docent cannot read {suffix or 'files without a type'}"
+                f" files. It reads {kinds}."
+            )
+        target_dir = self._folder(folder)
+        temp = target_dir / f".docent-upload-{secrets.token_hex(8)}.part"
+        try:
+            target_dir.mkdir(parents=True, exist_ok=True)
+            sha = await self._receive(temp, clean, data)
+            final, created = await asyncio.to_thread(_place, temp, target_dir, clean, sha)
+        except OSError as error:
+            if is_disk_full(error):
+                raise NoSpace(DiskFull(target_dir)) from error
+            raise
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+        rel = final.relative_to(self.docs_dir).as_posix()
+        try:
+            self.indexer.enqueue(final)
+        except DiskFull as full:
+            if created:  # all or nothing: a file that can't be indexed does not stay
+                with contextlib.suppress(FileNotFoundError):
+                    final.unlink()
+            raise NoSpace(full) from full
+        record = self.registry.get_by_path(rel)
+        assert record is not None
+        return Added(self._view(record), created)
+
+    async def undo(self, added: Iterable[Added]) -> None:
+        """Remove what an upload created, never a file that was there before it."""
+        for item in added:
+            if item.created:
+                with contextlib.suppress(DocumentNotFound):
+                    await self.remove(item.view.id)
+
+    async def remove(self, doc_id: str) -> None:
+        """Delete the document's file (a link itself, never its target) and its chunks."""
+        record = self._record(doc_id)
+        full = self.docs_dir / record.path
+        with contextlib.suppress(FileNotFoundError):
+            await asyncio.to_thread(full.unlink)
+        await self.indexer.remove(record.path)
+
+    async def reindex(self, doc_id: str | None = None) -> int:
+        """Index one document again from scratch, or re-scan the folder; returns files queued.
+
+        A re-scan also retries files that failed, whatever the cause.
+        """
+        if doc_id is None:
+            return await self.indexer.scan(retry_errors=True)
+        record = self._record(doc_id)
+        return int(await self.indexer.reindex(record.path))
+
+    # -- internals -------------------------------------------------------------------
+
+    def _record(self, doc_id: str) -> DocumentRecord:
+        record = self.registry.get(doc_id)
+        if record is None:
+            raise DocumentNotFound(f"No document has the id {doc_id!r}; list them to find it.")
+        return record
+
+    def _view(self, record: DocumentRecord) -> DocumentView:
+        live = self.indexer.events.document(record.path)
+        return DocumentView(
+            id=record.id,
+            path=record.path,
+            name=PurePosixPath(record.path).name,
+            status=record.status.value,
+            pages=record.pages,
+            chunks=record.chunks,
+            error=record.error,
+            updated_at=record.updated_at,
+            pages_done=live.pages_done if live else None,
+            pages_total=live.pages_total if live else None,
+            chunks_done=live.chunks_done if live else None,
+        )
+
+    def _folder(self, folder: str | None) -> Path:
+        if not folder:
+            return self.docs_dir
+        parts = [p for p in folder.replace("\\", "/").split("/") if p and p.strip() != "."]
+        if any(part.strip() == ".." for part in parts):
+            raise BadFileName(
+                f"The folder {folder!r} leads outside the documents folder; give a folder"
+                " inside it, such as 'letters/2024'."
+            )
+        target = self.docs_dir.joinpath(*[_clean_name(part) for part in parts])
+        real_root = os.path.realpath(self.docs_dir)
+        if not Path(os.path.realpath(target)).is_relative_to(real_root):
+            raise BadFileName(f"The folder {folder!r} leads outside the documents folder.")
+        return target
+
+    async def _receive(self, temp: Path, name: str, data: AsyncIterator[bytes]) -> str:
+        digest = hashlib.sha256()
+        size = 0
+        handle = await asyncio.to_thread(open, temp, "xb")
+        try:
+            async for block in data:
+                size += len(block)
+                if size > self.max_file_bytes:
+                    raise FileTooLarge(
+                        f"{name} is larger than {self.max_file_bytes >> 20} MB, the most"
+                        f" Docent accepts ({self.size_setting}). Split it, or raise the limit."
+                    )
+                digest.update(block)
+                await asyncio.to_thread(handle.write, block)
+            await asyncio.to_thread(_flush, handle)
+        finally:
+            handle.close()
+        return digest.hexdigest()
+
+
+def _flush(handle: object) -> None:
+    handle.flush()  # type: ignore[attr-defined]
+    os.fsync(handle.fileno())  # type: ignore[attr-defined]
+
+
+def _place(temp: Path, folder: Path, name: str, sha: str) -> tuple[Path, bool]:
+    """Move ``temp`` to ``folder/name`` without overwriting anything; returns where it went
+    and whether this call created that file (False: the same bytes were there already)."""
+    stem, suffix = os.path.splitext(name)
+    for n in range(1, 1000):
+        candidate = folder / (name if n == 1 else f"{stem} ({n}){suffix}")
+        if candidate.is_symlink():
+            continue
+        if candidate.exists():
+            if candidate.is_file() and sha256_file(candidate) == sha:
+                return candidate, False  # the same file again
+            continue
+        try:
+            os.link(temp, candidate)  # fails if the name was taken meanwhile
+        except FileExistsError:
+            continue
+        except OSError as error:  # a file system without hard links
+            if is_disk_full(error):
+                raise
+            os.replace(temp, candidate)
+        return candidate, True
+    raise BadFileName(f"Too many files are named like {name}; rename it first.")
+
+
+def _clean_name(name: str) -> str:
+    """A file or folder name safe to create in the folder, or BadFileName saying why not."""
+    clean = unicodedata.normalize("NFC", name or "").strip()
+    if not clean or clean in (".", ".."):
+        raise BadFileName("The file name is empty.")
+    if "/" in clean or "\\" in clean:
+        raise BadFileName(f"{clean!r}: a name cannot contain / or \\; give the folder apart.")
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in clean):
+        raise BadFileName(f"{clean!r}: a name cannot contain control characters or NUL.")
+    if hidden := next((ch for ch in clean if ord(ch) in _DECEPTIVE), None):
+        what = unicodedata.name(hidden, "an invisible character")
+        raise BadFileName(
+            f"{ascii(clean)} contains U+{ord(hidden):04X} ({what}), which makes a name look"
+            " like something it is not; rename the file without it."
+        )
+    if clean.startswith(".") or is_ignored(clean):
+        raise BadFileName(f"{clean!r}: hidden and temporary files are not indexed; rename it.")
+    if _RESERVED.match(clean) or clean.endswith((".", " ")) or any(c in clean for c in '<>:"|?*'):
+        raise BadFileName(f"{clean!r} is not a valid file name on every system; rename it.")
+    if len(clean.encode("utf-8")) > _MAX_NAME_BYTES:
+        raise BadFileName(f"The name is longer than {_MAX_NAME_BYTES} bytes; shorten it.")
+    return clean
+
+
+__all__ = [
+    "Added",
+    "BadFileName",
+    "DocumentError",
+    "DocumentNotFound",
+    "DocumentService",
+    "DocumentView",
+    "FileTooLarge",
+    "NoSpace",
+    "UnsupportedType",
+    "doc_id_for",
+]

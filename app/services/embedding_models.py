@@ -1,0 +1,408 @@
+"""Which embedding model answers, and switching it while the app runs.
+
+A new model's collection is built in the background from the chunks the old one holds
+(``ingest.pipeline.switch.ModelSwitch``) while the old collection keeps answering; then the
+retriever answers with the new one from its next search, and the old collection is
+dropped once no search reads it any more. A model that can't be loaded changes nothing:
+the old one keeps answering, nothing is saved, and ``state().problem`` says why.
+
+Choosing again while a rebuild runs cancels that rebuild (its partial collection is
+dropped) and starts the new one; choosing the model that answers just cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from chromadb.api import ClientAPI
+
+from app.settings import Settings
+from graph.retrieval.retriever import Reader, Retriever
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, collection_name
+from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.progress import EventBus, IngestEvent
+from ingest.pipeline.switch import ModelSwitch
+from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
+from models.ollama_embedder import OllamaEmbedder
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+FIELDS = ("embed_backend", "embed_model", "embed_host")
+"""The settings that choose the embedding model."""
+
+BUILT_IN_MODEL = MODEL_NAME
+"""The embedding model that runs in-process; its weights ship with Docent."""
+
+CHECK_TEXT = "Docent checks that this embedding model answers."
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name."""
+    if settings.embed_backend == "ollama":
+        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
+    return MiniLMEmbedder()
+
+
+def embedder_from(spec: dict[str, str]) -> Embedder:
+    """The embedder a stored spec names (the model the index was built with)."""
+    if spec.get("backend") == "ollama":
+        return OllamaEmbedder(spec["host"], spec["model"])
+    embedder = MiniLMEmbedder()
+    if embedder.name != spec["name"]:
+        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
+    return embedder
+
+
+def embedder_spec(embedder: Embedder, settings: Settings) -> str:
+    """What the registry remembers of the model the index answers with."""
+    spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
+    return json.dumps({**spec, "host": settings.embed_ollama_host})
+
+
+def model_label(settings: Settings) -> str:
+    """The model the settings name, as a person reads it."""
+    return settings.embed_model if settings.embed_backend == "ollama" else MODEL_NAME
+
+
+class EmbeddingUnavailable(Exception):
+    """The chosen embedding model can't be used; the message says why and what answers."""
+
+
+@dataclass(frozen=True)
+class EmbeddingState:
+    """What the window shows about the embedding model."""
+
+    answering: str
+    """The model whose collection answers searches now."""
+    building: str | None = None
+    """The model whose collection is being built, if one is."""
+    done: int = 0
+    total: int = 0
+    """Documents in the new collection, of those to copy."""
+    loading: str | None = None
+    """A chosen model being loaded (before its rebuild can start)."""
+    problem: str | None = None
+    """Why the last chosen model can't be used."""
+
+
+Listener = Callable[[EmbeddingState], None]
+
+
+class EmbeddingModels:
+    """The answering collection, the one being built, and switching between models."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        client: ClientAPI,
+        registry: Registry,
+        events: EventBus,
+        embedder: Embedder,
+        *,
+        previous: Embedder | None = None,
+        factory: Callable[[Settings], Embedder] = build_embedder,
+    ) -> None:
+        self.settings = settings
+        self.client = client
+        self.registry = registry
+        self.events = events
+        self.factory = factory
+        self.embedder = embedder
+        """The configured model: the one answering, or the one being built."""
+        self.store = ChromaStore(client, embedder, lookup=registry)
+        """The collection that answers."""
+        self.indexes: list[ChunkIndex] = [self.store]
+        """Every index the pipeline writes (the container adds the keyword index)."""
+        self.switch = self._resume(previous)
+        """Set while a new embedding model's collection is being built."""
+        self.loading: str | None = None
+        self.problem: str | None = None
+        self.pending: asyncio.Task[str] | None = None
+        """The last choice being applied; its result is the message for the person."""
+        self._retriever: Retriever | None = None
+        self._indexer: Indexer | None = None
+        self._save: Callable[[dict[str, Any]], None] = lambda _changes: None
+        self._task: asyncio.Task[None] | None = None
+        self._copying: asyncio.Future[Any] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._lock = asyncio.Lock()
+        self._failed: tuple[dict[str, Any], Settings] | None = None
+        """The last choice whose model couldn't load, for a retry."""
+        self._listeners: list[Listener] = []
+        events.subscribe(self._on_event)
+
+    def _resume(self, previous: Embedder | None) -> ModelSwitch | None:
+        """A switch from the model the index was built with, if the settings changed it."""
+        active = self.registry.state("embedder")
+        if active is None or json.loads(active)["name"] == self.embedder.name:
+            self.registry.set_state("embedder", embedder_spec(self.embedder, self.settings))
+            return None
+        spec = json.loads(active)
+        names = {c.name for c in self.client.list_collections()}
+        old_name = collection_name(spec["name"])
+        try:
+            if old_name not in names:
+                raise EmbedderUnavailable(f"no collection {old_name}")
+            old_embedder = previous or embedder_from(spec)
+        except Exception as exc:  # the old model is gone: rebuild from the files instead
+            log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
+            self.registry.set_state("embedder", embedder_spec(self.embedder, self.settings))
+            return None
+        old = ChromaStore(self.client, old_embedder, lookup=self.registry, name=old_name)
+        new, self.store = self.store, old  # the old collection answers until the swap
+        new.building = True
+        self.indexes[:] = [old, new]
+        return ModelSwitch(self.registry, old, new, self.events)
+
+    def attach(
+        self,
+        retriever: Retriever,
+        indexer: Indexer,
+        save: Callable[[dict[str, Any]], None],
+    ) -> None:
+        """What a switch swaps (the retriever's reader), waits for, and saves the choice with."""
+        self._retriever, self._indexer, self._save = retriever, indexer, save
+
+    # -- what the window shows --------------------------------------------------------
+
+    def state(self) -> EmbeddingState:
+        switch = self.switch
+        return EmbeddingState(
+            answering=self.store.embedder.name,
+            building=switch.new.embedder.name if switch else None,
+            done=switch.done if switch else 0,
+            total=switch.total if switch else 0,
+            loading=self.loading,
+            problem=self.problem,
+        )
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def retry(self) -> asyncio.Task[str] | None:
+        """Try the last choice that failed again (after pulling the model, say)."""
+        if self.problem is None or self._failed is None:
+            return None
+        return self.choose(*self._failed)
+
+    def dismiss(self) -> None:
+        """Forget why the last chosen model couldn't be used (the person has read it)."""
+        self.problem = None
+        self._tell()
+
+    def _tell(self) -> None:
+        state = self.state()
+        for listener in list(self._listeners):
+            try:
+                listener(state)
+            except Exception:  # one broken window must not silence the others
+                log.exception("embedding listener failed")
+
+    def _on_event(self, event: IngestEvent) -> None:
+        if event.kind == "switch":
+            self._tell()
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Go on with a switch the settings asked for before this start."""
+        if self.switch is not None:
+            self._task = asyncio.create_task(self._run(self.switch), name="embedding-switch")
+
+    def stop(self) -> None:
+        """Stop copying (a switch goes on from where it stopped at the next start)."""
+        if self.switch is not None:
+            self.switch.stop.set()
+        for task in (self._task, *self._background):
+            if task is not None:
+                task.cancel()
+
+    # -- choosing a model ---------------------------------------------------------------
+
+    def choose(self, changes: dict[str, Any], target: Settings) -> asyncio.Task[str]:
+        """Switch to the model ``target`` names, in the background (call on the event loop).
+
+        ``changes`` (of ``FIELDS``) are saved once the model has loaded. The task's result
+        says what happens now; it raises ``EmbeddingUnavailable`` if the model can't load.
+        """
+        self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target))
+        self.pending.add_done_callback(_quiet)
+        return self.pending
+
+    async def _choose(self, changes: dict[str, Any], target: Settings) -> str:
+        label = model_label(target)
+        async with self._lock:
+            self.loading, self.problem = label, None
+            self._tell()
+            try:
+                embedder = self._loaded(target)
+                if embedder is None:
+                    embedder = await asyncio.to_thread(self._load, target)
+            except Exception as error:
+                reason = str(error).strip().rstrip(".") or type(error).__name__
+                self.loading, self.problem = (
+                    None,
+                    (
+                        f"Docent can't use the embedding model {label}: {reason}. "
+                        f"It keeps answering with {self.store.embedder.name}."
+                    ),
+                )
+                self._failed = (changes, target)
+                self._tell()
+                raise EmbeddingUnavailable(self.problem) from error
+            self._failed = None
+            try:
+                self._save(changes)
+                return await self._switch_to(embedder)
+            finally:  # one change seen from loading to rebuilding: never "done" between
+                self.loading = None
+                self._tell()
+
+    def _loaded(self, target: Settings) -> Embedder | None:
+        """The answering or building model, when ``target`` names it: no second copy."""
+        candidates = [self.store.embedder] + ([self.switch.new.embedder] if self.switch else [])
+        wanted = (target.embed_model, target.embed_ollama_host)
+        for embedder in candidates:
+            if target.embed_backend == "minilm" and isinstance(embedder, MiniLMEmbedder):
+                return embedder
+            if (
+                target.embed_backend == "ollama"
+                and isinstance(embedder, OllamaEmbedder)
+                and (embedder.model, embedder.host) == wanted
+            ):
+                return embedder
+        return None
+
+    def _load(self, target: Settings) -> Embedder:
+        """Build the model and embed one text with it (in a worker thread)."""
+        embedder = self.factory(target)
+        vectors = embedder.embed([CHECK_TEXT])
+        if len(vectors) != 1 or not vectors[0]:
+            raise EmbedderUnavailable("it returned no vector")
+        return embedder
+
+    async def _switch_to(self, embedder: Embedder) -> str:
+        name, answering = embedder.name, self.store
+        self.embedder = embedder
+        if self.switch is not None:
+            if self.switch.new.embedder.name == name:
+                return f"The index is already being rebuilt with {name}."
+            await self._cancel()
+        if name == answering.embedder.name:  # the answering model, perhaps on another host
+            if embedder is not answering.embedder:
+                answering.embedder = embedder
+                self._activate(Reader(answering, embedder))
+            self.registry.set_state("embedder", embedder_spec(embedder, self.settings))
+            return f"Searches use {name}."
+        new = ChromaStore(self.client, embedder, lookup=self.registry)
+        new.building = True
+        self.indexes.append(new)
+        self.switch = ModelSwitch(self.registry, answering, new, self.events)
+        self._task = asyncio.create_task(self._run(self.switch), name="embedding-switch")
+        return (
+            f"Rebuilding the index with {name} in the background; "
+            f"{answering.embedder.name} answers until it is done."
+        )
+
+    # -- the switch -----------------------------------------------------------------------
+
+    async def _run(self, switch: ModelSwitch) -> None:
+        """Fill the new collection, then let it answer and drop the old one."""
+        try:
+            if not await self._in_thread(switch.run):
+                return
+            if self._indexer is not None:  # files being indexed when the switch began
+                await self._indexer.wait_idle()
+            await self._in_thread(switch.catch_up)
+            if switch.stop.is_set():
+                return
+            # From here to the end of the swap nothing awaits: no search sees half of it.
+            switch.new.building = False
+            old_reader = self._activate(Reader(switch.new, switch.new.embedder))
+            self.store = switch.new
+            self.indexes.remove(switch.old)
+            self.registry.set_state("embedder", embedder_spec(switch.new.embedder, self.settings))
+            self.switch = None
+            self._tell()
+            log.info("now answering with %s", switch.new.embedder.name)
+            self._retire(switch.old, old_reader)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("the embedding model switch failed; the old index keeps answering")
+            if self.switch is switch:
+                self.problem = (
+                    f"Rebuilding the index with {switch.new.embedder.name} failed: {error}. "
+                    f"{switch.old.embedder.name} keeps answering."
+                )
+                self._abandon(switch)
+                self._tell()
+
+    async def _cancel(self) -> None:
+        """Stop the rebuild under way and drop what it built."""
+        switch = self.switch
+        if switch is None:
+            return
+        switch.stop.set()
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._copying is not None:  # the copying thread stops after its current document
+            await asyncio.gather(self._copying, return_exceptions=True)
+        self._abandon(switch)
+
+    def _abandon(self, switch: ModelSwitch) -> None:
+        self.switch = None
+        if switch.new in self.indexes:
+            self.indexes.remove(switch.new)
+        self._retire(switch.new, None)
+
+    def _activate(self, reader: Reader) -> Reader | None:
+        return self._retriever.activate(reader) if self._retriever is not None else None
+
+    def _retire(self, store: ChromaStore, reader: Reader | None) -> None:
+        """Drop ``store``'s collection once no search and no file being indexed uses it."""
+
+        async def drop() -> None:
+            if reader is not None and self._retriever is not None:
+                await asyncio.to_thread(self._retriever.wait_unused, reader)
+            if self._indexer is not None:
+                await self._indexer.wait_idle()
+            async with self._lock:  # a new choice may have made the same collection again
+                live = {self.store.name} | (
+                    {self.switch.new.name, self.switch.old.name} if self.switch else set()
+                )
+                if store.name not in live:
+                    await asyncio.to_thread(store.drop)
+
+        task = asyncio.create_task(drop(), name=f"drop-{store.name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(_quiet)
+
+    async def _in_thread(self, work: Callable[[], T]) -> T:
+        """Copy in a thread that a cancelled caller doesn't abandon half-way."""
+        future: asyncio.Future[T] = asyncio.ensure_future(asyncio.to_thread(work))
+        self._copying = future
+        return await asyncio.shield(future)
+
+
+def _quiet(task: asyncio.Task[Any]) -> None:
+    """Retrieve a background task's outcome, logging what nobody awaited."""
+    if task.cancelled():
+        return
+    error = task.exception()
+    if error is not None and not isinstance(error, EmbeddingUnavailable):
+        log.error("embedding task failed", exc_info=error)

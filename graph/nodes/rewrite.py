@@ -1,0 +1,83 @@
+"""The rewriter node: turns the message into the searches the retriever runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from graph import prompts
+from graph.context import TurnContext
+from graph.events import Status
+from graph.mentions import strip_mentions
+from graph.nodes.route import pass_through_queries, passes_through
+from graph.state import AgentState, SearchQuery
+from models.llm import LLMError
+
+HISTORY_MESSAGES = 6
+"""Earlier messages the rewriter reads to resolve references."""
+HISTORY_CHARS = 600
+"""Of each, at most this much: references point at names, not at whole answers."""
+MAX_QUERY_CHARS = 500
+
+
+async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
+    """Make the message a standalone query (one LLM call, only when there is history to
+    resolve against), aimed at each mentioned file; rephrasings too when expansion is on."""
+    context = runtime.context
+    runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE))
+    mentions = state.get("mentions") or []
+    # The router already resolved the mentions; only those need taking out.
+    text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
+    if passes_through(state, context.options):
+        return {"queries": pass_through_queries(text, mentions)}
+    standalone, rephrasings = await _ask(
+        context, state.get("messages", []), text, context.options.rephrasings
+    )
+    texts = list(dict.fromkeys([standalone or text, *rephrasings]))
+    queries: list[SearchQuery] = []
+    for query in texts:
+        queries.extend(pass_through_queries(query, mentions))
+    return {"queries": queries}
+
+
+async def _ask(
+    context: TurnContext, messages: Sequence[AnyMessage], text: str, variants: int
+) -> tuple[str | None, list[str]]:
+    """One JSON call; on any error, timeout or malformed reply: (None, [])."""
+    system = prompts.REWRITE_SYSTEM.format(
+        variants=prompts.REWRITE_VARIANTS.format(count=variants) if variants else "",
+        variants_key=', "variants": ["...", "...", "..."]' if variants else "",
+    )
+    user = prompts.REWRITE_USER.format(history=_history(messages) or "(none)", question=text)
+    try:
+        reply = await context.llm.complete_json(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            prompts.rewrite_schema(variants),
+            timeout=context.options.rewrite_timeout,
+        )
+    except LLMError:
+        return None, []
+    query = _clean(reply.get("query"))
+    found = reply.get("variants")
+    rephrasings = [v for v in map(_clean, found) if v] if isinstance(found, list) else []
+    return query, rephrasings[:variants]
+
+
+def _clean(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return " ".join(value.split())[:MAX_QUERY_CHARS]
+
+
+def _history(messages: Sequence[AnyMessage]) -> str:
+    earlier = list(messages[:-1])[-HISTORY_MESSAGES:]
+    lines = []
+    for message in earlier:
+        who = "User" if isinstance(message, HumanMessage) else "Assistant"
+        content = " ".join(str(message.content).split())
+        if len(content) > HISTORY_CHARS:
+            content = content[: HISTORY_CHARS - 1] + "…"
+        lines.append(f"{who}: {content}")
+    return "\n".join(lines)

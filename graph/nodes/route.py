@@ -1,0 +1,153 @@
+"""The router node: decides whether a turn searches the documents, cheapest tier first.
+
+1. the user's mode, an empty library, or a resolved @mention decide outright;
+2. keyword and pattern rules (graph/nodes/rules.py);
+3. a vector probe: the best chunk far from the question means chat, close means rag;
+4. only what is still ambiguous asks the LLM for a JSON intent; any failure searches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Literal
+
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from graph import prompts
+from graph.context import TurnContext
+from graph.events import Status
+from graph.mentions import find_mentions, matched_paths, strip_mentions
+from graph.nodes.rules import apply_rules
+from graph.options import TurnOptions
+from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
+from models.llm import LLMError
+
+LIBRARY_SAMPLE = 12
+"""File names the LLM tier is shown, to know what the library is about."""
+
+
+def pass_through_queries(text: str, mentions: Sequence[str]) -> list[SearchQuery]:
+    """The searches for a message taken as it is: one per mentioned file, else one."""
+    if mentions:
+        return [SearchQuery(text=text, files=[path]) for path in mentions]
+    return [SearchQuery(text=text, files=[])]
+
+
+def has_history(state: AgentState) -> bool:
+    """Whether earlier messages precede the one being answered."""
+    return len(state.get("messages", [])) > 1
+
+
+def passes_through(state: AgentState, options: TurnOptions) -> bool:
+    """Whether the rewriter searches for the message as it is (no history to resolve
+    against, no rephrasings asked for): then the router may start on it already."""
+    return not has_history(state) and not options.rephrasings
+
+
+def may_search_as_is(text: str, mode: Mode, options: TurnOptions) -> bool:
+    """Whether a new session's first message may be searched just as it is typed, so that
+    embedding it can start before the graph runs.
+
+    Not what is surely chat (the mode, a small-talk or writing rule), nor a message naming
+    files (the router resolves those first), nor when queries are expanded (the rewriter's
+    variants are searched instead). The library is not read here, on the caller's event
+    loop: in an empty one the embedding is merely not used."""
+    if mode == "chat" or "@" in text or options.rephrasings:
+        return False
+    rule = apply_rules(text, after_search=False) if mode == "auto" else None
+    return rule is None or rule.route == "rag"
+
+
+async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[Route, str]:
+    """The LLM tier: a JSON intent; malformed or failed answers search (a missed search is
+    worse than an unneeded one)."""
+    files = ", ".join(PurePosixPath(p).name for p in context.known_files()[:LIBRARY_SAMPLE])
+    history = _last_exchange(state.get("messages", []))
+    messages = [
+        {"role": "system", "content": prompts.ROUTE_SYSTEM.format(files=files or "none")},
+        {"role": "user", "content": prompts.ROUTE_USER.format(history=history, question=text)},
+    ]
+    try:
+        reply = await context.llm.complete_json(
+            messages, prompts.ROUTE_SCHEMA, timeout=context.options.route_timeout
+        )
+    except LLMError as error:
+        return "rag", f"LLM failed, searching anyway: {error}"
+    verdict = str(reply.get("route", "")).strip().lower()
+    if verdict == "chat":
+        return "chat", "LLM said chat"
+    if verdict in ("documents", "rag", "search", "docs"):
+        return "rag", "LLM said documents"
+    return "rag", f"LLM answered {reply!r}, searching anyway"
+
+
+def _last_exchange(messages: Sequence[AnyMessage]) -> str:
+    earlier = list(messages[:-1])[-2:]
+    lines = [
+        f"{'User' if isinstance(m, HumanMessage) else 'Assistant'}: {str(m.content)[:300]}"
+        for m in earlier
+    ]
+    return "Earlier:\n" + "\n".join(lines) + "\n\n" if lines else ""
+
+
+async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
+    """Pick the route, say which tier decided it, and resolve @mentions."""
+    context = runtime.context
+    runtime.stream_writer(Status("router", prompts.STATUS_ROUTE))
+    question = state["question"]
+    # The library is read only when needed: small talk settles without it.
+    known = context.known_files() if "@" in question else None
+    mentioned = find_mentions(question, known) if known is not None else []
+    mentions = matched_paths(mentioned)
+    text = strip_mentions(question, mentioned) or question
+    after_search = has_history(state) and state.get("route") == "rag"
+    mode = state.get("mode", "auto")
+    score: float | None = None
+    chosen: Route
+    tier: RouteTier
+    rule = apply_rules(text, after_search=after_search) if mode == "auto" else None
+    if mode in ("rag", "chat"):
+        chosen, tier, reason = ("rag" if mode == "rag" else "chat"), "mode", f"mode {mode}"
+    elif mentions:
+        chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
+    elif rule is not None and rule.route == "chat":
+        chosen, tier, reason = "chat", "rules", rule.name
+    elif not (known if known is not None else context.known_files()):
+        chosen, tier, reason = "chat", "library", "no documents to search"
+    elif rule is not None:
+        chosen, tier, reason = rule.route, "rules", rule.name
+    else:
+        # The search of the library's nearest chunks is the turn's: a retrieval of the
+        # same text takes it over.
+        score = await asyncio.to_thread(context.search.probe, text)
+        tier = "probe"
+        if score < context.options.probe_chat_below:
+            chosen, reason = "chat", f"best chunk {score:.2f} is far from the question"
+        elif score >= context.options.probe_rag_above:
+            chosen, reason = "rag", f"best chunk {score:.2f} is close to the question"
+        else:
+            tier = "llm"
+            chosen, reason = await ask_llm(context, state, text)
+    if chosen == "rag" and passes_through(state, context.options):
+        # The question's embedding overlaps the steps between here and the search.
+        context.search.warm(text)
+    # Sources belong to one turn; a chat turn must not inherit the last search's.
+    return {
+        "route": chosen,
+        "routed_by": tier,
+        "route_reason": reason,
+        "probe_score": score,
+        "mentions": mentions,
+        "mentioned": mentioned,
+        "sources": [],
+        "passages": [],
+        "queries": [],
+    }
+
+
+def after_route(state: AgentState) -> Literal["rewriter", "generator"]:
+    """Conditional edge: chat goes straight to the generator."""
+    return "rewriter" if state["route"] == "rag" else "generator"

@@ -1,0 +1,341 @@
+"""The keyword (BM25) index: follows the library document by document, never rebuilt per query.
+
+It implements ``ChunkIndex``. Each write adds one small BM25 segment and marks the old
+rows of the document dead; segments of similar size are merged (so there are only
+logarithmically many), and a segment that is mostly dead is compacted. With a folder it
+persists itself there: immutable segment files plus a manifest written last, so a crash
+leaves the previous state readable, and ``catch_up`` fills any gap from the store.
+
+Searches never wait for writers: they read an immutable snapshot (``_View``) that a
+write, merges included, replaces in one assignment when it is done. Writers take turns.
+
+It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
+and may block; async callers use ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ingest.index.keyword.scores import KeywordHit, KeywordScores
+from ingest.index.keyword.segments import (
+    DocRows,
+    IntArray,
+    Segment,
+    build_segment,
+    lucene_idf,
+    merge_segments,
+)
+from ingest.index.keyword.store import load_state, save_manifest, save_new_segment
+from ingest.index.keyword.terms import terms
+from ingest.types import Chunk
+
+log = logging.getLogger(__name__)
+
+__all__ = ["KeywordHit", "KeywordIndex", "KeywordScores"]
+
+MAX_QUERY_CHARS = 4_000
+"""A query's text beyond this is not read: no question needs more, and terms cost work."""
+MAX_QUERY_TERMS = 32
+"""Distinct query terms scored at most, the rarest first."""
+_COMPACT_DEAD_SHARE = 0.5
+_CATCH_UP_ROWS = 20_000
+"""Rows per segment when catching up in bulk: large, yet bounded in memory."""
+
+
+class ChunkSource(Protocol):
+    """Where ``catch_up`` reads chunks from: the store the index must agree with."""
+
+    def document_ids(self) -> set[str]: ...
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]: ...
+
+
+@dataclass(frozen=True)
+class _View:
+    """What searches read: a consistent state of the index that writers never change.
+
+    Writers build the next state beside it (merges included) and swap it in at once.
+    """
+
+    segments: tuple[Segment, ...] = ()
+    lives: tuple[npt.NDArray[np.bool_], ...] = ()
+    df: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    rows: int = 0
+    """Live rows in all: BM25's N."""
+
+
+class KeywordIndex:
+    """BM25 over every chunk of the library, kept in step through ``ChunkIndex``."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self._lock = threading.RLock()
+        """Held by writers only; readers use ``_view``."""
+        self._view = _View()
+        self._vocab: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._df = np.zeros(1024, dtype=np.int64)
+        self._segments: list[Segment] = []
+        self._where: dict[str, Segment] = {}
+        self._unsaved: list[Segment] = []
+        if folder is not None:
+            state = load_state(folder)
+            if state is not None:
+                self._terms, self._segments = state
+                self._vocab = {t: i for i, t in enumerate(self._terms)}
+                self._reindex()
+                self._publish()
+
+    # -- ChunkIndex ------------------------------------------------------------------
+
+    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        """Make ``chunks`` the document's only chunks; readers see the old or the new set."""
+        with self._lock:
+            new_terms = len(self._terms)
+            doc = DocRows(
+                doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
+            )
+            self._kill(doc_id)
+            if chunks:
+                self._add(build_segment([doc], name=_new_name()))
+            self._publish()  # the new text is searchable now; a merge may take a while
+            if self._merge():
+                self._publish()
+            self._persist(new_terms)
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove every chunk of the document; no error if it has none."""
+        with self._lock:
+            if doc_id not in self._where:
+                return
+            self._kill(doc_id)
+            self._publish()
+            self._persist(len(self._terms))
+
+    def document_ids(self) -> set[str]:
+        """Ids of every document with at least one chunk."""
+        with self._lock:
+            return set(self._where)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def count(self) -> int:
+        """How many live chunks the index holds."""
+        return self._view.rows
+
+    def term_weights(self, query: str) -> dict[str, float]:
+        """The query's terms as a search scores them, each with its idf (the rarest
+        ``MAX_QUERY_TERMS``; a term no chunk holds gets the highest idf there is)."""
+        words, _, idf = self._query_terms(self._view, query)
+        return dict(zip(words, idf.tolist(), strict=True))
+
+    def _query_terms(
+        self, view: _View, query: str
+    ) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """(terms, their ids (-1: unknown to ``view``), their idf), rarest first if capped."""
+        unique = list(dict.fromkeys(terms(query[:MAX_QUERY_CHARS])))
+        # A term a writer added after this view was made is unknown to it.
+        ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
+        ids[ids >= len(view.df)] = -1
+        df = np.where(ids >= 0, view.df[np.clip(ids, 0, None)], 0)
+        idf = lucene_idf(df, max(1, view.rows))
+        if len(ids) > MAX_QUERY_TERMS:
+            keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
+            unique, ids, idf = [unique[i] for i in keep], ids[keep], idf[keep]
+        return unique, ids, idf
+
+    def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
+        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
+        view = self._view  # one read: what a concurrent write swaps in comes next time
+        _, ids, idf = self._query_terms(view, query)
+        total_idf = float(idf.sum())
+        known = ids >= 0
+        term_ids = ids[known].astype(np.int32)
+        term_idf = idf[known]
+        order = np.argsort(term_ids)
+        term_ids, term_idf = term_ids[order], term_idf[order]
+        scores, matched = [], []
+        for segment, live in zip(view.segments, view.lives, strict=True):
+            if doc_ids is not None:
+                live = live & _rows_of(segment, doc_ids)
+            score, match = segment.score(term_ids, term_idf, live)
+            scores.append(score)
+            matched.append(match)
+        empty = np.zeros(0, dtype=np.float32)
+        return KeywordScores(
+            view.segments,
+            view.lives,
+            np.concatenate(scores) if scores else empty,
+            np.concatenate(matched) if matched else empty,
+            total_idf,
+        )
+
+    def catch_up(self, source: ChunkSource) -> tuple[int, int]:
+        """Agree with ``source``: add its documents this index lacks, drop those it has not.
+
+        Returns (added, removed). Needs no embedding, so it is cheap after a crash or on
+        the first start with an existing library: documents are added in large segments
+        and the files written once, not one segment and one manifest per document.
+        """
+        theirs = source.document_ids()
+        with self._lock:
+            ours = set(self._where)
+            first_new_term = len(self._terms)
+            for doc_id in ours - theirs:
+                self._kill(doc_id)
+            batch: list[DocRows] = []
+            for doc_id in sorted(theirs - ours):
+                chunks = source.document_chunks(doc_id)
+                if chunks:
+                    batch.append(
+                        DocRows(
+                            doc_id,
+                            [c.index for c in chunks],
+                            [self._ids(terms(c.text)) for c in chunks],
+                        )
+                    )
+                if sum(len(d.indexes) for d in batch) >= _CATCH_UP_ROWS:
+                    self._add(build_segment(batch, name=_new_name()))
+                    self._publish()  # searchable batch by batch
+                    batch = []
+            if batch:
+                self._add(build_segment(batch, name=_new_name()))
+            self._publish()
+            self._persist(first_new_term)
+        return len(theirs - ours), len(ours - theirs)
+
+    def compact(self) -> None:
+        """Merge every segment into one, dropping dead rows; searches go on meanwhile."""
+        with self._lock:
+            live = sum(s.live_rows for s in self._segments)
+            if len(self._segments) < 2 and live == sum(s.rows for s in self._segments):
+                return
+            first_new_term = len(self._terms)
+            if live:
+                self._replace(list(self._segments), merge_segments(self._segments, _new_name()))
+            else:
+                for segment in self._segments:
+                    self._count_df(segment, -1)
+                self._segments = []
+            self._publish()
+            self._persist(first_new_term)
+
+    # -- internals (call with the lock held) -------------------------------------------
+
+    def _ids(self, words: list[str]) -> IntArray:
+        out = np.empty(len(words), dtype=np.int32)
+        for i, word in enumerate(words):
+            term = self._vocab.get(word)
+            if term is None:
+                term = self._vocab[word] = len(self._terms)
+                self._terms.append(word)
+            out[i] = term
+        return out
+
+    def _grow_df(self) -> None:
+        if len(self._terms) > len(self._df):
+            grown = np.zeros(max(len(self._terms), 2 * len(self._df)), dtype=np.int64)
+            grown[: len(self._df)] = self._df
+            self._df = grown
+
+    def _count_df(self, segment: Segment, sign: int) -> None:
+        self._grow_df()
+        term_ids, counts = segment.live_df()
+        np.add.at(self._df, term_ids, sign * counts)
+
+    def _add(self, segment: Segment) -> None:
+        self._segments.append(segment)
+        self._unsaved.append(segment)
+        self._count_df(segment, +1)
+        for doc_id in segment.doc_ids:
+            self._where[doc_id] = segment
+
+    def _kill(self, doc_id: str) -> None:
+        segment = self._where.pop(doc_id, None)
+        if segment is None:
+            return
+        self._count_df(segment, -1)
+        segment.live = segment.without(doc_id)  # readers keep the mask they hold
+        self._count_df(segment, +1)
+        if segment.live_rows == 0:
+            self._segments = [s for s in self._segments if s is not segment]
+        elif segment.live_rows < (1 - _COMPACT_DEAD_SHARE) * segment.rows:
+            self._replace([segment], merge_segments([segment], name=_new_name()))
+
+    def _merge(self) -> bool:
+        """Merge the newest segments while the last is at least half the one before it.
+
+        Searches go on reading the published view meanwhile; True if anything merged.
+        """
+        merged_any = False
+        while len(self._segments) >= 2:
+            last, before = self._segments[-1], self._segments[-2]
+            if last.live_rows * 2 < before.live_rows:
+                break
+            merged = merge_segments([before, last], name=_new_name())
+            self._replace([before, last], merged)
+            merged_any = True
+        return merged_any
+
+    def _replace(self, old: list[Segment], new: Segment) -> None:
+        at = next(i for i, s in enumerate(self._segments) if s is old[0])
+        for segment in old:
+            self._count_df(segment, -1)
+        self._segments = [s for s in self._segments if not any(s is o for o in old)]
+        self._segments.insert(at, new)
+        self._count_df(new, +1)
+        for doc_id in new.doc_ids:
+            self._where[doc_id] = new
+        self._unsaved.append(new)
+
+    def _reindex(self) -> None:
+        self._df = np.zeros(max(1024, len(self._terms)), dtype=np.int64)
+        self._where = {}
+        for segment in self._segments:
+            self._count_df(segment, +1)
+            for i, doc_id in enumerate(segment.doc_ids):
+                if segment.live[int(segment.doc_start[i])]:
+                    self._where[doc_id] = segment
+
+    def _publish(self) -> None:
+        """Let searches see the state the writer has built (one atomic assignment)."""
+        segments = tuple(self._segments)
+        self._view = _View(
+            segments=segments,
+            lives=tuple(s.live for s in segments),
+            df=self._df.copy(),
+            rows=sum(s.live_rows for s in segments),
+        )
+
+    def _persist(self, first_new_term: int) -> None:
+        unsaved, self._unsaved = self._unsaved, []
+        if self.folder is None:
+            return
+        for segment in unsaved:
+            if any(segment is s for s in self._segments):
+                save_new_segment(self.folder, segment)
+        save_manifest(self.folder, self._terms, first_new_term, self._segments)
+
+
+def _rows_of(segment: Segment, doc_ids: Collection[str]) -> npt.NDArray[np.bool_]:
+    """A mask of the segment's rows that belong to ``doc_ids``."""
+    mask = np.zeros(segment.rows, dtype=bool)
+    for doc_id in doc_ids:
+        span = segment.doc_range(doc_id)
+        if span:
+            mask[span[0] : span[1]] = True
+    return mask
+
+
+def _new_name() -> str:
+    return f"seg-{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,65 @@
+"""The write side of the indexes: what the pipeline keeps in step with the folder.
+
+The Chroma store is one such index; the keyword (BM25) index is another. The pipeline
+writes to every index through this protocol, so adding an index is adding an object
+that implements it. ``doc_id`` here is the content key (``ingest.keys.content_key``):
+identical files share it and a rename does not change it.
+
+An index that also implements ``VectorIndex`` receives its chunks batch by batch with
+vectors the pipeline computed once (held, then written with other files' chunks: see
+``ingest.pipeline.write_behind``), and can say which chunks it holds already, so an interrupted
+document resumes instead of being embedded again. Any other index receives
+the whole document through ``replace_document`` once its chunks are known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from ingest.types import Chunk
+
+
+@runtime_checkable
+class ChunkIndex(Protocol):
+    """An index of chunks, written per document."""
+
+    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        """Make ``chunks`` the document's only chunks, atomically for readers where possible."""
+        ...
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove every chunk of the document; no error if it has none."""
+        ...
+
+    def document_ids(self) -> set[str]:
+        """Ids of every document with at least one chunk (for reconcile)."""
+        ...
+
+
+@runtime_checkable
+class VectorIndex(ChunkIndex, Protocol):
+    """An index of chunks with vectors, written incrementally."""
+
+    def add_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Write (or overwrite, by chunk id) these chunks of ``doc_id`` with their vectors."""
+        ...
+
+    def hold_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Keep these chunks of ``doc_id`` until the next ``flush`` writes them."""
+        ...
+
+    def flush(self) -> dict[str, BaseException]:
+        """Write every held chunk; return the documents whose chunks failed, with why.
+
+        Interrupted, it holds again what it took: a held chunk is never dropped unwritten.
+        """
+        ...
+
+    def chunk_indexes(self, doc_id: str) -> set[int]:
+        """Which chunk indexes of ``doc_id`` the index holds."""
+        ...

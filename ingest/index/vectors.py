@@ -1,0 +1,417 @@
+"""The Chroma store: one collection of chunks per embedding model.
+
+We always pass embeddings ourselves: collections are created without an embedding
+function, so chromadb never loads (or downloads) its default ONNX model. All methods are
+synchronous and may block; async callers use ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol, cast
+from urllib.parse import urlsplit
+
+import chromadb
+from chromadb.api import ClientAPI
+
+from ingest.index.group_commit import GroupCommit
+from ingest.keys import chunk_id
+from ingest.types import Chunk, Hit
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 512
+"""Texts per call to the embedder: large, since the embedder sorts one call's texts by
+length to pad little, yet bounded so a huge document doesn't hold every vector at once."""
+
+_NO_PAGE = -1  # Chroma rejects None in metadata
+TEXT_KEY = "text"
+"""The metadata key that holds a chunk's text. Chroma builds a full-text (trigram) index
+of every document it is given, which Docent never queries (keyword search is its own
+BM25 index) and which cost about a third of each write's CPU; so the text is stored as
+metadata instead. Collections written before keep their texts as documents: every read
+takes either."""
+_ID_PAGE = 10_000
+_SLACK = 8
+"""Extra results asked of Chroma, so dropping content no path holds still leaves k."""
+
+
+class StoreUnavailable(Exception):
+    """The Chroma server named by the settings cannot be reached."""
+
+
+def _settings(**overrides: Any) -> chromadb.Settings:
+    # chromadb.Settings also reads CHROMA_* variables and a .env file in the working
+    # directory; pinning these here means no environment can turn reporting back on.
+    noop = "chromadb.telemetry.product.posthog.Posthog"  # its capture() does nothing
+    return chromadb.Settings(
+        anonymized_telemetry=False,
+        chroma_product_telemetry_impl=noop,
+        chroma_telemetry_impl=noop,
+        chroma_otel_granularity="none",
+        chroma_otel_collection_endpoint="",
+        allow_reset=False,
+        **overrides,
+    )
+
+
+def make_chroma_client(data_dir: Path, url: str | None = None) -> ClientAPI:
+    """The embedded store in ``data_dir/chroma``, or the Chroma server at ``url``."""
+    if not url:
+        path = data_dir / "chroma"
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=_settings())
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    ssl = parts.scheme == "https"
+    host = parts.hostname or "localhost"
+    port = parts.port or (443 if ssl else 8000)
+    try:
+        return chromadb.HttpClient(
+            host=host,
+            port=port,
+            ssl=ssl,
+            settings=_settings(chroma_server_host=host, chroma_server_http_port=port),
+        )
+    except Exception as exc:  # chromadb raises ValueError on connection failure
+        raise StoreUnavailable(
+            f"Chroma is not reachable at {url} ({exc}). Start the Chroma server, or unset"
+            " DOCENT_CHROMA_URL to use the embedded store."
+        ) from exc
+
+
+def collection_name(embedder_name: str) -> str:
+    """A Chroma collection name for an embedding model, e.g. ``docent-all-minilm-l6-v2``.
+
+    Chroma allows 3-512 characters from [a-zA-Z0-9._-], alphanumeric at both ends and
+    no "..": everything else becomes "-".
+    """
+    slug = re.sub(r"[^a-z0-9._-]+", "-", embedder_name.lower())
+    slug = re.sub(r"\.{2,}", ".", slug)
+    slug = re.sub(r"-{2,}", "-", slug).strip("._-")
+    return f"docent-{slug or 'default'}"[:512].rstrip("._-")
+
+
+def _metadata(chunk: Chunk) -> dict[str, str | int]:
+    return {
+        "doc_id": chunk.doc_id,
+        "path": chunk.path,
+        "file": chunk.file,
+        "page": _NO_PAGE if chunk.page is None else chunk.page,
+        "index": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "sha256": chunk.sha256,
+        "heading": chunk.heading,
+    }
+
+
+def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
+    text = meta.get(TEXT_KEY)
+    page = int(meta["page"])
+    return Chunk(
+        doc_id=str(meta["doc_id"]),
+        path=str(meta["path"]),
+        file=str(meta["file"]),
+        page=None if page == _NO_PAGE else page,
+        index=int(meta["index"]),
+        start=int(meta["start"]),
+        end=int(meta["end"]),
+        text=str(text) if text is not None else document or "",
+        sha256=str(meta["sha256"]),
+        heading=str(meta.get("heading", "")),
+    )
+
+
+def _records(
+    doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+) -> list[_Record]:
+    return [
+        _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
+        for chunk, vector in zip(chunks, vectors, strict=True)
+    ]
+
+
+def _id(key: tuple[str, int]) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def _key(chunk_id: str) -> tuple[str, int]:
+    doc_id, index = chunk_id.rsplit(":", 1)
+    return doc_id, int(index)
+
+
+def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One chunk as Chroma stores it."""
+
+    id: str
+    vector: list[float]
+    text: str
+    metadata: dict[str, str | int]
+
+
+class KeyLookup(Protocol):
+    """The registry's read side: which paths a content key answers for, and back."""
+
+    def paths_for_keys(self, keys: Iterable[str]) -> dict[str, list[str]]: ...
+
+    def keys_for_files(self, files: Iterable[str]) -> set[str]: ...
+
+
+class ChromaStore:
+    """Chunks and their vectors for one embedding model, keyed by content.
+
+    With a ``lookup`` (the registry), search reports each chunk under the paths that hold
+    its content now, and leaves out content no path points at (an old version being
+    replaced, or garbage not yet collected).
+    """
+
+    building = False
+    """True while a new model's collection is filled: reconcile leaves it alone."""
+
+    def __init__(
+        self,
+        client: ClientAPI,
+        embedder: Embedder,
+        *,
+        lookup: KeyLookup | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.client = client
+        self.embedder = embedder
+        self.lookup = lookup
+        self.name = name or collection_name(embedder.name)
+        self._collection = client.get_or_create_collection(
+            name=self.name,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedder": embedder.name},
+            embedding_function=None,
+        )
+        # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
+        # few records it holds (see ingest.group_commit).
+        self.writes = GroupCommit(self._upsert, max(1, min(client.get_max_batch_size(), 1000)))
+        self._held: list[tuple[str, list[_Record]]] = []
+        self._holding = threading.Lock()
+
+    def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
+
+        Everything is embedded before the old chunks are deleted, so a failing
+        embedder leaves the previous version searchable.
+        """
+        vectors: list[list[float]] = []
+        for batch in _batches(chunks, EMBED_BATCH):
+            vectors.extend(self.embedder.embed([chunk.text for chunk in batch]))
+        if len(vectors) != len(chunks):
+            raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
+        self.delete_document(doc_id)
+        self.add_chunks(doc_id, chunks, vectors)
+
+    def add_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Write (or overwrite) these chunks of ``doc_id`` with their vectors."""
+        self.writes.submit(_records(doc_id, chunks, vectors))
+
+    def hold_chunks(
+        self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """Keep these chunks for the next ``flush``, which writes several files' at once."""
+        with self._holding:
+            self._held.append((doc_id, _records(doc_id, chunks, vectors)))
+
+    def flush(self) -> dict[str, BaseException]:
+        """Write every held chunk; the documents whose chunks failed, with the error (one
+        document's bad chunk fails that document only)."""
+        with self._holding:
+            parts, self._held = self._held, []
+        try:
+            errors = self.writes.submit_parts([records for _, records in parts])
+        except BaseException:  # interrupted: nothing is known written, so hold it all again
+            with self._holding:
+                self._held[:0] = parts
+            raise
+        failed = zip((doc_id for doc_id, _ in parts), errors, strict=True)
+        return {doc_id: error for doc_id, error in failed if error is not None}
+
+    def _upsert(self, records: Sequence[_Record]) -> None:
+        self._collection.upsert(
+            ids=[r.id for r in records],
+            embeddings=cast(Any, [r.vector for r in records]),
+            metadatas=cast(Any, [{**r.metadata, TEXT_KEY: r.text} for r in records]),
+        )
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove every chunk of the document (no error if it has none)."""
+        self._collection.delete(where={"doc_id": doc_id})
+
+    def chunk_indexes(self, doc_id: str) -> set[int]:
+        """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
+        found = self._collection.get(where={"doc_id": doc_id}, include=[])
+        return {int(cid.rsplit(":", 1)[1]) for cid in found["ids"]}
+
+    def chunks_of(self, doc_id: str, batch: int = 64) -> Iterator[list[Chunk]]:
+        """Every stored chunk of ``doc_id``, ``batch`` at a time (to copy them elsewhere)."""
+        found = self._collection.get(where={"doc_id": doc_id}, include=["metadatas"])
+        ids = sorted(found["ids"], key=lambda cid: int(cid.rsplit(":", 1)[1]))
+        for start in range(0, len(ids), batch):
+            part = self._collection.get(
+                ids=ids[start : start + batch], include=["documents", "metadatas"]
+            )
+            texts, metas = part["documents"] or [], part["metadatas"] or []
+            yield [_chunk(meta, text) for text, meta in zip(texts, metas, strict=True)]
+
+    def drop(self) -> None:
+        """Delete the whole collection (after a model switch)."""
+        self.client.delete_collection(self.name)
+
+    def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
+        """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.
+
+        Each entry of ``files`` matches a document by file name or by relative path.
+        """
+        if not query.strip() or k <= 0:
+            return []
+        where: Any = None
+        if files and self.lookup is not None:
+            keys = sorted(self.lookup.keys_for_files(files))
+            if not keys:
+                return []
+            where = {"doc_id": {"$in": keys}}
+        elif files:
+            names = sorted({name.replace("\\", "/") for name in files})
+            where = {"$or": [{"file": {"$in": names}}, {"path": {"$in": names}}]}
+        vector = self.embedder.embed([query])[0]
+        result = self._collection.query(
+            query_embeddings=cast(Any, [vector]),
+            n_results=k if self.lookup is None else k + _SLACK,
+            where=where,
+            include=cast(Any, ["documents", "metadatas", "distances"]),
+        )
+        documents = (result.get("documents") or [[]])[0]
+        metadatas = (result.get("metadatas") or [[]])[0]
+        distances = (result.get("distances") or [[]])[0]
+        hits = [
+            Hit(chunk=_chunk(meta, text), score=1.0 - float(distance))
+            for text, meta, distance in zip(documents, metadatas, distances, strict=True)
+        ]
+        return self._resolve(hits)[:k]
+
+    def _resolve(self, hits: list[Hit]) -> list[Hit]:
+        """Put each hit under the paths holding its content now; drop content no path holds."""
+        if self.lookup is None:
+            return hits
+        paths = self.lookup.paths_for_keys({hit.chunk.doc_id for hit in hits})
+        resolved = []
+        for hit in hits:
+            where = paths.get(hit.chunk.doc_id)
+            if where:
+                chunk = replace(hit.chunk, path=where[0], file=PurePosixPath(where[0]).name)
+                resolved.append(Hit(chunk=chunk, score=hit.score, paths=tuple(where)))
+        return resolved
+
+    def nearest(
+        self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[tuple[str, int], float]]:
+        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first.
+
+        Only ids and distances: reading texts and metadata is most of a query's cost, so
+        callers fetch those (``get_chunks``) for the few chunks they keep.
+        """
+        if k <= 0 or (doc_ids is not None and not doc_ids):
+            return []
+        where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
+        result = self._collection.query(
+            query_embeddings=cast(Any, [list(vector)]),
+            n_results=k,
+            where=where,
+            include=cast(Any, ["distances"]),
+        )
+        ids = (result.get("ids") or [[]])[0]
+        distances = (result.get("distances") or [[]])[0]
+        return [
+            (_key(chunk_id), 1.0 - float(distance))
+            for chunk_id, distance in zip(ids, distances, strict=True)
+        ]
+
+    def vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Sequence[float]]:
+        """The stored vectors of the chunks with these keys that exist."""
+        if not keys:
+            return {}
+        page = self._collection.get(
+            ids=[_id(key) for key in keys], include=cast(Any, ["embeddings"])
+        )
+        embeddings = page.get("embeddings")
+        if embeddings is None:
+            return {}
+        return dict(zip(map(_key, page["ids"]), embeddings, strict=True))
+
+    def get_chunks(self, keys: Sequence[tuple[str, int]]) -> list[Chunk]:
+        """The chunks with these (doc id, index) keys that exist."""
+        if not keys:
+            return []
+        page = self._collection.get(
+            ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
+        )
+        return [
+            _chunk(meta, text)
+            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
+        ]
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        """Every chunk of one document, in order."""
+        page = self._collection.get(
+            where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
+        )
+        chunks = [
+            _chunk(meta, text)
+            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
+        ]
+        return sorted(chunks, key=lambda chunk: chunk.index)
+
+    def count(self) -> int:
+        """How many chunks the collection holds."""
+        return self._collection.count()
+
+    def chunk_counts(self) -> Counter[str]:
+        """How many chunks each stored document has (for the consistency check)."""
+        counts: Counter[str] = Counter()
+        for ids in self._id_pages():
+            counts.update(cid.rsplit(":", 1)[0] for cid in ids)
+        return counts
+
+    def document_ids(self) -> set[str]:
+        """Ids of every document with at least one chunk."""
+        return set(self.chunk_counts())
+
+    def texts(self) -> Iterator[str]:
+        """Every stored chunk's text, in no particular order (for checks and benchmarks)."""
+        for page in self._pages(["documents", "metadatas"]):
+            documents, metadatas = page["documents"] or [], page["metadatas"] or []
+            for document, meta in zip(documents, metadatas, strict=True):
+                yield _chunk(meta, document).text
+
+    def _id_pages(self) -> Iterator[list[str]]:
+        for page in self._pages([]):
+            yield page["ids"]
+
+    def _pages(self, include: list[str]) -> Iterator[Any]:
+        offset = 0
+        while True:
+            page = self._collection.get(include=cast(Any, include), limit=_ID_PAGE, offset=offset)
+            yield page
+            if len(page["ids"]) < _ID_PAGE:
+                return
+            offset += _ID_PAGE

@@ -1,0 +1,628 @@
+"""The indexer: workers that take paths off the work queue and run the pipeline on them.
+
+This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
+file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
+in a daemon thread under a time budget, and is parsed in a worker process of the
+``ParserPool``: a file past its budget ends ``error`` and its worker is killed while the
+indexer moves on, and stopping never waits for a thread for long. Six files run at once by
+default: the embedding of the files in flight is shared (``batcher``), and a window with
+texts of several files sorts by length far better than one file's few chunks. A file
+that has embedded everything and waits for its chunks to be written together with
+other files' (``write_behind``) gives its place to the next file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import READY, Registry
+from ingest.keys import doc_id_for
+from ingest.parsing import Cancelled, ParserPool
+from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
+from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
+from ingest.pipeline.process import Busy, Outcome, Pipeline
+from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
+from ingest.pipeline.queue import Job, WorkQueue
+from ingest.pipeline.reconcile import Reconciler, Report
+from ingest.pipeline.source import UnreadableFile, UnsupportedFile
+from ingest.types import DocStatus, DocumentRecord
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+_FRESH_SECONDS = 2.0
+"""Files modified longer ago than this are not checked for still being written."""
+PLACES = 6
+"""Files read or embedded at once, by default (and so the parser processes needed)."""
+_T = TypeVar("_T")
+
+
+class Indexer:
+    """Keeps the registry and every index in step with the documents folder."""
+
+    def __init__(
+        self,
+        docs_dir: Path,
+        registry: Registry,
+        indexes: list[ChunkIndex],
+        embedder: Embedder,
+        *,
+        events: EventBus | None = None,
+        chunk_size: int = 1000,
+        chunk_overlap: int = 150,
+        max_file_bytes: int = 200 << 20,
+        time_budget: float = 900.0,
+        workers: int = PLACES,
+        parsers: ParserPool | None = None,
+        settle_seconds: float = 0.2,
+        retry_seconds: float = 1.0,
+        max_retries: int = 10,
+        gc_delay: float = 5.0,
+        space_retry_seconds: float = 5.0,
+    ) -> None:
+        self.docs_dir = Path(os.path.abspath(docs_dir))
+        self.registry = registry
+        self.events = events or EventBus()
+        self._owns_parsers = parsers is None
+        self.parsers = parsers or ParserPool(size=workers)
+        """The worker processes files are parsed in; closed by ``stop`` when built here."""
+        self.pipeline = Pipeline(
+            registry,
+            indexes,
+            embedder,
+            self.events,
+            parsers=self.parsers,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+        )
+        self.reconciler = Reconciler(
+            self.docs_dir, registry, indexes, self.pipeline.key_for, self.pipeline.busy_keys
+        )
+        self.max_file_bytes = max_file_bytes
+        self.time_budget = time_budget
+        self.settle_seconds = settle_seconds
+        self.retry_seconds = retry_seconds
+        self.max_retries = max_retries
+        self._workers = workers
+        self._places = asyncio.Semaphore(workers)
+        """Files being read or embedded at once; one waiting for its write holds none."""
+        self._queue = WorkQueue()
+        self._attempts: dict[str, int] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._threads: set[threading.Thread] = set()
+        self._gc_lock = asyncio.Lock()
+        self._gc_timer: asyncio.TimerHandle | None = None
+        self._gc_task: asyncio.Task[None] | None = None
+        self.gc_delay = gc_delay
+        self.space_retry_seconds = space_retry_seconds
+        self._no_space: dict[str, None] = {}
+        """Paths that met a full disk, in order: queued again once writes succeed."""
+        self._space_task: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the workers (once)."""
+        self.events.bind(asyncio.get_running_loop())
+        if not self._tasks:
+            self._queue.reopen()
+            self._places = asyncio.Semaphore(self._workers)  # bound to this loop
+            self._tasks = [
+                asyncio.create_task(self._work(), name=f"docent-indexer-{n}")
+                for n in range(self._workers * _WAITING_PER_WORKER)
+            ]
+
+    async def stop(self, timeout: float = 3.0) -> None:
+        """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
+
+        Unfinished files stay ``queued``/``indexing`` in the registry with the chunks
+        written so far; the next scan resumes them.
+        """
+        self._queue.close()
+        if self._gc_timer is not None:
+            self._gc_timer.cancel()
+            self._gc_timer = None
+        if self._gc_task is not None:
+            self._gc_task.cancel()
+        if self._space_task is not None:
+            self._space_task.cancel()
+            self._space_task = None
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        self._tasks = []
+        # Files waiting for their shared write need not wait for their patience.
+        await asyncio.to_thread(self.pipeline.writes.drain)
+        deadline = time.monotonic() + timeout
+        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        if self._owns_parsers:  # a pool passed in is its owner's to close
+            await asyncio.to_thread(self.parsers.close)
+
+    @property
+    def queued(self) -> int:
+        """Files not finished yet: waiting, waiting to retry (or for disk space), or being
+        indexed now."""
+        return self._queue.pending + len(self._no_space)
+
+    @property
+    def waiting_for_space(self) -> list[str]:
+        """Paths that met a full disk; they are queued again once writes succeed."""
+        return list(self._no_space)
+
+    def is_pending(self, rel: str) -> bool:
+        """Whether this path is waiting or being indexed."""
+        return self._queue.is_pending(rel)
+
+    async def wait_idle(self) -> None:
+        """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
+        while True:
+            await self._queue.wait_idle()
+            await self._collect_garbage()
+            if self._queue.idle:
+                return
+
+    # -- feeding the queue -----------------------------------------------------------
+
+    def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
+        """Queue a file for a look (call on the event loop); False if it is ignored.
+
+        A path that no longer exists is queued for removal. The registry row is not
+        touched until the pipeline knows the file changed (a new file shows ``queued``).
+        """
+        rel = relative(self.docs_dir, path)
+        if rel is None or not is_candidate(rel):
+            return False
+        full = self.docs_dir / rel
+        if not os.path.lexists(full):
+            return self.enqueue_removal(full)
+        if full.is_dir():
+            return False
+        size = full.stat().st_size if full.exists() else 0
+        return self._put(rel, size, urgent=urgent)
+
+    def enqueue_removal(self, path: Path) -> bool:
+        """Queue removal of a file, or of every document under a folder that is gone."""
+        rel = relative(self.docs_dir, path)
+        if rel is None:
+            return False
+        targets = [
+            record.path
+            for record in self.registry.list()
+            if rel in ("", record.path) or record.path.startswith(f"{rel}/")
+        ]
+        for target in targets:
+            self._put(target, 0, urgent=True)
+        return bool(targets)
+
+    def _put(self, rel: str, size: int, *, urgent: bool) -> bool:
+        """Queue ``rel``; raises DiskFull (and remembers the path) when the registry
+        cannot be written."""
+        self.events.bind(asyncio.get_running_loop())
+        if self.registry.get_by_path(rel) is None and os.path.lexists(self.docs_dir / rel):
+            try:
+                self.registry.upsert(rel, status=DocStatus.QUEUED)  # show new files at once
+            except Exception as error:
+                if not is_disk_full(error):
+                    raise
+                self._wait_for_space(rel)
+                raise DiskFull(self.data_dir) from error
+        added = self._queue.put(rel, size=size, urgent=urgent)
+        if added:
+            self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
+        return added
+
+    async def check(self) -> Report:
+        """Compare the folder, the registry and every index (changes nothing)."""
+        return await asyncio.to_thread(self.reconciler.check)
+
+    async def scan(self, *, retry_errors: bool = False) -> int:
+        """Reconcile: repair the indexes, queue what changed or was left unfinished, and
+        queue removal of documents whose file is gone. Returns how many files were queued.
+
+        Files that failed because of their bytes are retried only when the bytes change,
+        or with ``retry_errors``.
+        """
+        if retry_errors:
+            for record in self.registry.list():
+                if record.status == DocStatus.ERROR and not record.retry:
+                    self.registry.upsert(record.path, status=DocStatus.ERROR, retry=True)
+        report = await self.check()
+        visit = await asyncio.to_thread(self.reconciler.repair, report)
+        queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
+        for rel in report.gone:
+            self._put_or_hold(rel, 0)
+        return len(queued)
+
+    def _put_or_hold(self, rel: str, size: int) -> bool:
+        """Queue ``rel`` in the background; on a full disk it waits for space instead."""
+        try:
+            return self._put(rel, size, urgent=False)
+        except DiskFull:
+            return False
+
+    async def remove(self, rel: str) -> None:
+        """Forget a document now (its file is gone): cancel its work, drop its row."""
+        self._queue.cancel(rel)
+        await self._remove(rel)
+        if self._queue.idle and self._tasks:
+            self._collect_later()
+
+    async def reindex(self, rel: str) -> bool:
+        """Index one file again from scratch, whatever the registry says; False if ignored."""
+        record = self.registry.get_by_path(rel)
+        if record is not None:
+            key = record.content_key
+            self.registry.upsert(rel, status=record.status, size=None, mtime_ns=None, retry=True)
+            if key is not None:
+                self.registry.reopen_content(key)
+                for index in self.reconciler.indexes:
+                    await asyncio.to_thread(index.delete_document, key)
+        return self.enqueue(self.docs_dir / rel)
+
+    async def index_all(
+        self, on_event: Callable[[IngestEvent], None] | None = None
+    ) -> list[DocumentRecord]:
+        """Scan and wait until done (for the CLI); returns the records of files visited.
+
+        Starts and stops the workers itself if they were not running.
+        """
+        started_here = not self._tasks
+        visited: set[str] = set()
+
+        def listen(event: IngestEvent) -> None:
+            visited.add(event.path)
+            if on_event is not None:
+                on_event(event)
+
+        unsubscribe = self.events.subscribe(listen)
+        try:
+            if started_here:
+                await self.start()
+            await self.scan()
+            await self.wait_idle()
+        finally:
+            unsubscribe()
+            if started_here:
+                await self.stop()
+        records = (self.registry.get_by_path(rel) for rel in sorted(visited))
+        return [record for record in records if record is not None]
+
+    # -- the workers -----------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            # A place first, then the most urgent job: a job taken early would wait for
+            # a place while a more urgent one arrived.
+            await self._places.acquire()
+            place = _Place(self._places)
+            try:
+                job = await self._queue.get()
+                if job is None:  # the queue was closed: stop
+                    return
+                try:
+                    await self._handle(job, place)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # a worker must never die
+                    if is_disk_full(error):
+                        self._wait_for_space(job.rel)
+                    else:
+                        log.exception("indexing %s failed unexpectedly", job.rel)
+                finally:
+                    self._queue.done(job)
+            finally:
+                place.give_back()
+            if self._queue.idle:
+                self._collect_later()
+
+    async def _handle(self, job: Job, place: _Place) -> None:
+        rel = job.rel
+        info = await asyncio.to_thread(inspect, self.docs_dir, rel)
+        if info is None or not is_candidate(rel):
+            await self._remove(rel)
+            return
+        record = self.registry.get_by_path(rel)
+        if info.outside is not None:
+            reason = (
+                f"a link to {info.outside}, outside the documents folder: Docent never"
+                " follows links out of the folder. Copy the file in instead."
+            )
+            self._fail(rel, reason, retry=False, info=info)
+            return
+        if info.size > self.max_file_bytes:
+            reason = (
+                f"too large to index ({_mb(info.size)}; the limit is"
+                f" {_mb(self.max_file_bytes)}). Split the file, or raise DOCENT_MAX_FILE_MB."
+            )
+            self._fail(rel, reason, retry=False, info=info)
+            return
+        if self._unchanged(record, info):
+            assert record is not None
+            self.events.publish(_finished(record))
+            return
+        try:
+            await self._settle(info)
+            outcome = await self._in_thread(job, info, place)
+        except Busy as busy:
+            self._retry_later(job, str(busy))
+            return
+        except PermissionError:
+            self._retry_later(job, "permission denied")
+            return
+        except Cancelled:
+            return  # the queue runs the path again, or it was stopped
+        except FileNotFoundError:
+            await self._remove(rel)
+            return
+        except TimeoutError:
+            self._fail(
+                rel,
+                f"took longer than its time budget ({duration(self.time_budget)}) to index;"
+                " Docent tries again when the file changes",
+                retry=False,
+                info=info,
+            )
+            return
+        except (UnreadableFile, UnsupportedFile) as exc:
+            reason = exc.reason if isinstance(exc, UnreadableFile) else str(exc)
+            self._fail(rel, reason, retry=False, info=info)
+            return
+        except Exception as exc:
+            if is_disk_full(exc):  # not the file's fault: it waits for space
+                self._wait_for_space(rel)
+                return
+            log.exception("indexing %s failed", rel)
+            self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300], retry=True)
+            return
+        self._attempts.pop(rel, None)
+        self.events.publish(_finished(outcome.record))
+
+    def _unchanged(self, record: DocumentRecord | None, info: FileInfo) -> bool:
+        """Same size and mtime as when last read, and settled: nothing to do."""
+        if record is None or (record.size, record.mtime_ns) != (info.size, info.mtime_ns):
+            return False
+        if record.status == DocStatus.ERROR:
+            return not record.retry
+        if record.status != DocStatus.READY or record.content_key is None:
+            return False
+        content = self.registry.content(record.content_key)
+        return content is not None and content.state == READY
+
+    async def _in_thread(self, job: Job, info: FileInfo, place: _Place) -> Outcome:
+        """Run the pipeline in a daemon thread under the time budget.
+
+        Once the file waits for its write (``write_behind``) it gives its place back and
+        its budget stops: that wait is bounded by the write's own patience.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+        settled: asyncio.Future[None] = loop.create_future()
+
+        def on_settle() -> None:
+            place.give_back()
+            if not settled.done():
+                settled.set_result(None)
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+        def run() -> None:
+            try:
+                result = self.pipeline.process(
+                    self.docs_dir / job.rel,
+                    info,
+                    job.cancelled,
+                    on_settle=lambda: _call_soon(loop, on_settle),
+                )
+            except BaseException as exc:
+                _call_soon(loop, settle, None, exc)
+            else:
+                _call_soon(loop, settle, result, None)
+            finally:
+                self._threads.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name=f"index {job.rel}", daemon=True)
+        self._threads.add(thread)
+        thread.start()
+        try:
+            # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
+            # arrives as the thread finishes, and the worker would never stop.
+            either: set[asyncio.Future[Any]] = {future, settled}
+            await asyncio.wait(
+                either, timeout=self.time_budget, return_when=asyncio.FIRST_COMPLETED
+            )
+            if settled.done() and not future.done():
+                await asyncio.wait({future})
+        except asyncio.CancelledError:
+            # The thread stops at its next check and the file's parser process is killed
+            # at once (the pool watches this event); nobody waits for either.
+            job.cancelled.set()
+            raise
+        if not future.done():
+            job.cancelled.set()  # as above: the parser process past its budget is killed
+            raise TimeoutError(job.rel)
+        return future.result()
+
+    async def _settle(self, info: FileInfo) -> None:
+        """Raise Busy if the file is still growing (only checked for fresh files)."""
+        if time.time() - info.mtime_ns / 1e9 > _FRESH_SECONDS:
+            return
+        await asyncio.sleep(self.settle_seconds)
+        after = await asyncio.to_thread(inspect, self.docs_dir, info.rel)
+        if after is None:
+            raise FileNotFoundError(info.rel)
+        if (after.size, after.mtime_ns) != (info.size, info.mtime_ns):
+            raise Busy("the file is still being written")
+
+    def _fail(self, rel: str, reason: str, *, retry: bool, info: FileInfo | None = None) -> None:
+        self._attempts.pop(rel, None)
+        stat: dict[str, Any] = {}
+        if info is not None:
+            stat = {"size": info.size, "mtime_ns": info.mtime_ns}
+        record = self.registry.upsert(
+            rel,
+            status=DocStatus.ERROR,
+            pages=None,
+            chunks=0,
+            error=reason,
+            retry=retry,
+            content_key=None,  # an old version's chunks would be stale now
+            **stat,
+        )
+        self.events.publish(_finished(record))
+
+    async def _remove(self, rel: str) -> None:
+        self._attempts.pop(rel, None)
+        doc_id = doc_id_for(rel)
+        if self.registry.remove(doc_id):
+            self.events.publish(IngestEvent("removed", rel, doc_id))
+
+    def _retry_later(self, job: Job, why: str) -> None:
+        attempt = self._attempts.get(job.rel, 0) + 1
+        if attempt > self.max_retries:
+            self._fail(
+                job.rel,
+                f"could not read the file: {why} (Docent tries again when it changes)",
+                retry=True,
+            )
+            return
+        self._attempts[job.rel] = attempt
+        delay = min(self.retry_seconds * attempt, 30.0)
+        log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
+        self._queue.retry_later(job.rel, delay, size=job.size)
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the registry and the indexes are written."""
+        return self.registry.db_path.parent
+
+    def _wait_for_space(self, rel: str) -> None:
+        """Hold ``rel`` until the data dir takes writes again, then queue it once more."""
+        if not self._no_space:
+            log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
+        self._no_space[rel] = None
+        if self._space_task is None or self._space_task.done():
+            self._space_task = asyncio.get_running_loop().create_task(
+                self._retry_when_space(), name="docent-wait-for-space"
+            )
+
+    async def _retry_when_space(self) -> None:
+        while self._no_space:
+            await asyncio.sleep(self.space_retry_seconds)
+            if not await asyncio.to_thread(can_write, self.data_dir):
+                continue
+            waiting, self._no_space = list(self._no_space), {}
+            log.info("the disk has space again: queueing %d files", len(waiting))
+            for rel in waiting:
+                try:
+                    self.enqueue(self.docs_dir / rel)
+                except DiskFull:
+                    pass  # full again: the path is held once more
+                except Exception:
+                    log.exception("could not queue %s again", rel)
+
+    def _collect_later(self) -> None:
+        """Collect unused contents once the library has been idle ``gc_delay`` seconds.
+
+        Not at once: a rename arrives as a removal, then a creation; the content must
+        still be there when the creation comes.
+        """
+        if self._gc_timer is not None:
+            self._gc_timer.cancel()
+        loop = asyncio.get_running_loop()
+
+        def spawn() -> None:
+            self._gc_timer = None
+            if self._queue.idle and self._tasks:
+                self._gc_task = loop.create_task(self._collect_garbage())
+
+        self._gc_timer = loop.call_later(self.gc_delay, spawn)
+
+    async def _collect_garbage(self) -> None:
+        """Delete contents no file uses any more (renames and duplicates had their chance)."""
+        async with self._gc_lock:
+            await self._collect_garbage_now()
+
+    async def _collect_garbage_now(self) -> None:
+        try:
+            garbage = await asyncio.to_thread(self.reconciler.garbage)
+            if garbage:
+                await asyncio.to_thread(self.reconciler.collect, garbage)
+        except Exception:
+            log.exception("could not collect unused chunks; the next start tries again")
+
+
+def _finished(record: DocumentRecord) -> IngestEvent:
+    kind: EventKind = "error" if record.status == DocStatus.ERROR else "ready"
+    return IngestEvent(
+        kind,
+        record.path,
+        record.id,
+        pages_done=record.pages or 0,
+        pages_total=record.pages,
+        chunks=record.chunks,
+        error=record.error,
+    )
+
+
+class _Place:
+    """One of the places where a file is read and embedded, given back once."""
+
+    def __init__(self, places: asyncio.Semaphore) -> None:
+        self._places = places
+        self._held = True
+
+    def give_back(self) -> None:
+        """Free the place (on the event loop's thread); a second call does nothing."""
+        if self._held:
+            self._held = False
+            self._places.release()
+
+
+_WAITING_PER_WORKER = 4
+"""Worker tasks per place: the rest run files that wait for their write (a few seconds)."""
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
+    try:
+        loop.call_soon_threadsafe(func, *args)
+    except RuntimeError:  # the loop is closed: nobody waits for this result any more
+        pass
+
+
+def duration(seconds: float) -> str:
+    """A time budget as a person reads it: "90 s", "1 min 30 s", "15 min", "2 h 5 min"."""
+    if seconds < 60:
+        return f"{round(seconds, 1):g} s"
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h"] if hours else []
+    if minutes:
+        parts.append(f"{minutes} min")
+    if secs and not hours:
+        parts.append(f"{secs} s")
+    return " ".join(parts)
+
+
+def _mb(size: int) -> str:
+    mb = size / (1 << 20)
+    return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB"

@@ -1,0 +1,390 @@
+"""The per-file pipeline: decide whether a file changed, then load → chunk → embed → write.
+
+Runs in a worker thread, one call per file. It decides before it touches the file's
+status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
+no embedding. New content is embedded under its own key, batch by batch, while the loader
+thread reads ahead (loading overlaps embedding), and written together with other files'
+chunks (``write_behind``); only when every index holds every chunk does the registry
+switch the path to it, in one transaction. An interrupted document resumes: chunks the
+indexes already hold are not embedded again. Files are parsed in worker processes
+(``ingest.parsing``); the loader thread only receives their pages and cuts chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ingest.index.ports import ChunkIndex, VectorIndex
+from ingest.index.registry import READY, Registry
+from ingest.keys import content_key, doc_id_for
+from ingest.parsing import Cancelled, ParserPool
+from ingest.pipeline.batcher import EmbedBatcher, shares_batches
+from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
+from ingest.pipeline.progress import EventBus, IngestEvent
+from ingest.pipeline.source import UnreadableFile, chunk_stream, open_source
+from ingest.pipeline.write_behind import WriteBehind
+from ingest.types import Chunk, DocStatus, DocumentRecord, Page
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 64
+"""Chunks a file asks to embed at once, at most: small enough for steady progress and
+bounded memory (the batcher joins several files' batches in one call)."""
+
+_READ_AHEAD = 4
+"""Batches the loader thread may prepare while the embedder works."""
+
+
+class Busy(Exception):
+    """The file cannot be read right now (locked, or still being written): try later."""
+
+
+Kind = Literal["ready", "unchanged", "error"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one file ended: its record, and whether anything was embedded."""
+
+    kind: Kind
+    record: DocumentRecord
+    embedded: int = 0
+
+
+@dataclass(frozen=True)
+class _Batch:
+    chunks: list[Chunk]
+    pages_done: int
+
+
+class Pipeline:
+    """Loads, chunks, embeds and writes one file at a time per calling thread."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        indexes: list[ChunkIndex],
+        embedder: Embedder,
+        events: EventBus,
+        *,
+        parsers: ParserPool,
+        chunk_size: int = 1000,
+        chunk_overlap: int = 150,
+        embed_batch: int = EMBED_BATCH,
+    ) -> None:
+        self.registry = registry
+        self.indexes = indexes
+        self.embedder = embedder
+        self.events = events
+        self.parsers = parsers
+        """The worker processes that parse files (the app never parses one itself)."""
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
+        self.embed_batch = embed_batch
+        self._busy_keys: set[str] = set()
+        self._lock = threading.Lock()
+        self._batchers: dict[int, EmbedBatcher] = {}
+        self.writes = WriteBehind(self._flush)
+        self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
+        """Seconds spent per stage, summed over files (for the benchmark)."""
+
+    def key_for(self, sha256: str) -> str:
+        """The content key of these bytes under the current chunking."""
+        return content_key(sha256, self.chunk_size, self.chunk_overlap)
+
+    def batcher(self, embedder: Embedder) -> EmbedBatcher | None:
+        """The batcher that shares ``embedder``'s calls between files, if it allows that."""
+        if not shares_batches(embedder):
+            return None
+        with self._lock:
+            if id(embedder) not in self._batchers:
+                self._batchers[id(embedder)] = EmbedBatcher(embedder)
+            return self._batchers[id(embedder)]
+
+    def busy_keys(self) -> set[str]:
+        """Content keys being written now (reconcile must not collect them)."""
+        with self._lock:
+            return set(self._busy_keys)
+
+    def process(
+        self,
+        full: Path,
+        info: FileInfo,
+        cancelled: threading.Event,
+        on_settle: Callable[[], None] | None = None,
+    ) -> Outcome:
+        """Bring one file's registry row and index entries up to date with its bytes.
+
+        ``on_settle`` is called when the file has nothing more to embed and waits for its
+        chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
+        """
+        rel = info.rel
+        read = read_and_hash(full, info.size)  # the one read of the file's bytes
+        sha = read.sha256
+        stat: dict[str, Any] = {"sha256": sha, "size": info.size, "mtime_ns": info.mtime_ns}
+        record = self.registry.get_by_path(rel)
+        key = self.key_for(sha)
+        content = self.registry.content(key)
+        if content is not None and content.state == READY:
+            unchanged = record is not None and record.content_key == key
+            status = DocStatus.READY
+            if unchanged and record is not None and record.status == status:
+                # A touch, or a rename whose row moved already: only the stat is new.
+                return Outcome("unchanged", self.registry.upsert(rel, status=status, **stat))
+            # A rename, a copy, or a change back: the content is indexed already.
+            done = self.registry.finish_content(
+                rel, key, pages=content.pages, chunks=content.chunks, **stat
+            )
+            return Outcome("unchanged" if unchanged else "ready", done)
+        if record is not None and record.sha256 == sha and record.status == DocStatus.ERROR:
+            if not record.retry:  # these bytes failed before; only new bytes are retried
+                return Outcome("unchanged", self.registry.upsert(rel, status=record.status, **stat))
+        with self._lock:
+            if key in self._busy_keys:  # the same bytes at another path, being indexed now
+                raise Busy("the same content is being indexed from another path")
+            self._busy_keys.add(key)
+        self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
+        try:
+            return self._index(full, info, read, key, cancelled, on_settle or _nothing)
+        finally:
+            with self._lock:
+                self._busy_keys.discard(key)
+
+    def _index(
+        self,
+        full: Path,
+        info: FileInfo,
+        read: ReadFile,
+        key: str,
+        cancelled: threading.Event,
+        on_settle: Callable[[], None],
+    ) -> Outcome:
+        rel, sha = info.rel, read.sha256
+        self.registry.begin_content(key, sha)
+        vector_indexes = [ix for ix in self.indexes if isinstance(ix, VectorIndex)]
+        plain_indexes = [ix for ix in self.indexes if not isinstance(ix, VectorIndex)]
+        held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
+        started = time.perf_counter()
+        loaded = open_source(full, read.data, self.parsers, cancelled)
+        self.timings["load"] += time.perf_counter() - started
+        total = loaded.page_count
+        doc_id = doc_id_for(rel)
+        self._publish(IngestEvent("started", rel, doc_id, 0, total))
+        everything: list[Chunk] = []
+        count = embedded = pages = 0
+        with self._writing(key, cancelled, on_settle), ExitStack() as stack:
+            embedders = [getattr(ix, "embedder", self.embedder) for ix in vector_indexes]
+            for embedder in {id(e): e for e in embedders}.values():
+                batcher = self.batcher(embedder)
+                if batcher is not None:  # this file's batches may share calls with others'
+                    stack.enter_context(batcher.producing())
+            try:
+                batches = self._read_ahead(loaded.pages(), rel, full.name, sha, key, cancelled)
+                for batch in batches:
+                    if cancelled.is_set():
+                        raise Cancelled(rel)
+                    count += len(batch.chunks)
+                    pages = batch.pages_done
+                    if plain_indexes:
+                        everything.extend(batch.chunks)
+                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
+                    self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
+            finally:
+                loaded.close()
+        if count == 0:
+            raise UnreadableFile("no text to index")
+        if cancelled.is_set():
+            raise Cancelled(rel)
+        if read.data is None:  # parsed from disk: the parsed bytes must be the hashed ones
+            after = full.stat()
+            if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
+                raise Busy("the file changed while it was read")
+        started = time.perf_counter()
+        for index in plain_indexes:
+            index.replace_document(key, everything)
+        self.timings["store"] += time.perf_counter() - started
+        pages_total = total if total is not None else None
+        record = self.registry.finish_content(rel, key, pages=pages_total, chunks=count, sha256=sha)
+        return Outcome("ready", record, embedded)
+
+    @contextmanager
+    def _writing(
+        self, key: str, cancelled: threading.Event, on_settle: Callable[[], None]
+    ) -> Iterator[None]:
+        """While the file embeds, its chunks are held; after, it waits for their write."""
+        try:
+            with self.writes.working():
+                yield
+        except BaseException:
+            # What the file held is written while its key is still busy, so reconcile
+            # never collects the key and then sees its chunks arrive.
+            on_settle()
+            with suppress(Exception):  # the file fails for its own reason, not a write's
+                self.writes.settle(key, now=True)
+            raise
+        on_settle()
+        self.writes.settle(key, now=cancelled.is_set())
+
+    def _write_vectors(
+        self, key: str, chunks: list[Chunk], indexes: list[VectorIndex], held: list[set[int]]
+    ) -> int:
+        """Embed what each vector index lacks, once per embedder, and write each its share.
+
+        Indexes normally share one embedder; while the embedding model changes, the old
+        and the new collection each get vectors from their own model.
+        """
+        computed: dict[int, dict[int, Sequence[float]]] = {}
+        embedded = 0
+        for index, have in zip(indexes, held, strict=True):
+            missing = [c for c in chunks if c.index not in have]
+            if not missing:
+                continue
+            embedder = getattr(index, "embedder", self.embedder)
+            cache = computed.setdefault(id(embedder), {})
+            needed = [c for c in missing if c.index not in cache]
+            if needed:
+                started = time.perf_counter()
+                vectors = (self.batcher(embedder) or embedder).embed([c.text for c in needed])
+                self.timings["embed"] += time.perf_counter() - started
+                cache.update(zip((c.index for c in needed), vectors, strict=True))
+                embedded += len(needed)
+            index.hold_chunks(key, missing, [cache[c.index] for c in missing])
+            self.writes.held(len(missing))
+        return embedded
+
+    def _flush(self) -> dict[str, BaseException]:
+        """Write what every vector index holds (``WriteBehind`` calls this)."""
+        started = time.perf_counter()
+        failed: dict[str, BaseException] = {}
+        for index in [ix for ix in self.indexes if isinstance(ix, VectorIndex)]:
+            failed.update(index.flush())
+        self.timings["store"] += time.perf_counter() - started
+        return failed
+
+    def _read_ahead(
+        self,
+        pages: Iterator[Page],
+        rel: str,
+        name: str,
+        sha: str,
+        key: str,
+        cancelled: threading.Event,
+    ) -> Iterator[_Batch]:
+        """Chunk batches from a loader thread that runs up to ``_READ_AHEAD`` batches ahead.
+
+        A batch is what the loader has ready when the file asks, up to ``embed_batch``
+        chunks; it waits only for the first. A file whose pages are slow to parse hands
+        the embedder the chunks it has: waiting for a full batch left the embedder idle
+        while several small PDFs were parsed (sharing one core, as pypdf holds the GIL).
+        """
+        ready: queue.Queue[_Batch | BaseException | None] = queue.Queue(
+            _READ_AHEAD * self.embed_batch
+        )
+        stop = threading.Event()
+
+        def offer(item: _Batch | BaseException | None) -> bool:
+            while not (stop.is_set() or cancelled.is_set()):
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                for batch in self._chunks(pages, rel, name, sha, key):
+                    if not offer(batch):
+                        return
+                offer(None)
+            except BaseException as exc:  # handed to the consumer, which re-raises it
+                offer(exc)
+
+        def take() -> _Batch | BaseException | None:
+            while True:
+                try:
+                    return ready.get(timeout=0.1)
+                except queue.Empty:
+                    if cancelled.is_set():
+                        raise Cancelled(rel) from None
+
+        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
+        thread.start()
+        try:
+            item = take()
+            while isinstance(item, _Batch):
+                chunks, pages_done = list(item.chunks), item.pages_done
+                while len(chunks) < self.embed_batch:
+                    try:
+                        item = ready.get_nowait()
+                    except queue.Empty:
+                        break
+                    if not isinstance(item, _Batch):  # the end, or the loader's error
+                        break
+                    chunks.extend(item.chunks)
+                    pages_done = item.pages_done
+                yield _Batch(chunks, pages_done)
+                if isinstance(item, _Batch):
+                    item = take()
+            if isinstance(item, BaseException):
+                raise item
+        finally:
+            stop.set()
+
+    def _chunks(
+        self, pages: Iterator[Page], rel: str, name: str, sha: str, key: str
+    ) -> Iterator[_Batch]:
+        """Each chunk as it is cut, with the pages read so far; then, if the last pages
+        had no text, an empty batch with the final page count."""
+        counted = _Counted(pages)
+        reported = 0
+        started = time.perf_counter()
+        for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
+            chunk = Chunk(
+                doc_id=key,
+                path=rel,
+                file=name,
+                page=piece.page,
+                index=index,
+                start=piece.start,
+                end=piece.end,
+                text=piece.text,
+                sha256=sha,
+                heading=piece.heading,
+            )
+            self.timings["chunk"] += time.perf_counter() - started
+            reported = counted.count
+            yield _Batch([chunk], reported)
+            started = time.perf_counter()
+        self.timings["chunk"] += time.perf_counter() - started
+        if counted.count > reported:
+            yield _Batch([], counted.count)
+
+    def _publish(self, event: IngestEvent) -> None:
+        self.events.publish_threadsafe(event)
+
+
+def _nothing() -> None:
+    pass
+
+
+class _Counted:
+    """Counts the pages a consumer has pulled."""
+
+    def __init__(self, pages: Iterator[Page]) -> None:
+        self._pages = pages
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Page]:
+        for page in self._pages:
+            self.count += 1
+            yield page

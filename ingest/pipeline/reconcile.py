@@ -1,0 +1,190 @@
+"""Reconcile: compare the folder, the registry and every index, and repair what differs.
+
+``check`` only looks (``run.py status --check`` prints its report); ``repair`` deletes
+what no one needs and says which paths the pipeline must visit. Both run in a thread.
+Reading the folder costs one stat per file: bytes are read only for files whose size or
+modification time changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import READY, WRITING, Registry
+from ingest.pipeline.folder import FileInfo, walk
+from ingest.types import DocStatus, DocumentRecord
+
+log = logging.getLogger(__name__)
+
+_SHOWN = 5
+
+
+@dataclass
+class Report:
+    """What differs between the folder, the registry and the indexes."""
+
+    found: dict[str, FileInfo] = field(default_factory=dict)
+    new: list[str] = field(default_factory=list)
+    """Files in the folder the registry does not know."""
+    gone: list[str] = field(default_factory=list)
+    """Registry rows whose file is no longer there."""
+    changed: list[str] = field(default_factory=list)
+    """Files whose size or modification time differs from the registry's."""
+    unfinished: list[str] = field(default_factory=list)
+    """Rows left queued or indexing."""
+    stale: list[str] = field(default_factory=list)
+    """Ready rows whose content is not complete in every index, or was chunked otherwise."""
+    retry: list[str] = field(default_factory=list)
+    """Errors that may pass on a new try (not caused by the file's bytes)."""
+    orphans: dict[str, set[str]] = field(default_factory=dict)
+    """Per index: content keys it holds that the registry does not know."""
+    incomplete: set[str] = field(default_factory=set)
+    """Ready contents some index lacks chunks of."""
+    garbage: set[str] = field(default_factory=set)
+    """Contents no row wants any more."""
+
+    def to_visit(self) -> list[str]:
+        """Paths the pipeline must look at (it decides what each needs)."""
+        return sorted({*self.new, *self.changed, *self.unfinished, *self.stale, *self.retry})
+
+    def differences(self) -> list[str]:
+        """What differs, one line each, for a person; empty when everything agrees."""
+        lines = []
+        for paths, what in (
+            (self.new, "in the folder but not in the registry"),
+            (self.gone, "in the registry but gone from the folder"),
+            (self.changed, "changed since they were indexed"),
+            (self.unfinished, "not finished indexing"),
+            (self.stale, "ready but missing chunks in an index"),
+        ):
+            if paths:
+                lines.append(f"{len(paths)} file(s) {what}: {_some(paths)}")
+        for name, keys in sorted(self.orphans.items()):
+            if keys:
+                lines.append(f"{len(keys)} document(s) in {name} that the registry does not know")
+        if self.incomplete:
+            lines.append(f"{len(self.incomplete)} indexed content(s) with chunks missing")
+        if self.garbage:
+            lines.append(f"{len(self.garbage)} indexed content(s) no file uses any more")
+        return lines
+
+
+def _some(paths: list[str]) -> str:
+    shown = ", ".join(paths[:_SHOWN])
+    return shown + (f" and {len(paths) - _SHOWN} more" if len(paths) > _SHOWN else "")
+
+
+def index_name(index: ChunkIndex) -> str:
+    """How an index is named in a report."""
+    return str(getattr(index, "name", type(index).__name__))
+
+
+class Reconciler:
+    """Compares and repairs; ``key_for`` and ``busy_keys`` come from the pipeline."""
+
+    def __init__(
+        self,
+        docs_dir: Path,
+        registry: Registry,
+        indexes: list[ChunkIndex],
+        key_for: Callable[[str], str],
+        busy_keys: Callable[[], set[str]] = set,
+    ) -> None:
+        self.docs_dir = docs_dir
+        self.registry = registry
+        self.indexes = indexes
+        self.key_for = key_for
+        self.busy_keys = busy_keys
+
+    def check(self) -> Report:
+        """Compare everything; change nothing."""
+        report = Report(found=walk(self.docs_dir))
+        records = {record.path: record for record in self.registry.list()}
+        contents = {content.key: content for content in self.registry.contents()}
+        for rel, info in sorted(report.found.items()):
+            self._compare_file(report, records.get(rel), info)
+        report.gone = sorted(records.keys() - report.found.keys())
+        wanted = self._wanted(records.values()) | self.busy_keys()
+        report.garbage = {key for key in contents if key not in wanted}
+        for index in self.indexes:
+            if getattr(index, "building", False):
+                continue  # a new embedding model's collection, being filled
+            counts = _chunk_counts(index)
+            report.orphans[index_name(index)] = set(counts) - contents.keys()
+            for key, content in contents.items():
+                if content.state == READY and key not in report.garbage:
+                    held = counts.get(key, 0)
+                    if held == 0 or (held != content.chunks and _counts_chunks(index)):
+                        report.incomplete.add(key)
+        for rel, record in sorted(records.items()):
+            if rel in report.found and record.status == DocStatus.READY:
+                if record.content_key in report.incomplete or record.content_key not in contents:
+                    report.stale.append(rel)
+        return report
+
+    def _compare_file(self, report: Report, record: DocumentRecord | None, info: FileInfo) -> None:
+        rel = info.rel
+        if record is None:
+            report.new.append(rel)
+        elif (record.size, record.mtime_ns) != (info.size, info.mtime_ns):
+            report.changed.append(rel)
+        elif record.status in (DocStatus.QUEUED, DocStatus.INDEXING):
+            report.unfinished.append(rel)
+        elif record.status == DocStatus.ERROR and record.retry:
+            report.retry.append(rel)
+        elif record.status == DocStatus.READY and record.sha256 is not None:
+            if record.content_key != self.key_for(record.sha256):
+                report.stale.append(rel)  # chunked with other settings
+
+    def _wanted(self, records: Iterable[DocumentRecord]) -> set[str]:
+        """Contents some row points at, or is on its way to."""
+        wanted = set()
+        for record in records:
+            if record.content_key:
+                wanted.add(record.content_key)
+            if record.sha256 and record.status in (DocStatus.QUEUED, DocStatus.INDEXING):
+                wanted.add(self.key_for(record.sha256))  # resume it, don't collect it
+        return wanted
+
+    def repair(self, report: Report) -> list[str]:
+        """Delete orphans and garbage, reopen incomplete contents; returns paths to visit."""
+        for index in self.indexes:
+            for key in report.orphans.get(index_name(index), set()):
+                index.delete_document(key)
+        self.collect(report.garbage)
+        for key in report.incomplete:
+            self.registry.reopen_content(key)  # the pipeline fills in what is missing
+        return report.to_visit()
+
+    def collect(self, keys: Iterable[str]) -> None:
+        """Delete contents from every index, then from the registry."""
+        keys = sorted(set(keys) - self.busy_keys())
+        for key in keys:
+            for index in self.indexes:
+                index.delete_document(key)
+        if keys:
+            self.registry.drop_contents(keys)
+            log.info("collected %d contents no file uses", len(keys))
+
+    def garbage(self) -> set[str]:
+        """Contents no row wants (cheap: registry only)."""
+        wanted = self._wanted(self.registry.list()) | self.busy_keys()
+        return {c.key for c in self.registry.contents() if c.key not in wanted}
+
+
+def _chunk_counts(index: ChunkIndex) -> dict[str, int]:
+    counter = getattr(index, "chunk_counts", None)
+    if counter is not None:
+        return dict(counter())
+    return dict.fromkeys(index.document_ids(), 1)
+
+
+def _counts_chunks(index: ChunkIndex) -> bool:
+    return hasattr(index, "chunk_counts")
+
+
+__all__ = ["READY", "WRITING", "Reconciler", "Report", "index_name"]

@@ -1,0 +1,53 @@
+"""The one place the pipeline reaches the loaders: ``open_source`` and ``chunk_stream``.
+
+A file is parsed in a worker process of the ``ParserPool`` (``ingest.parsing``), never in
+the app's own: its pages come back one at a time as a LoadedDocument (``page_count``, lazy
+``pages()``, ``close()``). The pipeline has read and hashed a new file already; when it
+kept the bytes, they go to the worker with the request, so the file is read once and its
+chunks belong to the hashed bytes by construction. Bigger files are read again from disk
+by the worker, and the pipeline checks that the file did not change in between.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ingest.loaders import (
+    SUPPORTED_SUFFIXES,
+    LoadedDocument,
+    UnreadableFile,
+    UnsupportedFile,
+    is_supported,
+)
+from ingest.parsing import ParserPool
+from ingest.pipeline.chunker import PageChunk, chunk_pages
+from ingest.types import Page
+
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "LoadedDocument",
+    "UnreadableFile",
+    "UnsupportedFile",
+    "chunk_stream",
+    "is_supported",
+    "open_source",
+]
+
+
+def open_source(
+    path: Path,
+    data: bytes | None,
+    parsers: ParserPool,
+    cancelled: threading.Event | None = None,
+) -> LoadedDocument:
+    """Open ``path`` for lazy reading in a worker, from ``data`` (its bytes, read already)
+    when given; raises UnsupportedFile/UnreadableFile (OSError as is), or Cancelled once
+    ``cancelled`` is set (the worker is then killed)."""
+    return parsers.open_document(path, data, cancelled)
+
+
+def chunk_stream(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChunk]:
+    """Chunks of the pages, pulling a page only when its chunks are wanted."""
+    return chunk_pages(pages, size, overlap)

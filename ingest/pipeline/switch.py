@@ -1,0 +1,99 @@
+"""Changing the embedding model: build the new collection while the old one answers.
+
+The chunks are in the old collection already, so nothing is loaded or chunked again:
+each ready content's chunks are read back, embedded with the new model and written to
+the new collection. Meanwhile the pipeline writes new files to both collections, each
+with its own model. When every ready content is complete in the new collection, the
+caller swaps the store that answers and drops the old collection.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from ingest.index.registry import READY, Registry
+from ingest.index.vectors import ChromaStore
+from ingest.pipeline.progress import EventBus, IngestEvent
+
+log = logging.getLogger(__name__)
+
+_BATCH = 64
+
+
+@dataclass(frozen=True)
+class SwitchProgress:
+    """How far the new collection is: contents done of total."""
+
+    old_model: str
+    new_model: str
+    done: int
+    total: int
+    finished: bool
+
+
+class ModelSwitch:
+    """Copies every ready content from ``old`` to ``new``, embedding with the new model."""
+
+    def __init__(
+        self, registry: Registry, old: ChromaStore, new: ChromaStore, events: EventBus
+    ) -> None:
+        self.registry = registry
+        self.old = old
+        self.new = new
+        self.events = events
+        self.done = 0
+        self.total = 0
+        self.finished = False
+        self.stop = threading.Event()
+
+    def progress(self) -> SwitchProgress:
+        """Where the switch is."""
+        return SwitchProgress(
+            self.old.embedder.name, self.new.embedder.name, self.done, self.total, self.finished
+        )
+
+    def run(self) -> bool:
+        """Fill the new collection (in a thread); True when it holds every ready content."""
+        keys = sorted(c.key for c in self.registry.contents() if c.state == READY)
+        self.total, self.done = len(keys), 0
+        # Said before the first document, which may take a while with a large library.
+        self.events.publish_threadsafe(
+            IngestEvent("switch", self.new.embedder.name, "", 0, self.total)
+        )
+        for key in keys:
+            if self.stop.is_set():
+                return False
+            self._copy(key)
+            self.done += 1
+            self.events.publish_threadsafe(
+                IngestEvent("switch", self.new.embedder.name, key, self.done, self.total)
+            )
+        # Contents that became ready meanwhile were written to both collections.
+        self.finished = True
+        return True
+
+    def catch_up(self) -> int:
+        """Copy the ready contents the new collection still lacks; returns how many.
+
+        A switch begun while the app runs can miss a file that was being indexed at that
+        moment (it was written to the old collection only): once the pipeline is idle,
+        this copies it too.
+        """
+        have = self.new.document_ids()
+        ready = {c.key for c in self.registry.contents() if c.state == READY}
+        missing = sorted(ready - have)
+        for key in missing:
+            if self.stop.is_set():
+                break
+            self._copy(key)
+        return len(missing)
+
+    def _copy(self, key: str) -> None:
+        have = self.new.chunk_indexes(key)
+        for chunks in self.old.chunks_of(key, _BATCH):
+            missing = [c for c in chunks if c.index not in have]
+            if missing:
+                vectors = self.new.embedder.embed([c.text for c in missing])
+                self.new.add_chunks(key, missing, vectors)
