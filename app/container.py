@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-import os
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from app.paths import make_private_dir, make_private_file
+from app.paths import open_data_dir
 from app.services.chat import ChatService
+from app.services.collections import build_embedder, open_collections
 from app.services.documents import DocumentService
-from app.services.embedding_models import EmbeddingModels, build_embedder
+from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
 from app.services.preferences import ChatModels, Preferences, with_saved
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
 from app.settings import Settings
-from app.token import load_or_create_token
 from graph.deps import GraphDeps
 from graph.graph import build_graph
 from graph.nodes.suggest import suggest_followups
@@ -31,7 +28,6 @@ from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from ingest.index.keyword.index import KeywordIndex
-from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.parsing import ParserPool
@@ -78,17 +74,9 @@ class Container:
     ) -> None:
         settings = with_saved(settings)  # what the window's settings dialog saved
         self.settings = settings
-        # LangSmith tracing would send every prompt to a cloud; Docent talks only to Ollama.
-        for var in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
-            os.environ[var] = "false"
-        # Sessions, the index and the token are the user's alone: 0700 dir, 0600 databases.
-        make_private_dir(settings.data_dir)
-        if not settings.chroma_url:  # a Chroma server keeps the index elsewhere
-            make_private_dir(settings.data_dir / "chroma")
-        for database in ("docent.db", "sessions.db"):
-            make_private_file(settings.data_dir / database)
-        settings.docs_dir.mkdir(parents=True, exist_ok=True)
-        self.token = load_or_create_token(settings.token_path)
+        self.token = open_data_dir(
+            settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url
+        )
         self.llm: ChatModel = llm or OllamaChat(
             settings.ollama_host, settings.chat_model, num_ctx=settings.context_tokens
         )
@@ -97,29 +85,24 @@ class Container:
         )
         self.registry = Registry(settings.data_dir / "docent.db")
         self.sessions = SessionIndex(settings.data_dir / "docent.db")
-        client = make_chroma_client(settings.data_dir, settings.chroma_url)
         self.events = EventBus()
-        self.embedding = EmbeddingModels(
+        collections = open_collections(
             settings,
-            client,
+            make_chroma_client(settings.data_dir, settings.chroma_url),
             self.registry,
             self.events,
             embedder or embedder_factory(settings),
             previous=previous_embedder,
-            factory=embedder_factory,
         )
-        """The answering collection, a new model's being built, and switching models."""
-        self.indexes: list[ChunkIndex] = self.embedding.indexes
-        """Every index the pipeline writes; the keyword index joins the store here."""
         self.keyword = KeywordIndex(settings.data_dir / "keyword")
-        self.indexes.append(self.keyword)
+        collections.indexes.append(self.keyword)
         self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
         """The worker processes every file is opened in, for the indexer and MCP alike."""
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
-            self.indexes,
-            self.embedder,
+            collections.indexes,
+            collections.embedder,
             events=self.events,
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
@@ -139,9 +122,9 @@ class Container:
             else "DOCENT_MAX_FILE_MB",
         )
         self.retriever = Retriever(
-            self.store,  # the old model's, during a switch
+            collections.store,  # the old model's, during a switch
             self.keyword,
-            self.store.embedder,
+            collections.store.embedder,
             self.reranker,
             RegistryLibrary(self.registry),
             RetrievalSettings(
@@ -150,6 +133,10 @@ class Container:
                 context_chars=settings.context_chars,
             ),
         )
+        self.embedding = EmbeddingModels(
+            collections, self.retriever, self.indexer, factory=embedder_factory
+        )
+        """The answering collection, a new model's being built, and switching models."""
         self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
         self.health = HealthMonitor(self.llm, self.reranker)
         self.status = StatusService(
@@ -160,12 +147,11 @@ class Container:
             queued=lambda: self.indexer.queued,
         )
         live = {
-            "chat_model": lambda name: setattr(self.llm, "model", name),
-            "top_k": lambda k: self._retrieval(top_k=k),
-            "rerank_candidates": lambda n: self._retrieval(rerank_candidates=n),
+            "chat_model": self.llm.use,
+            "top_k": lambda k: self.retriever.configure(top_k=k),
+            "rerank_candidates": lambda n: self.retriever.configure(rerank_candidates=n),
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
-        self.embedding.attach(self.retriever, self.indexer, self.preferences.save)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
         self.index_lock = index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE)
         """Held by the one process of this data dir that indexes (the app, or `ingest`);
@@ -190,10 +176,6 @@ class Container:
     def switch(self) -> ModelSwitch | None:
         """Set while a new embedding model's collection is being built."""
         return self.embedding.switch
-
-    def _retrieval(self, **changes: Any) -> None:
-        """Apply a settings-dialog change to the retriever from its next search on."""
-        self.retriever.settings = dataclasses.replace(self.retriever.settings, **changes)
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""
@@ -286,9 +268,7 @@ class Container:
         await asyncio.to_thread(self.parsers.close)
         if self._checkpoint_db is not None:
             await self._checkpoint_db.close()
-        close = getattr(self.llm, "aclose", None)
-        if close is not None:
-            await close()
+        await self.llm.aclose()
         for llm in self._model_llms.values():
             await llm.aclose()
         self.sessions.close()

@@ -48,3 +48,21 @@ def make_private_file(path: Path) -> Path:
     except FileExistsError:
         os.chmod(path, 0o600)
     return path
+
+
+def open_data_dir(data_dir: Path, docs_dir: Path, *, local_index: bool = True) -> str:
+    """Make the data dir ready, private to its owner, and return its API token.
+
+    Sessions, the index and the token are the user's alone: the dir is 0700 and its
+    databases 0600. The documents folder is created if missing; ``local_index`` False
+    (a Chroma server) keeps no chroma/ folder here.
+    """
+    from app.token import load_or_create_token
+
+    make_private_dir(data_dir)
+    if local_index:
+        make_private_dir(data_dir / "chroma")
+    for database in ("docent.db", "sessions.db"):
+        make_private_file(data_dir / database)
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    return load_or_create_token(data_dir / TOKEN_FILE)

@@ -75,6 +75,12 @@ class ScriptedRouterLLM:
     async def health(self) -> Health:
         return Health(True, self.host)
 
+    def use(self, model: str) -> None:
+        self.model = model
+
+    async def aclose(self) -> None:
+        pass
+
 
 def load_set() -> list[dict[str, Any]]:
     return [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]

@@ -6,13 +6,12 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import ollama
 
-from models.protocols import Health, Message, Usage
+from models.protocols import Health, Message, PullProgress, Usage
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection: a host that is down should be reported quickly."""
@@ -129,22 +128,6 @@ def _says_model_missing(error: str) -> bool:
     # `model 'x' not found` (show, generate); a bare 404 from a proxy says neither.
     text = error.lower()
     return "model" in text and "not found" in text
-
-
-@dataclass(frozen=True)
-class PullProgress:
-    """One step of ``ollama pull``: what Ollama is doing and, while downloading, how far."""
-
-    status: str
-    completed: int | None = None
-    total: int | None = None
-
-    @property
-    def fraction(self) -> float | None:
-        """Share of the current layer downloaded (0..1), when Ollama says."""
-        if not self.total or self.completed is None:
-            return None
-        return min(1.0, self.completed / self.total)
 
 
 class OllamaChat:
@@ -268,6 +251,10 @@ class OllamaChat:
             stream = await self._client.pull(model, stream=True)
             async for step in stream:
                 yield PullProgress(step.status or "", step.completed, step.total)
+
+    def use(self, model: str) -> None:
+        """Answer with ``model`` from the next call on."""
+        self.model = model
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""

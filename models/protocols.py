@@ -58,6 +58,39 @@ class ChatModel(Protocol):
         """Whether the host answers, and which models it has."""
         ...
 
+    def use(self, model: str) -> None:
+        """Answer with ``model`` from the next call on (the window's model menu)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Let go of the connections to the host."""
+        ...
+
+
+@dataclass(frozen=True)
+class PullProgress:
+    """One step of downloading a model: what the host is doing and, while downloading, how far."""
+
+    status: str
+    completed: int | None = None
+    total: int | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the current layer downloaded (0..1), when the host says."""
+        if not self.total or self.completed is None:
+            return None
+        return min(1.0, self.completed / self.total)
+
+
+@runtime_checkable
+class PullsModels(Protocol):
+    """A chat model's host that can download models (Ollama can; most servers can't)."""
+
+    def pull(self, model: str) -> AsyncIterator[PullProgress]:
+        """Download ``model``, yielding progress; LLMError if the host refuses."""
+        ...
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -72,9 +105,23 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class SharesBatches(Protocol):
+    """An embedder that says whether texts from several files may share one call."""
+
+    shared_batches: bool
+    """True when a call costs what its texts cost (none holds the others up) and one call
+    already keeps every core it may use busy."""
+
+
+@runtime_checkable
 class Reranker(Protocol):
     """Scores passages against a query; higher is more relevant."""
 
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         """One score per passage, in the passages' order."""
+        ...
+
+    @property
+    def problem(self) -> str | None:
+        """Why it can't rerank now (its model is missing), or None when it can."""
         ...

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from models.protocols import Reranker
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "ms-marco-TinyBERT-L-2-v2"
@@ -28,6 +30,8 @@ class RerankerUnavailable(Exception):
 class PassThroughReranker:
     """``Reranker`` that keeps the input order: scores fall from 1.0 but stay above 0.99."""
 
+    problem: str | None = None
+
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         """One score per passage, strictly descending, so sorting by score changes nothing."""
         count = len(passages)
@@ -35,12 +39,10 @@ class PassThroughReranker:
         return [1.0 - index / (count * 100) for index in range(count)]
 
 
-def reranking_active(reranker: object) -> bool:
+def reranking_active(reranker: Reranker) -> bool:
     """Whether ``reranker`` reorders passages now: not the pass-through one (which stands
     for no reranker) and not missing its model (``problem`` set)."""
-    if isinstance(reranker, PassThroughReranker):
-        return False
-    return getattr(reranker, "problem", None) is None
+    return not isinstance(reranker, PassThroughReranker) and reranker.problem is None
 
 
 def _model_file(model: str) -> str:

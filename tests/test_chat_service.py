@@ -173,3 +173,22 @@ async def test_a_new_sessions_first_message_starts_its_search_before_the_graph_r
     await service.start_turn(None, "What was revenue?", "rag", history=history).result()
     assert embedder.calls == [["revenue"]]
     assert library.retriever.reader.users == 0
+
+
+async def test_a_turn_never_traces_to_langsmith_even_when_the_environment_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langchain_core.tracers.langchain import wait_for_all_tracers
+
+    from tests.network_guard import only_loopback
+
+    for name in ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING"):
+        monkeypatch.setenv(name, "true")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2_not_a_real_key")
+    llm = FakeChatModel()
+    llm.enqueue("It was 12 million euros [1].")
+    with only_loopback() as outward:
+        turn = make_service(tmp_path, llm).start_turn(None, "What was revenue?")
+        assert isinstance(await turn.result(), Done)
+        wait_for_all_tracers()  # a tracer would have sent its runs by now
+    assert outward == []

@@ -186,6 +186,8 @@ async def test_the_trace_locates_what_the_search_weighed_once_the_answer_is_writ
 class ScoresByLength:
     """A reranking model behind the ``Reranker`` protocol: longer passages score higher."""
 
+    problem = None
+
     def __init__(self) -> None:
         self.calls = 0
 

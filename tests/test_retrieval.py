@@ -206,6 +206,8 @@ def test_a_failed_early_embedding_leaves_the_question_to_be_embedded_again() -> 
 class Reverse:
     """A reranker that prefers what fusion liked least."""
 
+    problem = None
+
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         return [float(i) for i in range(len(passages))]
 

@@ -68,6 +68,10 @@ class AnswerView:
     sources: list[dict[str, Any]] = field(default_factory=list)
     trace: dict[str, Any] | None = None
     stopped: bool = False
+    regen: ui.button | None = None
+    """Regenerate, on the last answer only."""
+    suggestions: ui.row | None = None
+    """Follow-up questions, once they arrive."""
     _rendered_at: float = 0.0
 
     def build(self, *, streaming: bool) -> None:
@@ -160,12 +164,10 @@ class AnswerView:
 
     def retire(self) -> None:
         """A newer answer exists: only the last one can be regenerated or followed up."""
-        regen = getattr(self, "regen", None)
-        if regen is not None and not regen.is_deleted:
-            regen.set_visibility(False)
-        suggestions = getattr(self, "suggestions", None)
-        if suggestions is not None and not suggestions.is_deleted:
-            suggestions.delete()
+        if self.regen is not None and not self.regen.is_deleted:
+            self.regen.set_visibility(False)
+        if self.suggestions is not None and not self.suggestions.is_deleted:
+            self.suggestions.delete()
 
     def _trace_data(self) -> dict[str, Any]:
         return {**(self.trace or {}), "sources": self.sources}

@@ -49,15 +49,9 @@ class Sessions:
         self.on_deleted = on_deleted
         self.current: str | None = None
         self.query = ""
-        # Search, rename and delete come with the sessions API (SEAMS.md: SessionIndex.search
-        # / rename, ChatService.delete_session); until that is in, the list only opens chats.
-        self._search = getattr(sessions, "search", None)
-        self._rename = getattr(sessions, "rename", None)
-        self._delete = getattr(chat, "delete_session", None)
         ui.label("Chats").classes("text-xs uppercase docent-muted mt-4")
         self.search = ui.input(placeholder="Search chats", on_change=self._searched)
         self.search.props("dense outlined clearable").classes("w-full").mark("session-search")
-        self.search.set_visibility(self._search is not None)
         self.list = ui.column().classes("w-full gap-0").mark("session-list")
         self.anchor = ui.element("div")
         """Dialogs live here, not in a row that a redraw may delete."""
@@ -81,7 +75,7 @@ class Sessions:
                 row.classes(remove="docent-current")
 
     def redraw(self) -> None:
-        found = self._search(self.query) if self.query and self._search else self.index.list()
+        found = self.index.search(self.query) if self.query else self.index.list()
         today = datetime.now(UTC).astimezone().date()
         self.list.clear()
         self.rows.clear()
@@ -110,7 +104,6 @@ class Sessions:
                 )
             with ui.item_section().props("side"):
                 more = ui.button(icon="more_horiz").props("flat round dense size=sm")
-                more.set_visibility(self._rename is not None and self._delete is not None)
                 more.mark("session-menu").on("click.stop", lambda: None)
                 with more, ui.menu():
                     ui.menu_item("Rename…", on_click=lambda i=info: self.rename(i)).mark(
@@ -133,8 +126,7 @@ class Sessions:
 
             def save() -> None:
                 try:
-                    assert self._rename is not None
-                    self._rename(info.id, box.value or "")
+                    self.index.rename(info.id, box.value or "")
                 except ValueError as problem:
                     error.set_text(str(problem))
                     return
@@ -158,8 +150,7 @@ class Sessions:
                 async def delete() -> None:
                     dialog.close()
                     try:
-                        assert self._delete is not None
-                        await self._delete(info.id)
+                        await self.chat.delete_session(info.id)
                     except SessionBusy:
                         ui.notify("This chat is still answering; stop it first.", type="warning")
                         return

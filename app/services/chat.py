@@ -12,6 +12,7 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langsmith import tracing_context
 
 from app.services.sessions import SessionIndex
 from graph.context import TurnContext
@@ -254,12 +255,15 @@ class ChatService:
         mode: Mode,
         touched: asyncio.Future[None],
     ) -> None:
-        try:
-            answer = await self._answer(turn, context, new_messages, text, mode, touched)
-            if answer is not None and self._suggest is not None:
-                await self._offer_suggestions(turn, text, answer)
-        finally:
-            turn.close()
+        # LangSmith tracing, if the user's environment turns it on for other work, would
+        # send every prompt and passage to a cloud: Docent's turns are never traced.
+        with tracing_context(enabled=False):
+            try:
+                answer = await self._answer(turn, context, new_messages, text, mode, touched)
+                if answer is not None and self._suggest is not None:
+                    await self._offer_suggestions(turn, text, answer)
+            finally:
+                turn.close()
 
     async def _answer(
         self,

@@ -13,21 +13,22 @@ dropped) and starts the new one; choosing the model that answers just cancels it
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from chromadb.api import ClientAPI
-
+from app.services.collections import (
+    Collections,
+    build_embedder,
+    embedder_spec,
+    model_label,
+)
 from app.settings import Settings
 from graph.retrieval.retriever import Reader, Retriever
-from ingest.index.ports import ChunkIndex
-from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, collection_name
+from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.progress import EventBus, IngestEvent
+from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.switch import ModelSwitch
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
@@ -44,34 +45,6 @@ BUILT_IN_MODEL = MODEL_NAME
 """The embedding model that runs in-process; its weights ship with Docent."""
 
 CHECK_TEXT = "Docent checks that this embedding model answers."
-
-
-def build_embedder(settings: Settings) -> Embedder:
-    """The embedder the settings name."""
-    if settings.embed_backend == "ollama":
-        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
-    return MiniLMEmbedder()
-
-
-def embedder_from(spec: dict[str, str]) -> Embedder:
-    """The embedder a stored spec names (the model the index was built with)."""
-    if spec.get("backend") == "ollama":
-        return OllamaEmbedder(spec["host"], spec["model"])
-    embedder = MiniLMEmbedder()
-    if embedder.name != spec["name"]:
-        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
-    return embedder
-
-
-def embedder_spec(embedder: Embedder, settings: Settings) -> str:
-    """What the registry remembers of the model the index answers with."""
-    spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
-    return json.dumps({**spec, "host": settings.embed_ollama_host})
-
-
-def model_label(settings: Settings) -> str:
-    """The model the settings name, as a person reads it."""
-    return settings.embed_model if settings.embed_backend == "ollama" else MODEL_NAME
 
 
 class EmbeddingUnavailable(Exception):
@@ -103,75 +76,43 @@ class EmbeddingModels:
 
     def __init__(
         self,
-        settings: Settings,
-        client: ClientAPI,
-        registry: Registry,
-        events: EventBus,
-        embedder: Embedder,
+        collections: Collections,
+        retriever: Retriever,
+        indexer: Indexer,
         *,
-        previous: Embedder | None = None,
         factory: Callable[[Settings], Embedder] = build_embedder,
     ) -> None:
-        self.settings = settings
-        self.client = client
-        self.registry = registry
-        self.events = events
+        self.settings = collections.settings
+        self.client = collections.client
+        self.registry = collections.registry
+        self.events = collections.events
         self.factory = factory
-        self.embedder = embedder
+        self.embedder = collections.embedder
         """The configured model: the one answering, or the one being built."""
-        self.store = ChromaStore(client, embedder, lookup=registry)
+        self.store = collections.store
         """The collection that answers."""
-        self.indexes: list[ChunkIndex] = [self.store]
-        """Every index the pipeline writes (the container adds the keyword index)."""
-        self.switch = self._resume(previous)
+        self.indexes = collections.indexes
+        """Every index the pipeline writes (the same list the indexer writes through)."""
+        self.switch = collections.switch
         """Set while a new embedding model's collection is being built."""
         self.loading: str | None = None
         self.problem: str | None = None
         self.pending: asyncio.Task[str] | None = None
         """The last choice being applied; its result is the message for the person."""
-        self._retriever: Retriever | None = None
-        self._indexer: Indexer | None = None
-        self._save: Callable[[dict[str, Any]], None] = lambda _changes: None
+        self._retriever = retriever
+        """Swapped to the new model's reader at the end of a switch."""
+        self._indexer = indexer
+        """Waited for: files being indexed when a switch begins or a collection retires."""
         self._task: asyncio.Task[None] | None = None
         self._copying: asyncio.Future[Any] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
-        self._failed: tuple[dict[str, Any], Settings] | None = None
+        self._failed: tuple[dict[str, Any], Settings, Callable[[dict[str, Any]], None]] | None = (
+            None
+        )
         """The last choice whose model couldn't load, for a retry."""
         self._listeners: list[Listener] = []
-        events.subscribe(self._on_event)
-
-    def _resume(self, previous: Embedder | None) -> ModelSwitch | None:
-        """A switch from the model the index was built with, if the settings changed it."""
-        active = self.registry.state("embedder")
-        if active is None or json.loads(active)["name"] == self.embedder.name:
-            self.registry.set_state("embedder", embedder_spec(self.embedder, self.settings))
-            return None
-        spec = json.loads(active)
-        names = {c.name for c in self.client.list_collections()}
-        old_name = collection_name(spec["name"])
-        try:
-            if old_name not in names:
-                raise EmbedderUnavailable(f"no collection {old_name}")
-            old_embedder = previous or embedder_from(spec)
-        except Exception as exc:  # the old model is gone: rebuild from the files instead
-            log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
-            self.registry.set_state("embedder", embedder_spec(self.embedder, self.settings))
-            return None
-        old = ChromaStore(self.client, old_embedder, lookup=self.registry, name=old_name)
-        new, self.store = self.store, old  # the old collection answers until the swap
-        new.building = True
-        self.indexes[:] = [old, new]
-        return ModelSwitch(self.registry, old, new, self.events)
-
-    def attach(
-        self,
-        retriever: Retriever,
-        indexer: Indexer,
-        save: Callable[[dict[str, Any]], None],
-    ) -> None:
-        """What a switch swaps (the retriever's reader), waits for, and saves the choice with."""
-        self._retriever, self._indexer, self._save = retriever, indexer, save
+        self.events.subscribe(self._on_event)
 
     # -- what the window shows --------------------------------------------------------
 
@@ -231,17 +172,22 @@ class EmbeddingModels:
 
     # -- choosing a model ---------------------------------------------------------------
 
-    def choose(self, changes: dict[str, Any], target: Settings) -> asyncio.Task[str]:
+    def choose(
+        self, changes: dict[str, Any], target: Settings, save: Callable[[dict[str, Any]], None]
+    ) -> asyncio.Task[str]:
         """Switch to the model ``target`` names, in the background (call on the event loop).
 
-        ``changes`` (of ``FIELDS``) are saved once the model has loaded. The task's result
-        says what happens now; it raises ``EmbeddingUnavailable`` if the model can't load.
+        ``save`` is given ``changes`` (of ``FIELDS``) once the model has loaded. The task's
+        result says what happens now; it raises ``EmbeddingUnavailable`` if the model
+        can't load.
         """
-        self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target))
+        self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target, save))
         self.pending.add_done_callback(_quiet)
         return self.pending
 
-    async def _choose(self, changes: dict[str, Any], target: Settings) -> str:
+    async def _choose(
+        self, changes: dict[str, Any], target: Settings, save: Callable[[dict[str, Any]], None]
+    ) -> str:
         label = model_label(target)
         async with self._lock:
             self.loading, self.problem = label, None
@@ -259,12 +205,12 @@ class EmbeddingModels:
                         f"It keeps answering with {self.store.embedder.name}."
                     ),
                 )
-                self._failed = (changes, target)
+                self._failed = (changes, target, save)
                 self._tell()
                 raise EmbeddingUnavailable(self.problem) from error
             self._failed = None
             try:
-                self._save(changes)
+                save(changes)
                 return await self._switch_to(embedder)
             finally:  # one change seen from loading to rebuilding: never "done" between
                 self.loading = None
@@ -323,8 +269,7 @@ class EmbeddingModels:
         try:
             if not await self._in_thread(switch.run):
                 return
-            if self._indexer is not None:  # files being indexed when the switch began
-                await self._indexer.wait_idle()
+            await self._indexer.wait_idle()  # files being indexed when the switch began
             await self._in_thread(switch.catch_up)
             if switch.stop.is_set():
                 return
@@ -370,16 +315,15 @@ class EmbeddingModels:
         self._retire(switch.new, None)
 
     def _activate(self, reader: Reader) -> Reader | None:
-        return self._retriever.activate(reader) if self._retriever is not None else None
+        return self._retriever.activate(reader)
 
     def _retire(self, store: ChromaStore, reader: Reader | None) -> None:
         """Drop ``store``'s collection once no search and no file being indexed uses it."""
 
         async def drop() -> None:
-            if reader is not None and self._retriever is not None:
+            if reader is not None:
                 await asyncio.to_thread(self._retriever.wait_unused, reader)
-            if self._indexer is not None:
-                await self._indexer.wait_idle()
+            await self._indexer.wait_idle()
             async with self._lock:  # a new choice may have made the same collection again
                 live = {self.store.name} | (
                     {self.switch.new.name, self.switch.old.name} if self.switch else set()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from models.llm import ModelNotFound, OllamaUnavailable, same_model
-from models.protocols import ChatModel, Health
+from models.protocols import ChatModel, Health, Reranker
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ Listener = Callable[[HealthReport], None]
 class HealthMonitor:
     """Asks Ollama now and then (one loop for the whole app) and tells listeners on change."""
 
-    def __init__(self, llm: ChatModel, reranker: object | None = None) -> None:
+    def __init__(self, llm: ChatModel, reranker: Reranker | None = None) -> None:
         self._llm = llm
         self._reranker = reranker
         """Asked for its ``problem`` (why reranking is off), when it has one to tell."""
@@ -79,8 +79,8 @@ class HealthMonitor:
         elif not any(same_model(name, self._llm.model) for name in health.models):
             message = str(ModelNotFound(health.host, self._llm.model))
             problems.append(Problem("model_missing", message, model=self._llm.model))
-        reranking_off = getattr(self._reranker, "problem", None)
-        if isinstance(reranking_off, str) and reranking_off:
+        reranking_off = self._reranker.problem if self._reranker is not None else None
+        if reranking_off:
             problems.append(Problem("reranker_unavailable", reranking_off))
         report = HealthReport(True, sorted(health.models), problems)
         if report != self.report:

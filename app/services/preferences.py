@@ -12,8 +12,7 @@ from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
 from app.settings import Settings
-from models.llm import PullProgress
-from models.protocols import ChatModel
+from models.protocols import ChatModel, PullProgress, PullsModels
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +76,8 @@ class Preferences:
         settings: Settings,
         live: dict[str, Callable[[Any], None]],
         *,
-        embedding: Callable[[dict[str, Any], Settings], object] | None = None,
+        embedding: Callable[[dict[str, Any], Settings, Callable[[dict[str, Any]], None]], object]
+        | None = None,
     ) -> None:
         self.settings = settings
         self._live = live
@@ -120,7 +120,7 @@ class Preferences:
             else:
                 restart.append(name)
         if embedding and self._embedding is not None:
-            self._embedding(embedding, checked)
+            self._embedding(embedding, checked, self.save)
         return restart
 
     def save(self, changes: dict[str, Any]) -> None:
@@ -158,6 +158,8 @@ class ChatModels:
 
     def __init__(self, llm: ChatModel, health: HealthMonitor, preferences: Preferences) -> None:
         self._llm = llm
+        self._puller = llm if isinstance(llm, PullsModels) else None
+        """The host's model downloads, when it has them (Ollama does)."""
         self._health = health
         self._preferences = preferences
 
@@ -172,7 +174,7 @@ class ChatModels:
 
     @property
     def can_pull(self) -> bool:
-        return hasattr(self._llm, "pull")
+        return self._puller is not None
 
     def choose(self, name: str) -> None:
         """Answer with ``name`` from the next turn on, now and after a restart."""
@@ -181,9 +183,8 @@ class ChatModels:
 
     async def pull(self, name: str) -> AsyncIterator[PullProgress]:
         """Download ``name`` into Ollama, yielding progress; LLMError if Ollama refuses."""
-        pull = getattr(self._llm, "pull", None)
-        if pull is None:
+        if self._puller is None:
             raise InvalidSetting("This chat model's host can't download models.")
-        async for step in pull(name):
+        async for step in self._puller.pull(name):
             yield step
         await self._health.check_now()

@@ -9,9 +9,11 @@ only once no search holds its reader (``wait_unused``).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
@@ -69,6 +71,10 @@ class Retriever:
         self.settings = settings or RetrievalSettings()
         self.fusion = fusion
         self._users = threading.Condition()
+
+    def configure(self, **changes: Any) -> None:
+        """Change settings (``top_k``, ``rerank_candidates``) from the next search on."""
+        self.settings = dataclasses.replace(self.settings, **changes)
 
     def begin(self) -> Search:
         """A search reading with the answering model until it is closed."""

@@ -23,7 +23,6 @@ from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
-from models.protocols import Reranker
 from models.reranker import RerankerUnavailable, reranking_active
 
 if TYPE_CHECKING:
@@ -223,7 +222,7 @@ class Search:
         # Asking about a named file is an answerable question about that file.
         if not doc_ids and not s.floor.passes(candidates):
             return Retrieval([], candidates, answerable=False)
-        problem = _rerank_problem(self.reranker)
+        problem = self.reranker.problem
         if problem is None:
             head = candidates[: max(k, s.rerank_candidates)]
             load(dense, head)
@@ -308,8 +307,3 @@ def _shown_score(c: Candidate) -> float:
     if c.rerank is not None:
         return c.rerank
     return c.final if c.final is not None else c.fused
-
-
-def _rerank_problem(reranker: Reranker) -> str | None:
-    """Why ``reranker`` cannot rerank now (FlashRank without its model), or None."""
-    return getattr(reranker, "problem", None)

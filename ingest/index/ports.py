@@ -14,15 +14,22 @@ the whole document through ``replace_document`` once its chunks are known.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from ingest.types import Chunk
+from models.protocols import Embedder
 
 
 @runtime_checkable
 class ChunkIndex(Protocol):
     """An index of chunks, written per document."""
+
+    name: str
+    """How the index is named in a consistency report."""
+    building: bool
+    """True while it is being filled for the first time (a new embedding model's
+    collection): reconcile leaves it alone until it answers."""
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks, atomically for readers where possible."""
@@ -36,10 +43,18 @@ class ChunkIndex(Protocol):
         """Ids of every document with at least one chunk (for reconcile)."""
         ...
 
+    def chunk_counts(self) -> Mapping[str, int] | None:
+        """Chunks held per document, or None when the index can't count them cheaply
+        (reconcile then checks only that each document is there)."""
+        ...
+
 
 @runtime_checkable
 class VectorIndex(ChunkIndex, Protocol):
     """An index of chunks with vectors, written incrementally."""
+
+    embedder: Embedder
+    """The model its vectors come from (two collections, two models, during a switch)."""
 
     def add_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]

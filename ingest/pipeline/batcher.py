@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from models.protocols import Embedder
+from models.protocols import Embedder, SharesBatches
 
 WINDOW = 256
 """Texts per shared call at most: enough to sort by length, little memory (≈1 KB each)."""
@@ -47,7 +47,7 @@ def shares_batches(embedder: Embedder) -> bool:
     cost (none of them can hold the others up) and one call already keeps every core it
     may use busy.
     """
-    return bool(getattr(embedder, "shared_batches", False))
+    return isinstance(embedder, SharesBatches) and embedder.shared_batches
 
 
 @dataclass(eq=False)

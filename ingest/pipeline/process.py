@@ -182,7 +182,7 @@ class Pipeline:
         everything: list[Chunk] = []
         count = embedded = pages = 0
         with self._writing(key, cancelled, on_settle), ExitStack() as stack:
-            embedders = [getattr(ix, "embedder", self.embedder) for ix in vector_indexes]
+            embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
                 batcher = self.batcher(embedder)
                 if batcher is not None:  # this file's batches may share calls with others'
@@ -248,7 +248,7 @@ class Pipeline:
             missing = [c for c in chunks if c.index not in have]
             if not missing:
                 continue
-            embedder = getattr(index, "embedder", self.embedder)
+            embedder = index.embedder
             cache = computed.setdefault(id(embedder), {})
             needed = [c for c in missing if c.index not in cache]
             if needed:

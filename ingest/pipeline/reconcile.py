@@ -80,7 +80,7 @@ def _some(paths: list[str]) -> str:
 
 def index_name(index: ChunkIndex) -> str:
     """How an index is named in a report."""
-    return str(getattr(index, "name", type(index).__name__))
+    return index.name
 
 
 class Reconciler:
@@ -111,14 +111,15 @@ class Reconciler:
         wanted = self._wanted(records.values()) | self.busy_keys()
         report.garbage = {key for key in contents if key not in wanted}
         for index in self.indexes:
-            if getattr(index, "building", False):
+            if index.building:
                 continue  # a new embedding model's collection, being filled
-            counts = _chunk_counts(index)
+            counted = index.chunk_counts()
+            counts = dict(counted or dict.fromkeys(index.document_ids(), 1))
             report.orphans[index_name(index)] = set(counts) - contents.keys()
             for key, content in contents.items():
                 if content.state == READY and key not in report.garbage:
                     held = counts.get(key, 0)
-                    if held == 0 or (held != content.chunks and _counts_chunks(index)):
+                    if held == 0 or (held != content.chunks and counted is not None):
                         report.incomplete.add(key)
         for rel, record in sorted(records.items()):
             if rel in report.found and record.status == DocStatus.READY:
@@ -174,17 +175,6 @@ class Reconciler:
         """Contents no row wants (cheap: registry only)."""
         wanted = self._wanted(self.registry.list()) | self.busy_keys()
         return {c.key for c in self.registry.contents() if c.key not in wanted}
-
-
-def _chunk_counts(index: ChunkIndex) -> dict[str, int]:
-    counter = getattr(index, "chunk_counts", None)
-    if counter is not None:
-        return dict(counter())
-    return dict.fromkeys(index.document_ids(), 1)
-
-
-def _counts_chunks(index: ChunkIndex) -> bool:
-    return hasattr(index, "chunk_counts")
 
 
 __all__ = ["READY", "WRITING", "Reconciler", "Report", "index_name"]

@@ -73,6 +73,13 @@ class FakeChatModel:
         """Make the next call raise ``error``; a streamed call first yields ``after``'s words."""
         self._replies.append(_Failure(error, after))
 
+    def use(self, model: str) -> None:
+        """Answer as ``model`` from the next call on."""
+        self.model = model
+
+    async def aclose(self) -> None:
+        """Nothing to let go of."""
+
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:

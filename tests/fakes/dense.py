@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 
 import numpy as np
@@ -12,6 +13,9 @@ from tests.fakes.embedder import FakeEmbedder
 
 class FakeDenseIndex:
     """Implements ``graph.retrieval.ports.DenseIndex`` and ``ChunkIndex`` over a dict."""
+
+    name = "fake-dense"
+    building = False
 
     def __init__(self, embedder: FakeEmbedder | None = None) -> None:
         self.embedder = embedder or FakeEmbedder()
@@ -35,6 +39,9 @@ class FakeDenseIndex:
 
     def document_ids(self) -> set[str]:
         return {k[0] for k in self.chunks}
+
+    def chunk_counts(self) -> dict[str, int]:
+        return dict(Counter(k[0] for k in self.chunks))
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None

@@ -77,6 +77,9 @@ class _View:
 class KeywordIndex:
     """BM25 over every chunk of the library, kept in step through ``ChunkIndex``."""
 
+    name = "keyword"
+    building = False
+
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder
         self._lock = threading.RLock()
@@ -126,6 +129,10 @@ class KeywordIndex:
         """Ids of every document with at least one chunk."""
         with self._lock:
             return set(self._where)
+
+    def chunk_counts(self) -> None:
+        """Not counted: the segments keep rows by term, not by document."""
+        return None
 
     # -- reading ---------------------------------------------------------------------
 

@@ -1,0 +1,104 @@
+"""The index's collections: one per embedding model, and which of them answers.
+
+Opened once at start: the configured model's collection answers, unless the index was
+built with another model, whose collection then keeps answering while the new one is
+built (a switch left unfinished resumes). ``EmbeddingModels`` takes them over from there.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+from chromadb.api import ClientAPI
+
+from app.settings import Settings
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import Registry
+from ingest.index.vectors import ChromaStore, collection_name
+from ingest.pipeline.progress import EventBus
+from ingest.pipeline.switch import ModelSwitch
+from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
+from models.ollama_embedder import OllamaEmbedder
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name."""
+    if settings.embed_backend == "ollama":
+        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
+    return MiniLMEmbedder()
+
+
+def embedder_from(spec: dict[str, str]) -> Embedder:
+    """The embedder a stored spec names (the model the index was built with)."""
+    if spec.get("backend") == "ollama":
+        return OllamaEmbedder(spec["host"], spec["model"])
+    embedder = MiniLMEmbedder()
+    if embedder.name != spec["name"]:
+        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
+    return embedder
+
+
+def embedder_spec(embedder: Embedder, settings: Settings) -> str:
+    """What the registry remembers of the model the index answers with."""
+    spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
+    return json.dumps({**spec, "host": settings.embed_ollama_host})
+
+
+def model_label(settings: Settings) -> str:
+    """The model the settings name, as a person reads it."""
+    return settings.embed_model if settings.embed_backend == "ollama" else MODEL_NAME
+
+
+@dataclass
+class Collections:
+    """The collection that answers, every index the pipeline writes, and a switch under way."""
+
+    settings: Settings
+    client: ClientAPI
+    registry: Registry
+    events: EventBus
+    embedder: Embedder
+    """The configured model: the one answering, or the one being built."""
+    store: ChromaStore
+    indexes: list[ChunkIndex]
+    """The same list the indexer writes through (the keyword index joins it)."""
+    switch: ModelSwitch | None
+
+
+def open_collections(
+    settings: Settings,
+    client: ClientAPI,
+    registry: Registry,
+    events: EventBus,
+    embedder: Embedder,
+    *,
+    previous: Embedder | None = None,
+) -> Collections:
+    """The configured model's collection, or the old model's while a switch resumes."""
+    store = ChromaStore(client, embedder, lookup=registry)
+    found = Collections(settings, client, registry, events, embedder, store, [store], None)
+    active = registry.state("embedder")
+    if active is None or json.loads(active)["name"] == embedder.name:
+        registry.set_state("embedder", embedder_spec(embedder, settings))
+        return found
+    spec = json.loads(active)
+    names = {c.name for c in client.list_collections()}
+    old_name = collection_name(spec["name"])
+    try:
+        if old_name not in names:
+            raise EmbedderUnavailable(f"no collection {old_name}")
+        old_embedder = previous or embedder_from(spec)
+    except Exception as exc:  # the old model is gone: rebuild from the files instead
+        log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
+        registry.set_state("embedder", embedder_spec(embedder, settings))
+        return found
+    old = ChromaStore(client, old_embedder, lookup=registry, name=old_name)
+    store.building = True
+    found.store, found.indexes[:] = old, [old, store]  # the old one answers until the swap
+    found.switch = ModelSwitch(registry, old, store, events)
+    return found
