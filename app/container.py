@@ -13,8 +13,9 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.paths import open_data_dir
 from app.services.chat import ChatService
-from app.services.collections import build_embedder, open_collections
+from app.services.collections import open_collections
 from app.services.documents import DocumentService
+from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
 from app.services.preferences import ChatModels, Preferences, with_saved

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.collector import settle
 from ingest.pipeline.lock import IndexLock
 
 if TYPE_CHECKING:
@@ -23,6 +26,9 @@ if TYPE_CHECKING:
 
 DataDirLock = IndexLock
 """The data dir's lock, as the window holds it (ui/ sees it through app/)."""
+
+Building = tuple["Future[Container]", dict[str, float]]
+"""The services' build under way (``begin_building``): its future and its timings."""
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +130,42 @@ class WaitForServices:
         await self.app(scope, receive, send)
 
 
+def begin_building(
+    settings: Settings, index_lock: IndexLock, *, then: Callable[[], object] = lambda: None
+) -> Building:
+    """Start building the services in a thread, now: before the window is imported.
+
+    Importing the graph, Chroma and onnxruntime and loading the models then overlap
+    importing NiceGUI and starting the server, instead of following them. ``then`` runs in
+    the same thread after the build (the entry point imports the window's page there).
+    Returns the container's future and the build's timings, filled in as it goes.
+    """
+    from app.paths import open_data_dir
+
+    # The token exists before the thread starts: the window reads it meanwhile.
+    open_data_dir(settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url)
+    future: Future[Container] = Future()
+    timings: dict[str, float] = {}
+
+    def build() -> None:
+        try:
+            container = build_container(settings, timings, index_lock)
+            mark = time.perf_counter()
+            from app.api import api_routers
+
+            api_routers()  # imported now, added to the app once the services have started
+            then()
+            timings["routes"] = time.perf_counter() - mark
+            settle()  # the process's long-lived objects exist now
+        except BaseException as error:
+            future.set_exception(error)
+        else:
+            future.set_result(container)
+
+    threading.Thread(target=build, name="build-services", daemon=True).start()
+    return future, timings
+
+
 def build_container(
     settings: Settings, timings: dict[str, float], index_lock: IndexLock | None = None
 ) -> Container:
@@ -131,13 +173,21 @@ def build_container(
 
     ``index_lock``: the data dir's lock, when the caller took it already.
     """
-    mark = time.perf_counter()
-    from app.container import Container, build_embedder
+    from concurrent.futures import ThreadPoolExecutor
 
-    timings["import"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    embedder = build_embedder(settings)
-    timings["embedder"] = time.perf_counter() - mark
+    from app.services.embedders import build_embedder
+
+    # Loading the model (onnxruntime builds its graph outside the GIL) overlaps importing
+    # the graph, Chroma and the routers: about a second less before the services answer.
+    with ThreadPoolExecutor(1, thread_name_prefix="load-embedder") as loader:
+        loading = loader.submit(build_embedder, settings)
+        mark = time.perf_counter()
+        from app.container import Container
+
+        timings["import"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        embedder = loading.result()
+        timings["embedder"] = time.perf_counter() - mark  # beyond the imports
     mark = time.perf_counter()
     container = Container(settings, embedder=embedder, index_lock=index_lock)
     timings["store"] = time.perf_counter() - mark

@@ -244,10 +244,11 @@ def test_data_dir_is_private(served: ServedProcess) -> None:
         assert mode(data / name) == 0o700, name
 
 
-def test_it_listened_before_loading_the_models(served: ServedProcess) -> None:
+def test_the_start_up_breakdown_is_logged(served: ServedProcess) -> None:
     log = (served.data_dir / "logs" / "docent.log").read_text()
     startup = next(line for line in log.splitlines() if "startup:" in line)
-    assert "imported before listening: none of langgraph, chromadb, onnxruntime" in startup
+    for step in ("listening", "services_ready", "import", "embedder", "routes", "start"):
+        assert f"{step} " in startup, step
 
 
 def test_status_and_open_find_the_running_instance(served: ServedProcess) -> None:

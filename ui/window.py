@@ -20,17 +20,13 @@ from nicegui.server import Server
 from app.api import api_routers, include_routes, secure
 from app.api.body_limits import MB
 from app.api.login import LINK_SECONDS
-from app.collector import settle
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
 from app.paths import make_private_dir
 from app.settings import Settings
-from app.startup import Services, ServicesFailed, build_container
+from app.startup import Building, Services, ServicesFailed, begin_building
 from app.token import load_or_create_token
 
 if TYPE_CHECKING:
-    from fastapi import APIRouter
-
-    from app.container import Container
     from app.startup import DataDirLock
 
 log = logging.getLogger(__name__)
@@ -39,14 +35,23 @@ HEAVY = ("langgraph", "chromadb", "onnxruntime", "numpy")
 """What the services need and the server must not wait for: imported behind the socket."""
 
 
-def serve(settings: Settings, lock: DataDirLock, *, started: float | None = None) -> int:
+def serve(
+    settings: Settings,
+    lock: DataDirLock,
+    *,
+    started: float | None = None,
+    building: Building | None = None,
+) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
 
     ``lock`` is the data dir's, taken before anything else (a second Docent on the same
     data dir is refused before it listens or writes); ``started`` is when the process
-    began (run.py's first line), for the breakdown.
+    began (run.py's first line), for the breakdown; ``building`` is the services' build
+    when the entry point started it already (``begin_building``).
     """
-    window = Window(settings, lock, started=time.perf_counter() if started is None else started)
+    building = building or begin_building(settings, lock, then=_import_page)
+    began = time.perf_counter() if started is None else started
+    window = Window(settings, building, started=began)
     ui.run(
         window.root,
         host=settings.host,
@@ -64,16 +69,16 @@ def serve(settings: Settings, lock: DataDirLock, *, started: float | None = None
 class Window:
     """One serving process: its guard, its login link and its services' lifecycle."""
 
-    def __init__(self, settings: Settings, lock: DataDirLock, *, started: float) -> None:
+    def __init__(self, settings: Settings, building: Building, *, started: float) -> None:
         self.settings = settings
-        self.lock = lock
         self.started = started
         self.marks = {"entered": self._since_start()}
         self.failed: str | None = None
-        self._routers: list[APIRouter] = []
         make_private_dir(settings.data_dir)
         token = load_or_create_token(settings.token_path)
-        self.services = Services(self._build, on_ready=lambda: include_routes(app, self._routers))
+        built, self.build_timings = building
+        # The build runs in its own thread already: this only waits for it, off the loop.
+        self.services = Services(built.result, on_ready=lambda: include_routes(app, api_routers()))
         self.access = access = secure(app, self.services, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
@@ -94,18 +99,6 @@ class Window:
 
     def _since_start(self) -> float:
         return time.perf_counter() - self.started
-
-    def _build(self) -> Container:
-        # Runs in the build's worker thread: importing the graph, Chroma, the models, the
-        # routers and the page here neither delays listening nor blocks the event loop.
-        timings = self.services.timings
-        container = build_container(self.settings, timings, self.lock)
-        mark = time.perf_counter()
-        self._routers.extend(api_routers())
-        importlib.import_module("ui.page")
-        timings["routes"] = time.perf_counter() - mark
-        settle()  # the process's long-lived objects exist now
-        return container
 
     async def root(self) -> None:
         """The page at / (and any other window path)."""
@@ -147,7 +140,7 @@ class Window:
             app.shutdown()
             return
         self.marks["services_ready"] = self._since_start()
-        steps = {**self.marks, **self.services.timings}
+        steps = {**self.marks, **self.build_timings, **self.services.timings}
         log.info(
             "startup: %s; imported before listening: %s",
             ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
@@ -170,3 +163,8 @@ class Window:
                 "`uv run run.py open` gives you a fresh one)"
             )
         sys.stdout.flush()
+
+
+def _import_page() -> None:
+    """The chat page's module, imported in the services' build thread (it is ready then)."""
+    importlib.import_module("ui.page")

@@ -5,15 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fastapi import APIRouter
-from mcp.server.mcpserver import MCPServer
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from app.mcp.server import build_mcp_server
-
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from app.container import Container
 
 
@@ -33,6 +30,13 @@ class McpEndpoint:
         self._servers: dict[int, MCPServer] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The MCP SDK loads on the first MCP request, not while the window starts (it is
+        # most of a second of imports that a user without an MCP client never needs).
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from app.mcp.server import build_mcp_server
+
         request = Request(scope)
         container: Container = await request.app.state.services.container()
         server = self._servers.get(id(container))

@@ -13,45 +13,17 @@ from dataclasses import dataclass
 
 from chromadb.api import ClientAPI
 
+from app.services.embedders import embedder_from, embedder_spec
 from app.settings import Settings
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, collection_name
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
-from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
-from models.ollama_embedder import OllamaEmbedder
+from models.embeddings import EmbedderUnavailable
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
-
-
-def build_embedder(settings: Settings) -> Embedder:
-    """The embedder the settings name."""
-    if settings.embed_backend == "ollama":
-        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
-    return MiniLMEmbedder()
-
-
-def embedder_from(spec: dict[str, str]) -> Embedder:
-    """The embedder a stored spec names (the model the index was built with)."""
-    if spec.get("backend") == "ollama":
-        return OllamaEmbedder(spec["host"], spec["model"])
-    embedder = MiniLMEmbedder()
-    if embedder.name != spec["name"]:
-        raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
-    return embedder
-
-
-def embedder_spec(embedder: Embedder, settings: Settings) -> str:
-    """What the registry remembers of the model the index answers with."""
-    spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
-    return json.dumps({**spec, "host": settings.embed_ollama_host})
-
-
-def model_label(settings: Settings) -> str:
-    """The model the settings name, as a person reads it."""
-    return settings.embed_model if settings.embed_backend == "ollama" else MODEL_NAME
 
 
 @dataclass

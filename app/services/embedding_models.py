@@ -18,12 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from app.services.collections import (
-    Collections,
-    build_embedder,
-    embedder_spec,
-    model_label,
-)
+from app.services.collections import Collections
+from app.services.embedders import build_embedder, embedder_spec, model_label
 from app.settings import Settings
 from graph.retrieval.retriever import Reader, Retriever
 from ingest.index.vectors import ChromaStore
