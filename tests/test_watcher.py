@@ -30,6 +30,14 @@ class Rig(IngestParts):
     def texts(self, query: str) -> list[str]:
         return [hit.chunk.text for hit in self.store.search(query, k=10)]
 
+    async def quiet(self, name: str = "zz-sentinel.txt") -> None:
+        """Wait until everything written so far has been handled: a file written last is
+        seen last, its debounce ends last, so once it is indexed and the indexer idle,
+        no earlier write can still come."""
+        (self.docs / name).write_text(f"Sentinel {name}.")
+        await eventually(lambda: self.status(name) == DocStatus.READY, what=f"{name} indexed")
+        await self.indexer.wait_idle()
+
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
@@ -110,8 +118,7 @@ async def test_burst_of_writes_is_indexed_once(rig: Rig) -> None:
         await asyncio.sleep(0.01)
 
     await eventually(lambda: rig.status("burst.txt") == DocStatus.READY)
-    await asyncio.sleep(0.5)  # give any stray second run the chance to show itself
-    await rig.indexer.wait_idle()
+    await rig.quiet()  # a stray second run would have come by now
 
     burst_calls = [call for call in rig.embedder.calls if any("burst" in t for t in call)]
     assert len(burst_calls) == 1
@@ -154,16 +161,17 @@ async def test_temporary_and_hidden_files_are_ignored(rig: Rig) -> None:
     (rig.docs / "real.txt").write_text("a real file")
 
     await eventually(lambda: rig.status("real.txt") == DocStatus.READY)
-    await asyncio.sleep(0.3)
-    assert rig.paths() == ["real.txt"]
+    await rig.quiet()
+    assert rig.paths() == ["real.txt", "zz-sentinel.txt"]
 
 
 async def test_stop_is_quiet_and_idempotent(rig: Rig) -> None:
+    assert rig.watcher.running
     rig.watcher.stop()
     rig.watcher.stop()
+    assert not rig.watcher.running and rig.watcher.stopped_cleanly  # nothing can come now
     (rig.docs / "after.txt").write_text("written after the watcher stopped")
-    await asyncio.sleep(0.5)
-    assert rig.paths() == []
+    assert rig.paths() == [] and rig.indexer.queued == 0
 
 
 def _embedded(rig: Rig) -> list[str]:

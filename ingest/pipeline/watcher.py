@@ -55,6 +55,8 @@ class FolderWatcher:
         self.debounce = debounce
         self._timers: dict[Path, asyncio.TimerHandle] = {}
         self._observer: BaseObserver | None = None
+        self._stopped: BaseObserver | None = None
+        """The last observer stopped, so ``stopped_cleanly`` can tell its thread ended."""
 
     def start(self) -> None:
         """Start watching; creates the folder if needed."""
@@ -77,6 +79,11 @@ class FolderWatcher:
                 ) from exc
             raise WatcherUnavailable(f"Docent cannot watch {self.docs_dir}: {exc}") from exc
 
+    @property
+    def running(self) -> bool:
+        """Whether the folder is being watched (watchdog's thread is alive)."""
+        return self._observer is not None and self._observer.is_alive()
+
     def stop(self) -> None:
         """Stop watching; events still waiting out their debounce are dropped (the next
         scan catches up)."""
@@ -84,9 +91,15 @@ class FolderWatcher:
         if observer is not None:
             observer.stop()
             observer.join(timeout=5)
+            self._stopped = observer
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
+
+    @property
+    def stopped_cleanly(self) -> bool:
+        """After ``stop``: watchdog's thread has ended, so no event can come any more."""
+        return self._observer is None and (self._stopped is None or not self._stopped.is_alive())
 
     # -- called on watchdog's thread -------------------------------------------------
 
