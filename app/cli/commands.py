@@ -16,12 +16,13 @@ from ingest.types import DocStatus
 
 
 def _counts_line(container: Container) -> str:
-    counts = container.registry.counts()
+    index = container.status.index()
+    counts = index.by_status
     waiting = counts[DocStatus.QUEUED] + counts[DocStatus.INDEXING]
     line = f"{counts[DocStatus.READY]} documents ready, {counts[DocStatus.ERROR]} failed"
     if waiting:
         line += f", {waiting} waiting"
-    return f"{line}, {container.store.count()} chunks"
+    return f"{line}, {index.chunks} chunks"
 
 
 async def ingest(settings: Settings) -> int:
@@ -43,22 +44,22 @@ async def ingest(settings: Settings) -> int:
                 bar.total += 1
                 bar.refresh()
             elif event.kind in ("ready", "error", "removed"):
-                rate = container.indexer.events.library().chunks_per_second
+                rate = container.documents.progress().chunks_per_second
                 bar.set_postfix_str(f"{rate:.0f} chunks/s  {event.path[-30:]}", refresh=False)
                 bar.update(1)
 
         settle()
         try:
-            visited = await container.indexer.index_all(on_event)
+            visited = await container.documents.index_folder(on_event)
         finally:
             bar.close()
-        indexed = sum(1 for record in visited if record.status == DocStatus.READY)
+        indexed = sum(1 for view in visited if view.status == DocStatus.READY)
         print(f"{_counts_line(container)} ({indexed} looked at now).")
-        failed = [r for r in container.registry.list() if r.status == DocStatus.ERROR]
+        failed = [view for view in container.documents.list() if view.status == DocStatus.ERROR]
         if failed:
             print(f"{len(failed)} file(s) could not be indexed:")
-        for record in failed:
-            print(f"  ✗ {record.path}: {record.error}")
+        for view in failed:
+            print(f"  ✗ {view.path}: {view.error}")
         return 0
     finally:
         container.index_lock.release()
@@ -70,7 +71,7 @@ async def check(settings: Settings) -> int:
     disagree, else 0 (`run.py status --check`)."""
     container = Container(settings)
     try:
-        differences = (await container.indexer.check()).differences()
+        differences = await container.documents.differences()
         if not differences:
             print("Check: the folder, the registry and the indexes agree.")
             return 0

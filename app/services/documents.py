@@ -8,6 +8,7 @@ write), remove one, reindex, and subscribe to the pipeline's events instead of p
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import hashlib
 import os
@@ -234,6 +235,18 @@ class DocumentService:
         with contextlib.suppress(FileNotFoundError):
             await asyncio.to_thread(full.unlink)
         await self.indexer.remove(record.path)
+
+    async def index_folder(
+        self, on_event: Callable[[IngestEvent], None] | None = None
+    ) -> builtins.list[DocumentView]:
+        """Index the folder once and wait until it is done (``run.py ingest``); the
+        documents looked at, each as it ended. ``on_event`` hears every ingest event."""
+        return [self._view(record) for record in await self.indexer.index_all(on_event)]
+
+    async def differences(self) -> builtins.list[str]:
+        """Where the folder, the registry and the indexes disagree, one line each for a
+        person; empty when they agree (``run.py status --check``). Changes nothing."""
+        return (await self.indexer.check()).differences()
 
     async def reindex(self, doc_id: str | None = None) -> int:
         """Index one document again from scratch, or re-scan the folder; returns files queued.
