@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 
 from app.api.errors import ApiError
+from app.services.chat import ChatService
 from app.services.documents import DocumentService
+from app.services.sessions import SessionIndex
 from app.services.status import StatusService
 from app.startup import ServicesFailed
 
@@ -34,7 +36,17 @@ async def get_documents(c: ContainerDep) -> DocumentService:
     return c.documents
 
 
+async def get_chat(c: ContainerDep) -> ChatService:
+    return c.chat
+
+
+async def get_sessions(c: ContainerDep) -> SessionIndex:
+    return c.sessions
+
+
 # Routers name the service they use (not the container): these resolve it, waiting for
 # the services while Docent starts.
 StatusDep = Annotated[StatusService, Depends(get_status)]
 DocumentsDep = Annotated[DocumentService, Depends(get_documents)]
+ChatDep = Annotated[ChatService, Depends(get_chat)]
+SessionsDep = Annotated[SessionIndex, Depends(get_sessions)]

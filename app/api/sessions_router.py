@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Response
 
-from app.api.deps import ContainerDep
+from app.api.deps import ChatDep, SessionsDep
 from app.api.errors import ApiError
 from app.api.schemas import (
     ERROR_RESPONSES,
@@ -47,29 +47,31 @@ def _public(info: SessionInfo) -> SessionPublic:
 
 
 @router.get("")
-async def list_sessions(c: ContainerDep, q: str | None = None) -> SessionList:
+async def list_sessions(sessions: SessionsDep, q: str | None = None) -> SessionList:
     """Every session, most recently used first; `q` keeps those whose title contains it."""
-    found = c.sessions.search(q) if q else c.sessions.list()
+    found = sessions.search(q) if q else sessions.list()
     return SessionList(sessions=[_public(s) for s in found])
 
 
 @router.get("/{session_id}", responses=NOT_FOUND)
-async def read_session(session_id: str, c: ContainerDep) -> SessionDetail:
+async def read_session(session_id: str, sessions: SessionsDep, chat: ChatDep) -> SessionDetail:
     """The session's messages, with the sources and trace of each answer."""
-    info = c.sessions.get(session_id)
+    info = sessions.get(session_id)
     if info is None:
         raise _not_found(session_id)
-    messages = await c.chat.messages(session_id)
+    messages = await chat.messages(session_id)
     return SessionDetail(
         **_public(info).model_dump(), messages=[MessagePublic(**m) for m in messages]
     )
 
 
 @router.patch("/{session_id}", responses=NOT_FOUND)
-async def rename_session(session_id: str, body: SessionRename, c: ContainerDep) -> SessionPublic:
+async def rename_session(
+    session_id: str, body: SessionRename, sessions: SessionsDep
+) -> SessionPublic:
     """Give the session a new title."""
     try:
-        info = c.sessions.rename(session_id, body.title)
+        info = sessions.rename(session_id, body.title)
     except ValueError as error:
         raise ApiError(422, "invalid_request", f"Invalid request. title: {error}") from error
     if info is None:
@@ -83,10 +85,10 @@ async def rename_session(session_id: str, body: SessionRename, c: ContainerDep) 
     response_class=Response,
     responses={**NOT_FOUND, 429: {"model": ErrorResponse, "description": "Still answering."}},
 )
-async def delete_session(session_id: str, c: ContainerDep) -> Response:
+async def delete_session(session_id: str, chat: ChatDep) -> Response:
     """Delete the session and its conversation; refused while it is still answering."""
     try:
-        existed = await c.chat.delete_session(session_id)
+        existed = await chat.delete_session(session_id)
     except SessionBusy as error:
         raise ApiError(429, "session_busy", str(error)) from error
     if not existed:
