@@ -151,6 +151,7 @@ class Container:
             "chat_model": self.llm.use,
             "top_k": lambda k: self.retriever.configure(top_k=k),
             "rerank_candidates": lambda n: self.retriever.configure(rerank_candidates=n),
+            "rerank_download": self._prepare_reranker,
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
         self.chat_models = ChatModels(self.llm, self.health, self.preferences)
@@ -205,14 +206,7 @@ class Container:
             llm_for_model=self._llm_for_model,
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
-        if isinstance(self.reranker, FlashRankReranker):
-            # Never in a turn: a turn without the model keeps the fused order.
-            threading.Thread(
-                target=self.reranker.prepare,
-                kwargs={"download": self.settings.rerank_download},
-                name="reranker-prepare",
-                daemon=True,
-            ).start()
+        self._prepare_reranker(self.settings.rerank_download)
         if not self.index_lock.acquire():
             pid = self.index_lock.holder()
             if watch or scan:
@@ -244,6 +238,18 @@ class Container:
             self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
         self.health.start()
         self.embedding.start()
+
+    def _prepare_reranker(self, download: bool) -> None:
+        """Load the reranking model in the background, downloading it only when the user
+        said yes (the setting, or the switch in Settings). Never in a turn: a turn without
+        the model keeps the fused order."""
+        if isinstance(self.reranker, FlashRankReranker):
+            threading.Thread(
+                target=self.reranker.prepare,
+                kwargs={"download": download},
+                name="reranker-prepare",
+                daemon=True,
+            ).start()
 
     def _llm_for_model(self, model: str) -> ChatModel:
         """Another Ollama chat model to answer a turn with, made once per model."""

@@ -55,8 +55,10 @@ class Settings(BaseSettings):
         30, ge=1, le=200, description="Fused passages the reranker reorders before top_k."
     )
     rerank_download: bool = Field(
-        True,
-        description="Let FlashRank download its reranking model (in the background) if missing.",
+        False,
+        description="Download FlashRank's reranking model (about 4 MB, from Hugging Face) once, "
+        "in the background. Off unless you turn it on: Docent connects to nothing but the "
+        "model server without your yes.",
     )
     context_chars: int = Field(
         12_000, ge=1_000, description="@mentioned files up to this size are given whole."

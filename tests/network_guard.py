@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,10 +22,22 @@ def _is_local(host: Any) -> bool:
         return False
 
 
+class _Attempts(list[str]):
+    def __init__(self, on_attempt: Callable[[str], None] | None) -> None:
+        super().__init__()
+        self._on_attempt = on_attempt
+
+    def append(self, host: str) -> None:
+        super().append(host)
+        if self._on_attempt is not None:
+            self._on_attempt(host)
+
+
 @contextmanager
-def only_loopback() -> Iterator[list[str]]:
-    """Inside the block, connecting to or resolving a non-loopback host fails and is listed."""
-    attempts: list[str] = []
+def only_loopback(on_attempt: Callable[[str], None] | None = None) -> Iterator[list[str]]:
+    """Inside the block, connecting to or resolving a non-loopback host fails and is listed
+    (and handed to ``on_attempt``, for a process that must report it elsewhere)."""
+    attempts = _Attempts(on_attempt)
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo

@@ -24,6 +24,7 @@ EDITABLE = (
     "embed_model",
     "top_k",
     "rerank_candidates",
+    "rerank_download",
     "suggestions",
     "docs",
 )
