@@ -15,13 +15,13 @@ from typing import Any
 
 import httpx
 
+from models import openai_words as words
 from models.llm import DEFAULT_TIMEOUT, HEALTH_TIMEOUT, LLMError, client_timeout, same_model
 from models.openai_wire import (
     ModelNotLoaded,
     ServerUnavailable,
     json_object_in,
     refusal,
-    said,
     says_model_missing,
     server_events,
     wire_errors,
@@ -134,8 +134,7 @@ class OpenAIChat:
                 with wire_errors(self.host, self.model):
                     response = await self._client.get("/models")
         except TimeoutError:
-            error = f"The model server at {self.host} did not answer within {HEALTH_TIMEOUT:g} s."
-            return self._health(False, error=error)
+            return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
         except ServerUnavailable as exc:
             return self._health(False, error=str(exc))
         except LLMError as exc:  # connected, then too slow
@@ -146,8 +145,7 @@ class OpenAIChat:
         try:
             models = [str(card["id"]) for card in response.json()["data"]]
         except (ValueError, KeyError, TypeError) as exc:
-            unlike = f"Something answered at {self.host}, but not like an OpenAI-compatible server"
-            return self._health(False, error=f"{unlike}: {exc!r}")
+            return self._health(False, error=words.not_openai(self.host, exc))
         if any(same_model(name, self.model) for name in models):
             return self._health(True, models=models)
         missing = ModelNotLoaded(self.host, self.model, models)
@@ -210,14 +208,14 @@ class OpenAIChat:
         """Step down from a field of ``body`` the server's 400 names; False if none."""
         if status not in (400, 422):
             return False
-        words = said(text).lower()
+        said = words.said(text).lower()
         if "response_format" in body and any(
-            name in words for name in ("response_format", "json_schema", "json_object")
+            name in said for name in ("response_format", "json_schema", "json_object")
         ):
             self._json_modes.pop(0)  # never past None: None sends no response_format
             return True
         for name in OPTIONAL_FIELDS:
-            if name in body and name in words:
+            if name in body and name in said:
                 self._refused.add(name)
                 return True
         return False

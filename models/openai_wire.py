@@ -17,72 +17,40 @@ from typing import Any
 
 import httpx
 
+from models import openai_words as words
 from models.llm import LLMError, parse_json_object
-
-SERVERS = "LM Studio's server (Developer → Start Server) or llama-server"
-"""What a person most likely has to start, named in the error that says none answers."""
 
 
 class ServerUnavailable(LLMError):
     """Nothing answers at the OpenAI-compatible server's URL."""
 
     def __init__(self, url: str) -> None:
-        super().__init__(
-            f"No model server answers at {url}. Start {SERVERS}, or set --llm-url.", host=url
-        )
+        super().__init__(words.server_down(url), host=url)
 
 
 class ModelNotLoaded(LLMError):
     """The server answers but does not serve the model."""
 
     def __init__(self, url: str, model: str, loaded: Sequence[str] = ()) -> None:
-        choices = f"choose one of: {', '.join(loaded)}" if loaded else "load another"
-        super().__init__(
-            f"The model '{model}' is not loaded in the server at {url}; load it, or {choices}.",
-            host=url,
-        )
+        super().__init__(words.model_not_loaded(url, model, loaded), host=url)
         self.model = model
-
-
-def said(text: str) -> str:
-    """The message of an error body, however the server shaped it (OpenAI's
-    ``{"error": {"message"}}``, vLLM's older ``{"message"}``, a bare string, plain text)."""
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return text.strip()[:300]
-    error = body.get("error", body) if isinstance(body, dict) else body
-    if isinstance(error, dict):
-        error = error.get("message") or error.get("detail") or json.dumps(error)
-    return str(error)[:300]
 
 
 def refusal(status: int, text: str, url: str, path: str) -> LLMError:
     """What a status of 400 and up means, for a person; a missing model is the caller's
     to name (it knows which models are loaded)."""
-    message = said(text)
-    if status in (401, 403):
-        return LLMError(
-            f"The model server at {url} refused Docent (HTTP {status}: {message}). "
-            "Set DOCENT_LLM_API_KEY to the key it was started with.",
-            host=url,
-        )
-    if status == 404:
-        return LLMError(
-            f"The server at {url} has no {path} (HTTP 404: {message}). Is it an "
-            "OpenAI-compatible server? Its URL should be the base that ends in /v1.",
-            host=url,
-        )
-    return LLMError(
-        f"The model server at {url} answered with an error (HTTP {status}): {message}", host=url
-    )
+    return LLMError(words.refusal(status, text, url, path), host=url)
+
+
+MISSING = ("not found", "does not exist", "not loaded", "no models loaded")
 
 
 def says_model_missing(status: int, text: str) -> bool:
-    # vLLM: "The model `x` does not exist."; LM Studio and OpenAI: "model ... not found" or
-    # "does not exist"; a 404 for a wrong path names no model.
-    words = said(text).lower()
-    return status in (400, 404) and "model" in words and ("not" in words or "exist" in words)
+    # vLLM: "The model `x` does not exist."; OpenAI: "... does not exist or you do not have
+    # access to it"; LM Studio: "model ... not found", "No models loaded". A 404 for a wrong
+    # path names no model; a 400 about the context names the model but no absence.
+    said = words.said(text).lower()
+    return status in (400, 404) and "model" in said and any(m in said for m in MISSING)
 
 
 def transport_error(exc: httpx.TransportError, url: str, model: str) -> LLMError:
@@ -128,7 +96,7 @@ async def server_events(response: httpx.Response, url: str) -> AsyncIterator[dic
             ) from exc
         if isinstance(chunk, dict) and chunk.get("error"):
             raise LLMError(
-                f"The model server at {url} stopped with an error: {said(data)}", host=url
+                f"The model server at {url} stopped with an error: {words.said(data)}", host=url
             )
         if isinstance(chunk, dict):
             yield chunk

@@ -11,6 +11,8 @@ from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, Embed
 from app.services.preferences import InvalidSetting, Preferences
 
 LABELS = {
+    "llm_api": "Model server",
+    "llm_url": "Model server URL (ends in /v1 for OpenAI-compatible servers)",
     "ollama_host": "Ollama host",
     "embed_host": "Ollama host for embeddings",
     "chat_model": "Chat model",
@@ -50,6 +52,13 @@ bearer token, or over stdio with `uv run run.py mcp`.
 BUILT_IN = "minilm"
 """The embedding choice that means the in-process model (its weights ship with Docent)."""
 OLLAMA = "ollama:"
+
+
+SERVERS = {
+    "ollama": "Ollama",
+    "openai": "OpenAI-compatible (LM Studio, llama-server, vLLM, LocalAI, Jan)",
+}
+RESTART_NOTE = "Switching the model server takes effect when Docent restarts."
 
 
 def embedding_options(backend: str, model: str, installed: list[str]) -> dict[str, str]:
@@ -92,9 +101,14 @@ def show_settings(
                 element: Any = ui.switch(label, value=value)
             elif isinstance(value, int):
                 element = ui.number(label, value=value, min=1, precision=0).props("outlined dense")
+            elif name == "llm_api":
+                element = ui.select(SERVERS, value=value, label=label).props("outlined dense")
+                description = f"{description} {RESTART_NOTE}"
             elif name == "embed_model":
                 backend = settings.embed_backend
-                choices = embedding_options(backend, str(value), models)
+                # The chat server's models are Ollama's only when the chat server is Ollama.
+                ollama_models = models if settings.llm_api == "ollama" else []
+                choices = embedding_options(backend, str(value), ollama_models)
                 chosen = BUILT_IN if backend == "minilm" else f"{OLLAMA}{value}"
                 element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
                 element.props("outlined dense")
@@ -112,6 +126,8 @@ def show_settings(
                 element = ui.input(label, value=shown).props("outlined dense")
             element.classes("w-full").tooltip(description).mark(f"setting-{name}")
             fields[name] = (element, value)
+            if name == "llm_url":
+                ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
@@ -137,7 +153,7 @@ def show_settings(
                     new = int(new)
                 if isinstance(old, Path):
                     new = Path(new).expanduser() if new else old
-                if name.endswith("_host") and new == "":
+                if name.endswith(("_host", "_url")) and new == "":
                     new = None
                 if new != old:
                     out[name] = new
