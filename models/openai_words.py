@@ -14,7 +14,7 @@ SERVERS = "LM Studio's server (Developer → Start Server) or llama-server"
 
 
 def server_down(url: str) -> str:
-    return f"No model server answers at {url}. Start {SERVERS}, or set --llm-url."
+    return f"No model server answers at {url}. Start {SERVERS}, or set `--llm-url`."
 
 
 def model_not_loaded(url: str, model: str, loaded: Sequence[str]) -> str:

@@ -141,7 +141,7 @@ async def test_a_server_that_is_down_says_what_to_start() -> None:
         await chat.aclose()
     assert str(streamed.value) == (
         f"No model server answers at {url}. Start LM Studio's server (Developer → Start "
-        "Server) or llama-server, or set --llm-url."
+        "Server) or llama-server, or set `--llm-url`."
     )
     assert not health.reachable and health.error == str(streamed.value)
 
