@@ -53,15 +53,19 @@ class Settings(BaseSettings):
     chat_model: str = Field(
         "llama3.2", description="The model that writes answers, as its server names it."
     )
-    embed_backend: Literal["minilm", "ollama"] = Field(
+    embed_backend: Literal["minilm", "ollama", "openai"] = Field(
         "minilm",
-        description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama.",
+        description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama; "
+        "'openai' asks an OpenAI-compatible server's /v1/embeddings.",
     )
     embed_model: str = Field(
-        "nomic-embed-text", description="Ollama embedding model when embed_backend='ollama'."
+        "nomic-embed-text",
+        description="The server's embedding model when embed_backend is 'ollama' or 'openai'.",
     )
     embed_host: str | None = Field(
-        None, description="Ollama server for embeddings; defaults to ollama_host."
+        None,
+        description="Server for embeddings (an Ollama host, or a /v1 base for 'openai'); "
+        "defaults to the chat model server when it speaks the same API.",
     )
     chroma_url: str | None = Field(
         None, description="A Chroma server to use instead of the embedded store."
@@ -165,6 +169,13 @@ class Settings(BaseSettings):
         if self.embed_host:
             return self.embed_host
         return self.chat_url if self.llm_api == "ollama" else self.ollama_host
+
+    @property
+    def embed_url(self) -> str:
+        """The OpenAI-compatible server that embeds when embed_backend is 'openai'."""
+        if self.embed_host:
+            return self.embed_host
+        return self.chat_url if self.llm_api == "openai" else LM_STUDIO_URL
 
     @property
     def token_path(self) -> Path:

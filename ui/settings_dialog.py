@@ -50,8 +50,9 @@ bearer token, or over stdio with `uv run run.py mcp`.
 
 
 BUILT_IN = "minilm"
-"""The embedding choice that means the in-process model (its weights ship with Docent)."""
-OLLAMA = "ollama:"
+"""The embedding choice that means the in-process model (its weights ship with Docent); the
+others are "<backend>:<model>", backend 'ollama' or 'openai'."""
+SERVED_BY = {"ollama": "Ollama", "openai": "model server"}
 
 
 SERVERS = {
@@ -61,20 +62,32 @@ SERVERS = {
 RESTART_NOTE = "Switching the model server takes effect when Docent restarts."
 
 
-def embedding_options(backend: str, model: str, installed: list[str]) -> dict[str, str]:
-    """The embedding choices: the built-in model, then Ollama's models (embedders first)."""
-    names = sorted({*installed, *([model] if backend == "ollama" else [])})
+def embedding_options(
+    backend: str, model: str, installed: list[str], server: str = "ollama"
+) -> dict[str, str]:
+    """The embedding choices: the built-in model, then the chat ``server``'s models
+    (embedders first), and the model in use if another server serves it."""
+    names = sorted({*installed, *([model] if backend == server else [])})
     names.sort(key=lambda n: "embed" not in n)
     options = {BUILT_IN: f"{BUILT_IN_MODEL} (built in, works offline)"}
-    options.update({f"{OLLAMA}{n}": f"{n} (Ollama)" for n in names})
+    options.update({f"{server}:{n}": f"{n} ({SERVED_BY[server]})" for n in names})
+    if backend not in (BUILT_IN, server):
+        options[f"{backend}:{model}"] = f"{model} ({SERVED_BY[backend]})"
     return options
 
 
-def embedding_choice(value: str | None, model: str) -> tuple[str, str]:
-    """(embed_backend, embed_model) for a choice; a typed name is an Ollama model."""
+def embedding_choice(value: str | None, model: str, server: str = "ollama") -> tuple[str, str]:
+    """(embed_backend, embed_model) for a choice; a typed name is a model of the chat server."""
     if not value or value == BUILT_IN:
         return "minilm", model
-    return "ollama", value.removeprefix(OLLAMA)
+    backend, _, name = value.partition(":")
+    if backend in SERVED_BY and name:
+        return backend, name
+    return server, value
+
+
+def chosen_embedding(backend: str, model: str) -> str:
+    return BUILT_IN if backend == BUILT_IN else f"{backend}:{model}"
 
 
 def show_settings(
@@ -93,7 +106,7 @@ def show_settings(
             ui.button(icon="close", on_click=dialog.close).props("flat round dense")
         for name, value, description in preferences.fields():
             if name == "embed_backend":
-                continue  # one choice with the model: built in, or an Ollama model
+                continue  # one choice with the model: built in, or a server's model
             label = LABELS.get(name, name)
             if not preferences.is_live(name):
                 label += " (after restart)"
@@ -106,10 +119,8 @@ def show_settings(
                 description = f"{description} {RESTART_NOTE}"
             elif name == "embed_model":
                 backend = settings.embed_backend
-                # The chat server's models are Ollama's only when the chat server is Ollama.
-                ollama_models = models if settings.llm_api == "ollama" else []
-                choices = embedding_options(backend, str(value), ollama_models)
-                chosen = BUILT_IN if backend == "minilm" else f"{OLLAMA}{value}"
+                choices = embedding_options(backend, str(value), models, settings.llm_api)
+                chosen = chosen_embedding(backend, str(value))
                 element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
                 element.props("outlined dense")
                 description = (
@@ -146,7 +157,9 @@ def show_settings(
                 new = element.value
                 if name == "embed_model":
                     if new != old:
-                        backend, model = embedding_choice(new, settings.embed_model)
+                        backend, model = embedding_choice(
+                            new, settings.embed_model, settings.llm_api
+                        )
                         out.update(embed_backend=backend, embed_model=model)
                     continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
@@ -166,8 +179,7 @@ def show_settings(
         def remember() -> None:
             for name, (element, _) in fields.items():
                 if name == "embed_model":
-                    now = settings.embed_model
-                    chosen = BUILT_IN if settings.embed_backend == "minilm" else f"{OLLAMA}{now}"
+                    chosen = chosen_embedding(settings.embed_backend, settings.embed_model)
                     fields[name] = (element, chosen)
                 else:
                     fields[name] = (element, getattr(settings, name, element.value))

@@ -32,6 +32,8 @@ PROBE_SECONDS = 5.0
 def embed_model_label(settings: Settings) -> str:
     if settings.embed_backend == "ollama":
         return f"{settings.embed_model} (Ollama at {settings.embed_ollama_host})"
+    if settings.embed_backend == "openai":
+        return f"{settings.embed_model} (model server at {settings.embed_url})"
     return MINILM_NAME
 
 
