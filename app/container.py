@@ -13,6 +13,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.paths import open_data_dir
 from app.services.chat import ChatService
+from app.services.chat_server import build_chat_model, server_name
 from app.services.collections import open_collections
 from app.services.documents import DocumentService
 from app.services.embedders import build_embedder
@@ -37,7 +38,7 @@ from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
 from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable
-from models.llm import OllamaChat, same_model
+from models.llm import same_model
 from models.protocols import ChatModel, Embedder, Reranker
 from models.reranker import FlashRankReranker
 
@@ -78,9 +79,7 @@ class Container:
         self.token = open_data_dir(
             settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url
         )
-        self.llm: ChatModel = llm or OllamaChat(
-            settings.ollama_host, settings.chat_model, num_ctx=settings.context_tokens
-        )
+        self.llm: ChatModel = llm or build_chat_model(settings)
         self.reranker: Reranker = reranker or FlashRankReranker(
             settings.data_dir / "models" / "flashrank"
         )
@@ -154,12 +153,14 @@ class Container:
             "rerank_download": self._prepare_reranker,
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
-        self.chat_models = ChatModels(self.llm, self.health, self.preferences)
+        self.chat_models = ChatModels(
+            self.llm, self.health, self.preferences, server=server_name(settings.llm_api)
+        )
         self.index_lock = index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE)
         """Held by the one process of this data dir that indexes (the app, or `ingest`);
         the window takes it before it listens and passes it in."""
         self._checkpoint_db: aiosqlite.Connection | None = None
-        self._model_llms: dict[str, OllamaChat] = {}
+        self._model_llms: dict[str, ChatModel] = {}
         self._chat: ChatService | None = None
         self._watcher: FolderWatcher | None = None
         self._scan: asyncio.Task[int] | None = None
@@ -252,12 +253,12 @@ class Container:
             ).start()
 
     def _llm_for_model(self, model: str) -> ChatModel:
-        """Another Ollama chat model to answer a turn with, made once per model."""
+        """Another model of the chat server to answer a turn with, made once per model."""
         if same_model(model, self.llm.model):
             return self.llm
         llm = self._model_llms.get(model)
         if llm is None:
-            llm = OllamaChat(self.settings.ollama_host, model, num_ctx=self.settings.context_tokens)
+            llm = build_chat_model(self.settings, model)
             self._model_llms[model] = llm
         return llm
 

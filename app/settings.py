@@ -11,6 +11,9 @@ from pydantic_settings import BaseSettings, CliSuppress, SettingsConfigDict
 
 from app.paths import TOKEN_FILE, default_data_dir
 
+LM_STUDIO_URL = "http://127.0.0.1:1234/v1"
+"""Where LM Studio's server listens by default: the URL for --llm-api openai without --llm-url."""
+
 
 def _default_ollama_host() -> str:
     # Ollama's own variable is honoured so an existing setup just works.
@@ -34,16 +37,35 @@ class Settings(BaseSettings):
     ollama_host: str = Field(
         default_factory=_default_ollama_host, description="Ollama server for chat."
     )
-    chat_model: str = Field("llama3.2", description="Ollama model that writes answers.")
-    embed_backend: Literal["minilm", "ollama"] = Field(
+    llm_api: Literal["ollama", "openai"] = Field(
+        "ollama",
+        description="How the chat model server is spoken to: 'ollama', or 'openai' for any "
+        "OpenAI-compatible server (LM Studio, llama-server, vLLM, LocalAI, Jan).",
+    )
+    llm_url: str | None = Field(
+        None,
+        description="The chat model server's base URL. For 'openai' it ends in /v1 (default "
+        f"{LM_STUDIO_URL}, LM Studio's); for 'ollama' it says what --ollama-host says.",
+    )
+    llm_api_key: str | None = Field(
+        None, description="The key an OpenAI-compatible server wants (vLLM's --api-key), if any."
+    )
+    chat_model: str = Field(
+        "llama3.2", description="The model that writes answers, as its server names it."
+    )
+    embed_backend: Literal["minilm", "ollama", "openai"] = Field(
         "minilm",
-        description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama.",
+        description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama; "
+        "'openai' asks an OpenAI-compatible server's /v1/embeddings.",
     )
     embed_model: str = Field(
-        "nomic-embed-text", description="Ollama embedding model when embed_backend='ollama'."
+        "nomic-embed-text",
+        description="The server's embedding model when embed_backend is 'ollama' or 'openai'.",
     )
     embed_host: str | None = Field(
-        None, description="Ollama server for embeddings; defaults to ollama_host."
+        None,
+        description="Server for embeddings (an Ollama host, or a /v1 base for 'openai'); "
+        "defaults to the chat model server when it speaks the same API.",
     )
     chroma_url: str | None = Field(
         None, description="A Chroma server to use instead of the embedded store."
@@ -87,7 +109,8 @@ class Settings(BaseSettings):
     context_tokens: int = Field(
         8192,
         ge=1024,
-        description="The chat model's context (Ollama num_ctx); prompts are fitted to it.",
+        description="The chat model's context (Ollama num_ctx); prompts are fitted to it. "
+        "An OpenAI-compatible server sets its own: give its size here (llama-server -c).",
     )
     history_tokens: int = Field(
         2048, ge=0, description="Most of the context earlier messages of a session may take."
@@ -116,12 +139,12 @@ class Settings(BaseSettings):
     )
     native: bool = Field(False, description="Open a native window instead of a tab.")
 
-    @field_validator("ollama_host", "embed_host")
+    @field_validator("ollama_host", "embed_host", "llm_url")
     @classmethod
     def _with_scheme(cls, value: str | None) -> str | None:
         if value and "://" not in value:
-            return f"http://{value}"
-        return value
+            value = f"http://{value}"
+        return value.rstrip("/") if value else value
 
     @model_validator(mode="after")
     def _resolve_paths(self) -> Settings:
@@ -136,8 +159,25 @@ class Settings(BaseSettings):
         return self.docs
 
     @property
+    def chat_url(self) -> str:
+        """Where the chat model server answers: its /v1 base, or the Ollama host."""
+        if self.llm_api == "openai":
+            return self.llm_url or LM_STUDIO_URL
+        # Ollama's own API sits at the root, beside the /v1 it also serves.
+        return self.llm_url.removesuffix("/v1") if self.llm_url else self.ollama_host
+
+    @property
     def embed_ollama_host(self) -> str:
-        return self.embed_host or self.ollama_host
+        if self.embed_host:
+            return self.embed_host
+        return self.chat_url if self.llm_api == "ollama" else self.ollama_host
+
+    @property
+    def embed_url(self) -> str:
+        """The OpenAI-compatible server that embeds when embed_backend is 'openai'."""
+        if self.embed_host:
+            return self.embed_host
+        return self.chat_url if self.llm_api == "openai" else LM_STUDIO_URL
 
     @property
     def token_path(self) -> Path:

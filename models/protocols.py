@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 Message = dict[str, str]
 """A chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
@@ -18,6 +18,8 @@ class Health:
     host: str
     models: list[str] = field(default_factory=list)
     error: str | None = None
+    api: Literal["ollama", "openai"] = "ollama"
+    """The protocol the host speaks: Ollama's own, or the OpenAI API (LM Studio, vLLM...)."""
 
 
 @dataclass

@@ -213,7 +213,7 @@ async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
     await eventually(lambda: answer_shows(user, "spare key"), what="the degraded answer")
     llm(container).reachable = True
     user.find(marker="banner-retry").click()
-    await user.should_not_see(marker="banner-ollama_down")
+    await user.should_not_see(marker="banner-server_down")
 
 
 async def test_a_message_with_quotes_and_lines_is_shown_as_typed(

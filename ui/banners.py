@@ -16,8 +16,8 @@ from app.services.health import HealthMonitor, HealthReport, Problem
 from ui import markdown
 
 TITLES = {
-    "ollama_down": "Answers are limited.",
-    "model_missing": "The chat model is missing.",
+    "server_down": "Answers are limited.",
+    "model_missing": "The chat model is not available.",
     "reranker_unavailable": "Reranking is off.",
     "embedding_rebuild": "The index is being rebuilt.",
     "embedding_failed": "The embedding model was not changed.",
@@ -53,11 +53,12 @@ class Banners:
     def __init__(
         self,
         health: HealthMonitor,
-        on_pull: Callable[[str], Any],
+        on_pull: Callable[[str], Any] | None,
         embedding: EmbeddingModels | None = None,
     ) -> None:
         self.health = health
         self.on_pull = on_pull
+        """Offers a missing model's download; None when the server can't download models."""
         with ui.column().classes("w-full items-center gap-2 px-4 pt-2") as self.strip:
             self.strip.mark("banners")
             self.rebuild = RebuildBanner(embedding) if embedding is not None else None
@@ -86,16 +87,17 @@ class Banners:
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.icon("warning_amber", color="warning").classes("text-xl")
                 text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {brief(problem.message)}"
-                if problem.kind == "ollama_down":
+                if problem.kind == "server_down":
                     text += DEGRADED
                 elif problem.kind == "reranker_unavailable":
                     text += " Answers still come, ranked by search scores alone."
                 shown = banner_text(text).mark("banner-text")
                 if len(problem.message) > BRIEF_CHARS:
                     shown.tooltip(problem.message)  # the whole technical story, on hover
-                if problem.kind == "model_missing" and problem.model:
+                if problem.kind == "model_missing" and problem.model and self.on_pull:
+                    pull = self.on_pull
                     ui.button(
-                        "Pull", icon="download", on_click=lambda m=problem.model: self.on_pull(m)
+                        "Pull", icon="download", on_click=lambda m=problem.model: pull(m)
                     ).props("flat dense no-caps").mark("banner-pull")
                 ui.button("Retry", icon="refresh", on_click=self.retry).props(
                     "flat dense no-caps"

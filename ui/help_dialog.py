@@ -30,6 +30,6 @@ def show_help(diagram: str) -> None:
                     ui.label(text)
         ui.label(
             "Everything runs on this computer: the index lives in the data folder, and answers "
-            "come from your local Ollama."
+            "come from the model server you chose (your local Ollama, unless you chose another)."
         ).classes("text-sm docent-muted")
     dialog.open()

@@ -65,7 +65,8 @@ class ChatPage:
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)
-        self.banners = Banners(container.health, self.pull, container.embedding)
+        pull = self.pull if container.chat_models.can_pull else None
+        self.banners = Banners(container.health, pull, container.embedding)
         self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
@@ -256,7 +257,7 @@ class ChatPage:
         with self.model_menu:
             installed = models.installed
             if not installed:
-                ui.menu_item("No models listed (is Ollama running?)").props("disable")
+                ui.menu_item(f"No models listed (is {models.server} running?)").props("disable")
             for name in installed:
                 chosen = name == models.current or name == f"{models.current}:latest"
                 item = ui.menu_item(

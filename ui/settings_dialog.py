@@ -11,6 +11,8 @@ from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, Embed
 from app.services.preferences import InvalidSetting, Preferences
 
 LABELS = {
+    "llm_api": "Model server",
+    "llm_url": "Model server URL (ends in /v1 for OpenAI-compatible servers)",
     "ollama_host": "Ollama host",
     "embed_host": "Ollama host for embeddings",
     "chat_model": "Chat model",
@@ -48,24 +50,44 @@ bearer token, or over stdio with `uv run run.py mcp`.
 
 
 BUILT_IN = "minilm"
-"""The embedding choice that means the in-process model (its weights ship with Docent)."""
-OLLAMA = "ollama:"
+"""The embedding choice that means the in-process model (its weights ship with Docent); the
+others are "<backend>:<model>", backend 'ollama' or 'openai'."""
+SERVED_BY = {"ollama": "Ollama", "openai": "model server"}
 
 
-def embedding_options(backend: str, model: str, installed: list[str]) -> dict[str, str]:
-    """The embedding choices: the built-in model, then Ollama's models (embedders first)."""
-    names = sorted({*installed, *([model] if backend == "ollama" else [])})
+SERVERS = {
+    "ollama": "Ollama",
+    "openai": "OpenAI-compatible (LM Studio, llama-server, vLLM, LocalAI, Jan)",
+}
+RESTART_NOTE = "Switching the model server takes effect when Docent restarts."
+
+
+def embedding_options(
+    backend: str, model: str, installed: list[str], server: str = "ollama"
+) -> dict[str, str]:
+    """The embedding choices: the built-in model, then the chat ``server``'s models
+    (embedders first), and the model in use if another server serves it."""
+    names = sorted({*installed, *([model] if backend == server else [])})
     names.sort(key=lambda n: "embed" not in n)
     options = {BUILT_IN: f"{BUILT_IN_MODEL} (built in, works offline)"}
-    options.update({f"{OLLAMA}{n}": f"{n} (Ollama)" for n in names})
+    options.update({f"{server}:{n}": f"{n} ({SERVED_BY[server]})" for n in names})
+    if backend not in (BUILT_IN, server):
+        options[f"{backend}:{model}"] = f"{model} ({SERVED_BY[backend]})"
     return options
 
 
-def embedding_choice(value: str | None, model: str) -> tuple[str, str]:
-    """(embed_backend, embed_model) for a choice; a typed name is an Ollama model."""
+def embedding_choice(value: str | None, model: str, server: str = "ollama") -> tuple[str, str]:
+    """(embed_backend, embed_model) for a choice; a typed name is a model of the chat server."""
     if not value or value == BUILT_IN:
         return "minilm", model
-    return "ollama", value.removeprefix(OLLAMA)
+    backend, _, name = value.partition(":")
+    if backend in SERVED_BY and name:
+        return backend, name
+    return server, value
+
+
+def chosen_embedding(backend: str, model: str) -> str:
+    return BUILT_IN if backend == BUILT_IN else f"{backend}:{model}"
 
 
 def show_settings(
@@ -84,7 +106,7 @@ def show_settings(
             ui.button(icon="close", on_click=dialog.close).props("flat round dense")
         for name, value, description in preferences.fields():
             if name == "embed_backend":
-                continue  # one choice with the model: built in, or an Ollama model
+                continue  # one choice with the model: built in, or a server's model
             label = LABELS.get(name, name)
             if not preferences.is_live(name):
                 label += " (after restart)"
@@ -92,10 +114,13 @@ def show_settings(
                 element: Any = ui.switch(label, value=value)
             elif isinstance(value, int):
                 element = ui.number(label, value=value, min=1, precision=0).props("outlined dense")
+            elif name == "llm_api":
+                element = ui.select(SERVERS, value=value, label=label).props("outlined dense")
+                description = f"{description} {RESTART_NOTE}"
             elif name == "embed_model":
                 backend = settings.embed_backend
-                choices = embedding_options(backend, str(value), models)
-                chosen = BUILT_IN if backend == "minilm" else f"{OLLAMA}{value}"
+                choices = embedding_options(backend, str(value), models, settings.llm_api)
+                chosen = chosen_embedding(backend, str(value))
                 element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
                 element.props("outlined dense")
                 description = (
@@ -112,6 +137,8 @@ def show_settings(
                 element = ui.input(label, value=shown).props("outlined dense")
             element.classes("w-full").tooltip(description).mark(f"setting-{name}")
             fields[name] = (element, value)
+            if name == "llm_url":
+                ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
@@ -130,14 +157,16 @@ def show_settings(
                 new = element.value
                 if name == "embed_model":
                     if new != old:
-                        backend, model = embedding_choice(new, settings.embed_model)
+                        backend, model = embedding_choice(
+                            new, settings.embed_model, settings.llm_api
+                        )
                         out.update(embed_backend=backend, embed_model=model)
                     continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
                     new = int(new)
                 if isinstance(old, Path):
                     new = Path(new).expanduser() if new else old
-                if name.endswith("_host") and new == "":
+                if name.endswith(("_host", "_url")) and new == "":
                     new = None
                 if new != old:
                     out[name] = new
@@ -150,8 +179,7 @@ def show_settings(
         def remember() -> None:
             for name, (element, _) in fields.items():
                 if name == "embed_model":
-                    now = settings.embed_model
-                    chosen = BUILT_IN if settings.embed_backend == "minilm" else f"{OLLAMA}{now}"
+                    chosen = chosen_embedding(settings.embed_backend, settings.embed_model)
                     fields[name] = (element, chosen)
                 else:
                     fields[name] = (element, getattr(settings, name, element.value))

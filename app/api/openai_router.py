@@ -27,6 +27,7 @@ from app.api.turns import start_turn
 from app.services.chat import Done, Failed, Token, Turn
 from graph.events import payload
 from models.llm import ModelNotFound, same_model
+from models.openai_wire import ModelNotLoaded
 from models.protocols import Message
 
 if TYPE_CHECKING:
@@ -37,12 +38,13 @@ router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_
 
 @router.get("/models", responses=ERROR_RESPONSES)
 async def list_models(c: ContainerDep) -> ModelList:
-    """`docent` (the configured chat model) and the models Ollama has."""
+    """`docent` (the configured chat model) and the models the chat model server has."""
     health = await c.llm.health()
+    owner = "ollama" if health.api == "ollama" else "model-server"
     return ModelList(
         data=[
             ModelCard(id=DOCENT_MODEL, owned_by="docent"),
-            *(ModelCard(id=name, owned_by="ollama") for name in health.models),
+            *(ModelCard(id=name, owned_by=owner) for name in health.models),
         ]
     )
 
@@ -57,7 +59,7 @@ async def list_models(c: ContainerDep) -> ModelList:
             "description": "One completion, or with `stream: true` chat.completion.chunk "
             "events ending with `data: [DONE]`.",
         },
-        404: {"model": ErrorResponse, "description": "No such model in Ollama."},
+        404: {"model": ErrorResponse, "description": "No such model in the model server."},
         413: {"model": ErrorResponse, "description": "Last message over the length limit."},
         429: {"model": ErrorResponse, "description": "The session is still answering."},
         500: {"model": ErrorResponse, "description": "The turn failed (not streamed)."},
@@ -103,14 +105,18 @@ async def chat_completions(
 
 
 async def _chat_model(c: Container, name: str) -> str | None:
-    """None for the configured model; the Ollama name otherwise, if Ollama has it."""
+    """None for the configured model; the server's name otherwise, if the server has it."""
     if name == DOCENT_MODEL or same_model(name, c.llm.model):
         return None
     health = await c.llm.health()
-    # Unreachable Ollama is not the caller's mistake: the turn runs and degrades to passages.
+    # An unreachable server is not the caller's mistake: the turn runs and degrades to passages.
     if health.reachable and not any(same_model(name, have) for have in health.models):
-        message = f"{ModelNotFound(health.host, name)} Or ask for the model '{DOCENT_MODEL}'."
-        raise ApiError(404, "model_not_found", message)
+        missing = (
+            ModelNotFound(health.host, name)
+            if health.api == "ollama"
+            else ModelNotLoaded(health.host, name, health.models)
+        )
+        raise ApiError(404, "model_not_found", f"{missing} Or ask for the model '{DOCENT_MODEL}'.")
     return name
 
 

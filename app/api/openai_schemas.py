@@ -34,14 +34,14 @@ class ChatMessageIn(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    """Sampling options (temperature, max_tokens, ...) are accepted and left to Ollama's
-    defaults for the model."""
+    """Sampling options (temperature, max_tokens, ...) are accepted and left to the model
+    server's defaults for the model."""
 
     model_config = ConfigDict(extra="allow")
 
     model: str = Field(
         min_length=1,
-        description=f"'{DOCENT_MODEL}' for the configured chat model, or an Ollama model name.",
+        description=f"'{DOCENT_MODEL}' for the configured chat model, or a model of its server.",
     )
     messages: list[ChatMessageIn] = Field(
         min_length=1, description="The conversation so far; the last one is the question."

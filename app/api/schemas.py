@@ -65,6 +65,14 @@ class OllamaStatus(BaseModel):
     error: str | None = None
 
 
+class ModelServerStatus(OllamaStatus):
+    """The chat model server, whichever API it speaks; ``ollama`` says the same."""
+
+    api: Literal["ollama", "openai"] = Field(
+        description="'ollama', or 'openai' for an OpenAI-compatible server (LM Studio, vLLM…)."
+    )
+
+
 class IndexStatus(BaseModel):
     documents: int
     chunks: int
@@ -73,7 +81,10 @@ class IndexStatus(BaseModel):
 
 
 class StatusResponse(BaseModel):
-    ollama: OllamaStatus
+    ollama: OllamaStatus = Field(
+        description="The chat model server, as the contract names it (also when it is not Ollama)."
+    )
+    model_server: ModelServerStatus
     index: IndexStatus
     embed_model: str
 

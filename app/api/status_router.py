@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from app.api.deps import StatusDep
-from app.api.schemas import IndexStatus, OllamaStatus, StatusResponse
+from app.api.schemas import IndexStatus, ModelServerStatus, OllamaStatus, StatusResponse
 from app.api.security import require_token
 
 router = APIRouter(dependencies=[Depends(require_token)])
@@ -15,14 +15,17 @@ router = APIRouter(dependencies=[Depends(require_token)])
 async def status(service: StatusDep) -> StatusResponse:
     found = await service.status()
     health = found.ollama
+    server = ModelServerStatus(
+        api=health.api,
+        reachable=health.reachable,
+        host=health.host,
+        chat_model=found.chat_model,
+        models=health.models,
+        error=health.error,
+    )
     return StatusResponse(
-        ollama=OllamaStatus(
-            reachable=health.reachable,
-            host=health.host,
-            chat_model=found.chat_model,
-            models=health.models,
-            error=health.error,
-        ),
+        ollama=OllamaStatus(**server.model_dump(exclude={"api"})),
+        model_server=server,
         index=IndexStatus(
             documents=found.index.documents,
             chunks=found.index.chunks,

@@ -89,7 +89,8 @@ async def check(settings: Settings) -> int:
 
 
 DEGRADED_EXIT = 3
-"""`ask`'s exit status when Ollama could not write the answer and passages stood in."""
+"""`ask`'s exit status when the model server could not write the answer and passages
+stood in."""
 
 
 async def ask(settings: Settings, question: str, mode: str) -> int:

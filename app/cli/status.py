@@ -1,8 +1,10 @@
-"""`run.py status`: documents by status, chunks, models and Ollama, in about a second.
+"""`run.py status`: documents by status, chunks, models and the model server, in about a
+second.
 
-It reads the registry directly (SQLite, safe while the app runs) and asks Ollama with the
-standard library; it never loads Chroma, the graph, numpy or the Ollama client (together
-seconds of imports), and never creates a data dir.
+It reads the registry directly (SQLite, safe while the app runs) and asks the chat model
+server (Ollama, or an OpenAI-compatible one) with the standard library; it never loads
+Chroma, the graph, numpy, httpx or the Ollama client (together seconds of imports), and
+never creates a data dir.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from app.services.status import StatusService
 from app.settings import Settings
 from ingest.index.registry import Registry
 from ingest.types import DocStatus
+from models import openai_words as words
 from models.protocols import Health
 
 REGISTRY_FILE = "docent.db"
@@ -29,6 +32,8 @@ PROBE_SECONDS = 5.0
 def embed_model_label(settings: Settings) -> str:
     if settings.embed_backend == "ollama":
         return f"{settings.embed_model} (Ollama at {settings.embed_ollama_host})"
+    if settings.embed_backend == "openai":
+        return f"{settings.embed_model} (model server at {settings.embed_url})"
     return MINILM_NAME
 
 
@@ -69,6 +74,41 @@ def probe_ollama(host: str, model: str) -> Health:
     return Health(reachable=True, host=host, models=names, error=missing)
 
 
+def probe_chat_server(settings: Settings) -> Health:
+    """What the configured chat model server's adapter would say of its health."""
+    if settings.llm_api == "openai":
+        return probe_openai(settings.chat_url, settings.chat_model, settings.llm_api_key)
+    return probe_ollama(settings.chat_url, settings.chat_model)
+
+
+def probe_openai(url: str, model: str, api_key: str | None = None) -> Health:
+    """What OpenAIChat.health says, from one GET /models with the standard library."""
+    request = urllib.request.Request(f"{url}/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=PROBE_SECONDS) as response:
+            models = [str(card["id"]) for card in json.load(response)["data"]]
+    except urllib.error.HTTPError as error:
+        text = error.read().decode("utf-8", "replace")
+        return _openai(True, url, error=words.refusal(error.code, text, url, "/models"))
+    except TimeoutError:
+        return _openai(False, url, error=words.too_slow(url, PROBE_SECONDS))
+    except (urllib.error.URLError, ConnectionError):
+        return _openai(False, url, error=words.server_down(url))
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        return _openai(False, url, error=words.not_openai(url, exc))
+    if any(_with_tag(name) == _with_tag(model) for name in models):
+        return _openai(True, url, models)
+    return _openai(True, url, models, error=words.model_not_loaded(url, model, models))
+
+
+def _openai(
+    reachable: bool, url: str, models: list[str] | None = None, *, error: str | None = None
+) -> Health:
+    return Health(reachable, url, models or [], error, api="openai")
+
+
 def _with_tag(name: str) -> str:
     # As models.llm.same_model: `llama3.2` is `llama3.2:latest`.
     name = name.strip().lower()
@@ -78,8 +118,8 @@ def _with_tag(name: str) -> str:
 def status(settings: Settings, *, check: bool = False) -> int:
     """Print what Docent knows and whether answers can be written; exits 0.
 
-    The library's counts come from StatusService, as `/api/status`'s do; Ollama is asked
-    with the standard library. With ``check``, also compare the folder, the registry and
+    The library's counts come from StatusService, as `/api/status`'s do; the model server
+    is asked with the standard library. With ``check``, also compare the folder, the registry and
     every index (this loads the store, so it takes longer); exit 1 and say what differs
     when they disagree.
     """
@@ -101,11 +141,13 @@ def status(settings: Settings, *, check: bool = False) -> int:
         print("  nothing indexed yet: Docent has not run with this data dir")
     print(f"Embedding model: {embed_model_label(settings)}")
     print(f"Chat model: {settings.chat_model}")
-    health = probe_ollama(settings.ollama_host, settings.chat_model)
+    health = probe_chat_server(settings)
+    server = "Ollama" if health.api == "ollama" else "Model server (OpenAI API)"
     if not health.reachable:
-        print(f"Ollama: not reachable at {health.host}")
+        print(f"{server}: not reachable at {health.host}")
     else:
-        print(f"Ollama: reachable at {health.host}; models: {', '.join(health.models) or 'none'}")
+        models = ", ".join(health.models) or "none"
+        print(f"{server}: reachable at {health.host}; models: {models}")
     if health.error:
         print(f"Warning: {health.error} Until then, answers show the most relevant passages only.")
     if check:
@@ -118,11 +160,11 @@ def status(settings: Settings, *, check: bool = False) -> int:
 
 
 def _service(settings: Settings, registry: Registry) -> StatusService:
-    """The StatusService the running app answers /api/status with, asking Ollama with the
-    standard library (no Ollama client, no Chroma)."""
+    """The StatusService the running app answers /api/status with, asking the model server
+    with the standard library (no Ollama client, no Chroma)."""
 
     async def health() -> Health:
-        return await asyncio.to_thread(probe_ollama, settings.ollama_host, settings.chat_model)
+        return await asyncio.to_thread(probe_chat_server, settings)
 
     return StatusService(
         registry,

@@ -11,6 +11,7 @@ import json
 from app.settings import Settings
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
+from models.openai_embedder import OpenAIEmbedder
 from models.protocols import Embedder
 
 
@@ -18,6 +19,10 @@ def build_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name."""
     if settings.embed_backend == "ollama":
         return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
+    if settings.embed_backend == "openai":
+        return OpenAIEmbedder(
+            settings.embed_url, settings.embed_model, api_key=settings.llm_api_key
+        )
     return MiniLMEmbedder()
 
 
@@ -25,6 +30,8 @@ def embedder_from(spec: dict[str, str]) -> Embedder:
     """The embedder a stored spec names (the model the index was built with)."""
     if spec.get("backend") == "ollama":
         return OllamaEmbedder(spec["host"], spec["model"])
+    if spec.get("backend") == "openai":
+        return OpenAIEmbedder(spec["host"], spec["model"])
     embedder = MiniLMEmbedder()
     if embedder.name != spec["name"]:
         raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
@@ -34,9 +41,10 @@ def embedder_from(spec: dict[str, str]) -> Embedder:
 def embedder_spec(embedder: Embedder, settings: Settings) -> str:
     """What the registry remembers of the model the index answers with."""
     spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
-    return json.dumps({**spec, "host": settings.embed_ollama_host})
+    host = settings.embed_url if settings.embed_backend == "openai" else settings.embed_ollama_host
+    return json.dumps({**spec, "host": host})
 
 
 def model_label(settings: Settings) -> str:
     """The model the settings name, as a person reads it."""
-    return settings.embed_model if settings.embed_backend == "ollama" else MODEL_NAME
+    return MODEL_NAME if settings.embed_backend == "minilm" else settings.embed_model

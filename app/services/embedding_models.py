@@ -28,6 +28,7 @@ from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.switch import ModelSwitch
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
+from models.openai_embedder import OpenAIEmbedder
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -223,6 +224,12 @@ class EmbeddingModels:
                 target.embed_backend == "ollama"
                 and isinstance(embedder, OllamaEmbedder)
                 and (embedder.model, embedder.host) == wanted
+            ):
+                return embedder
+            if (
+                target.embed_backend == "openai"
+                and isinstance(embedder, OpenAIEmbedder)
+                and (embedder.model, embedder.host) == (target.embed_model, target.embed_url)
             ):
                 return embedder
         return None

@@ -1,4 +1,5 @@
-"""What the window says about Ollama, and one shared check that tells every window of changes."""
+"""What the window says about the chat model server (Ollama or an OpenAI-compatible one),
+and one shared check that tells every window of changes."""
 
 from __future__ import annotations
 
@@ -13,19 +14,10 @@ from models.protocols import ChatModel, Health, Reranker
 log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 15.0
-"""How often the one shared check asks Ollama while all is well."""
+"""How often the one shared check asks the model server while all is well."""
 
 RETRY_SECONDS = 5.0
 """How often it asks while something is wrong, so a fix shows up soon."""
-
-
-def ollama_problem(health: Health, model: str) -> str | None:
-    """What is wrong with Ollama and how to fix it, or None when answers can be written."""
-    if not health.reachable:
-        return health.error or str(OllamaUnavailable(health.host))
-    if not any(same_model(name, model) for name in health.models):
-        return str(ModelNotFound(health.host, model))
-    return None
 
 
 @dataclass(frozen=True)
@@ -33,15 +25,26 @@ class Problem:
     """One thing that limits Docent, said so a person can fix it."""
 
     kind: str
-    """'ollama_down', 'model_missing', ... : lets the window offer the right button."""
+    """'server_down', 'model_missing', ... : lets the window offer the right button."""
     message: str
     model: str | None = None
     """The missing model, for kind 'model_missing'."""
 
 
+def chat_problem(health: Health, model: str) -> Problem | None:
+    """What keeps the chat model server from writing answers with ``model``, in the
+    adapter's own words where it has them; None when answers can be written."""
+    if not health.reachable:
+        return Problem("server_down", health.error or str(OllamaUnavailable(health.host)))
+    if any(same_model(name, model) for name in health.models):
+        return None
+    # It answered without the model, or with an error (a key, a wrong URL) that its words say.
+    return Problem("model_missing", health.error or str(ModelNotFound(health.host, model)), model)
+
+
 @dataclass(frozen=True)
 class HealthReport:
-    """The latest check: Ollama's models and what is wrong, if anything."""
+    """The latest check: the chat server's models and what is wrong, if anything."""
 
     checked: bool = False
     models: list[str] = field(default_factory=list)
@@ -52,7 +55,8 @@ Listener = Callable[[HealthReport], None]
 
 
 class HealthMonitor:
-    """Asks Ollama now and then (one loop for the whole app) and tells listeners on change."""
+    """Asks the chat server now and then (one loop for the whole app) and tells listeners
+    on change."""
 
     def __init__(self, llm: ChatModel, reranker: Reranker | None = None) -> None:
         self._llm = llm
@@ -72,13 +76,8 @@ class HealthMonitor:
         """Ask right away (the banner's Retry), publish the result and return it."""
         health = await self._llm.health()
         problems = []
-        if not health.reachable:
-            problems.append(
-                Problem("ollama_down", health.error or str(OllamaUnavailable(health.host)))
-            )
-        elif not any(same_model(name, self._llm.model) for name in health.models):
-            message = str(ModelNotFound(health.host, self._llm.model))
-            problems.append(Problem("model_missing", message, model=self._llm.model))
+        if chatting := chat_problem(health, self._llm.model):
+            problems.append(chatting)
         reranking_off = self._reranker.problem if self._reranker is not None else None
         if reranking_off:
             problems.append(Problem("reranker_unavailable", reranking_off))

@@ -17,6 +17,8 @@ from models.protocols import ChatModel, PullProgress, PullsModels
 log = logging.getLogger(__name__)
 
 EDITABLE = (
+    "llm_api",
+    "llm_url",
     "ollama_host",
     "embed_host",
     "chat_model",
@@ -155,10 +157,19 @@ class Preferences:
 
 
 class ChatModels:
-    """Ollama's chat models: which are installed, which one answers, and pulling more."""
+    """The chat server's models: which it has, which one answers, and pulling more (Ollama)."""
 
-    def __init__(self, llm: ChatModel, health: HealthMonitor, preferences: Preferences) -> None:
+    def __init__(
+        self,
+        llm: ChatModel,
+        health: HealthMonitor,
+        preferences: Preferences,
+        *,
+        server: str = "Ollama",
+    ) -> None:
         self._llm = llm
+        self.server = server
+        """The chat model server as a sentence names it ("Ollama", "the model server")."""
         self._puller = llm if isinstance(llm, PullsModels) else None
         """The host's model downloads, when it has them (Ollama does)."""
         self._health = health

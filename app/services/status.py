@@ -1,9 +1,9 @@
 """StatusService: what Docent holds and whether it can answer, computed in one place.
 
 `/api/status`, `run.py status` and the window all ask it. Where the answer comes from is
-passed in: the running app asks its chat model's adapter, while `run.py status` asks
-Ollama with the standard library (so it answers in about a second without loading the
-Ollama client, Chroma or the graph).
+passed in: the running app asks its chat model's adapter, while `run.py status` asks the
+model server (Ollama or an OpenAI-compatible one) with the standard library (so it answers
+in about a second without loading the Ollama client, httpx, Chroma or the graph).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.fakes.ollama_server import FakeOllamaServer
+from tests.fakes.openai_server import FakeOpenAIServer
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page
@@ -49,11 +50,17 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_app(
-    data: Path, ollama: FakeOllamaServer, *, documents: int, embed: str = "ollama"
+    data: Path,
+    ollama: FakeOllamaServer | FakeOpenAIServer,
+    *,
+    documents: int,
+    embed: str = "ollama",
 ) -> Iterator[str]:
     """The app serving ``data`` until the block ends; yields its login link once
     ``documents`` files are ready in its index (which answers the questions). ``embed``
-    "minilm" indexes with the real MiniLM embedder instead of the fake server's vectors."""
+    "minilm" indexes with the real MiniLM embedder instead of the fake server's vectors.
+    A ``FakeOpenAIServer`` answers as LM Studio would (``--llm-api openai``; MiniLM embeds)."""
+    how = ["minilm", "openai"] if isinstance(ollama, FakeOpenAIServer) else [embed]
     port = free_port()
     # Not DOCENT_* (the test's own data dir) nor PYTEST_* (NiceGUI would think it is a test).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCENT_", "PYTEST_"))}
@@ -61,7 +68,7 @@ def running_app(
     log_path = data.parent / "app.log"
     log = log_path.open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url, embed],
+        [sys.executable, "-m", "tests.browser.serve", str(port), str(data), ollama.url, *how],
         cwd=ROOT,
         env=env,
         stdout=log,

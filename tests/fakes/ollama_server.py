@@ -20,15 +20,15 @@ import json
 import math
 import re
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
+
+from tests.fakes.http_base import FakeHandler, ServedFake
 
 DEFAULT_MODELS = ("llama3.2:latest", "nomic-embed-text:latest")
 VERSION = "0.12.6"
@@ -101,8 +101,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-class FakeOllamaServer:
+class FakeOllamaServer(ServedFake):
     """Speaks enough of Ollama's HTTP API for the real client; see the module docstring."""
+
+    name = "FakeOllamaServer"
 
     def __init__(
         self,
@@ -112,6 +114,7 @@ class FakeOllamaServer:
         token_delay: float = 0.0,
         first_token_delay: float = 0.0,
     ) -> None:
+        super().__init__()
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
         """Installed models, as ``/api/tags`` lists them; tests may assign or append."""
         self.embed_dim = embed_dim
@@ -130,54 +133,11 @@ class FakeOllamaServer:
         self._replies: deque[_Reply] = deque()
         self._failures: deque[_Failure] = deque()
         self._lock = threading.Lock()
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._port = 0
-
-    # -- lifecycle -------------------------------------------------------------------
 
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT``; stays the same across ``stop()`` / ``start()``."""
-        if not self._port:
-            raise RuntimeError("FakeOllamaServer has not been started")
-        return f"http://127.0.0.1:{self._port}"
-
-    @property
-    def running(self) -> bool:
-        return self._httpd is not None
-
-    def start(self) -> Self:
-        """Listen (again, on the same port after a ``stop()``) and serve in a thread."""
-        if self._httpd is not None:
-            return self
-        httpd = _HTTPServer(("127.0.0.1", self._port), _Handler)
-        httpd.fake = self
-        self._port = httpd.server_address[1]
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening and cut open connections: the client then sees Ollama as down."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        httpd.close_connections()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        return self.root
 
     # -- scripting -------------------------------------------------------------------
 
@@ -249,66 +209,7 @@ class FakeOllamaServer:
         return _Reply(f"Echo: {last_user}")
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # stop() must not wait for a handler sleeping between tokens
-    fake: FakeOllamaServer
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        self._closed = False
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client closing its keep-alive connection is normal, not worth a traceback.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-    def track(self, connection: socket.socket, *, open_: bool) -> None:
-        with self._connections_lock:
-            if not open_:
-                self._connections.discard(connection)
-            elif self._closed:  # accepted just before stop(): refuse to serve it
-                _cut(connection)
-            else:
-                self._connections.add(connection)
-
-    def close_connections(self) -> None:
-        # Keep-alive connections would otherwise go on being served after stop().
-        with self._connections_lock:
-            self._closed = True
-            connections, self._connections = self._connections, set()
-        for connection in connections:
-            _cut(connection)
-
-
-def _cut(connection: socket.socket) -> None:
-    try:
-        connection.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-class _Handler(BaseHTTPRequestHandler):
-    disable_nagle_algorithm = True  # as Ollama (Go) does: no 40 ms delayed-ACK stalls
-    protocol_version = "HTTP/1.1"  # keep-alive and chunked transfer, as Go's net/http does
-    server: _HTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.server.track(self.connection, open_=True)
-
-    def finish(self) -> None:
-        self.server.track(self.connection, open_=False)
-        try:
-            super().finish()
-        except OSError:
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # keep test output clean
-
+class _Handler(FakeHandler):
     @property
     def fake(self) -> FakeOllamaServer:
         return self.server.fake
@@ -332,8 +233,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self.read_body()
         try:
             body = json.loads(raw) if raw else {}
         except json.JSONDecodeError:
@@ -484,45 +384,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_bytes(404, b"404 page not found", "text/plain")
 
     def _send_json(self, obj: Any, status: int = 200) -> None:
-        self._send_bytes(status, json.dumps(obj).encode(), "application/json; charset=utf-8")
+        self.send_json(obj, status)
 
     def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
-        except OSError:
-            self.close_connection = True
+        self.send_bytes(status, data, content_type)
 
     def _start_stream(self) -> Callable[[Any], bool]:
         """Send chunked NDJSON headers; return a writer of one line that says if it worked."""
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        # end_headers() writes to the socket; write_line reports a failure of either.
-        self._headers_sent = self._try(self.end_headers)
-
-        def write_line(obj: Any) -> bool:
-            data = json.dumps(obj).encode() + b"\n"
-            if not self._headers_sent:
-                return False
-            return self._try(lambda: self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data)))
-
-        return write_line
+        write = self.start_chunks("application/x-ndjson")
+        return lambda obj: write(json.dumps(obj).encode() + b"\n")
 
     def _end_stream(self) -> None:
-        self._try(lambda: self.wfile.write(b"0\r\n\r\n"))
+        self.end_chunks()
 
-    def _try(self, write: Callable[[], object]) -> bool:
-        try:
-            write()
-        except OSError:  # the client went away or stop() cut the connection
-            self.close_connection = True
-            return False
-        return True
+
+FakeOllamaServer.handler = _Handler
 
 
 def _details(name: str) -> dict[str, Any]:

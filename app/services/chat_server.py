@@ -1,0 +1,30 @@
+"""Which chat model server the settings name, and how Docent speaks of it to a person."""
+
+from __future__ import annotations
+
+from app.settings import Settings
+from graph.options import TurnOptions
+from models.llm import OllamaChat
+from models.openai_chat import OpenAIChat
+from models.protocols import ChatModel
+
+
+def build_chat_model(settings: Settings, model: str | None = None) -> ChatModel:
+    """The adapter for the configured server, answering with ``model`` (default the
+    configured chat model)."""
+    model = model or settings.chat_model
+    if settings.llm_api == "openai":
+        # The server keeps its own context size; the reply's share of it is capped here
+        # as the generator budgets it.
+        return OpenAIChat(
+            settings.chat_url,
+            model,
+            max_tokens=TurnOptions.answer_tokens,
+            api_key=settings.llm_api_key,
+        )
+    return OllamaChat(settings.chat_url, model, num_ctx=settings.context_tokens)
+
+
+def server_name(api: str) -> str:
+    """The chat model server as a sentence names it: Ollama, or the model server."""
+    return "Ollama" if api == "ollama" else "the model server"
