@@ -40,6 +40,11 @@ class Answer(BaseModel):
     answer: str = Field(description="Cites the sources as [n].")
     sources: list[dict[str, Any]]
     session_id: str = Field(description="The session in Docent that keeps this answer.")
+    support: list[dict[str, Any]] | None = Field(
+        None,
+        description="Each sentence checked against the sources: verdict, missing items and "
+        "the supporting span (null for an answer not from the documents).",
+    )
 
 
 class DocumentEntry(BaseModel):

@@ -23,6 +23,12 @@ class ChatResult(BaseModel):
     answer: str
     sources: list[dict[str, Any]]
     trace: dict[str, Any]
+    support: list[dict[str, Any]] | None = Field(
+        None, description="One entry per sentence of the answer, as `POST /api/verify` gives."
+    )
+    searched: dict[str, Any] | None = Field(
+        None, description="When the documents don't cover the question: what was searched."
+    )
 
 
 class SearchRequest(BaseModel):
@@ -106,6 +112,12 @@ class MessagePublic(BaseModel):
     sources: list[dict[str, Any]] = Field(description="Numbered passages the answer cites.")
     trace: dict[str, Any] | None = Field(
         None, description="How the answer was made (route, per-node ms), when recorded."
+    )
+    support: list[dict[str, Any]] | None = Field(
+        None, description="The answer's sentences checked against its sources."
+    )
+    searched: dict[str, Any] | None = Field(
+        None, description="What was searched, when the documents don't cover the question."
     )
 
 
