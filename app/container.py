@@ -20,6 +20,7 @@ from app.embedding import EmbeddingModels, build_embedder
 from app.health import HealthMonitor
 from app.paths import make_private_dir, make_private_file
 from app.preferences import ChatModels, Preferences, with_saved
+from app.services.search import SearchService
 from app.services.status import StatusService
 from app.sessions import SessionIndex
 from app.settings import Settings
@@ -151,6 +152,13 @@ class Container:
             ),
         )
         self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
+        self.search = SearchService(
+            self.retriever,
+            self.ready_paths,
+            max_query_chars=settings.max_query_chars,
+            max_text_chars=settings.max_message_chars,
+        )
+        """Search and verify, for the API and MCP alike."""
         self.health = HealthMonitor(self.llm, self.reranker)
         self.status = StatusService(
             self.registry,

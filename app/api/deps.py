@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from app.api.errors import ApiError
 from app.documents import DocumentService
+from app.services.search import SearchService
 from app.services.status import StatusService
 from app.startup import ServicesFailed
 
@@ -34,7 +35,12 @@ async def get_documents(c: ContainerDep) -> DocumentService:
     return c.documents
 
 
+async def get_search(c: ContainerDep) -> SearchService:
+    return c.search
+
+
 # Routers name the service they use (not the container): these resolve it, waiting for
 # the services while Docent starts.
 StatusDep = Annotated[StatusService, Depends(get_status)]
 DocumentsDep = Annotated[DocumentService, Depends(get_documents)]
+SearchDep = Annotated[SearchService, Depends(get_search)]

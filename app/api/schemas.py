@@ -50,6 +50,50 @@ class SearchResponse(BaseModel):
     results: list[SearchResultPublic]
 
 
+class VerifyRequest(BaseModel):
+    text: str = Field(description="Any text: an answer, a note, a draft.")
+    scope: str | None = Field(
+        None, description="Only documents under this folder of the library, e.g. `tax/2024/`."
+    )
+    files: list[str] | None = Field(
+        None, max_length=200, description="Only these documents (paths or file names)."
+    )
+
+
+class SupportSource(BaseModel):
+    n: int = Field(description="The passage's number among those the text was checked against.")
+    file: str
+    path: str
+    page: int | None
+    text: str = Field(description="The supporting span, as the passage has it.")
+    start: int = Field(description="The span's offsets in its passage.")
+    end: int
+    page_start: int = Field(
+        description="The span's offsets in its page's text (the document's, without pages), "
+        "as Docent read it."
+    )
+    page_end: int
+
+
+class SentenceSupportPublic(BaseModel):
+    text: str = Field(description="The sentence: `text[start:end]` of what was checked.")
+    start: int
+    end: int
+    verdict: Literal["supported", "partly", "unsupported"]
+    score: float = Field(description="0..1: how closely the span says the same.")
+    missing: list[str] = Field(
+        description="Numbers, dates and names of the sentence that its best passage lacks."
+    )
+    found: dict[str, str] = Field(
+        description='For a missing item, what the span says in its place: {"15%": "12%"}.'
+    )
+    source: SupportSource | None = Field(description="The best span; null when unsupported.")
+
+
+class VerifyResponse(BaseModel):
+    sentences: list[SentenceSupportPublic]
+
+
 class DocumentList(BaseModel):
     # DocumentService's own record is the public shape: declared once.
     documents: list[DocumentView]
