@@ -48,6 +48,19 @@ body.body--dark { background: #0f172a; }
 .docent-md a.docent-cite { text-decoration: none; font-size: 0.78em; font-weight: 600;
   vertical-align: super; padding: 0 0.1em; border-radius: 4px; cursor: pointer; }
 .docent-md a.docent-cite:hover { background: rgba(79,70,229,0.12); }
+/* Checked sentences: found ones open their passage, the others are quietly marked and
+   say why on hover. */
+.docent-claim { cursor: pointer; border-radius: 3px; }
+.docent-claim:hover { background: rgba(79,70,229,0.08); }
+.docent-claim-partly, .docent-claim-unsupported { text-decoration: underline dotted;
+  text-decoration-color: #d97706; text-underline-offset: 0.2em; position: relative; }
+.docent-claim-unsupported { text-decoration-color: #94a3b8; cursor: help; }
+.docent-claim[data-why]:hover::after { content: attr(data-why); position: absolute;
+  left: 0; bottom: calc(100% + 4px); z-index: 20; width: max-content; max-width: 22rem;
+  padding: 0.25rem 0.5rem; border-radius: 4px; background: #1e293b; color: white;
+  font-size: 0.78rem; line-height: 1.35; white-space: normal; pointer-events: none; }
+.docent-draft { border-left: 3px solid #cbd5e1; padding-left: 0.6rem; color: #64748b;
+  white-space: pre-wrap; }
 .docent-code { margin: 0.5em 0 0.8em; border-radius: 8px; overflow: hidden;
   background: #f1f5f9; border: 1px solid #e2e8f0; }
 .body--dark .docent-code { background: #0b1220; border-color: #334155; }
@@ -122,6 +135,8 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   padding: 0.3rem 0.7rem; margin: 0 -0.7rem 0.6em; border-radius: 4px; }
 .body--dark .docent-passage-block { background: #422006; }
 .docent-viewer-text mark { background: #fde68a; padding: 0.1em 0; border-radius: 3px; }
+.docent-passage-block mark.docent-span { background: #fcd34d; }
+.body--dark .docent-passage-block mark.docent-span { background: #a16207; color: white; }
 .body--dark .docent-viewer-text mark { background: #854d0e; color: white; }
 .docent-pdf { width: 100%; height: 100%; border: 0; }
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
@@ -28,6 +28,7 @@ from nicegui import app, ui
 
 from app.documents import DocumentError, DocumentService
 from ui import markdown
+from ui.claims import Wrap
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 MAX_TEXT_CHARS = 2_000_000
@@ -127,8 +128,24 @@ def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
     return None
 
 
-def highlighted_html(text: str, span: tuple[int, int] | None, *, as_markdown: bool) -> str:
-    """The document as HTML with the passage in <mark id="docent-passage">."""
+def span_in_text(text: str, span: dict[str, Any] | None) -> tuple[int, int] | None:
+    """Where a supporting span (an answer's ``support`` source) is in a text file: at its
+    offsets in the page's text when the file has the same words there (a text file's text
+    is its own), else wherever its words are found (the file changed, or was decoded
+    with other line ends)."""
+    if not span:
+        return None
+    start, end = int(span.get("page_start", -1)), int(span.get("page_end", -1))
+    if 0 <= start < end <= len(text) and text[start:end].split() == span["text"].split():
+        return start, end
+    return passage_span(text, span["text"])
+
+
+def highlighted_html(
+    text: str, span: tuple[int, int] | None, *, as_markdown: bool, exact: bool = False
+) -> str:
+    """The document as HTML with the passage in <mark id="docent-passage">; an ``exact``
+    span of Markdown is marked inside the blocks highlighted around it."""
     if span is None:
         return markdown.render(text) if as_markdown else html.escape(text)
     start, end = span
@@ -146,10 +163,15 @@ def highlighted_html(text: str, span: tuple[int, int] | None, *, as_markdown: bo
     block_start = 0 if block_start < 0 else block_start + 2
     block_end = text.find("\n\n", end)
     block_end = len(text) if block_end < 0 else block_end
+    inner = (
+        [Wrap(start - block_start, end - block_start, '<mark class="docent-span">', "</mark>")]
+        if exact
+        else []
+    )
     return (
         markdown.render(text[:block_start])
         + '<div id="docent-passage" class="docent-passage-block">'
-        + markdown.render(text[block_start:block_end])
+        + markdown.render(text[block_start:block_end], wraps=inner)
         + "</div>"
         + markdown.render(text[block_end:])
     )
@@ -161,9 +183,14 @@ def _read(path: Path) -> str:
 
 
 async def open_document(
-    documents: DocumentService, path: str, page: int | None, snippet: str
+    documents: DocumentService,
+    path: str,
+    page: int | None,
+    snippet: str,
+    span: dict[str, Any] | None = None,
 ) -> None:
-    """Open ``path`` (relative to the documents folder) at ``page`` / the ``snippet``."""
+    """Open ``path`` (relative to the documents folder) at ``page``, with the supporting
+    ``span`` of an answer's sentence highlighted (else the passage, its ``snippet``)."""
     doc = next((d for d in documents.list() if d.path == path), None)
     if doc is None:
         ui.notify(f"{path} is no longer in the library.", type="warning")
@@ -202,15 +229,18 @@ async def open_document(
             except Exception as error:  # the file went away or can't be read
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
             else:
-                span = passage_span(text, snippet)
-                body = highlighted_html(text, span, as_markdown=suffix in (".md", ".markdown"))
+                exact = span_in_text(text, span)
+                region = exact or passage_span(text, snippet)
+                body = highlighted_html(
+                    text, region, as_markdown=suffix in (".md", ".markdown"), exact=bool(exact)
+                )
                 with ui.scroll_area().classes("flex-grow w-full"):
                     kind = "docent-md" if suffix in (".md", ".markdown") else "docent-viewer-plain"
                     view = ui.html(body, sanitize=False).classes(
                         f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
                     )
                     view.mark("viewer-text")
-                if span is not None:
+                if region is not None:
                     dialog.on("show", _scroll_to_passage)
         else:
             ui.label("This kind of file can't be shown here.").classes("p-4")

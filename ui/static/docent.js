@@ -62,7 +62,20 @@
     if (cite) {
       event.preventDefault();
       const turn = cite.closest("[data-turn]");
-      emitEvent("docent_cite", { turn: turn ? turn.dataset.turn : "", n: Number(cite.dataset.n) });
+      // The sentence the mark is in: its own span of the source is the one to highlight.
+      const claim = cite.closest(".docent-claim");
+      emitEvent("docent_cite", {
+        turn: turn ? turn.dataset.turn : "",
+        n: Number(cite.dataset.n),
+        s: claim ? Number(claim.dataset.s) : null,
+      });
+      return;
+    }
+    // A checked sentence opens the passage that supports it (a selection is left alone).
+    const claim = event.target.closest(".docent-claim");
+    if (claim && !String(window.getSelection() || "")) {
+      const turn = claim.closest("[data-turn]");
+      emitEvent("docent_claim", { turn: turn ? turn.dataset.turn : "", s: Number(claim.dataset.s) });
     }
   });
 
