@@ -21,9 +21,10 @@ CLOSE = "\ue001"
 _DIGIT = 0xE010
 MARKERS = re.compile("\ue000([\ue010-\ue019]+)|\ue001")
 ANY_MARKER = re.compile("[\ue000-\ue01f]")
-_LEADING = "*_"
-"""Emphasis marks a range's opening marker goes after ("**Bold** claim"): before them, the
-marker would stop Markdown reading them as emphasis."""
+_SYNTAX = "*_| \t"
+"""What a range's markers go inside of: emphasis marks ("**Bold** claim": before them, a
+marker would stop Markdown reading them as emphasis) and a table row's outer pipes (a
+marker after the last one would add a cell, and the table would no longer be one)."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,9 @@ def with_markers(text: str, wraps: Sequence[Wrap]) -> str:
         start, end = wrap.start, wrap.end
         if start < at or end <= start or end > len(text):
             continue  # overlapping or out of range: left unmarked
-        while start < end and text[start] in _LEADING:
+        while start < end and text[start] in _SYNTAX:
             start += 1
-        while end > start and text[end - 1] in _LEADING:
+        while end > start and text[end - 1] in _SYNTAX:
             end -= 1
         number = "".join(chr(_DIGIT + int(d)) for d in str(index))
         out += [text[at:start], OPEN, number, text[start:end], CLOSE]
