@@ -138,7 +138,25 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .docent-passage-block mark.docent-span { background: #fcd34d; }
 .body--dark .docent-passage-block mark.docent-span { background: #a16207; color: white; }
 .body--dark .docent-viewer-text mark { background: #854d0e; color: white; }
-.docent-pdf { width: 100%; height: 100%; border: 0; }
+.docent-pdf { width: 100%; min-height: 0; display: flex; flex-direction: column;
+  overflow: hidden; }
+.docent-pdf-bar { display: flex; align-items: center; gap: 0.5rem; padding: 0.3rem 0.75rem;
+  border-bottom: 1px solid #e2e8f0; font-size: 0.85rem; }
+.body--dark .docent-pdf-bar { border-color: #334155; }
+.docent-pdf-button { min-width: 2rem; padding: 0.1rem 0.5rem; border-radius: 4px;
+  font-size: 1.1rem; line-height: 1.2; cursor: pointer; }
+.docent-pdf-button:hover:not(:disabled) { background: rgba(100,116,139,0.2); }
+.docent-pdf-button:disabled { opacity: 0.35; cursor: default; }
+.docent-pdf-area { flex: 1 1 auto; overflow: auto; padding: 1rem; background: #e2e8f0; }
+.body--dark .docent-pdf-area { background: #020617; }
+.docent-pdf-page { position: relative; margin: 0 auto; background: white;
+  box-shadow: 0 1px 4px rgba(15,23,42,0.25); --user-unit: 1;
+  --total-scale-factor: calc(var(--scale-factor) * var(--user-unit));
+  --scale-round-x: 1px; --scale-round-y: 1px; }
+.docent-pdf-page canvas { display: block; }
+.docent-pdf-page .textLayer .highlight.docent-pdf-mark {
+  --highlight-bg-color: rgba(245,158,11,0.45); }
+.docent-pdf-note { padding: 1rem; color: #b91c1c; }
 
 @media (max-width: 600px) {
   .docent-bubble { max-width: 88%; }

@@ -117,15 +117,19 @@
     }
   };
 
-  // PDFs: fetched (with the window's login) and shown from a blob, since the file
-  // route's own responses may not be framed. #page=N opens the viewer at the page.
-  docent.openPdf = (id, url, page) => {
-    // The frame loads the app's single-use URL itself: its last segment is the file's
-    // name, which the browser's PDF viewer shows as the title.
-    const frame = getHtmlElement(id);
-    if (!frame) return;
-    frame.addEventListener("load", () => { frame.dataset.loadedPage = String(page); }, { once: true });
-    frame.src = `${url}#page=${page}`;
+  // PDFs: drawn by PDF.js (ui/static/pdf_view.mjs, loaded the first time a PDF opens) at
+  // the cited page, with the passage marked in the page's text.
+  docent.openPdf = async (id, url, page, passage, viewer) => {
+    const root = getHtmlElement(id);
+    if (!root) return;
+    try {
+      await (await import(viewer)).show(root, url, page, passage);
+    } catch (error) {
+      const note = document.createElement("p");
+      note.className = "docent-pdf-note";
+      note.textContent = `This PDF can't be shown here: ${error.message || error}`;
+      root.replaceChildren(note);
+    }
   };
 
   // A login that ended (Lock in another tab, long idle, a restart) closes the socket and
