@@ -20,6 +20,7 @@ from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
 from app.services.preferences import ChatModels, Preferences, with_saved
+from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
 from app.settings import Settings
@@ -138,6 +139,13 @@ class Container:
         )
         """The answering collection, a new model's being built, and switching models."""
         self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
+        self.search = SearchService(
+            self.retriever,
+            self.ready_paths,
+            max_query_chars=settings.max_query_chars,
+            max_text_chars=settings.max_message_chars,
+        )
+        """Search and verify, for the API and MCP alike."""
         self.health = HealthMonitor(self.llm, self.reranker)
         self.status = StatusService(
             self.registry,

@@ -254,8 +254,9 @@ def free_paraphrases(items: list[dict], embedder: Any, bars: SupportBars) -> Non
     )
 
 
-def timing(items: list[dict], embedder: MiniLMEmbedder, reps: int) -> None:
-    """Ten-sentence answers over eight passages; p50 and p95 of each way, in one run."""
+def timing_cases(items: list[dict]) -> list[tuple[list[SourcePassage], str]]:
+    """Ten-sentence Markdown answers with citations, each over its article's eight
+    passages (bench/check_latency.py times the same through the generator)."""
     rng = random.Random(5)
     paragraphs: dict[str, list[dict]] = defaultdict(list)
     for line in open(CORPUS / "paragraphs.jsonl", encoding="utf-8"):
@@ -285,6 +286,12 @@ def timing(items: list[dict], embedder: MiniLMEmbedder, reps: int) -> None:
         cases.append(
             (sources, "Here is what the documents say:\n\n" + "\n".join(lines) + "\n\n" + rest)
         )
+    return cases
+
+
+def timing(items: list[dict], embedder: MiniLMEmbedder, reps: int) -> None:
+    """Ten-sentence answers over eight passages; p50 and p95 of each way, in one run."""
+    cases = timing_cases(items)
     times: dict[str, list[float]] = defaultdict(list)
     for rep in range(reps):
         sources, answer = cases[rep % len(cases)]

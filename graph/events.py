@@ -62,6 +62,12 @@ class Done:
     trace: dict[str, Any]
     stopped: bool = False
     """The user stopped the answer; what was written is kept."""
+    support: list[dict[str, Any]] | None = None
+    """One entry per sentence of the answer: its verdict and its span in a source (the
+    shape of ``POST /api/verify``); None when the answer was not checked."""
+    searched: dict[str, Any] | None = None
+    """When the documents don't cover the question: the queries, the files searched and
+    the nearest passages."""
 
 
 @dataclass(frozen=True)
@@ -94,9 +100,16 @@ TurnEvent = ClientEvent | NodeTimed
 """Everything a turn's graph run and service produce."""
 
 
+OPTIONAL = ("stopped", "support", "searched")
+"""Fields of ``done`` carried only where they apply."""
+
+
 def payload(event: ClientEvent) -> dict[str, Any]:
-    """The event's data exactly as the SSE stream carries it (``stopped`` only when set)."""
+    """The event's data exactly as the SSE stream carries it (``done``'s optional fields
+    only when they apply)."""
     data = {f.name: getattr(event, f.name) for f in fields(event)}
-    if isinstance(event, Done) and not event.stopped:
-        del data["stopped"]
+    if isinstance(event, Done):
+        for name in OPTIONAL:
+            if data[name] in (None, False):
+                del data[name]
     return data

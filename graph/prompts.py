@@ -99,6 +99,11 @@ SUGGEST_SCHEMA = {
 
 NOT_RELEVANT = "Nothing in your documents bears on this, so this answer doesn't come from them."
 
+NOT_COVERED = (
+    "Your documents don't cover this: the passages found don't say what was asked, so no "
+    "answer from them is shown."
+)
+
 ADAPTIVE_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. A search of the user's documents found nothing about this \
 message, and the user has already been told so. Answer briefly and naturally from general \

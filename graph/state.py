@@ -30,6 +30,9 @@ class Source(TypedDict):
     generator."""
     paths: NotRequired[list[str]]
     """Every path holding this text when identical files share it (``path`` is the first)."""
+    start: NotRequired[int]
+    """Where its passage starts in its page's text (the document's, without pages)."""
+    end: NotRequired[int]
 
 
 class Mention(TypedDict):
@@ -97,6 +100,12 @@ class AgentState(TypedDict, total=False):
     turn_started: float
     """Wall-clock time (epoch seconds) this turn's first node started. Written by the
     graph."""
+    support: list[dict[str, Any]] | None
+    """One entry per sentence of the answer, in the contract's shape, or None when the
+    answer was not checked (a chat answer, one cut off). Written by the generator."""
+    searched: dict[str, Any] | None
+    """What was searched when the documents don't cover the question (queries, files,
+    nearest passages), else None. Written by the generator."""
     generation: dict[str, Any]
     """The generator's part of the trace: model, token counts, time to first token,
     passages trimmed. Written by the generator."""

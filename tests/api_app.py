@@ -40,6 +40,7 @@ async def api_app(
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     files = {"notes.md": NOTES, **(files or {})}
     for name, text in files.items():
+        (config.docs_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (config.docs_dir / name).write_text(text, encoding="utf-8")
     for name, pages in (pdfs or {}).items():
         make_pdf(config.docs_dir / name, pages)

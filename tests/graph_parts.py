@@ -73,6 +73,12 @@ class Library:
         return self.dense.filters
 
 
+def query_calls(embedder: FakeEmbedder, *texts: str) -> list[list[str]]:
+    """The embedder's calls that embedded any of ``texts``: a search embeds its queries one
+    a call, and a checked answer's embedding of passages and sentences never holds them."""
+    return [call for call in embedder.calls if any(text in call for text in texts)]
+
+
 def settings(**changes: Any) -> RetrievalSettings:
     """Retrieval settings; the relevance floor is off unless ``floor`` is given."""
     return RetrievalSettings(**{"floor": Floor(-1), **changes})

@@ -63,6 +63,12 @@ async def running_app(container: Container, *, watch: bool = True) -> AsyncItera
             await task
 
 
+def unmarked(text: str) -> str:
+    """``text`` without its citation marks (nor the spaces before them): what a checked
+    answer shares with the draft streamed before its marks were corrected."""
+    return re.sub(r"[ \t]*\[\d{1,3}(?:\s*(?:,|;|-|–)\s*\d{1,3})*\]", "", text)
+
+
 async def read_sse(response: httpx.Response) -> list[tuple[str, dict[str, Any]]]:
     """Parse an SSE body into (event, data) pairs, skipping comments such as pings."""
     events: list[tuple[str, dict[str, Any]]] = []

@@ -99,7 +99,8 @@ async def test_chat_without_stream_returns_json(app: RunningApp) -> None:
     )
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"session_id", "answer", "sources", "trace"}
+    # A search answer is checked (tests/test_api_support.py): `support` comes with it.
+    assert {"session_id", "answer", "sources", "trace", "support"} <= set(body)
     assert body["sources"][0]["file"] == "notes.md" and body["sources"][0]["page"] is None
     assert body["trace"]["route"] == "rag"
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.api_app import api_app, error_code
 from tests.fakes.chat import FakeChatModel
-from tests.running import eventually, read_sse
+from tests.running import eventually, read_sse, unmarked
 
 
 async def test_two_concurrent_turns_on_one_session_get_one_429(tmp_path: Path) -> None:
@@ -34,21 +34,25 @@ async def test_twenty_concurrent_sessions_complete_without_crossed_tokens(
     caplog.set_level(logging.WARNING)
     async with api_app(tmp_path, llm=FakeChatModel(token_delay=0.002)) as app:
 
-        async def converse(n: int) -> tuple[str, str]:
+        async def converse(n: int) -> tuple[str, tuple[str, str]]:
             body = {"message": f"Where is the spare key? Codeword kilo{n}x.", "session_id": f"s{n}"}
             async with app.client.stream("POST", "/api/chat", json=body) as response:
                 assert response.status_code == 200
                 events = await read_sse(response)
             assert events[-1][0] == "done", events[-1]
             streamed = "".join(data["text"] for kind, data in events if kind == "token")
-            assert streamed == events[-1][1]["answer"]
-            return f"s{n}", streamed
+            done = events[-1][1]
+            # The answer shown is the draft streamed, checked (its marks corrected, or
+            # set aside as not covered).
+            draft = (done.get("searched") or {}).get("draft", done["answer"])
+            assert unmarked(streamed) == unmarked(draft)
+            return f"s{n}", (streamed, done["answer"])
 
         answers = dict(await asyncio.gather(*(converse(n) for n in range(20))))
         for n in range(20):
-            answer = answers[f"s{n}"]
-            assert f"kilo{n}x" in answer
-            assert not any(f"kilo{m}x" in answer for m in range(20) if m != n)
+            streamed, answer = answers[f"s{n}"]
+            assert f"kilo{n}x" in streamed
+            assert not any(f"kilo{m}x" in streamed for m in range(20) if m != n)
             saved = (await app.client.get(f"/api/sessions/s{n}")).json()["messages"]
             assert [m["content"] for m in saved][1] == answer
         assert len((await app.client.get("/api/sessions")).json()["sessions"]) == 20

@@ -28,7 +28,7 @@ from ingest.index.keyword.index import KeywordIndex
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder
 from tests.fakes.search import make_chunk
-from tests.graph_parts import DIMENSIONS, Library
+from tests.graph_parts import DIMENSIONS, Library, query_calls
 
 CHUNKS = [make_chunk("q3.pdf", 4, "Revenue in the third quarter was 12 million euros.")]
 
@@ -159,19 +159,21 @@ async def test_a_new_sessions_first_message_starts_its_search_before_the_graph_r
     assert embedder.started.wait(5)
     embedder.open()
     await first.result()
-    assert embedder.calls == [["What was revenue?"]]  # once: the search took it up
+    # Once: the search took it up (the answer's check embeds passages and sentences).
+    assert query_calls(embedder, "What was revenue?") == [["What was revenue?"]]
 
     # A session with earlier messages, or a caller bringing its own history: the graph
     # rewrites the question against them first, so nothing is embedded from its words.
     embedder.calls.clear()
     llm.enqueue_json({"query": "revenue in the second quarter"})
     await service.start_turn(first.session_id, "and the quarter before?", "rag").result()
-    assert embedder.calls == [["revenue in the second quarter"]]
+    rewritten = "revenue in the second quarter"
+    assert query_calls(embedder, "and the quarter before?", rewritten) == [[rewritten]]
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
     embedder.calls.clear()
     llm.enqueue_json({"query": "revenue"})
     await service.start_turn(None, "What was revenue?", "rag", history=history).result()
-    assert embedder.calls == [["revenue"]]
+    assert query_calls(embedder, "What was revenue?", "revenue") == [["revenue"]]
     assert library.retriever.reader.users == 0
 
 

@@ -48,7 +48,10 @@ async def test_prompt_numbers_sources_and_tells_the_model_to_cite_only_them() ->
 
 
 async def test_cited_sources_first_in_citation_order_then_the_rest_marked() -> None:
-    llm = FakeChatModel(default_reply="9 million [2], then 12 million [1][2].")
+    llm = FakeChatModel(
+        default_reply="Revenue in the second quarter was 9 million euros [2]. "
+        "Revenue in the third quarter was 12 million euros [1]."
+    )
     out = await turn(make(llm), "What was revenue per quarter?")
     assert [(s["n"], s["cited"]) for s in out["sources"]] == [(2, True), (1, True), (3, False)]
     saved = out["messages"][-1]

@@ -20,7 +20,7 @@ from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder
 from tests.fakes.search import make_chunk
-from tests.graph_parts import DIMENSIONS, Library, run_turn, settings
+from tests.graph_parts import DIMENSIONS, Library, query_calls, run_turn, settings
 from tests.running import eventually
 
 CHUNKS = [
@@ -233,7 +233,8 @@ async def test_the_probe_and_the_retrieval_share_one_embedding_and_one_store_sea
     out = await rig.run("What was revenue in the third quarter?")
     assert (out["state"]["route"], out["state"]["routed_by"]) == ("rag", "probe")
     assert out["state"]["sources"][0]["file"] == "q3.pdf"
-    assert rig.library.embedder.calls == [["What was revenue in the third quarter?"]]
+    question = "What was revenue in the third quarter?"
+    assert query_calls(rig.library.embedder, question) == [[question]]
     assert rig.library.searches == [None]  # the probe's search served the retrieval
 
     await rig.run("What was revenue in the third quarter?", thread="t2")
@@ -272,8 +273,10 @@ async def test_a_search_turn_starts_embedding_its_question_at_the_router() -> No
     rig = Turns(FakeChatModel(default_reply="12 million euros [1]."), library)
     out = await rig.run("According to the report, what was revenue?")
     assert out["state"]["route"] == "rag" and out["state"]["sources"]
-    assert embedder.early == [True]  # under way before the search, and only once
-    assert embedder.calls == [["According to the report, what was revenue?"]]
+    # Under way before the search, and only once (the answer's check embeds after it).
+    assert embedder.early[0] and not any(embedder.early[1:])
+    question = "According to the report, what was revenue?"
+    assert query_calls(embedder, question) == [[question]]
 
 
 async def test_an_opening_question_that_may_search_starts_its_embedding() -> None:
@@ -322,7 +325,8 @@ async def test_small_talk_and_follow_ups_embed_nothing_early() -> None:
     # A follow-up is rewritten before it is searched: its raw words are not embedded.
     llm.enqueue_json({"query": "revenue of the subsidiary"})
     await rig.run("and what about the subsidiary?", mode="rag", thread="t2")
-    assert embedder.calls == [["revenue of the subsidiary"]]
+    said, rewritten = "and what about the subsidiary?", "revenue of the subsidiary"
+    assert query_calls(embedder, said, rewritten) == [[rewritten]]
 
 
 async def test_the_graph_takes_its_chat_model_from_the_turn() -> None:

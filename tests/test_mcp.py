@@ -27,7 +27,7 @@ from tests.running import RunningApp, running_app, wait_ready
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = "# Recipes\n\nThe pancake batter needs two eggs and a pinch of salt.\n"
 MANUAL = ["The kettle must be descaled every month.", "The warranty lasts two years."]
-TOOLS = {"search_documents", "ask", "list_documents", "read_document"}
+TOOLS = {"search_documents", "ask", "list_documents", "read_document", "verify"}
 
 
 @pytest.fixture

@@ -181,7 +181,10 @@ def test_the_contract_shape() -> None:
     (result,) = verify("The crisis created a rift within NATO.", PASSAGES, FakeEmbedder())
     shape = result.as_dict()
     assert set(shape) == {"text", "start", "end", "verdict", "score", "missing", "found", "source"}
-    assert set(shape["source"]) == {"n", "file", "path", "page", "text", "start", "end"}
+    assert set(shape["source"]) == {
+        *("n", "file", "path", "page", "text", "start", "end"),
+        *("page_start", "page_end"),  # the span's place in the page's text
+    }
 
 
 @pytest.fixture(scope="module")

@@ -118,3 +118,28 @@ def test_checked_and_corrected_end_to_end() -> None:
         "Tesla invented the telephone. Penguins breed on the Antarctic ice in winter [3]."
     )
     assert result.cited == ((2,), (1,), (), (3,))
+
+
+def test_the_checked_sentences_move_with_the_marks() -> None:
+    answer = (
+        "Tesla was born in 1856 [2]. The embargo caused an oil crisis\n\n"
+        "- Tesla invented the telephone [4, 14].\n- Done [1]"
+    )
+    checked = support(
+        answer,
+        [("supported", (3,)), ("supported", (1,)), ("unsupported", ()), ("supported", (1,))],
+    )
+    result = correct_citations(answer, checked, [1, 2, 3])
+    assert result.text == (
+        "Tesla was born in 1856 [3]. The embargo caused an oil crisis [1]\n\n"
+        "- Tesla invented the telephone.\n- Done [1]"
+    )
+    moved = result.moved(checked)
+    assert [s.text for s in moved] == [
+        "Tesla was born in 1856 [3].",
+        "The embargo caused an oil crisis [1]",  # its new mark is its own
+        "Tesla invented the telephone.",
+        "Done [1]",
+    ]
+    for sentence in moved:
+        assert result.text[sentence.start : sentence.end] == sentence.text

@@ -103,3 +103,11 @@ def test_tables_rules_and_blank_text() -> None:
 def test_crlf_and_trailing_spaces_keep_offsets_exact() -> None:
     text = "First one.  \r\n- Second one.\r\n\r\nThird one.   "
     assert texts(text) == ["First one.", "Second one.", "Third one."]
+
+
+def test_fenced_code_states_nothing_to_check() -> None:
+    text = (
+        "Growth was 8%.\n\n```python\ngrowth = (12.0 - 11.1) / 11.1\nprint(growth)\n```\n"
+        "The board expects more.\n~~~\nx = 1. Y = 2.\n~~~\nDone."
+    )
+    assert texts(text) == ["Growth was 8%.", "The board expects more.", "Done."]

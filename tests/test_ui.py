@@ -11,6 +11,10 @@ from tests.network_guard import only_loopback
 from tests.running import eventually
 from tests.ui_parts import SUGGESTIONS, answer_shows, contents, emit, llm, text_of
 
+FOUND = "The spare key is under the blue flowerpot."
+"""A sentence notes.md says: an answer with it is shown, not set aside as not covered."""
+SECOND = "Second answer. " + FOUND
+
 
 async def send(user: User, text: str) -> None:
     user.find(marker="message-input").type(text)
@@ -41,7 +45,7 @@ async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
     user: User, container: Container, page: None
 ) -> None:
     llm(container).token_delay = 0.05
-    llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), "Second answer.")
+    llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), SECOND)
     await user.open("/")
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "word3"), what="streaming")
@@ -62,7 +66,7 @@ async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_u
 ) -> None:
     model = llm(container)
     model.token_delay = 0.05
-    model.enqueue(" ".join(f"word{i}" for i in range(30)), "Second answer.")
+    model.enqueue(" ".join(f"word{i}" for i in range(30)), SECOND)
     model.json_gate = asyncio.Event()  # the follow-up suggestions are slow to come
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -97,7 +101,9 @@ async def test_the_status_chip_follows_the_graph(
     llm(container).json_gate = asyncio.Event()  # a follow-up: the rewriter is held
     llm(container).gated_property = "query"
     llm(container).token_delay = 0.05
-    llm(container).enqueue("Under the flowerpot [1].", " ".join(f"word{i}" for i in range(30)))
+    llm(container).enqueue(
+        "Under the flowerpot [1].", " ".join(f"word{i}" for i in range(30)) + ". " + FOUND
+    )
     await user.open("/")
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "flowerpot"), what="the first answer")
@@ -106,6 +112,7 @@ async def test_the_status_chip_follows_the_graph(
     llm(container).json_gate.set()
     await eventually(lambda: contents(user, "status")[-1:] == ["Writing the answer…"])
     await eventually(lambda: answer_shows(user, "word29"), what="the answer")
+    await eventually(lambda: len(contents(user, "check")) == 2, what="the answer checked")
     assert contents(user, "status") == []  # gone once the answer is written
 
 
@@ -153,7 +160,7 @@ async def test_an_earlier_session_reopens_with_its_sources(
 async def test_new_chat_mid_answer_keeps_the_answer(
     user: User, container: Container, page: None
 ) -> None:
-    long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]."
+    long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]. " + FOUND
     llm(container).enqueue(long_answer)
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -166,25 +173,34 @@ async def test_new_chat_mid_answer_keeps_the_answer(
 
     await eventually(finished, what="the turn to finish")
     user.find(marker="session").click()
-    await eventually(lambda: answer_shows(user, "word59 [1]."), what="the whole answer")
+    # Its mark is gone: the notes don't say "word0 … word59".
+    await eventually(lambda: answer_shows(user, "word59."), what="the whole answer")
 
 
 async def test_regenerate_and_copy_are_one_click(
     user: User, container: Container, page: None
 ) -> None:
-    llm(container).enqueue("First try.", "Second try.")
+    first, second = "First try. " + FOUND, "Second try. " + FOUND
+    llm(container).enqueue(first, second)
     await user.open("/")
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "First try."), what="the answer")
+    await user.should_see(marker="copy-answer")  # the answer is done
     copy = user.find(marker="copy-answer").elements.pop()
     assert any(
         "First try." in str(listener.js_handler) for listener in copy._event_listeners.values()
     )
     user.find(marker="regenerate").click()
     await eventually(lambda: answer_shows(user, "Second try."), what="the new answer")
-    assert [text_of(a).strip() for a in contents(user, "answer")] == ["Second try."]
-    saved = await container.chat.messages(container.sessions.list()[0].id)
-    assert [m["content"] for m in saved] == ["Where is the spare key?", "Second try."]
+    session = container.sessions.list()[0].id
+    await eventually(lambda: not container.chat.is_busy(session), what="the answer done")
+    saved = await container.chat.messages(session)
+    assert [m["content"] for m in saved][0] == "Where is the spare key?"
+    assert saved[1]["content"].startswith("Second try.")
+    await eventually(
+        lambda: [text_of(a).strip() for a in contents(user, "answer")] == [saved[1]["content"]],
+        what="only the new answer, as saved",
+    )
 
 
 async def test_mode_selector_explains_and_applies_each_mode(

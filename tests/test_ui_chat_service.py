@@ -56,15 +56,16 @@ async def test_cancel_with_nothing_running_says_so(tmp_path: Path) -> None:
 
 async def test_regenerate_replaces_the_last_answer(tmp_path: Path) -> None:
     llm = FakeChatModel()
-    llm.enqueue("First answer [1].", "Second answer [1].")
+    said = "revenue in the third quarter was 12 million euros [1]."
+    llm.enqueue("First answer: " + said, "Second answer: " + said)
     service = make_service(tmp_path, llm)
     await service.start_turn("s1", "What was revenue in the third quarter?").result()
     done = await (await service.regenerate("s1")).result()
-    assert isinstance(done, Done) and done.answer == "Second answer [1]."
+    assert isinstance(done, Done) and done.answer == "Second answer: " + said
     messages = await service.messages("s1")
     assert [(m["role"], m["content"]) for m in messages] == [
         ("user", "What was revenue in the third quarter?"),
-        ("assistant", "Second answer [1]."),
+        ("assistant", "Second answer: " + said),
     ]
 
 

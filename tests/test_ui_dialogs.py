@@ -102,15 +102,14 @@ async def test_a_cited_pdf_opens_at_its_page(
     await user.should_see("page 4", marker="viewer-page")
     frame = user.find(marker="viewer-pdf").elements.pop()
     assert frame.props["data-page"] == "4"
-    # The viewer's frame loads the file once from a single-use URL the window serves in
-    # process; it ends in the file's name, which the browser's PDF viewer shows as its title.
+    assert frame.props["data-passage"] == "Revenue was up."  # what it marks on the page
+    # The viewer loads the file once from a single-use URL the window serves in process.
     url = frame.props["data-src"]
     assert url.startswith("/_docent/pdf/") and url.endswith("/report.pdf")
     served = await user.http_client.get(url)
     assert served.status_code == 200 and served.content == pdf.read_bytes()
     assert served.headers["content-type"] == "application/pdf"
     assert served.headers["content-disposition"].startswith('inline; filename="report.pdf"')
-    assert served.headers["content-security-policy"] == "frame-ancestors 'self'"
     assert "accept-ranges" not in served.headers  # one request: no second one to refuse
     again = await user.http_client.get(url)
     assert again.status_code == 404 and "has been used" in again.text

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from ui.citations import group_sources, middle_ellipsis
+from ui.claims import claim_wraps, summary, why
 from ui.markdown import cited_numbers, render
 from ui.mention_picker import MentionIndex, active_query, insert, plain_title, segments
 from ui.viewer import inline_disposition
@@ -141,3 +144,57 @@ def test_a_pdf_is_named_inline_in_ascii_and_in_utf8() -> None:
     header.encode("ascii")  # a header must be plain bytes
     assert header.startswith("inline; filename=\"Rapport '_t_'.pdf\"")
     assert header.endswith("filename*=UTF-8''Rapport%20%22%C3%A9t%C3%A9%22.pdf")
+
+
+def test_checked_sentences_are_wrapped_piece_by_piece_and_the_markdown_still_holds() -> None:
+    text = (
+        "- **The rate** rose to `15%` [1].\n\n"
+        "| Quarter | Revenue |\n|---|---|\n| Q3 | 12 M€ |\n\n"
+        "See [the guide](https://example.org/guide). Done."
+    )
+    ranges = [
+        ("**The rate** rose to `15%` [1].", "partly"),
+        ("Quarter | Revenue |", "supported"),
+        ("Q3 | 12 M€ |", "unsupported"),
+        ("See [the guide](https://example.org/guide).", "supported"),
+    ]
+    support = [
+        {
+            "start": text.index(said),
+            "end": text.index(said) + len(said),
+            "verdict": verdict,
+            "missing": ["15%"] if verdict == "partly" else [],
+            "found": {"15%": "12%"} if verdict == "partly" else {},
+            "source": None if verdict == "unsupported" else {"n": 1},
+        }
+        for said, verdict in ranges
+    ]
+    html = render(text, [{"n": 1, "file": "tax.pdf", "page": 2}], claim_wraps(support))
+    plain = render(text, [{"n": 1, "file": "tax.pdf", "page": 2}])
+    # The same document, only with the spans added: every tag of the plain render is kept.
+    assert re.sub(r"</?span[^>]*>", "", html) == re.sub(r"</?span[^>]*>", "", plain)
+    assert "<strong><span" in html and "<code><span" in html  # wrapped inside, not across
+    assert html.count('data-s="0"') == 4  # strong, the text, code, the rest
+    assert 'data-why="The passage says 12%, not 15%."' in html
+    assert '<th><span class="docent-claim docent-claim-supported" data-s="1">Quarter' in html
+    assert 'data-why="Not found in the sources."' in html
+    assert 'href="https://example.org/guide"' in html and "\ue000" not in html
+
+
+def test_what_the_window_says_of_a_sentence() -> None:
+    assert why({"verdict": "supported", "source": {"n": 1}}) == ""
+    assert why({"verdict": "unsupported", "source": None}) == "Not found in the sources."
+    assert (
+        why(
+            {
+                "verdict": "partly",
+                "source": {"n": 1},
+                "missing": ["10 July 1857", "Belgrade"],
+                "found": {"10 July 1857": "10 July 1856"},
+            }
+        )
+        == "The passage says 10 July 1856, not 10 July 1857; it doesn't mention Belgrade."
+    )
+    checked = [{"verdict": v} for v in ("supported", "partly", "supported", "unsupported")]
+    assert summary(checked) == "2 of 4 sentences found in the sources (1 only in part)"
+    assert summary([{"verdict": "supported"}]) == "1 of 1 sentence found in the sources"

@@ -90,6 +90,8 @@ class ChatView:
             view.sources = message.get("sources") or []
             view.trace = message.get("trace")
             view.stopped = bool(message.get("stopped"))
+            view.support = message.get("support")
+            view.searched = message.get("searched")
         view.build(streaming=streaming)
         return view
 
@@ -99,11 +101,19 @@ class ChatView:
         self.answers[view.turn_id] = view
         self.last = view
 
-    def source(self, turn_id: str, n: int) -> dict[str, Any] | None:
+    def source(self, turn_id: str, n: int, sentence: int | None = None) -> dict[str, Any] | None:
+        """Source ``n`` of an answer, with the span of ``sentence`` (where ``[n]`` was
+        clicked) or else of the first sentence it supports, when the check found one."""
         view = self.answers.get(turn_id)
         if view is None:
             return None
-        return next((s for s in view.sources if int(s["n"]) == n), None)
+        source = next((s for s in view.sources if int(s["n"]) == n), None)
+        return view.located(source, sentence) if source is not None else None
+
+    def sentence_source(self, turn_id: str, sentence: int) -> dict[str, Any] | None:
+        """The source that supports a checked sentence, with its span."""
+        view = self.answers.get(turn_id)
+        return view.sentence_source(sentence) if view is not None else None
 
     async def send(self, text: str, mode: str) -> bool:
         """Start a turn and stream it in; False (and a notice) when it could not start."""
@@ -183,6 +193,8 @@ class ChatView:
             live.sources = [dict(s) for s in event.sources]
             live.trace = event.trace
             live.stopped = event.stopped
+            live.support = event.support
+            live.searched = event.searched
             live.finish()
         elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's
             live.show_suggestions(event.suggestions)

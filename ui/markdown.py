@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +22,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+
+from ui.claims import ANY_MARKER, Wrap, pieces, with_markers
 
 CITATION = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _NUMBER = re.compile(r"\d+")
@@ -39,7 +42,7 @@ def code_css() -> str:
 def _fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     language = (token.info or "").strip().split(" ")[0]
-    code = token.content
+    code = "".join(piece for piece, _ in pieces(token.content, env))  # no spans in code
     try:
         body = highlight(code, get_lexer_by_name(language), _FORMATTER) if language else None
     except ClassNotFound:
@@ -61,9 +64,27 @@ def _code_block(tokens: Any, idx: int, options: Any, env: Any) -> str:
 
 
 def _text(tokens: Any, idx: int, options: Any, env: Any) -> str:
-    places = env.get("places", {}) if isinstance(env, dict) else {}
-    text = html.escape(tokens[idx].content, quote=False)
-    return CITATION.sub(lambda m: _cite_links(m, places), text)
+    places = env.get("places", {})
+    out = []
+    for piece, inside in pieces(tokens[idx].content, env):
+        text = CITATION.sub(lambda m: _cite_links(m, places), html.escape(piece, quote=False))
+        out.append(_wrapped(text, inside, env))
+    return "".join(out)
+
+
+def _code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    out = []
+    for piece, inside in pieces(tokens[idx].content, env):
+        out.append(_wrapped(html.escape(piece, quote=False), inside, env))
+    return "<code>" + "".join(out) + "</code>"
+
+
+def _wrapped(text: str, inside: int | None, env: dict[str, Any]) -> str:
+    """``text`` in the tags of the wrap it is inside (a marked sentence), if any."""
+    wraps: Sequence[Wrap] = env.get("wraps", ())
+    if inside is None or inside >= len(wraps) or not text:
+        return text
+    return wraps[inside].open + text + wraps[inside].close
 
 
 def _cite_link(n: str, label: str, places: dict[int, tuple[str, int | None]]) -> str:
@@ -132,6 +153,7 @@ def _parser() -> MarkdownIt:
     rules["fence"] = _fence
     rules["code_block"] = _code_block
     rules["text"] = _text
+    rules["code_inline"] = _code_inline
     rules["table_open"] = _table_open
     rules["table_close"] = _table_close
     rules["link_open"] = _link_open
@@ -139,10 +161,15 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def render(text: str, sources: list[dict[str, Any]] | None = None) -> str:
-    """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page."""
+def render(
+    text: str, sources: list[dict[str, Any]] | None = None, wraps: Sequence[Wrap] = ()
+) -> str:
+    """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page,
+    and each of ``wraps`` (ranges of ``text``) is wrapped in its tags."""
     places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
-    return str(_parser().render(text, {"places": places}))
+    marked = with_markers(text, wraps) if wraps else text
+    rendered = str(_parser().render(marked, {"places": places, "wraps": wraps}))
+    return ANY_MARKER.sub("", rendered) if wraps else rendered  # any left in a link's address
 
 
 def cited_numbers(text: str) -> list[int]:

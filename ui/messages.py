@@ -12,7 +12,9 @@ from nicegui import ui
 
 from ui import markdown
 from ui.citations import group_sources, middle_ellipsis
+from ui.claims import claim_wraps
 from ui.mention_picker import segments
+from ui.searched import show_searched, show_summary
 
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""
@@ -72,6 +74,10 @@ class AnswerView:
     """Regenerate, on the last answer only."""
     suggestions: ui.row | None = None
     """Follow-up questions, once they arrive."""
+    support: list[dict[str, Any]] | None = None
+    """Each sentence's check, once the answer is done (None: not checked)."""
+    searched: dict[str, Any] | None = None
+    """What was searched, when the documents don't cover the question."""
     _rendered_at: float = 0.0
 
     def build(self, *, streaming: bool) -> None:
@@ -116,9 +122,14 @@ class AnswerView:
         """Final render: full text, sources grouped by file, and the action buttons."""
         self.status.set_visibility(False)
         self.body.classes(remove="docent-streaming")
-        self.body.set_content(markdown.render(self.text, self.sources))
+        wraps = claim_wraps(self.support or [])
+        self.body.set_content(markdown.render(self.text, self.sources, wraps))
         self.footer.clear()
         with self.footer:
+            if self.support:
+                show_summary(self.support)
+            if self.searched:
+                show_searched(self.searched, self.actions.open_source)
             self._sources_row()
             self._actions_row()
         self.body.client.run_javascript("window.docent && docent.follow()")
@@ -135,7 +146,7 @@ class AnswerView:
                 chip = ui.chip(
                     label,
                     icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
-                    on_click=lambda s=first: self.actions.open_source(s),
+                    on_click=lambda s=first: self.actions.open_source(self.located(s)),
                 )
                 color = "primary" if group.cited else "grey-7"
                 chip.props(f"outline dense clickable color={color}").classes(
@@ -145,6 +156,26 @@ class AnswerView:
                 read = f" · read pp. {', '.join(map(str, group.pages))}" if group.pages else ""
                 cited = "" if group.cited else " · not cited"
                 chip.tooltip(f"{group.path} — {numbers}{read}{cited}")
+
+    def located(self, source: dict[str, Any], sentence: int | None = None) -> dict[str, Any]:
+        """``source`` with the span that supports ``sentence`` in it (else the first
+        sentence it supports), for the viewer to highlight; as it was if none."""
+        support = self.support or []
+        spans = [s["source"] for s in support if s.get("source")]
+        if sentence is not None and 0 <= sentence < len(support):
+            own = support[sentence].get("source")
+            spans = [own] + spans if own else spans
+        span = next((x for x in spans if int(x["n"]) == int(source["n"])), None)
+        return {**source, "span": span} if span else source
+
+    def sentence_source(self, sentence: int) -> dict[str, Any] | None:
+        """The source of a checked sentence's span, with the span; None if it has none."""
+        support = self.support or []
+        if not 0 <= sentence < len(support) or not support[sentence].get("source"):
+            return None
+        n = int(support[sentence]["source"]["n"])
+        source = next((s for s in self.sources if int(s["n"]) == n), None)
+        return self.located(source, sentence) if source is not None else None
 
     def _actions_row(self) -> None:
         with ui.row().classes("gap-0 items-center").mark("answer-actions"):

@@ -83,6 +83,7 @@ class ChatPage:
         with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
             self._drawer()
         ui.on("docent_cite", self._cited)
+        ui.on("docent_claim", self._claimed)
         ui.on("docent_escape", lambda: self.stop())
         ui.on("docent_width", self._width)
         ui.run_javascript(
@@ -218,21 +219,41 @@ class ChatPage:
 
     async def _cited(self, event: GenericEventArguments) -> None:
         args = event.args or {}
-        source = self.view.source(str(args.get("turn", "")), int(args.get("n", 0)))
+        sentence = args.get("s")
+        source = self.view.source(
+            str(args.get("turn", "")),
+            int(args.get("n", 0)),
+            int(sentence) if sentence is not None else None,
+        )
         if source is None:
             ui.notify("That source is not in this answer.", type="warning")
             return
         await self.open_source(source)
 
+    async def _claimed(self, event: GenericEventArguments) -> None:
+        """A checked sentence was clicked: open the passage that supports it."""
+        args = event.args or {}
+        source = self.view.sentence_source(str(args.get("turn", "")), int(args.get("s", -1)))
+        if source is None:
+            ui.notify("Nothing in the sources says this.", type="warning")
+            return
+        await self.open_source(source)
+
     async def open_source(self, source: dict[str, Any]) -> None:
+        span = source.get("span")
         await self.open_path(
-            source.get("path") or source["file"], source.get("page"), source.get("snippet", "")
+            source.get("path") or source["file"],
+            span["page"] if span else source.get("page"),
+            source.get("snippet", ""),
+            span,
         )
 
-    async def open_path(self, path: str, page: int | None, snippet: str) -> None:
+    async def open_path(
+        self, path: str, page: int | None, snippet: str, span: dict[str, Any] | None = None
+    ) -> None:
         with self.anchor:
             self._picked()
-            await open_document(self.documents, path, page, snippet)
+            await open_document(self.documents, path, page, snippet, span)
 
     # -- header ---------------------------------------------------------------------------
 

@@ -48,6 +48,19 @@ body.body--dark { background: #0f172a; }
 .docent-md a.docent-cite { text-decoration: none; font-size: 0.78em; font-weight: 600;
   vertical-align: super; padding: 0 0.1em; border-radius: 4px; cursor: pointer; }
 .docent-md a.docent-cite:hover { background: rgba(79,70,229,0.12); }
+/* Checked sentences: found ones open their passage, the others are quietly marked and
+   say why on hover. */
+.docent-claim { cursor: pointer; border-radius: 3px; }
+.docent-claim:hover { background: rgba(79,70,229,0.08); }
+.docent-claim-partly, .docent-claim-unsupported { text-decoration: underline dotted;
+  text-decoration-color: #d97706; text-underline-offset: 0.2em; position: relative; }
+.docent-claim-unsupported { text-decoration-color: #94a3b8; cursor: help; }
+.docent-claim[data-why]:hover::after { content: attr(data-why); position: absolute;
+  left: 0; bottom: calc(100% + 4px); z-index: 20; width: max-content; max-width: 22rem;
+  padding: 0.25rem 0.5rem; border-radius: 4px; background: #1e293b; color: white;
+  font-size: 0.78rem; line-height: 1.35; white-space: normal; pointer-events: none; }
+.docent-draft { border-left: 3px solid #cbd5e1; padding-left: 0.6rem; color: #64748b;
+  white-space: pre-wrap; }
 .docent-code { margin: 0.5em 0 0.8em; border-radius: 8px; overflow: hidden;
   background: #f1f5f9; border: 1px solid #e2e8f0; }
 .body--dark .docent-code { background: #0b1220; border-color: #334155; }
@@ -122,8 +135,28 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   padding: 0.3rem 0.7rem; margin: 0 -0.7rem 0.6em; border-radius: 4px; }
 .body--dark .docent-passage-block { background: #422006; }
 .docent-viewer-text mark { background: #fde68a; padding: 0.1em 0; border-radius: 3px; }
+.docent-passage-block mark.docent-span { background: #fcd34d; }
+.body--dark .docent-passage-block mark.docent-span { background: #a16207; color: white; }
 .body--dark .docent-viewer-text mark { background: #854d0e; color: white; }
-.docent-pdf { width: 100%; height: 100%; border: 0; }
+.docent-pdf { width: 100%; min-height: 0; display: flex; flex-direction: column;
+  overflow: hidden; }
+.docent-pdf-bar { display: flex; align-items: center; gap: 0.5rem; padding: 0.3rem 0.75rem;
+  border-bottom: 1px solid #e2e8f0; font-size: 0.85rem; }
+.body--dark .docent-pdf-bar { border-color: #334155; }
+.docent-pdf-button { min-width: 2rem; padding: 0.1rem 0.5rem; border-radius: 4px;
+  font-size: 1.1rem; line-height: 1.2; cursor: pointer; }
+.docent-pdf-button:hover:not(:disabled) { background: rgba(100,116,139,0.2); }
+.docent-pdf-button:disabled { opacity: 0.35; cursor: default; }
+.docent-pdf-area { flex: 1 1 auto; overflow: auto; padding: 1rem; background: #e2e8f0; }
+.body--dark .docent-pdf-area { background: #020617; }
+.docent-pdf-page { position: relative; margin: 0 auto; background: white;
+  box-shadow: 0 1px 4px rgba(15,23,42,0.25); --user-unit: 1;
+  --total-scale-factor: calc(var(--scale-factor) * var(--user-unit));
+  --scale-round-x: 1px; --scale-round-y: 1px; }
+.docent-pdf-page canvas { display: block; }
+.docent-pdf-page .textLayer .highlight.docent-pdf-mark {
+  --highlight-bg-color: rgba(245,158,11,0.45); }
+.docent-pdf-note { padding: 1rem; color: #b91c1c; }
 
 @media (max-width: 600px) {
   .docent-bubble { max-width: 88%; }

@@ -1,11 +1,11 @@
 """Opening a cited document inside the window, at the cited place.
 
-PDFs open in the browser's own viewer at the cited page (``#page=N``). The window serves
-the file itself, in process: ``DocumentService.file_path`` (inside the folder, symlinks out
-refused) behind a single-use, unguessable URL, which the login check guards like every
-window path. The URL ends in the file's name and the response names it inline, so the
-viewer's title bar shows the document's name; that one response may be framed by the
-window's own origin (every other response may not be framed at all).
+PDFs open at the cited page in PDF.js (vendored in ui/static/pdfjs, see its README), which
+draws the page with its text layer, so the span an answer's sentence rests on is marked in
+the page and scrolled into view; the browser parses the PDF, not the app. The window
+serves the file itself, in process: ``DocumentService.file_path`` (inside the folder,
+symlinks out refused) behind a single-use, unguessable URL, which the login check guards
+like every window path, and which the viewer fetches once.
 Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
 """
 
@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
@@ -28,6 +28,7 @@ from nicegui import app, ui
 
 from app.services.documents import DocumentError, DocumentService
 from ui import markdown
+from ui.claims import Wrap
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 MAX_TEXT_CHARS = 2_000_000
@@ -35,13 +36,11 @@ MAX_TEXT_CHARS = 2_000_000
 
 
 PDF_ROUTE = "/_docent/pdf"
+STATIC_ROUTE = "/_docent/static"
+"""The viewer's script and PDF.js, from ui/static (the page's CSP: nothing from elsewhere)."""
+STATIC = Path(__file__).parent / "static"
 LINK_SECONDS = 600.0
 """A link the viewer never opened stops working after this long."""
-FRAMED_BY_US = {
-    "Content-Security-Policy": "frame-ancestors 'self'",
-    "X-Frame-Options": "SAMEORIGIN",
-}
-"""The viewer's frame is the window's own page: the one response that page may frame."""
 USED = (
     "<p style='font-family: sans-serif'>This link to the document has been used. "
     "Open the document again from its citation or from the library.</p>"
@@ -66,19 +65,18 @@ class PdfLinks:
         return f"{PDF_ROUTE}/{token}/{quote(name)}"
 
     def serve(self, token: str, name: str) -> Response:
-        """The PDF, once; no byte ranges, so the viewer asks for it in one request."""
+        """The PDF, once; no byte ranges, so the viewer reads it in one request."""
         with self._lock:
             link = self._links.pop(token, None)
         if link is None or link[2] < time.monotonic():
-            return HTMLResponse(USED, status_code=404, headers=FRAMED_BY_US)
+            return HTMLResponse(USED, status_code=404)
         path, shown, _ = link
         try:
             size = path.stat().st_size
             handle = path.open("rb")
         except OSError:
-            return HTMLResponse(USED, status_code=404, headers=FRAMED_BY_US)
+            return HTMLResponse(USED, status_code=404)
         headers = {
-            **FRAMED_BY_US,
             "Content-Disposition": inline_disposition(shown),
             "Content-Length": str(size),
             "Cache-Control": "no-store",
@@ -106,6 +104,8 @@ def file_url(path: Path, name: str) -> str:
     route = f"{PDF_ROUTE}/{{token}}/{{name}}"
     if not any(getattr(r, "path", None) == route for r in app.routes):
         app.add_api_route(route, _links.serve, methods=["GET"], include_in_schema=False)
+    if not any(getattr(r, "path", None) == STATIC_ROUTE for r in app.routes):
+        app.add_static_files(STATIC_ROUTE, STATIC)
     return _links.make(path, name)
 
 
@@ -127,8 +127,24 @@ def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
     return None
 
 
-def highlighted_html(text: str, span: tuple[int, int] | None, *, as_markdown: bool) -> str:
-    """The document as HTML with the passage in <mark id="docent-passage">."""
+def span_in_text(text: str, span: dict[str, Any] | None) -> tuple[int, int] | None:
+    """Where a supporting span (an answer's ``support`` source) is in a text file: at its
+    offsets in the page's text when the file has the same words there (a text file's text
+    is its own), else wherever its words are found (the file changed, or was decoded
+    with other line ends)."""
+    if not span:
+        return None
+    start, end = int(span.get("page_start", -1)), int(span.get("page_end", -1))
+    if 0 <= start < end <= len(text) and text[start:end].split() == span["text"].split():
+        return start, end
+    return passage_span(text, span["text"])
+
+
+def highlighted_html(
+    text: str, span: tuple[int, int] | None, *, as_markdown: bool, exact: bool = False
+) -> str:
+    """The document as HTML with the passage in <mark id="docent-passage">; an ``exact``
+    span of Markdown is marked inside the blocks highlighted around it."""
     if span is None:
         return markdown.render(text) if as_markdown else html.escape(text)
     start, end = span
@@ -146,10 +162,15 @@ def highlighted_html(text: str, span: tuple[int, int] | None, *, as_markdown: bo
     block_start = 0 if block_start < 0 else block_start + 2
     block_end = text.find("\n\n", end)
     block_end = len(text) if block_end < 0 else block_end
+    inner = (
+        [Wrap(start - block_start, end - block_start, '<mark class="docent-span">', "</mark>")]
+        if exact
+        else []
+    )
     return (
         markdown.render(text[:block_start])
         + '<div id="docent-passage" class="docent-passage-block">'
-        + markdown.render(text[block_start:block_end])
+        + markdown.render(text[block_start:block_end], wraps=inner)
         + "</div>"
         + markdown.render(text[block_end:])
     )
@@ -161,9 +182,14 @@ def _read(path: Path) -> str:
 
 
 async def open_document(
-    documents: DocumentService, path: str, page: int | None, snippet: str
+    documents: DocumentService,
+    path: str,
+    page: int | None,
+    snippet: str,
+    span: dict[str, Any] | None = None,
 ) -> None:
-    """Open ``path`` (relative to the documents folder) at ``page`` / the ``snippet``."""
+    """Open ``path`` (relative to the documents folder) at ``page``, with the supporting
+    ``span`` of an answer's sentence highlighted (else the passage, its ``snippet``)."""
     doc = next((d for d in documents.list() if d.path == path), None)
     if doc is None:
         ui.notify(f"{path} is no longer in the library.", type="warning")
@@ -184,41 +210,49 @@ async def open_document(
                 "viewer-close"
             )
         if suffix == ".pdf":
-            frame = ui.element("iframe").classes("docent-pdf flex-grow").mark("viewer-pdf")
-            frame._props.update({"title": name, "data-page": str(page or 1)})
+            view = ui.element("div").classes("docent-pdf flex-grow").mark("viewer-pdf")
+            # What the viewer marks on the page: the sentence's span, else the passage.
+            passage = span["text"] if span else snippet
+            view._props.update({"title": name, "data-page": str(page or 1)})
             try:
                 url = file_url(documents.file_path(doc.id), name)
             except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
-                frame.delete()
+                view.delete()
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(
                     "viewer-error"
                 )
             else:
-                frame._props["data-src"] = url
-                dialog.on("show", lambda: _load_pdf(frame.id, url, page))
+                view._props.update({"data-src": url, "data-passage": passage})
+                dialog.on("show", lambda: _load_pdf(view.id, url, page, passage))
         elif suffix in TEXT_SUFFIXES:
             try:
                 text = await asyncio.to_thread(_read, documents.file_path(doc.id))
             except Exception as error:  # the file went away or can't be read
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
             else:
-                span = passage_span(text, snippet)
-                body = highlighted_html(text, span, as_markdown=suffix in (".md", ".markdown"))
+                exact = span_in_text(text, span)
+                region = exact or passage_span(text, snippet)
+                body = highlighted_html(
+                    text, region, as_markdown=suffix in (".md", ".markdown"), exact=bool(exact)
+                )
                 with ui.scroll_area().classes("flex-grow w-full"):
                     kind = "docent-md" if suffix in (".md", ".markdown") else "docent-viewer-plain"
                     view = ui.html(body, sanitize=False).classes(
                         f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
                     )
                     view.mark("viewer-text")
-                if span is not None:
+                if region is not None:
                     dialog.on("show", _scroll_to_passage)
         else:
             ui.label("This kind of file can't be shown here.").classes("p-4")
     dialog.open()
 
 
-def _load_pdf(element_id: int, url: str, page: int | None) -> None:
-    ui.run_javascript(f"docent.openPdf({element_id}, {json.dumps(url)}, {int(page or 1)})")
+def _load_pdf(element_id: int, url: str, page: int | None, passage: str) -> None:
+    ui.run_javascript(
+        f"docent.openPdf({element_id}, {json.dumps(url)}, {int(page or 1)}, "
+        f"{json.dumps(passage)}, {json.dumps(STATIC_ROUTE + '/pdf_view.mjs')})"
+    )
 
 
 def _scroll_to_passage() -> None:

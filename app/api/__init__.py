@@ -82,6 +82,7 @@ def api_routers() -> list[APIRouter]:
         library_router,
         mcp_router,
         openai_router,
+        search_router,
         sessions_router,
         status_router,
     )
@@ -91,6 +92,7 @@ def api_routers() -> list[APIRouter]:
         chat_router.router,
         documents_router.router,
         library_router.router,
+        search_router.router,
         sessions_router.router,
         openai_router.router,
         mcp_router.router,

@@ -6,6 +6,7 @@ import json
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse
 
 from app.api.deps import ContainerDep
@@ -34,7 +35,7 @@ router = APIRouter(tags=["chat"], dependencies=[Depends(require_token)])
         500: {"model": ErrorResponse, "description": "The turn failed (`stream: false`)."},
     },
 )
-async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | ChatResult:
+async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | JSONResponse:
     """Answer a message: status, sources, tokens, then done (or error)."""
     turn = start_turn(c.chat, body.session_id, body.message, body.mode)
     if body.stream:
@@ -42,7 +43,8 @@ async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | Chat
     final = await turn.result()
     if isinstance(final, Failed):
         raise ApiError(500, "turn_failed", final.message)
-    return ChatResult(**payload(final))
+    # As in the stream, `support` and `searched` only where they apply.
+    return JSONResponse(ChatResult(**payload(final)).model_dump(exclude_none=True))
 
 
 async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from app.api.errors import ApiError
 from app.services.chat import ChatService
 from app.services.documents import DocumentService
+from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
 from app.startup import ServicesFailed
@@ -44,9 +45,14 @@ async def get_sessions(c: ContainerDep) -> SessionIndex:
     return c.sessions
 
 
+async def get_search(c: ContainerDep) -> SearchService:
+    return c.search
+
+
 # Routers name the service they use (not the container): these resolve it, waiting for
 # the services while Docent starts.
 StatusDep = Annotated[StatusService, Depends(get_status)]
 DocumentsDep = Annotated[DocumentService, Depends(get_documents)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 SessionsDep = Annotated[SessionIndex, Depends(get_sessions)]
+SearchDep = Annotated[SearchService, Depends(get_search)]

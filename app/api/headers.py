@@ -16,9 +16,9 @@ collects every violation the window's views report; each one below was taken out
 - ``img-src data:``: the window's icon, which NiceGUI draws as an SVG data URL; ``blob:``
   stays allowed for pictures a page makes itself. Neither can reach another server.
 
-A response may state its own policy (the file route sandboxes what it serves; the PDF
-viewer's single-use link may be framed by the window): it keeps it, and gets
-``frame-ancestors 'none'`` added unless it says itself who may frame it.
+A response may state its own policy (the file route sandboxes what it serves): it keeps
+it, and gets ``frame-ancestors 'none'`` added unless it says itself who may frame it. The
+window frames nothing (its PDF viewer draws pages itself), so ``frame-src`` is 'none'.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ PAGE_POLICY = "; ".join(
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: blob:",
         "connect-src 'self'",
-        "frame-src 'self'",
+        "frame-src 'none'",
         "object-src 'none'",
         "base-uri 'none'",
         "form-action 'self'",

@@ -101,6 +101,7 @@ async def chat_completions(
         choices=[Choice(message=AssistantMessage(content=final.answer))],
         sources=payload(final)["sources"],
         session_id=turn.session_id,
+        support=final.support,
     )
 
 
@@ -139,7 +140,10 @@ async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> A
         if isinstance(event, Token):
             yield chunk({"content": event.text})
         elif isinstance(event, Done):
-            yield chunk({}, "stop", sources=event.sources, session_id=event.session_id)
+            extra = {"sources": event.sources, "session_id": event.session_id}
+            if event.support is not None:
+                extra["support"] = event.support
+            yield chunk({}, "stop", **extra)
             break
         elif isinstance(event, Failed):
             error = {"code": "turn_failed", "message": event.message}

@@ -73,6 +73,11 @@ class ChatCompletion(BaseModel):
         description="Docent extension: the passages the answer cites as [n]."
     )
     session_id: str = Field(description="Docent extension: the session that holds the turn.")
+    support: list[dict[str, Any]] | None = Field(
+        None,
+        description="Docent extension: each sentence of the answer checked against the "
+        "sources (as `POST /api/verify` gives it); null when not checked (a chat answer).",
+    )
 
 
 class ModelCard(BaseModel):

@@ -23,6 +23,12 @@ class ChatResult(BaseModel):
     answer: str
     sources: list[dict[str, Any]]
     trace: dict[str, Any]
+    support: list[dict[str, Any]] | None = Field(
+        None, description="One entry per sentence of the answer, as `POST /api/verify` gives."
+    )
+    searched: dict[str, Any] | None = Field(
+        None, description="When the documents don't cover the question: what was searched."
+    )
 
 
 class SearchRequest(BaseModel):
@@ -42,6 +48,50 @@ class SearchResultPublic(BaseModel):
 
 class SearchResponse(BaseModel):
     results: list[SearchResultPublic]
+
+
+class VerifyRequest(BaseModel):
+    text: str = Field(description="Any text: an answer, a note, a draft.")
+    scope: str | None = Field(
+        None, description="Only documents under this folder of the library, e.g. `tax/2024/`."
+    )
+    files: list[str] | None = Field(
+        None, max_length=200, description="Only these documents (paths or file names)."
+    )
+
+
+class SupportSource(BaseModel):
+    n: int = Field(description="The passage's number among those the text was checked against.")
+    file: str
+    path: str
+    page: int | None
+    text: str = Field(description="The supporting span, as the passage has it.")
+    start: int = Field(description="The span's offsets in its passage.")
+    end: int
+    page_start: int = Field(
+        description="The span's offsets in its page's text (the document's, without pages), "
+        "as Docent read it."
+    )
+    page_end: int
+
+
+class SentenceSupportPublic(BaseModel):
+    text: str = Field(description="The sentence: `text[start:end]` of what was checked.")
+    start: int
+    end: int
+    verdict: Literal["supported", "partly", "unsupported"]
+    score: float = Field(description="0..1: how closely the span says the same.")
+    missing: list[str] = Field(
+        description="Numbers, dates and names of the sentence that its best passage lacks."
+    )
+    found: dict[str, str] = Field(
+        description='For a missing item, what the span says in its place: {"15%": "12%"}.'
+    )
+    source: SupportSource | None = Field(description="The best span; null when unsupported.")
+
+
+class VerifyResponse(BaseModel):
+    sentences: list[SentenceSupportPublic]
 
 
 class DocumentList(BaseModel):
@@ -117,6 +167,12 @@ class MessagePublic(BaseModel):
     sources: list[dict[str, Any]] = Field(description="Numbered passages the answer cites.")
     trace: dict[str, Any] | None = Field(
         None, description="How the answer was made (route, per-node ms), when recorded."
+    )
+    support: list[dict[str, Any]] | None = Field(
+        None, description="The answer's sentences checked against its sources."
+    )
+    searched: dict[str, Any] | None = Field(
+        None, description="What was searched, when the documents don't cover the question."
     )
 
 

@@ -14,6 +14,7 @@ from app.mcp.tools import (
     DocumentText,
     SearchResults,
     ToolFailed,
+    VerifyResults,
 )
 
 if TYPE_CHECKING:
@@ -23,17 +24,15 @@ if TYPE_CHECKING:
 INSTRUCTIONS = (
     "Docent answers from the documents in a folder on the user's own machine. "
     "search_documents finds passages without writing an answer; ask writes an answer that "
-    "cites its sources as [n]; list_documents and read_document show what is there."
+    "cites its sources as [n]; verify checks any text against the documents, sentence by "
+    "sentence; list_documents and read_document show what is there."
 )
 
 
 def build_mcp_server(container: Container) -> MCPServer:
     """An MCP server whose tools call the container's services."""
     tools = DocentTools(
-        chat=lambda: container.chat,
-        search=container.retriever.retrieve,
-        documents=container.documents,
-        max_query_chars=container.settings.max_query_chars,
+        chat=lambda: container.chat, search=container.search, documents=container.documents
     )
     # Logs go to stderr (stdout is the stdio transport) and only when they matter.
     server: MCPServer = MCPServer("docent", instructions=INSTRUCTIONS, log_level="WARNING")
@@ -56,6 +55,17 @@ def build_mcp_server(container: Container) -> MCPServer:
         files: only use these documents (file names or relative paths).
         """
         return await _as_tool_error(tools.ask(question, files))
+
+    @server.tool()
+    async def verify(text: str, scope: str | None = None) -> VerifyResults:
+        """Check a text against the user's documents, sentence by sentence (no LLM).
+
+        Each sentence gets a verdict (supported, partly, unsupported), the numbers, dates
+        and names the documents don't back (with what they say instead) and the passage
+        that supports it.
+        scope: only documents under this folder of the library, e.g. "tax/2024/".
+        """
+        return await _as_tool_error(tools.verify(text, scope))
 
     @server.tool()
     async def list_documents() -> DocumentList:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.search import QueryTooLong, check_query_length, public_passages
 from app.services.chat import ChatService, Failed, MessageRejected
 from app.services.documents import DocumentError, DocumentService, DocumentView
+from app.services.search import EmptyScope, QueryTooLong, SearchService, TextTooLong
 from graph.events import payload
-from graph.retrieval.types import Retrieval
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
 MAX_READ_CHARS = 60_000
@@ -40,6 +39,35 @@ class Answer(BaseModel):
     answer: str = Field(description="Cites the sources as [n].")
     sources: list[dict[str, Any]]
     session_id: str = Field(description="The session in Docent that keeps this answer.")
+    support: list[dict[str, Any]] | None = Field(
+        None,
+        description="Each sentence checked against the sources: verdict, missing items and "
+        "the supporting span (null for an answer not from the documents).",
+    )
+
+
+class Span(BaseModel):
+    file: str
+    path: str
+    page: int | None
+    text: str = Field(description="The words of the document that support the sentence.")
+    page_start: int = Field(description="Where they are in the page's text.")
+    page_end: int
+
+
+class CheckedSentence(BaseModel):
+    text: str
+    start: int = Field(description="Offsets of the sentence in the text given.")
+    end: int
+    verdict: Literal["supported", "partly", "unsupported"]
+    score: float
+    missing: list[str] = Field(description="Numbers, dates, names the documents don't back.")
+    found: dict[str, str] = Field(description="What the documents say in their place.")
+    source: Span | None
+
+
+class VerifyResults(BaseModel):
+    sentences: list[CheckedSentence]
 
 
 class DocumentEntry(BaseModel):
@@ -63,34 +91,39 @@ class DocumentText(BaseModel):
 
 
 class DocentTools:
-    """The four tools, each a thin call into ChatService, search and the document list."""
+    """The tools, each a thin call into ChatService, SearchService or DocumentService."""
 
     def __init__(
         self,
         chat: Callable[[], ChatService],
-        search: Callable[[str, Sequence[str], int], Retrieval],
+        search: SearchService,
         documents: DocumentService,
-        *,
-        max_query_chars: int,
     ) -> None:
         self._chat = chat
         self._search = search
         self._documents = documents
-        self._max_query_chars = max_query_chars
 
     async def search_documents(
         self, query: str, files: list[str] | None = None, k: int = 5
     ) -> SearchResults:
         if not query.strip():
             raise ToolFailed("The query is empty; say what to look for.")
-        try:
-            check_query_length(query, self._max_query_chars)
-        except QueryTooLong as exc:
-            raise ToolFailed(str(exc)) from exc
         k = max(1, min(k, 50))
         # The same search as POST /api/search: passages past the relevance floor.
-        found = await asyncio.to_thread(self._search, query, files or (), k)
-        return SearchResults.model_validate({"results": public_passages(found)})
+        try:
+            results = await self._search.search(query, files or (), k)
+        except QueryTooLong as exc:
+            raise ToolFailed(str(exc)) from exc
+        return SearchResults.model_validate({"results": results})
+
+    async def verify(self, text: str, scope: str | None = None) -> VerifyResults:
+        if not text.strip():
+            raise ToolFailed("The text is empty; give the text to check.")
+        try:
+            checked = await self._search.verify(text, scope=scope)
+        except (TextTooLong, EmptyScope) as exc:
+            raise ToolFailed(str(exc)) from exc
+        return VerifyResults.model_validate({"sentences": [s.as_dict() for s in checked]})
 
     async def ask(self, question: str, files: list[str] | None = None) -> Answer:
         # Files become @mentions, so the graph resolves them exactly as it does in the window.

@@ -305,6 +305,8 @@ class ChatService:
                 answer=state.get("answer", ""),
                 sources=state.get("sources", []),
                 trace=state.get("trace") or {"route": state.get("route"), "nodes": nodes},
+                support=state.get("support"),
+                searched=state.get("searched"),
             )
             await touched  # a session listed after `done` has its row
             turn.emit(done)
@@ -360,7 +362,8 @@ class ChatService:
 
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts
-        (``trace`` is None for the user's messages)."""
+        (``trace`` is None for the user's messages); a checked answer adds ``support``, one
+        that found nothing ``searched``."""
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         state = await self._graph.aget_state(config)
         out: list[dict[str, Any]] = []
@@ -381,6 +384,9 @@ class ChatService:
                 )
                 if message.additional_kwargs.get("stopped"):
                     out[-1]["stopped"] = True
+                for shown in ("support", "searched"):
+                    if extra.get(shown) is not None:
+                        out[-1][shown] = extra[shown]
         return out
 
     async def delete_session(self, session_id: str) -> bool:

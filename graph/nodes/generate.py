@@ -14,6 +14,7 @@ from langgraph.types import StreamWriter
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
+from graph.checking import CheckedAnswer, nothing_found, settle, start_check
 from graph.citations import order_by_citation
 from graph.context import TurnContext
 from graph.events import Status, Token
@@ -149,13 +150,18 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     system = prompts.RAG_SYSTEM if rag else prompts.CHAT_SYSTEM
     # The router's probe found nothing near the question: as for a search that found nothing.
     probed_away = state.get("route") == "chat" and state.get("routed_by") == "probe"
-    if (rag and not sources) or probed_away:
+    found_nothing = (rag and not sources) or probed_away
+    if found_nothing:
         # Nothing bears on the question: say so in one line, then just talk.
         answer.say(prompts.NOT_RELEVANT + "\n\n")
         rag, system = False, prompts.ADAPTIVE_SYSTEM
     status = prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT
     runtime.stream_writer(Status("generator", status))
     prompt = build_prompt(state, context.options, system, rag)
+    # The passages are embedded for the check while the model starts to write.
+    embedder = context.search.reader.embedder
+    live = start_check(prompt.sources, state["passages"], embedder) if rag else None
+    prefix = "".join(answer.pieces)
     usage = Usage()
     streamed = 0
     failure: LLMError | None = None
@@ -163,11 +169,25 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         async for piece in context.llm.stream_chat(prompt.messages, usage):
             streamed += 1
             answer.say(piece)
+            if live is not None:
+                live.wrote(piece)
     except LLMError as error:
         failure = error
         tail = f"\n\n*(The answer was cut off: {error})*" if streamed else _degraded(error, sources)
         answer.say(tail)
-    return _finish(state, context, answer, prompt, usage, failure)
+    except BaseException:  # stopped: nothing waits for the check any more
+        if live is not None:
+            live.cancel()
+        raise
+    checked = CheckedAnswer("".join(answer.pieces))
+    if live is not None and failure is None:
+        draft = checked.text[len(prefix) :]
+        checked = await settle(prefix, draft, live, prompt.sources, state, context.search)
+    elif live is not None:
+        live.cancel()  # a cut-off answer is not checked
+    elif found_nothing:
+        checked = CheckedAnswer(checked.text, searched=await nothing_found(state, context.search))
+    return _finish(state, context, answer, prompt, usage, failure, checked)
 
 
 def _finish(
@@ -177,8 +197,10 @@ def _finish(
     prompt: Prompt,
     usage: Usage | None,
     failure: LLMError | None = None,
+    checked: CheckedAnswer | None = None,
 ) -> AgentState:
-    text = "".join(answer.pieces)
+    checked = checked or CheckedAnswer("".join(answer.pieces))
+    text = checked.text
     sources = order_by_citation(prompt.sources, text)
     started = state.get("turn_started")
     ttft = None
@@ -191,8 +213,18 @@ def _finish(
         "ttft_ms": ttft,
         "context_tokens": context.options.context_tokens,
         "passages_trimmed": prompt.trimmed,
+        # How long checking the answer's sentences took after its last token.
+        "check_ms": checked.check_ms,
         # Set when the model could not write (all or part of) the answer.
         "llm_error": str(failure) if failure else None,
     }
-    message = AIMessage(content=text, additional_kwargs={"sources": sources})
-    return {"answer": text, "sources": sources, "messages": [message], "generation": generation}
+    saved = {"sources": sources, "support": checked.support, "searched": checked.searched}
+    message = AIMessage(content=text, additional_kwargs=saved)
+    return {
+        "answer": text,
+        "sources": sources,
+        "messages": [message],
+        "generation": generation,
+        "support": checked.support,
+        "searched": checked.searched,
+    }

@@ -37,6 +37,8 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
             snippet=_snippet(p.text),
             score=round(p.score, 4),
             scores=p.scores(),
+            start=p.start,
+            end=p.end,
         )
         if len(p.paths) > 1:  # identical files: every path is a source
             source["paths"] = p.paths

@@ -123,6 +123,19 @@ class Search:
                 out.append({"path": path, "page": chunk.page, "index": c.key[1], **c.scores()})
         return out
 
+    def seen(self) -> list[tuple[Key, float]]:
+        """Every chunk this search weighed or probed, with its relevance (what the floor
+        measures: the higher of its cosine and its coverage), best first."""
+        best: dict[Key, float] = {}
+        for c in self._weighed:
+            score = max(c.dense or 0.0, c.coverage)
+            best[c.key] = max(score, best.get(c.key, score))
+        with self._lock:
+            probed = [q.nearest or [] for q in self._questions.values()]
+        for key, score in (pair for nearest in probed for pair in nearest):
+            best[key] = max(score, best.get(key, score))
+        return sorted(best.items(), key=lambda pair: -pair[1])
+
     def close(self) -> None:
         """Let go of the reader (a model switch may then drop its collection); idempotent."""
         with self._lock:

@@ -259,6 +259,7 @@ class SupportCheck:
                 text=passage.text[best.start : best.end],
                 start=best.start,
                 end=best.end,
+                offset=passage.offset,
             ),
             supported_by=tuple(self.passages[p].n for p in [best.passage, *others]),
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graph.citations import cited_numbers
 from graph.support.types import SentenceSupport
@@ -38,6 +38,30 @@ class CitedAnswer:
     text: str
     cited: tuple[tuple[int, ...], ...]
     """One entry per ``SentenceSupport`` given, in order: the sources it now cites."""
+    edits: tuple[tuple[int, int, str], ...] = ()
+    """What changed, in order: ``answer[start:end]`` became the inserted text."""
+
+    def position(self, at: int, *, end: bool = False) -> int:
+        """Where offset ``at`` of the answer as written is in ``text``. A mark inserted
+        exactly at ``at`` counts as before it for an ``end`` (the sentence's own mark, when
+        nothing follows its last word), after it for a start."""
+        shift = 0
+        for start, stop, insert in self.edits:
+            if start < at < stop:
+                return start + shift  # inside a removed mark: where it was
+            if stop < at or (stop == at and (start < stop or end)):
+                shift += len(insert) - (stop - start)
+        return at + shift
+
+    def moved(self, support: Sequence[SentenceSupport]) -> list[SentenceSupport]:
+        """``support`` (the check of the answer as written) with its offsets and texts in
+        ``text``, so that ``text[s.start:s.end] == s.text`` again."""
+        out = []
+        for sentence in support:
+            start = self.position(sentence.start)
+            stop = self.position(sentence.end, end=True)
+            out.append(replace(sentence, start=start, end=stop, text=self.text[start:stop]))
+        return out
 
 
 def citation_marks(text: str) -> list[Mark]:
@@ -76,7 +100,8 @@ def correct_citations(
     for mark in marks:
         if mark not in claimed and not set(mark.numbers) <= given:
             edits.append(_removal(answer, mark))
-    return CitedAnswer(_apply(answer, edits), tuple(cited))
+    text, applied = _apply(answer, edits)
+    return CitedAnswer(text, tuple(cited), applied)
 
 
 def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:
@@ -113,14 +138,20 @@ def _insertion_point(text: str, start: int, end: int, own: Sequence[Mark]) -> in
     return at
 
 
-def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+def _apply(
+    text: str, edits: list[tuple[int, int, str]]
+) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    """The text with ``edits`` made, and the edits as made (none overlapping)."""
     out = []
+    applied = []
     position = 0
     for start, end, insert in sorted(edits, key=lambda e: (e[0], e[1])):
         if start < position:
             start = position  # overlapping removals of neighbouring marks
+        end = max(start, end)
         out.append(text[position:start])
         out.append(insert)
+        applied.append((start, end, insert))
         position = max(position, end)
     out.append(text[position:])
-    return "".join(out)
+    return "".join(out), tuple(applied)

@@ -37,7 +37,12 @@ def library_passages(
             key = (passage.path, passage.page, passage.start, passage.end)
             if key not in seen:
                 seen[key] = SourcePassage(
-                    len(seen) + 1, passage.text, passage.file, passage.path, passage.page
+                    len(seen) + 1,
+                    passage.text,
+                    passage.file,
+                    passage.path,
+                    passage.page,
+                    passage.start,
                 )
     return list(seen.values())
 

@@ -43,6 +43,8 @@ _BLOCK_MARKER = re.compile(
 )
 _RULE = re.compile(r"[ \t]*(?:[-*_][ \t]*){3,}$")
 """A thematic break (``---``): no text at all."""
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+"""A code fence's opening or closing line: the code between states nothing to check."""
 
 # A possible end: the stops, then closers (quotes, brackets, emphasis), then citation
 # marks such as [1] or [2, 3], then the space that must follow.
@@ -101,10 +103,19 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
         open_start = None
 
     position = 0
+    fence: str | None = None
     for line in text.splitlines(keepends=True):
         line_start, position = position, position + len(line)
         body = line.rstrip("\r\n")
         line_end = line_start + len(body)
+        opening = _FENCE.match(body)
+        if fence is not None or opening is not None:
+            close()
+            if fence is None and opening is not None:
+                fence = opening.group(1)
+            elif fence is not None and body.strip().startswith(fence[0] * len(fence)):
+                fence = None  # the closing fence
+            continue
         if not body.strip() or _RULE.match(body):
             close()
             continue

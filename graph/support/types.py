@@ -21,13 +21,15 @@ class SourcePassage:
     file: str = ""
     path: str = ""
     page: int | None = None
+    offset: int = 0
+    """Where the passage starts in its page's text (the document's, without pages)."""
 
 
 def source_passages(sources: Sequence[Source], texts: Sequence[str]) -> list[SourcePassage]:
     """A turn's numbered sources with their passages' full texts (the state's ``sources``
     and ``passages``), as the support check takes them."""
     return [
-        SourcePassage(s["n"], text, s["file"], s["path"], s["page"])
+        SourcePassage(s["n"], text, s["file"], s["path"], s["page"], s.get("start", 0))
         for s, text in zip(sources, texts, strict=True)
     ]
 
@@ -43,9 +45,12 @@ class SupportSpan:
     text: str
     start: int
     end: int
+    offset: int = 0
+    """The passage's start in its page's text: the span is at ``offset + start`` there."""
 
     def as_dict(self) -> dict[str, Any]:
-        """The contract's ``source`` shape (``n`` included for the window's highlight)."""
+        """The contract's ``source`` shape, with ``n`` and the span's place in the page's
+        text (``page_start``, ``page_end``) for the window's highlight."""
         return {
             "n": self.n,
             "file": self.file,
@@ -54,6 +59,8 @@ class SupportSpan:
             "text": self.text,
             "start": self.start,
             "end": self.end,
+            "page_start": self.offset + self.start,
+            "page_end": self.offset + self.end,
         }
 
 

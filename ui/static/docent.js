@@ -62,7 +62,20 @@
     if (cite) {
       event.preventDefault();
       const turn = cite.closest("[data-turn]");
-      emitEvent("docent_cite", { turn: turn ? turn.dataset.turn : "", n: Number(cite.dataset.n) });
+      // The sentence the mark is in: its own span of the source is the one to highlight.
+      const claim = cite.closest(".docent-claim");
+      emitEvent("docent_cite", {
+        turn: turn ? turn.dataset.turn : "",
+        n: Number(cite.dataset.n),
+        s: claim ? Number(claim.dataset.s) : null,
+      });
+      return;
+    }
+    // A checked sentence opens the passage that supports it (a selection is left alone).
+    const claim = event.target.closest(".docent-claim");
+    if (claim && !String(window.getSelection() || "")) {
+      const turn = claim.closest("[data-turn]");
+      emitEvent("docent_claim", { turn: turn ? turn.dataset.turn : "", s: Number(claim.dataset.s) });
     }
   });
 
@@ -104,15 +117,19 @@
     }
   };
 
-  // PDFs: fetched (with the window's login) and shown from a blob, since the file
-  // route's own responses may not be framed. #page=N opens the viewer at the page.
-  docent.openPdf = (id, url, page) => {
-    // The frame loads the app's single-use URL itself: its last segment is the file's
-    // name, which the browser's PDF viewer shows as the title.
-    const frame = getHtmlElement(id);
-    if (!frame) return;
-    frame.addEventListener("load", () => { frame.dataset.loadedPage = String(page); }, { once: true });
-    frame.src = `${url}#page=${page}`;
+  // PDFs: drawn by PDF.js (ui/static/pdf_view.mjs, loaded the first time a PDF opens) at
+  // the cited page, with the passage marked in the page's text.
+  docent.openPdf = async (id, url, page, passage, viewer) => {
+    const root = getHtmlElement(id);
+    if (!root) return;
+    try {
+      await (await import(viewer)).show(root, url, page, passage);
+    } catch (error) {
+      const note = document.createElement("p");
+      note.className = "docent-pdf-note";
+      note.textContent = `This PDF can't be shown here: ${error.message || error}`;
+      root.replaceChildren(note);
+    }
   };
 
   // A login that ended (Lock in another tab, long idle, a restart) closes the socket and

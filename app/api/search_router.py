@@ -1,0 +1,56 @@
+"""Searching the library and checking a text against it, without an LLM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+
+from app.api.deps import SearchDep
+from app.api.errors import ApiError
+from app.api.schemas import (
+    ERROR_RESPONSES,
+    ErrorResponse,
+    SearchRequest,
+    SearchResponse,
+    VerifyRequest,
+    VerifyResponse,
+)
+from app.api.security import require_token
+from app.services.search import EmptyScope, QueryTooLong, TextTooLong
+
+router = APIRouter(dependencies=[Depends(require_token)], tags=["search"])
+
+TOO_LONG: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorResponse, "description": "Over the length limit."}
+}
+
+
+@router.post("/api/search", responses={**ERROR_RESPONSES, **TOO_LONG})
+async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
+    """The passages that best match the query, past the relevance floor."""
+    try:
+        results = await service.search(body.query, body.files or (), body.k)
+    except QueryTooLong as error:
+        raise ApiError(413, "query_too_long", str(error)) from error
+    return SearchResponse.model_validate({"results": results})
+
+
+@router.post(
+    "/api/verify",
+    responses={
+        **ERROR_RESPONSES,
+        **TOO_LONG,
+        404: {"model": ErrorResponse, "description": "No document in the scope (and files)."},
+    },
+)
+async def verify(body: VerifyRequest, service: SearchDep) -> VerifyResponse:
+    """Check a text against the library, sentence by sentence: a verdict for each, the
+    numbers, dates and names its best passage lacks, and the span that supports it."""
+    try:
+        checked = await service.verify(body.text, body.files or (), body.scope)
+    except TextTooLong as error:
+        raise ApiError(413, "text_too_long", str(error)) from error
+    except EmptyScope as error:
+        raise ApiError(404, "scope_empty", str(error)) from error
+    return VerifyResponse.model_validate({"sentences": [s.as_dict() for s in checked]})

@@ -1,0 +1,72 @@
+"""Under a checked answer: how much of it the sources hold, and, when the documents don't
+cover the question, what was searched (folded: the answer itself says it plainly)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from ui.citations import middle_ellipsis
+from ui.claims import summary
+
+
+def show_summary(support: list[dict[str, Any]]) -> None:
+    """The Check line: "7 of 8 sentences found in the sources"."""
+    complete = all(s.get("verdict") == "supported" for s in support)
+    with ui.row().classes("items-center gap-1 text-xs docent-muted").mark("check"):
+        ui.icon("task_alt" if complete else "rule", size="1rem").classes(
+            "text-positive" if complete else "text-warning"
+        )
+        ui.label("Check:").classes("font-semibold")
+        ui.label(summary(support)).mark("check-summary")
+
+
+def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+    """A folded section: the queries, the files in scope, the nearest passages and their
+    scores; each passage opens its document at that place."""
+    with (
+        ui.expansion("What was searched", icon="manage_search")
+        .props("dense")
+        .classes("w-full text-sm docent-searched")
+        .mark("searched")
+    ):
+        for query in searched.get("queries", []):
+            ui.label(f"Searched for: “{query}”").mark("searched-query")
+        files = searched.get("files") or []
+        where = ", ".join(middle_ellipsis(f, 40) for f in files) if files else "every document"
+        ui.label(f"In: {where}").classes("docent-muted")
+        if searched.get("floor") is not None:
+            ui.label(
+                "Nothing found came near enough the question (relevance "
+                f"{searched['floor']:.2f} at least)."
+            ).classes("docent-muted")
+        nearest = searched.get("nearest") or []
+        if nearest:
+            ui.label("Nearest passages:").classes("font-semibold mt-1")
+        for passage in nearest:
+            _nearest(passage, open_source)
+        if searched.get("draft"):
+            ui.label("The model's answer, which the passages don't support:").classes(
+                "font-semibold mt-1"
+            )
+            ui.label(searched["draft"]).classes("docent-draft").mark("searched-draft")
+
+
+def _nearest(passage: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+    page = f", page {passage['page']}" if passage.get("page") is not None else ""
+    source = {
+        "n": 0,
+        "file": passage["file"],
+        "path": passage["path"],
+        "page": passage.get("page"),
+        "snippet": passage.get("text", ""),
+    }
+    with ui.column().classes("gap-0 docent-nearest").mark("searched-nearest"):
+        with ui.row().classes("items-center gap-1"):
+            ui.button(f"{passage['file']}{page}", on_click=lambda: open_source(source)).props(
+                "flat dense no-caps size=sm color=primary"
+            ).classes("px-1")
+            ui.label(f"score {float(passage.get('score', 0)):.2f}").classes("docent-muted")
+        ui.label(passage.get("text", "")).classes("docent-muted text-xs")
