@@ -10,13 +10,16 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.running import eventually
 
+ANSWER = "The spare key is under the flowerpot [1]."
+"""Copied from notes.md: the answer check lets it stand as the model wrote it."""
+
 
 async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
 
-    first = Container(settings, llm=FakeChatModel(default_reply="Saved."), embedder=FakeEmbedder())
+    first = Container(settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder())
     await first.start(watch=False)
     await eventually(lambda: bool(first.ready_paths()), what="notes.md indexed")
     await first.chat.start_turn("s1", "Where is the spare key?").result()
@@ -30,7 +33,7 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
         messages = await second.chat.messages("s1")
         assert [(m["role"], m["content"]) for m in messages] == [
             ("user", "Where is the spare key?"),
-            ("assistant", "Saved."),
+            ("assistant", ANSWER),
         ]
         assert messages[1]["sources"][0]["file"] == "notes.md"
         assert await second.indexer.scan() == 0  # nothing changed, nothing to redo
