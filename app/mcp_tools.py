@@ -29,6 +29,10 @@ class Passage(BaseModel):
     text: str
     score: float
     scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
+    ocr: bool = Field(False, description="The text was read from an image of the page (OCR).")
+    ocr_confidence: float | None = Field(
+        None, description="The page's mean OCR confidence (0..1); null for typed text."
+    )
 
 
 class SearchResults(BaseModel):

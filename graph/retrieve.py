@@ -42,6 +42,8 @@ def to_sources(hits: list[Hit]) -> list[Source]:
         )
         if len(hit.paths) > 1:  # identical files: every path is a source
             source["paths"] = list(hit.paths)
+        if hit.chunk.ocr_confidence is not None:
+            source["ocr"], source["ocr_confidence"] = True, hit.chunk.ocr_confidence
         sources.append(source)
     return sources
 
@@ -61,6 +63,8 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
         )
         if len(p.paths) > 1:  # identical files: every path is a source
             source["paths"] = p.paths
+        if p.ocr_confidence is not None:
+            source["ocr"], source["ocr_confidence"] = True, p.ocr_confidence
         sources.append(source)
     return sources
 

@@ -30,6 +30,10 @@ class Source(TypedDict):
     generator."""
     paths: NotRequired[list[str]]
     """Every path holding this text when identical files share it (``path`` is the first)."""
+    ocr: NotRequired[bool]
+    """True when the text was read by OCR from an image of the page (absent otherwise)."""
+    ocr_confidence: NotRequired[float]
+    """With ``ocr``: the page's mean recognition confidence (0..1)."""
 
 
 class Mention(TypedDict):

@@ -114,3 +114,6 @@ class DocumentRecord:
     """The file's size and mtime when ``sha256`` was taken: unchanged means not re-read."""
     retry: bool = True
     """False for errors the file's bytes cause: not retried until the bytes change."""
+    note: str | None = None
+    """What a person should know about a ready document, e.g. "4 pages read with low
+    confidence"; None when nothing."""

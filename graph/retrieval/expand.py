@@ -142,5 +142,6 @@ def _place(
             text="",
             score=score,
             hits=[hit],
+            ocr_confidence=chunk.ocr_confidence,
         )
     )

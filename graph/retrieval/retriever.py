@@ -170,7 +170,8 @@ class Retriever:
                 continue
             path = self.library.path_of(chunk.doc_id) or chunk.path
             scores = {k: v for k, v in o.items() if k not in ("key", "index")}
-            out.append({"path": path, "page": chunk.page, "index": o["index"], **scores})
+            read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
+            out.append({"path": path, "page": chunk.page, "index": o["index"], **read, **scores})
         return out
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
@@ -258,6 +259,7 @@ def _pages(chunks: list[Chunk], limit: int) -> list[Passage]:
                     end=min(end, start + at + limit),
                     text=text[at : at + limit],
                     score=1.0,
+                    ocr_confidence=first.ocr_confidence,
                 )
             )
     return out
@@ -278,4 +280,15 @@ def _rerank_problem(reranker: Reranker) -> str | None:
 def _as_chunk(p: Passage) -> Chunk:
     index = p.hits[0].key[1] if p.hits else 0
     sha = p.hits[0].chunk.sha256 if p.hits and p.hits[0].chunk else ""
-    return Chunk(p.doc_id, p.path, p.file, p.page, index, p.start, p.end, p.text, sha)
+    return Chunk(
+        p.doc_id,
+        p.path,
+        p.file,
+        p.page,
+        index,
+        p.start,
+        p.end,
+        p.text,
+        sha,
+        ocr_confidence=p.ocr_confidence,
+    )
