@@ -24,6 +24,7 @@ from ingest.folder import inspect, is_ignored, sha256_file
 from ingest.indexer import Indexer
 from ingest.keys import doc_id_for
 from ingest.parsing import ParserPool
+from ingest.parsing.tasks import preview_frame
 from ingest.registry import Registry
 from ingest.source import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.types import DocumentRecord
@@ -88,6 +89,8 @@ class DocumentView:
     """While indexing: the page count when the format knows it up front."""
     chunks_done: int | None = None
     """While indexing: chunks embedded so far."""
+    note: str | None = None
+    """When ready: what a person should know, e.g. "4 pages read with low confidence"."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,14 @@ class DocumentService:
         """The document's file opened for reading, in a parser process (never this one);
         raises DocumentError, or what the loaders raise."""
         return self.parsers.open_document(self.file_path(doc_id))
+
+    def preview(self, doc_id: str, page: int | None) -> bytes:
+        """Page ``page`` (1-based) of a picture document as PNG bytes, drawn in a parser
+        process (a TIFF: browsers show none); raises DocumentError, or what loaders raise."""
+        path = self.file_path(doc_id)
+        with self.parsers.lease() as lease:
+            data: bytes = lease.start(preview_frame, (str(path), (page or 1) - 1))
+            return data
 
     def subscribe(self, listener: Callable[[IngestEvent], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop with every ingest event; returns unsubscribe."""
@@ -267,6 +278,7 @@ class DocumentService:
             pages_done=live.pages_done if live else None,
             pages_total=live.pages_total if live else None,
             chunks_done=live.chunks_done if live else None,
+            note=record.note,
         )
 
     def _folder(self, folder: str | None) -> Path:

@@ -63,6 +63,18 @@ class OcrProgress:
     eta_seconds: float | None
     """None while there is not enough to go on, or nothing left to read."""
 
+    def summary(self) -> str:
+        """'OCR: 12 of 200 pages · 0.4 pages/s · about 8 min left', for the window and CLI."""
+        parts = [f"OCR: {self.pages_done:,} of {self.pages_total:,} pages"]
+        if self.pages_per_second:
+            parts.append(f"{self.pages_per_second:.2g} pages/s")
+        eta = self.eta_seconds
+        if eta and eta >= 1:
+            parts.append(
+                "about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left"
+            )
+        return " · ".join(parts)
+
 
 @dataclass(frozen=True)
 class LibraryProgress:

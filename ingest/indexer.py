@@ -408,7 +408,6 @@ class Indexer:
             self._scanned.add(rel)
             self.registry.upsert(rel, status=DocStatus.QUEUED)
             self._queue.hand_over(job, "ocr")
-            self.events.publish(IngestEvent("queued", rel, doc_id_for(rel), ocr=True))
             return
         except PermissionError:
             self._retry_later(job, "permission denied")

@@ -47,13 +47,11 @@ class ImageDocument(Document):
         self._ocr = ocr
         self._file: IO[bytes] | None = path.open("rb")
         try:
-            self._image = _open(self._file)
+            self._image = open_picture(self._file)
         except BaseException:
             self.close()
             raise
-        image = self._image
-        frames = image.n_frames if isinstance(image, TiffImagePlugin.TiffImageFile) else 1
-        self.page_count = frames
+        self.page_count = frame_count(self._image)
 
     def pages(self) -> Iterator[Page]:
         had_text = unread = False
@@ -90,7 +88,12 @@ class ImageDocument(Document):
             self._file = None
 
 
-def _open(handle: IO[bytes]) -> Image.Image:
+def frame_count(image: Image.Image) -> int:
+    """How many pages a picture file holds: a TIFF's frames; one for other formats."""
+    return image.n_frames if isinstance(image, TiffImagePlugin.TiffImageFile) else 1
+
+
+def open_picture(handle: IO[bytes]) -> Image.Image:
     """The picture in ``handle``, its header read; refuses a claimed size past MAX_PIXELS."""
     try:
         with warnings.catch_warnings():

@@ -49,6 +49,27 @@ def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
             yield page
 
 
+PREVIEW_SIDE = 2000
+"""Longest side of a picture shown in the viewer (pixels)."""
+
+
+def preview_frame(path: str, frame: int, data: bytes | None) -> Iterator[Any]:
+    """Frame ``frame`` (0-based) of a picture file as PNG bytes no bigger than
+    PREVIEW_SIDE: a TIFF, which no browser shows, drawn for the window's viewer."""
+    from PIL import Image
+
+    from ingest.loaders.images import frame_count, open_picture
+
+    with Path(path).open("rb") as handle:
+        image = open_picture(handle)
+        image.seek(min(max(frame, 0), frame_count(image) - 1))
+        shown = image.convert("RGB")
+        shown.thumbnail((PREVIEW_SIDE, PREVIEW_SIDE), Image.Resampling.LANCZOS)
+        out = io.BytesIO()
+        shown.save(out, "PNG")
+    yield out.getvalue()  # the file is closed by now, while the worker waits
+
+
 def _page_reader(mode: OcrMode) -> PageReader | None:
     global _reader
     if mode == "off":
