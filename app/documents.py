@@ -157,6 +157,17 @@ class DocumentService:
         raises DocumentError, or what the loaders raise."""
         return self.parsers.open_document(self.file_path(doc_id))
 
+    def refusal(self, name: str) -> str | None:
+        """Why a file called ``name`` cannot be added (its type), or None when it can."""
+        suffix = PurePosixPath(name).suffix.lower()
+        if suffix in self.supported_suffixes:
+            return None
+        kinds = sorted(self.supported_suffixes)
+        return (
+            f"{name}: Docent cannot read {suffix or 'files without a type'}"
+            f" files. It reads {', '.join(kinds[:-1])} and {kinds[-1]}."
+        )
+
     def preview(self, doc_id: str, page: int | None) -> bytes:
         """Page ``page`` (1-based) of a picture document as PNG bytes, drawn in a parser
         process (a TIFF: browsers show none); raises DocumentError, or what loaders raise."""
@@ -199,13 +210,9 @@ class DocumentService:
         this call wrote stays, and NoSpace names the full disk.
         """
         clean = _clean_name(name)
-        suffix = PurePosixPath(clean).suffix.lower()
-        if suffix not in self.supported_suffixes:
-            kinds = ", ".join(sorted(self.supported_suffixes))
-            raise UnsupportedType(
-                f"{clean}: Docent cannot read {suffix or 'files without a type'}"
-                f" files. It reads {kinds}."
-            )
+        refused = self.refusal(clean)
+        if refused is not None:
+            raise UnsupportedType(refused)
         target_dir = self._folder(folder)
         temp = target_dir / f".docent-upload-{secrets.token_hex(8)}.part"
         try:
