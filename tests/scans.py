@@ -100,7 +100,7 @@ def workbook(path: Path, sheets: dict[str, list[list[object]]]) -> Path:
     from openpyxl import Workbook
 
     book = Workbook()
-    book.remove(book.active)  # type: ignore[arg-type]
+    book.remove(book.active)
     for name, rows in sheets.items():
         sheet = book.create_sheet(name)
         for row in rows:
