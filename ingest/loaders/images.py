@@ -20,7 +20,7 @@ from PIL import Image, ImageOps, TiffImagePlugin, UnidentifiedImageError
 
 from ingest.loaders.base import Document
 from ingest.loaders.errors import OCR_OFF, UNREAD_SCRIPT, UnreadableFile, detail
-from ingest.ocr.engine import MAX_SIDE
+from ingest.ocr.engine import MAX_SIDE, fitting_scale
 from ingest.ocr.types import PageReader
 from ingest.types import Page, PageOcr
 
@@ -78,8 +78,9 @@ class ImageDocument(Document):
             frame = ImageOps.exif_transpose(image.convert("RGB"))
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             raise UnreadableFile(_NOT_A_PICTURE.format(detail=detail(exc))) from exc
-        if max(frame.size) > MAX_SIDE:
-            frame.thumbnail((MAX_SIDE, MAX_SIDE))
+        scale = fitting_scale(*frame.size)
+        if scale < 1.0:
+            frame.thumbnail((int(frame.size[0] * scale), int(frame.size[1] * scale)))
         return frame
 
     def close(self) -> None:

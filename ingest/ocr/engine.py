@@ -36,6 +36,19 @@ MODEL_FILES = {
 """The models rapidocr 3.10's wheel ships (pinned in pyproject.toml)."""
 MAX_SIDE = 2000
 """rapidocr shrinks a bigger image to this before it detects (so render no bigger)."""
+MAX_PIXELS = 2_600_000
+"""Most pixels an image is read at. Detection's memory grows with the pixels: a
+2000 × 2000 page took the OCR worker to 1 GB, an A4 page at 150 dpi (2.2 million
+pixels) to 600 MB."""
+
+
+def fitting_scale(width: float, height: float) -> float:
+    """The scale (at most 1) that brings an image of ``width`` × ``height`` within
+    MAX_SIDE and MAX_PIXELS."""
+    area = max(width * height, 1.0)
+    return min(1.0, MAX_SIDE / max(width, height, 1.0), (MAX_PIXELS / area) ** 0.5)
+
+
 _TALL = 1.5
 """A box this many times taller than wide is a line lying on its side."""
 
@@ -84,10 +97,15 @@ class RapidOcrEngine:
 
     def lines(self, image: np.ndarray) -> Lines:
         """The lines of an RGB image (height × width × 3, uint8)."""
+        import cv2
         import numpy as np
         from rapidocr.main import RapidOCRError
         from rapidocr.utils.output import RapidOCROutput
 
+        scale = fitting_scale(image.shape[1], image.shape[0])
+        if scale < 1.0:  # a caller's image bigger than OCR reads well: shrink it first
+            size = (int(image.shape[1] * scale), int(image.shape[0] * scale))
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         height, width = image.shape[:2]
         ocr = self._ocr
         resized, record = ocr.preprocess_img(image)

@@ -5,14 +5,14 @@ honours the page's /Rotate, one page at a time; pypdf only hands out the raw ima
 The resolution is the one the recogniser wants: lines of text a few dozen pixels tall.
 150 dpi gives that for print; a scan made finer than that is rendered closer to its
 own resolution while the page is small (a stamp-sized page scanned at 2400 dpi), never
-past ``MAX_SIDE`` pixels, the largest image the detector looks at whole.
+past the size OCR reads (``engine.MAX_SIDE``, ``engine.MAX_PIXELS``).
 """
 
 from __future__ import annotations
 
 from typing import IO, TYPE_CHECKING, Any
 
-from ingest.ocr.engine import MAX_SIDE
+from ingest.ocr.engine import fitting_scale
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -64,7 +64,7 @@ def render_scale(width: float, height: float, native: float | None) -> float:
     scale = BASE_DPI / _POINTS
     if native is not None and native > scale and long_side * scale < SMALL_SIDE:
         scale = min(native, SMALL_SIDE / long_side)
-    return min(scale, MAX_SIDE / long_side)
+    return scale * fitting_scale(width * scale, height * scale)
 
 
 def _native_scale(page: Any) -> float | None:
