@@ -24,7 +24,7 @@ from ingest.folder import inspect, is_ignored, sha256_file
 from ingest.indexer import Indexer
 from ingest.keys import doc_id_for
 from ingest.parsing import ParserPool
-from ingest.parsing.tasks import preview_frame
+from ingest.parsing.tasks import OcrMode, preview_frame
 from ingest.registry import Registry
 from ingest.source import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.types import DocumentRecord
@@ -154,8 +154,10 @@ class DocumentService:
 
     def open(self, doc_id: str) -> LoadedDocument:
         """The document's file opened for reading, in a parser process (never this one);
-        raises DocumentError, or what the loaders raise."""
-        return self.parsers.open_document(self.file_path(doc_id))
+        raises DocumentError, or what the loaders raise. A page that needs OCR raises
+        NeedsOcr when OCR is on (its text is the index's: OCR is not run again here)."""
+        ocr: OcrMode = "defer" if self.indexer.ocr_parsers is not None else "off"
+        return self.parsers.open_document(self.file_path(doc_id), ocr=ocr)
 
     def refusal(self, name: str) -> str | None:
         """Why a file called ``name`` cannot be added (its type), or None when it can."""

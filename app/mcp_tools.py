@@ -12,6 +12,7 @@ from app.chat import ChatService, MessageRejected
 from app.documents import DocumentError, DocumentService, DocumentView
 from app.search import QueryTooLong, check_query_length, public_passages
 from graph.retrieval.types import Retrieval
+from ingest.ocr.types import NeedsOcr
 from ingest.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
 MAX_READ_CHARS = 60_000
@@ -138,6 +139,11 @@ class DocentTools:
             raise ToolFailed(f"{record.path} has {count_text}; there is no page {page}.") from None
         except (UnsupportedFile, UnreadableFile, OSError) as error:
             raise ToolFailed(f"{record.path} can't be read: {error}") from error
+        except NeedsOcr:
+            raise ToolFailed(
+                f"{record.path} is scanned{f' on page {page}' if page else ''}: its text was"
+                " read by OCR when it was indexed; find it with search_documents."
+            ) from None
         return DocumentText(
             path=record.path,
             page=page,

@@ -105,3 +105,27 @@ async def test_a_file_that_ended_scanned_before_ocr_is_read_once_and_alone(
         assert any("granary ledger" in text for text in embedded)
         assert not any("flowerpot" in text for text in embedded)  # notes.md: not again
         assert app.container.registry.state("ocr_retried") == "1"
+
+
+async def test_reading_a_scan_through_mcp_says_where_its_text_is(tmp_path: Path) -> None:
+    from app.mcp_tools import DocentTools, ToolFailed
+
+    async with api_app(tmp_path) as app:
+        docs = app.container.settings.docs_dir
+        image_pdf(docs / "scan.pdf", [page_image(["A scanned notice."], size=(900, 200))])
+        await eventually(
+            lambda: _status(app, "scan.pdf") == DocStatus.READY, timeout=60, what="the scan"
+        )
+        container = app.container
+        tools = DocentTools(
+            lambda: container.chat,
+            container.retriever.retrieve,
+            container.documents,
+            max_query_chars=container.settings.max_query_chars,
+        )
+        try:
+            await tools.read_document("scan.pdf", 1)
+        except ToolFailed as failed:
+            assert "scanned on page 1" in str(failed) and "search_documents" in str(failed)
+        else:
+            raise AssertionError("read_document should say the page is scanned")
