@@ -99,6 +99,10 @@ class Container:
         collections.indexes.append(self.keyword)
         self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
         """The worker processes every file is opened in, for the indexer and MCP alike."""
+        self.ocr_parsers = (
+            ParserPool.for_ocr(settings.ocr_memory_mb) if settings.ocr == "auto" else None
+        )
+        """The OCR lane's one worker process (None when OCR is off)."""
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
@@ -111,6 +115,8 @@ class Container:
             time_budget=settings.file_time_budget,
             workers=PLACES,
             parsers=self.parsers,
+            ocr_parsers=self.ocr_parsers,
+            ocr_page_seconds=settings.ocr_page_seconds,
         )
         self.documents = DocumentService(
             settings.docs_dir,
@@ -282,6 +288,8 @@ class Container:
             await self._chat.aclose()
         await self.indexer.stop()
         await asyncio.to_thread(self.parsers.close)
+        if self.ocr_parsers is not None:
+            await asyncio.to_thread(self.ocr_parsers.close)
         if self._checkpoint_db is not None:
             await self._checkpoint_db.close()
         await self.llm.aclose()

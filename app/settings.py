@@ -102,6 +102,27 @@ class Settings(BaseSettings):
             " own process."
         ),
     )
+    ocr: Literal["auto", "off"] = Field(
+        "auto",
+        description=(
+            "'auto' reads scanned PDF pages and picture files (png, jpg, tiff, webp, bmp)"
+            " by OCR, offline, with the models installed with Docent; 'off' leaves scanned"
+            " pages out and marks pictures 'error'."
+        ),
+    )
+    ocr_memory_mb: int = Field(
+        3072,
+        ge=512,
+        description=(
+            "Memory (address space, MB) the one process that reads pages by OCR may use;"
+            " its models and onnxruntime reserve about 1.6 GB of it."
+        ),
+    )
+    ocr_page_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="Seconds each page adds to the time budget of a file read by OCR.",
+    )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
     max_body_mb: float = Field(
         4, gt=0, description="Largest request body the API reads (uploads have their own cap)."

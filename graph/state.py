@@ -33,6 +33,10 @@ class Source(TypedDict):
     start: NotRequired[int]
     """Where its passage starts in its page's text (the document's, without pages)."""
     end: NotRequired[int]
+    ocr: NotRequired[bool]
+    """True when the text was read by OCR from an image of the page (absent otherwise)."""
+    ocr_confidence: NotRequired[float]
+    """With ``ocr``: the page's mean recognition confidence (0..1)."""
 
 
 class Mention(TypedDict):

@@ -25,6 +25,16 @@ class Section:
 
 
 @dataclass(frozen=True)
+class PageOcr:
+    """How a page read by OCR was read."""
+
+    confidence: float | None
+    """Mean recognition confidence of its characters (0..1); None when nothing was read."""
+    unread: bool = False
+    """It holds text in a script the bundled models do not read (its text is then "")."""
+
+
+@dataclass(frozen=True)
 class Page:
     """Text of one page; ``number`` is 1-based for paged formats, None otherwise.
 
@@ -39,6 +49,8 @@ class Page:
     offset: int = 0
     sections: tuple[Section, ...] = ()
     """Headings that begin on this page, in order; earlier pages' headings still apply."""
+    ocr: PageOcr | None = None
+    """Set when the page's text was read by OCR (None: the file's own text)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,14 @@ class Chunk:
     sha256: str
     heading: str = ""
     """The heading path above the chunk, e.g. "Setup > Install"; "" where there is none."""
+    ocr_confidence: float | None = None
+    """Its page was read by OCR, with this mean recognition confidence (0..1); None for
+    text the file holds as text."""
+
+    @property
+    def ocr(self) -> bool:
+        """Whether the chunk's text was read by OCR."""
+        return self.ocr_confidence is not None
 
 
 @dataclass(frozen=True)
@@ -94,3 +114,6 @@ class DocumentRecord:
     """The file's size and mtime when ``sha256`` was taken: unchanged means not re-read."""
     retry: bool = True
     """False for errors the file's bytes cause: not retried until the bytes change."""
+    note: str | None = None
+    """What a person should know about a ready document, e.g. "4 pages read with low
+    confidence"; None when nothing."""

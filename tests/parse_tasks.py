@@ -40,3 +40,14 @@ def address_space_mb(pid: int) -> float:
         if line.startswith("VmSize:"):
             return int(line.split()[1]) / 1024
     raise AssertionError(f"no VmSize for {pid}")
+
+
+def guarded_reading(path: str, data: bytes | None) -> Iterator[Any]:
+    """``read_document`` with OCR, in a worker where every connection beyond this machine
+    is refused and listed: its pages, then that list as its last item."""
+    from ingest.parsing.tasks import read_document
+    from tests.network_guard import only_loopback
+
+    with only_loopback() as attempts:
+        yield from read_document(path, "read", data)
+    yield list(attempts)

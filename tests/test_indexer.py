@@ -206,7 +206,7 @@ async def test_scan_recovers_files_left_unfinished_and_missing_from_store(rig: R
     assert (await rig.indexer.check()).differences() == []
 
 
-async def test_ignores_hidden_temporary_and_unsupported_files(rig: Rig) -> None:
+async def test_ignores_hidden_and_temporary_files(rig: Rig) -> None:
     for name in [
         ".hidden.txt",
         "~$report.md",
@@ -215,19 +215,34 @@ async def test_ignores_hidden_temporary_and_unsupported_files(rig: Rig) -> None:
         "dl.pdf.part",
         "dl.crdownload",
         ".~lock.a.txt#",
-        "image.png",
         "backup.txt~",
+        "Thumbs.db",
     ]:
         (rig.docs / name).write_text("ignored")
     (rig.docs / ".git").mkdir()
     (rig.docs / ".git" / "notes.txt").write_text("ignored")
 
     assert await rig.indexer.scan() == 0
-    assert not rig.indexer.enqueue(rig.docs / "image.png")
+    assert not rig.indexer.enqueue(rig.docs / "draft.tmp")
     assert not rig.indexer.enqueue(rig.docs / ".git" / "notes.txt")
     assert not rig.indexer.enqueue(rig.docs.parent / "outside.txt")
     assert rig.registry.list() == []
     assert is_ignored("a/.cache/x.txt") and not is_ignored("a/b/report.PDF")
+
+
+async def test_a_file_of_a_type_docent_does_not_read_says_so(rig: Rig) -> None:
+    (rig.docs / "plan.dwg").write_bytes(b"AC1032 drawing")
+    (rig.docs / "photo.png").write_bytes(b"\x89PNG not really")  # OCR is off here
+
+    records = await rig.indexer.index_all()
+
+    assert [r.path for r in records] == ["photo.png", "plan.dwg"]
+    plan, photo = rig.registry.get_by_path("plan.dwg"), rig.registry.get_by_path("photo.png")
+    assert plan is not None and plan.status == DocStatus.ERROR and plan.error is not None
+    assert "plan.dwg: unsupported file type" in plan.error
+    assert ".pdf" in plan.error and ".xlsx" in plan.error  # it names what Docent reads
+    assert photo is not None and photo.error is not None and "DOCENT_OCR=off" in photo.error
+    assert await rig.indexer.scan() == 0  # not tried again until the file changes
 
 
 async def test_enqueue_dedupes_and_marks_queued_at_once(rig: Rig) -> None:

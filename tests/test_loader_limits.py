@@ -96,7 +96,7 @@ def test_a_slide_whose_text_would_fill_the_app_is_refused_at_the_boundary(
         )
 
     with pytest.raises(UnreadableFile) as refused:
-        list(read_document(str(path), None))
+        list(read_document(str(path), "off", None))
 
     assert refused.value.reason.startswith("page 1 of this file holds more than 8,388,608")
 

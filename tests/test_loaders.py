@@ -309,12 +309,13 @@ def test_suffix_case_does_not_matter(tmp_path: Path) -> None:
 
 
 def test_unsupported_suffix_names_what_is_supported(tmp_path: Path) -> None:
-    path = tmp_path / "sheet.xlsx"
-    path.write_bytes(b"PK\x03\x04")
+    path = tmp_path / "drawing.dwg"
+    path.write_bytes(b"AC1032")
 
     with pytest.raises(UnsupportedFile) as caught:
         open_document(path)
-    assert "sheet.xlsx" in str(caught.value) and ".docx" in str(caught.value)
+    message = str(caught.value)
+    assert "drawing.dwg" in message and ".docx" in message and ".png" in message
 
 
 def test_missing_file_is_an_os_error_not_a_reason(tmp_path: Path) -> None:

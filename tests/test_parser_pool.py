@@ -147,7 +147,7 @@ async def test_closing_a_document_mid_read_kills_its_worker(
     """The producer thread waits on the pipe; another thread closes the document."""
     path = tmp_path / "stuck.txt"
     path.write_text("anything")
-    document = RemoteDocument.open(pool, stuck_reading, path, None, None)
+    document = RemoteDocument.open(pool, stuck_reading, (str(path),), None, None)
     reader, outcome = _read_in_a_thread(document)
     marker = tmp_path / "stuck.txt.parsing"
     await eventually(marker.exists, what="the worker to be stuck on the file")
@@ -167,7 +167,7 @@ async def test_a_cancel_event_kills_the_worker_at_once(pool: ParserPool, tmp_pat
     path = tmp_path / "stuck.txt"
     path.write_text("anything")
     cancelled = threading.Event()
-    document = RemoteDocument.open(pool, stuck_reading, path, None, cancelled)
+    document = RemoteDocument.open(pool, stuck_reading, (str(path),), None, cancelled)
     reader, outcome = _read_in_a_thread(document)
     marker = tmp_path / "stuck.txt.parsing"
     await eventually(marker.exists, what="the worker to be stuck on the file")
@@ -184,7 +184,7 @@ import sys
 from pathlib import Path
 from ingest.parsing import RemoteDocument, ParserPool
 from tests.parse_tasks import stuck_reading
-document = RemoteDocument.open(ParserPool(size=1), stuck_reading, Path(sys.argv[1]), None, None)
+document = RemoteDocument.open(ParserPool(size=1), stuck_reading, (sys.argv[1],), None, None)
 print(document.pid, flush=True)
 list(document.pages())
 """
@@ -227,7 +227,7 @@ def _stuck_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     def open_source(path: Path, data: bytes | None, parsers: ParserPool, *rest: Any) -> Any:
         if path.name != name:
             return real_open(path, data, parsers, *rest)
-        return RemoteDocument.open(parsers, stuck_reading, path, data, *rest)
+        return RemoteDocument.open(parsers, stuck_reading, (str(path),), data, rest[0])
 
     monkeypatch.setattr(pipeline_module, "open_source", open_source)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from nicegui import ui
 from nicegui.testing import User
+from PIL import Image
 
 from app.api import new_access
 from app.container import Container
@@ -18,6 +21,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
+from tests.scans import page_image, tiff
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled
 from ui.page import chat_page
 from ui.viewer import open_document
@@ -130,6 +134,31 @@ async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
     await user.should_see(marker="viewer-error")
     assert "outside the documents folder" in contents(user, "viewer-error")[0]
     await user.should_not_see(marker="viewer-pdf")
+
+
+async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    note = tmp_path / "note.png"
+    page_image(["A photographed note."], size=(800, 200)).save(note)
+    fax = tiff(
+        tmp_path / "fax.tif", [page_image([f"Frame {n}."], size=(600 + n, 200)) for n in (1, 2)]
+    )
+    await add_file(container, "note.png", note.read_bytes())
+    await add_file(container, "fax.tif", fax.read_bytes())
+    await settled(container, "note.png")
+    await settled(container, "fax.tif")
+    await user.open("/")
+    with user:
+        await open_document(documents(container), "note.png", 1, "A photographed note.")
+    image = user.find(marker="viewer-image").elements.pop()
+    served = await user.http_client.get(image.props["src"])
+    assert served.content == note.read_bytes() and served.headers["content-type"] == "image/png"
+    with user:
+        await open_document(documents(container), "fax.tif", 2, "Frame 2.")
+    drawn = [e for e in user.find(marker="viewer-image").elements if "data:" in e.props["src"]]
+    png = base64.b64decode(drawn[0].props["src"].split(",", 1)[1])
+    assert Image.open(io.BytesIO(png)).size == (602, 200)  # the second frame, as PNG
 
 
 @pytest.fixture

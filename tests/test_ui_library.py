@@ -163,6 +163,15 @@ async def test_a_refused_file_says_why(user: User, container: Container, page: N
     assert not (container.settings.docs_dir / "tool.exe").exists()
 
 
+async def test_a_file_the_chooser_or_a_drop_refuses_for_its_type_is_named(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    user.find(marker="uploader").trigger("rejected", ["plan.dwg"])
+    await user.should_see("plan.dwg: Docent cannot read .dwg files", retries=40)
+    await user.should_see(".pdf, .png, .pptx", retries=5)  # and what it does read
+
+
 async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
     user: User, container: Container, page: None
 ) -> None:

@@ -198,3 +198,50 @@ def test_what_the_window_says_of_a_sentence() -> None:
     checked = [{"verdict": v} for v in ("supported", "partly", "supported", "unsupported")]
     assert summary(checked) == "2 of 4 sentences found in the sources (1 only in part)"
     assert summary([{"verdict": "supported"}]) == "1 of 1 sentence found in the sources"
+
+
+def test_a_source_read_by_ocr_is_marked_scanned_with_its_lowest_confidence() -> None:
+    sources = [
+        {
+            "n": 1,
+            "file": "scan.pdf",
+            "path": "scan.pdf",
+            "page": 2,
+            "ocr": True,
+            "ocr_confidence": 0.93,
+        },
+        {
+            "n": 2,
+            "file": "scan.pdf",
+            "path": "scan.pdf",
+            "page": 3,
+            "ocr": True,
+            "ocr_confidence": 0.81,
+        },
+        {"n": 3, "file": "notes.md", "path": "notes.md", "page": None},
+    ]
+    scan, notes = group_sources(sources)
+    assert scan.scanned and scan.confidence == 0.81
+    assert not notes.scanned
+
+
+def test_the_library_says_what_ocr_left_uncertain_and_how_far_scans_are() -> None:
+    from app.services.documents import DocumentView
+    from ingest.pipeline.progress import LibraryProgress, OcrProgress
+    from ui.library import detail, progress_line
+
+    doc = DocumentView(
+        "d",
+        "scan.pdf",
+        "scan.pdf",
+        "ready",
+        12,
+        30,
+        None,
+        "",
+        note="4 pages read with low confidence",
+    )
+    assert detail(doc) == "12 pages · 30 chunks · 4 pages read with low confidence"
+    scans = OcrProgress(pages_done=12, pages_total=200, pages_per_second=0.4, eta_seconds=470)
+    line = progress_line(LibraryProgress(1, 3, 0, 40, 2.0, 0.1, None, ocr=scans))
+    assert line.endswith("OCR: 12 of 200 pages · 0.4 pages/s · about 8 min left")

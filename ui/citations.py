@@ -18,6 +18,13 @@ class SourceGroup:
     cited: bool = False
     """Whether the answer cites any of its passages (sources without the mark count as cited:
     they are the ones streamed before the answer is done)."""
+    confidence: float | None = None
+    """Set when some of its passages were read by OCR: the lowest of their confidences."""
+
+    @property
+    def scanned(self) -> bool:
+        """Whether some of its passages were read by OCR from a scan or a picture."""
+        return self.confidence is not None
 
     @property
     def pages_label(self) -> str:
@@ -39,6 +46,9 @@ def group_sources(sources: list[dict[str, Any]]) -> list[SourceGroup]:
         group.numbers.append(int(source["n"]))
         cited = bool(source.get("cited", True))
         group.cited = group.cited or cited
+        if source.get("ocr"):
+            confidence = float(source.get("ocr_confidence") or 0.0)
+            group.confidence = min(confidence, group.confidence or 1.0)
         page = source.get("page")
         if page is not None and page not in group.pages:
             group.pages.append(int(page))

@@ -79,6 +79,8 @@ def detail(doc: DocumentView) -> str:
         return "Waiting to be indexed"
     parts = [plural(doc.pages, "page")] if doc.pages else []
     parts.append(plural(doc.chunks, "chunk"))
+    if doc.note:
+        parts.append(doc.note)
     return " · ".join(parts)
 
 
@@ -97,7 +99,10 @@ def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str
     eta = progress.eta_seconds
     if eta and eta >= 1:  # "about 0 s left" says nothing
         parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
-    return " · ".join(parts)
+    line = " · ".join(parts)
+    if progress.ocr is not None and progress.ocr.pages_done < progress.ocr.pages_total:
+        line += f" — {progress.ocr.summary()}"  # scans are slow: their pages, their rate
+    return line
 
 
 def folder_of(path: str) -> str:

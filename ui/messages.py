@@ -142,6 +142,8 @@ class AnswerView:
                 label = middle_ellipsis(group.file, 30)
                 if group.pages_label:
                     label += f" · {group.pages_label}"
+                if group.scanned:  # its words were read from a picture: they may be misread
+                    label += " · scanned"
                 first = next(s for s in self.sources if int(s["n"]) == group.numbers[0])
                 chip = ui.chip(
                     label,
@@ -155,7 +157,10 @@ class AnswerView:
                 numbers = ", ".join(f"[{n}]" for n in group.numbers)
                 read = f" · read pp. {', '.join(map(str, group.pages))}" if group.pages else ""
                 cited = "" if group.cited else " · not cited"
-                chip.tooltip(f"{group.path} — {numbers}{read}{cited}")
+                scanned = ""
+                if group.confidence is not None:
+                    scanned = f" · read by OCR ({group.confidence:.0%} confidence)"
+                chip.tooltip(f"{group.path} — {numbers}{read}{cited}{scanned}")
 
     def located(self, source: dict[str, Any], sentence: int | None = None) -> dict[str, Any]:
         """``source`` with the span that supports ``sentence`` in it (else the first

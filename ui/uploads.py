@@ -42,6 +42,12 @@ class Uploads:
         # A file chosen twice is refused by the uploader as a duplicate until it is reset.
         self.uploader.on("finish", lambda: self.uploader.reset())
         self.uploader.props(f'accept="{",".join(sorted(documents.supported_suffixes))}"')
+        # Files the chooser or a drop refuses for their type would vanish without a word.
+        self.uploader.on(
+            "rejected",
+            self._rejected,
+            js_handler="(entries) => emit(entries.map((e) => e.file && e.file.name))",
+        )
         ui.on("docent_upload_folders", self._remember_folders)
         with ui.element("div").classes("docent-drop-overlay"):
             with ui.card().classes("items-center p-6"):
@@ -76,6 +82,12 @@ class Uploads:
                 self._folders[(str(item.get("name")), int(item.get("size") or 0))].append(
                     str(item["folder"])
                 )
+
+    def _rejected(self, event: GenericEventArguments) -> None:
+        for name in event.args or []:
+            refused = self.documents.refusal(str(name))
+            if refused is not None:
+                ui.notify(refused, type="warning", multi_line=True)
 
     async def _uploaded(self, event: UploadEventArguments) -> None:
         file = event.file

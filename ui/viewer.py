@@ -7,13 +7,17 @@ serves the file itself, in process: ``DocumentService.file_path`` (inside the fo
 symlinks out refused) behind a single-use, unguessable URL, which the login check guards
 like every window path, and which the viewer fetches once.
 Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
+Pictures open as pictures through the same kind of link; a TIFF, which browsers do not
+show, is drawn as PNG (the cited frame) by a parser process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import html
 import json
+import mimetypes
 import re
 import secrets
 import threading
@@ -31,6 +35,9 @@ from ui import markdown
 from ui.claims import Wrap
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
+BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
+"""Pictures a browser shows as they are; other picture files are drawn as PNG first."""
+DRAWN_PICTURES = {".tif", ".tiff"}
 MAX_TEXT_CHARS = 2_000_000
 """Past this a text file is shown cut, so a huge log can't stall the window."""
 
@@ -81,7 +88,8 @@ class PdfLinks:
             "Content-Length": str(size),
             "Cache-Control": "no-store",
         }
-        return StreamingResponse(_chunks(handle), media_type="application/pdf", headers=headers)
+        media = mimetypes.guess_type(shown)[0] or "application/octet-stream"
+        return StreamingResponse(_chunks(handle), media_type=media, headers=headers)
 
 
 def _chunks(handle: BinaryIO) -> Iterator[bytes]:
@@ -243,9 +251,28 @@ async def open_document(
                     view.mark("viewer-text")
                 if region is not None:
                     dialog.on("show", _scroll_to_passage)
+        elif suffix in BROWSER_PICTURES | DRAWN_PICTURES:
+            await _show_picture(documents, doc.id, name, suffix, page)
         else:
             ui.label("This kind of file can't be shown here.").classes("p-4")
     dialog.open()
+
+
+async def _show_picture(
+    documents: DocumentService, doc_id: str, name: str, suffix: str, page: int | None
+) -> None:
+    """The picture itself, or (a TIFF) its cited frame drawn as PNG in a parser process."""
+    try:
+        if suffix in BROWSER_PICTURES:
+            source = file_url(documents.file_path(doc_id), name)
+        else:
+            drawn = await asyncio.to_thread(documents.preview, doc_id, page)
+            source = "data:image/png;base64," + base64.b64encode(drawn).decode()
+    except Exception as error:  # gone, unreadable, or a symlink out of the folder
+        ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark("viewer-error")
+        return
+    with ui.scroll_area().classes("flex-grow w-full"):
+        ui.image(source).props("fit=contain").classes("w-full").mark("viewer-image")
 
 
 def _load_pdf(element_id: int, url: str, page: int | None, passage: str) -> None:

@@ -44,6 +44,10 @@ class SearchResultPublic(BaseModel):
     text: str
     score: float
     scores: dict[str, Any] | None = None
+    ocr: bool = Field(False, description="The text was read from an image of the page (OCR).")
+    ocr_confidence: float | None = Field(
+        None, description="The page's mean OCR confidence (0..1); null for typed text."
+    )
 
 
 class SearchResponse(BaseModel):

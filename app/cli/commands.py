@@ -47,6 +47,10 @@ async def ingest(settings: Settings) -> int:
                 rate = container.documents.progress().chunks_per_second
                 bar.set_postfix_str(f"{rate:.0f} chunks/s  {event.path[-30:]}", refresh=False)
                 bar.update(1)
+            elif event.ocr:  # a scan's pages come slowly: show them as they come
+                scans = container.indexer.events.library().ocr
+                if scans is not None:
+                    bar.set_postfix_str(f"{scans.summary()}  {event.path[-30:]}")
 
         settle()
         try:

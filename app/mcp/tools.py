@@ -12,6 +12,7 @@ from app.services.chat import ChatService, Failed, MessageRejected
 from app.services.documents import DocumentError, DocumentService, DocumentView
 from app.services.search import EmptyScope, QueryTooLong, SearchService, TextTooLong
 from graph.events import payload
+from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
 MAX_READ_CHARS = 60_000
@@ -29,6 +30,10 @@ class Passage(BaseModel):
     text: str
     score: float
     scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
+    ocr: bool = Field(False, description="The text was read from an image of the page (OCR).")
+    ocr_confidence: float | None = Field(
+        None, description="The page's mean OCR confidence (0..1); null for typed text."
+    )
 
 
 class SearchResults(BaseModel):
@@ -164,6 +169,11 @@ class DocentTools:
             raise ToolFailed(f"{record.path} has {count_text}; there is no page {page}.") from None
         except (UnsupportedFile, UnreadableFile, OSError) as error:
             raise ToolFailed(f"{record.path} can't be read: {error}") from error
+        except NeedsOcr:
+            raise ToolFailed(
+                f"{record.path} is scanned{f' on page {page}' if page else ''}: its text was"
+                " read by OCR when it was indexed; find it with search_documents."
+            ) from None
         return DocumentText(
             path=record.path,
             page=page,

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
 from ingest.parsing import ParserPool
+from ingest.parsing.tasks import OcrMode, preview_frame
 from ingest.pipeline.disk import DiskFull, is_disk_full
 from ingest.pipeline.folder import inspect, is_ignored, sha256_file
 from ingest.pipeline.indexer import Indexer
@@ -89,6 +90,8 @@ class DocumentView:
     """While indexing: the page count when the format knows it up front."""
     chunks_done: int | None = None
     """While indexing: chunks embedded so far."""
+    note: str | None = None
+    """When ready: what a person should know, e.g. "4 pages read with low confidence"."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +155,29 @@ class DocumentService:
 
     def open(self, doc_id: str) -> LoadedDocument:
         """The document's file opened for reading, in a parser process (never this one);
-        raises DocumentError, or what the loaders raise."""
-        return self.parsers.open_document(self.file_path(doc_id))
+        raises DocumentError, or what the loaders raise. A page that needs OCR raises
+        NeedsOcr when OCR is on (its text is the index's: OCR is not run again here)."""
+        ocr: OcrMode = "defer" if self.indexer.ocr_parsers is not None else "off"
+        return self.parsers.open_document(self.file_path(doc_id), ocr=ocr)
+
+    def refusal(self, name: str) -> str | None:
+        """Why a file called ``name`` cannot be added (its type), or None when it can."""
+        suffix = PurePosixPath(name).suffix.lower()
+        if suffix in self.supported_suffixes:
+            return None
+        kinds = sorted(self.supported_suffixes)
+        return (
+            f"{name}: Docent cannot read {suffix or 'files without a type'}"
+            f" files. It reads {', '.join(kinds[:-1])} and {kinds[-1]}."
+        )
+
+    def preview(self, doc_id: str, page: int | None) -> bytes:
+        """Page ``page`` (1-based) of a picture document as PNG bytes, drawn in a parser
+        process (a TIFF: browsers show none); raises DocumentError, or what loaders raise."""
+        path = self.file_path(doc_id)
+        with self.parsers.lease() as lease:
+            data: bytes = lease.start(preview_frame, (str(path), (page or 1) - 1))
+            return data
 
     def subscribe(self, listener: Callable[[IngestEvent], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop with every ingest event; returns unsubscribe."""
@@ -189,13 +213,9 @@ class DocumentService:
         this call wrote stays, and NoSpace names the full disk.
         """
         clean = _clean_name(name)
-        suffix = PurePosixPath(clean).suffix.lower()
-        if suffix not in self.supported_suffixes:
-            kinds = ", ".join(sorted(self.supported_suffixes))
-            raise UnsupportedType(
-                f"{clean}: Docent cannot read {suffix or 'files without a type'}"
-                f" files. It reads {kinds}."
-            )
+        refused = self.refusal(clean)
+        if refused is not None:
+            raise UnsupportedType(refused)
         target_dir = self._folder(folder)
         temp = target_dir / f".docent-upload-{secrets.token_hex(8)}.part"
         try:
@@ -280,6 +300,7 @@ class DocumentService:
             pages_done=live.pages_done if live else None,
             pages_total=live.pages_total if live else None,
             chunks_done=live.chunks_done if live else None,
+            note=record.note,
         )
 
     def _folder(self, folder: str | None) -> Path:

@@ -112,6 +112,8 @@ def public_passages(found: Retrieval) -> list[dict[str, Any]]:
             "text": p.text,
             "score": round(p.score, 4),
             "scores": p.scores(),
+            "ocr": p.ocr_confidence is not None,
+            "ocr_confidence": p.ocr_confidence,
         }
         for p in found.passages
     ]

@@ -42,6 +42,8 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
         )
         if len(p.paths) > 1:  # identical files: every path is a source
             source["paths"] = p.paths
+        if p.ocr_confidence is not None:
+            source["ocr"], source["ocr_confidence"] = True, p.ocr_confidence
         sources.append(source)
     return sources
 

@@ -143,6 +143,7 @@ def _place(
             text="",
             score=score,
             hits=[hit],
+            ocr_confidence=chunk.ocr_confidence,
         )
     )
 
@@ -171,6 +172,7 @@ def whole_pages(chunks: Sequence[Chunk], limit: int) -> list[Passage]:
                     end=min(end, start + at + limit),
                     text=text[at : at + limit],
                     score=1.0,
+                    ocr_confidence=first.ocr_confidence,
                 )
             )
     return out

@@ -120,7 +120,10 @@ class Search:
             chunk = chunks.get(c.key)
             if chunk is not None:
                 path = self.library.path_of(chunk.doc_id) or chunk.path
-                out.append({"path": path, "page": chunk.page, "index": c.key[1], **c.scores()})
+                read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
+                out.append(
+                    {"path": path, "page": chunk.page, "index": c.key[1], **read, **c.scores()}
+                )
         return out
 
     def seen(self) -> list[tuple[Key, float]]:

@@ -76,6 +76,8 @@ class Passage:
     """The candidates this passage was built around, best first."""
     paths: list[str] = field(default_factory=list)
     """Every path with this document's content (identical files); ``path`` is the first."""
+    ocr_confidence: float | None = None
+    """Its page was read by OCR, with this mean confidence (None: the file's own text)."""
 
     def scores(self) -> dict[str, Any]:
         return self.hits[0].scores() if self.hits else {}

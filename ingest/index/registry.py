@@ -55,13 +55,28 @@ _DOCUMENTS_SCHEMA: tuple[str, ...] = (
     """,
     # v8: which embedding model the index answers with
     "CREATE TABLE index_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # v9-v10: what a person should know about a ready document ("4 pages read with low
+    # confidence"), kept with the content it describes
+    "ALTER TABLE documents ADD COLUMN note TEXT",
+    "ALTER TABLE contents ADD COLUMN note TEXT",
 )
 
 _COLUMNS = (
-    "id, path, status, pages, chunks, error, updated_at, sha256, content_key, size, mtime_ns, retry"
+    "id, path, status, pages, chunks, error, updated_at, sha256, content_key, size, mtime_ns,"
+    " retry, note"
 )
-_FIELDS = ("pages", "chunks", "error", "sha256", "content_key", "size", "mtime_ns", "retry")
-_CONTENT_COLUMNS = "key, sha256, state, pages, chunks"
+_FIELDS = (
+    "pages",
+    "chunks",
+    "error",
+    "sha256",
+    "content_key",
+    "size",
+    "mtime_ns",
+    "retry",
+    "note",
+)
+_CONTENT_COLUMNS = "key, sha256, state, pages, chunks, note"
 _UNSET: Any = object()
 WRITING, READY = "writing", "ready"
 
@@ -75,6 +90,7 @@ class ContentRecord:
     state: str
     pages: int | None
     chunks: int
+    note: str | None = None
 
 
 def connect(db_path: Path) -> sqlite3.Connection:
@@ -116,7 +132,21 @@ def _now() -> str:
 
 
 def _record(row: tuple[Any, ...]) -> DocumentRecord:
-    doc_id, path, status, pages, chunks, error, updated_at, sha256, key, size, mtime, retry = row
+    (
+        doc_id,
+        path,
+        status,
+        pages,
+        chunks,
+        error,
+        updated_at,
+        sha256,
+        key,
+        size,
+        mtime,
+        retry,
+        note,
+    ) = row
     return DocumentRecord(
         id=doc_id,
         path=path,
@@ -130,6 +160,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         size=size,
         mtime_ns=mtime,
         retry=bool(retry),
+        note=note,
     )
 
 
@@ -158,11 +189,13 @@ class Registry:
         size: int | None = _UNSET,
         mtime_ns: int | None = _UNSET,
         retry: bool = _UNSET,
+        note: str | None = _UNSET,
     ) -> DocumentRecord:
         """Create or update the row for ``rel_path``, writing only the fields passed.
 
         A field left out keeps its stored value; passing None writes NULL (a text file
-        has no page count). ``error`` is cleared whenever ``status`` is not ERROR.
+        has no page count). ``error`` is cleared whenever ``status`` is not ERROR, and
+        ``note`` whenever it is not READY.
         """
         with self._lock, self._conn:
             return self._upsert(
@@ -176,6 +209,7 @@ class Registry:
                 size=size,
                 mtime_ns=mtime_ns,
                 retry=retry,
+                note=note,
             )
 
     def _upsert(self, rel_path: str, status: DocStatus, **given: Any) -> DocumentRecord:
@@ -188,6 +222,8 @@ class Registry:
         if status != DocStatus.ERROR:
             given["error"] = None
             given["retry"] = True
+        if status != DocStatus.READY:
+            given["note"] = None
         values = {
             name: getattr(old, name) if value is _UNSET else value for name, value in given.items()
         }
@@ -195,12 +231,12 @@ class Registry:
             id=doc_id, path=rel_path, status=status, updated_at=_now(), **values
         )
         self._conn.execute(
-            f"INSERT INTO documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            f"INSERT INTO documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET status = excluded.status,"
             " pages = excluded.pages, chunks = excluded.chunks, error = excluded.error,"
             " updated_at = excluded.updated_at, sha256 = excluded.sha256,"
             " content_key = excluded.content_key, size = excluded.size,"
-            " mtime_ns = excluded.mtime_ns, retry = excluded.retry",
+            " mtime_ns = excluded.mtime_ns, retry = excluded.retry, note = excluded.note",
             (
                 record.id,
                 record.path,
@@ -214,6 +250,7 @@ class Registry:
                 record.size,
                 record.mtime_ns,
                 int(record.retry),
+                record.note,
             ),
         )
         return record
@@ -350,14 +387,22 @@ class Registry:
             )
 
     def finish_content(
-        self, rel_path: str, key: str, *, pages: int | None, chunks: int, **fields: Any
+        self,
+        rel_path: str,
+        key: str,
+        *,
+        pages: int | None,
+        chunks: int,
+        note: str | None = None,
+        **fields: Any,
     ) -> DocumentRecord:
-        """In one transaction: ``key`` is ready in every index and ``rel_path`` points at it."""
+        """In one transaction: ``key`` is ready in every index and ``rel_path`` points at it
+        (``note``: what a person should know about it, shown with its status)."""
         with self._lock, self._conn:
             self._conn.execute(
-                "UPDATE contents SET state = ?, pages = ?, chunks = ?, updated_at = ?"
+                "UPDATE contents SET state = ?, pages = ?, chunks = ?, note = ?, updated_at = ?"
                 " WHERE key = ?",
-                (READY, pages, chunks, _now(), key),
+                (READY, pages, chunks, note, _now(), key),
             )
             return self._upsert(
                 rel_path,
@@ -366,8 +411,21 @@ class Registry:
                 pages=pages,
                 chunks=chunks,
                 error=None,
+                note=note,
                 **fields,
             )
+
+    def retry_errors(self, reasons: Iterable[str]) -> int:
+        """Let files that failed for one of ``reasons`` be tried again (by the next scan),
+        though their bytes did not change; returns how many."""
+        reasons = list(reasons)
+        marks = ",".join("?" * len(reasons))
+        with self._lock, self._conn:
+            cursor = self._conn.execute(
+                f"UPDATE documents SET retry = 1 WHERE status = ? AND error IN ({marks})",
+                (DocStatus.ERROR.value, *reasons),
+            )
+            return cursor.rowcount
 
     def reopen_content(self, key: str) -> None:
         """Mark a ready content as being written again (an index lost some of its chunks)."""

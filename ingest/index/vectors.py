@@ -38,6 +38,8 @@ of every document it is given, which Docent never queries (keyword search is its
 BM25 index) and which cost about a third of each write's CPU; so the text is stored as
 metadata instead. Collections written before keep their texts as documents: every read
 takes either."""
+OCR_KEY = "ocr_confidence"
+"""Metadata of a chunk read by OCR: its page's mean recognition confidence."""
 _ID_PAGE = 10_000
 _SLACK = 8
 """Extra results asked of Chroma, so dropping content no path holds still leaves k."""
@@ -98,8 +100,8 @@ def collection_name(embedder_name: str) -> str:
     return f"docent-{slug or 'default'}"[:512].rstrip("._-")
 
 
-def _metadata(chunk: Chunk) -> dict[str, str | int]:
-    return {
+def _metadata(chunk: Chunk) -> dict[str, str | int | float]:
+    meta: dict[str, str | int | float] = {
         "doc_id": chunk.doc_id,
         "path": chunk.path,
         "file": chunk.file,
@@ -110,6 +112,9 @@ def _metadata(chunk: Chunk) -> dict[str, str | int]:
         "sha256": chunk.sha256,
         "heading": chunk.heading,
     }
+    if chunk.ocr_confidence is not None:  # absent: the file's own text (Chroma has no null)
+        meta[OCR_KEY] = chunk.ocr_confidence
+    return meta
 
 
 def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
@@ -126,6 +131,7 @@ def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
         text=str(text) if text is not None else document or "",
         sha256=str(meta["sha256"]),
         heading=str(meta.get("heading", "")),
+        ocr_confidence=float(meta[OCR_KEY]) if OCR_KEY in meta else None,
     )
 
 
@@ -159,7 +165,7 @@ class _Record:
     id: str
     vector: list[float]
     text: str
-    metadata: dict[str, str | int]
+    metadata: dict[str, str | int | float]
 
 
 class KeyLookup(Protocol):

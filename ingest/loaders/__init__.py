@@ -20,6 +20,11 @@ a block of the document's text and ``page.offset`` is where it starts, so a span
 Text-like formats (.txt, .md, .rst) keep the file's own characters, so there a span is
 a position in the decoded file; the others (PDF, HTML, CSV, Office, EPUB) count in the
 text Docent extracts.
+
+OCR: ``open_document(path, ocr)`` takes a ``PageReader`` (``ingest.ocr.types``) that
+reads page images; a scanned PDF page and every picture file go to it, and their pages
+say so (``Page.ocr``). None means OCR is off: scanned pages are empty, pictures fail
+saying OCR is off. Spreadsheets are pages too: one per sheet (``sheets``).
 """
 
 from __future__ import annotations
@@ -41,16 +46,20 @@ from ingest.loaders.errors import (
     PASSWORD_PROTECTED,
     UnreadableFile,
 )
+from ingest.loaders.images import IMAGE_SUFFIXES, ImageDocument
 from ingest.loaders.markup import HtmlDocument
 from ingest.loaders.pdf import PdfDocument
 from ingest.loaders.pptx import PptxDocument
+from ingest.loaders.sheets import SHEET_SUFFIXES, SheetDocument
 from ingest.loaders.tabular import CsvDocument
 from ingest.loaders.text import MarkdownDocument, RstDocument, TextDocument
+from ingest.ocr.types import PageReader
 from ingest.types import Page
 
 __all__ = [
     "BINARY_CONTENT",
     "EMPTY_FILE",
+    "IMAGE_SUFFIXES",
     "LOADERS",
     "NEEDS_AES",
     "NO_TEXT_DRAWN",
@@ -63,7 +72,9 @@ __all__ = [
     "UnsupportedFile",
     "is_supported",
     "load",
+    "needs_ocr",
     "open_document",
+    "supported_kinds",
 ]
 
 
@@ -91,18 +102,29 @@ class LoadedDocument(Protocol):
     ) -> None: ...
 
 
-LOADERS: dict[str, Callable[[Path], LoadedDocument]] = {
+Loader = Callable[[Path, PageReader | None], LoadedDocument]
+"""Opens a file; the PageReader reads page images (None: OCR is off)."""
+
+
+def _text_only(kind: Callable[[Path], LoadedDocument]) -> Loader:
+    """A loader for a format that never holds page images."""
+    return lambda path, ocr: kind(path)
+
+
+LOADERS: dict[str, Loader] = {
     ".pdf": PdfDocument,
-    ".txt": TextDocument,
-    ".md": MarkdownDocument,
-    ".markdown": MarkdownDocument,
-    ".rst": RstDocument,
-    ".csv": CsvDocument,
-    ".html": HtmlDocument,
-    ".htm": HtmlDocument,
-    ".docx": DocxDocument,
-    ".pptx": PptxDocument,
-    ".epub": EpubDocument,
+    ".txt": _text_only(TextDocument),
+    ".md": _text_only(MarkdownDocument),
+    ".markdown": _text_only(MarkdownDocument),
+    ".rst": _text_only(RstDocument),
+    ".csv": _text_only(CsvDocument),
+    ".html": _text_only(HtmlDocument),
+    ".htm": _text_only(HtmlDocument),
+    ".docx": _text_only(DocxDocument),
+    ".pptx": _text_only(PptxDocument),
+    ".epub": _text_only(EpubDocument),
+    **dict.fromkeys(sorted(SHEET_SUFFIXES), _text_only(SheetDocument)),
+    **dict.fromkeys(sorted(IMAGE_SUFFIXES), ImageDocument),
 }
 """The loader for each lower-case suffix: the one list of what Docent reads."""
 
@@ -110,13 +132,20 @@ SUPPORTED_SUFFIXES: frozenset[str] = frozenset(LOADERS)
 """Lower-case suffixes ``open_document`` understands; the window, the API and docs read it."""
 
 
+def supported_kinds() -> str:
+    """The supported suffixes, as a person reads them: ".bmp, .csv, … and .xlsx"."""
+    kinds = sorted(SUPPORTED_SUFFIXES)
+    return f"{', '.join(kinds[:-1])} and {kinds[-1]}"
+
+
 class UnsupportedFile(Exception):
     """The file's type is not one Docent reads."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
-        super().__init__(f"{path.name}: unsupported file type (Docent reads {kinds})")
+        super().__init__(
+            f"{path.name}: unsupported file type. Docent reads {supported_kinds()} files"
+        )
 
 
 def is_supported(path: Path) -> bool:
@@ -124,20 +153,26 @@ def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_SUFFIXES
 
 
-def open_document(path: Path) -> LoadedDocument:
-    """Open ``path`` with the loader for its suffix; raises UnsupportedFile or UnreadableFile."""
+def open_document(path: Path, ocr: PageReader | None = None) -> LoadedDocument:
+    """Open ``path`` with the loader for its suffix, page images read by ``ocr`` (None:
+    OCR is off); raises UnsupportedFile or UnreadableFile."""
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
         raise UnsupportedFile(path)
     if path.stat().st_size == 0:
         raise UnreadableFile(EMPTY_FILE)
-    return loader(path)
+    return loader(path, ocr)
 
 
-def load(path: Path) -> list[Page]:
+def needs_ocr(path: Path) -> bool:
+    """Whether every page of such a file is a picture, read only by OCR."""
+    return path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def load(path: Path, ocr: PageReader | None = None) -> list[Page]:
     """Every page of ``path`` in a list: for callers that have not moved to streaming yet.
 
     Holds the whole document in memory; the indexer should iterate ``open_document``.
     """
-    with open_document(path) as document:
+    with open_document(path, ocr) as document:
         return list(document.pages())

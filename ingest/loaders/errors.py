@@ -8,10 +8,22 @@ PASSWORD_PROTECTED = "password-protected PDF: remove the password and save a cop
 NEEDS_AES = (
     "encrypted with AES, which needs the 'cryptography' package: reinstall Docent's dependencies"
 )
-NO_TEXT_LAYER = "no text layer (scanned image); OCR is not enabled"
+NO_TEXT_LAYER = "no text layer (scanned image); OCR is off (DOCENT_OCR=off)"
 NO_TEXT_DRAWN = (
-    "no text in this PDF: its pages are blank or draw their letters as shapes; OCR is not enabled"
+    "no text in this PDF: its pages are blank or draw their letters as shapes (OCR reads"
+    " only pages that hold images)"
 )
+NO_TEXT_READ = "no text found, even by OCR: its pages are blank, or pictures without words"
+UNREAD_SCRIPT = (
+    "its text is in a script the built-in OCR cannot read (it reads Latin, Greek, Chinese"
+    " and Japanese letters)"
+)
+OCR_OFF = "image files are read by OCR, which is off (DOCENT_OCR=off)"
+OLD_SCANNED = (
+    "no text layer (scanned image); OCR is not enabled",
+    "no text in this PDF: its pages are blank or draw their letters as shapes; OCR is not enabled",
+)
+"""How files that needed OCR ended before Docent had it: retried once when it does."""
 NO_PAGES = "empty PDF: it has no pages"
 NOT_A_PDF = "not a PDF (it does not start like one): check the file's extension"
 DAMAGED_PDF = "damaged PDF"

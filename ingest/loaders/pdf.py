@@ -5,6 +5,12 @@ its cache of parsed objects is emptied every few dozen pages, so memory stays fl
 however many pages a PDF has. It needs ``cryptography`` for AES and
 ``fontTools`` for CFF fonts: both come with the ``pypdf[crypto,fonts]`` dependency.
 Every page is yielded, blank ones included, so ``page_count`` pages always come out.
+
+A page whose text layer is missing or useless (``ingest.ocr.script``) while it draws an
+image is a scan: the ``PageReader`` reads it, from PDFium's rendering of that one page,
+and the page says it was read by OCR. Pages with good text are never OCR'd, so a mixed
+PDF costs OCR only on its scanned pages. Without a reader (OCR is off) such a page is
+empty, as before.
 """
 
 from __future__ import annotations
@@ -12,8 +18,9 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
@@ -25,13 +32,21 @@ from ingest.loaders.errors import (
     NO_PAGES,
     NO_TEXT_DRAWN,
     NO_TEXT_LAYER,
+    NO_TEXT_READ,
     NOT_A_PDF,
     PASSWORD_PROTECTED,
+    UNREAD_SCRIPT,
     UnreadableFile,
     damaged_pdf,
 )
 from ingest.loaders.pdf_log import PypdfLog
-from ingest.types import Page, Section
+from ingest.ocr.render import PdfPages
+from ingest.ocr.script import alphanumerics, letter_share, usable_text_layer
+from ingest.ocr.types import PageReader
+from ingest.types import Page, PageOcr, Section
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +63,10 @@ stays flat (shared fonts are parsed again, a small price)."""
 class PdfDocument(Document):
     """An open PDF: structure checked and password tried on open, text read per page."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, ocr: PageReader | None = None) -> None:
         super().__init__(path)
+        self._ocr = ocr
+        self._rendered: PdfPages | None = None
         self._log = PypdfLog(path.name)
         self._file: io.BufferedReader | None = path.open("rb")
         try:
@@ -64,33 +81,51 @@ class PdfDocument(Document):
     def pages(self) -> Iterator[Page]:
         if self._file is None:
             raise ValueError(f"{self.path.name} is closed")
-        had_text = has_images = False
+        had_text = has_images = unread = False
         first_error: BaseException | None = None
         trail = HeadingTrail()
         try:
             for number in range(1, (self.page_count or 0) + 1):
                 with self._log:
                     text, error = _extract(self._reader, number)
-                    if text.strip():
-                        had_text = True
-                    elif not has_images:
-                        has_images = _draws_images(self._reader.pages[number - 1])
+                    draws = _scanned(self._reader.pages[number - 1], text)
+                has_images = has_images or draws
+                ocr: PageOcr | None = None
+                if draws and self._ocr is not None:
+                    read = self._ocr.read(partial(self._render, number))
+                    text, ocr = read.text, PageOcr(read.confidence, read.unread)
+                    unread = unread or read.unread
+                if text.strip():
+                    had_text = True
                 first_error = first_error or error
                 if number % _CACHE_PAGES == 0:
                     self._reader.resolved_objects.clear()
                 sections = _place(self._outline.get(number, []), text, trail)
-                yield Page(number=number, text=text, sections=sections)
+                yield Page(number=number, text=text, sections=sections, ocr=ocr)
         finally:
             self.close()
         if not had_text:
             if first_error is not None:
                 raise damaged_pdf(first_error)
+            if unread:
+                raise UnreadableFile(UNREAD_SCRIPT)
+            if has_images and self._ocr is not None:
+                raise UnreadableFile(NO_TEXT_READ)
             raise UnreadableFile(NO_TEXT_LAYER if has_images else NO_TEXT_DRAWN)
+
+    def _render(self, number: int) -> Image.Image:
+        """Page ``number`` drawn for OCR (PDFium opens the file on the first call)."""
+        if self._rendered is None:
+            self._rendered = PdfPages(self.path.open("rb"))
+        return self._rendered.render(number)
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._rendered is not None:
+            self._rendered.close()
+            self._rendered = None
 
 
 def _open(fh: io.BufferedReader) -> PdfReader:
@@ -206,6 +241,14 @@ def _place(entries: list[tuple[int, str]], text: str, trail: HeadingTrail) -> tu
         position = found if found >= 0 else position
         sections.append(trail.section(position, level, title))
     return tuple(sections)
+
+
+def _scanned(page: PageObject, text: str) -> bool:
+    """Whether a page is a scan: its text layer is missing or useless and it draws an
+    image (checked only then, as it costs a look at the page's resources)."""
+    if letter_share(text) >= 0.5 and alphanumerics(text) >= 64:
+        return False  # plenty of text: whatever images it has are figures
+    return _draws_images(page) and not usable_text_layer(text, draws_images=True)
 
 
 def _draws_images(page: PageObject) -> bool:

@@ -1,8 +1,10 @@
 """CSV as one line of text per row, each value labelled with its column's header.
 
 "City: Oslo; Population: 709000" finds and answers questions far better than
-"Oslo,709000" cut away from its header. The standard library's csv module reads rows
-from a stream, and its Sniffer guesses the delimiter and whether a header row exists.
+"Oslo,709000" cut away from its header: every row carries the header row's words, so
+any chunk of rows stands alone, wherever the chunker cuts. Spreadsheets (``sheets``)
+render their rows by the same rule (``is_header``, ``render_row``). The standard
+library's csv module reads rows from a stream, and its Sniffer guesses the delimiter.
 
 csv.reader builds a whole row before it hands it over, so a row is capped before it
 reaches the reader: ``ROW_CHARS`` characters (one row may span lines, inside quotes),
@@ -65,10 +67,10 @@ class CsvDocument(Document):
                 header = next(rows, None)
                 if header is None:
                     raise UnreadableFile(EMPTY_FILE)
-                if not _is_header(header):
+                if not is_header(header):
                     rows, header = chain([header], rows), []
                 for row in rows:
-                    line = _render(header, row)
+                    line = render_row(header, row)
                     if not line:
                         continue
                     lines.append(line)
@@ -88,8 +90,8 @@ class CsvDocument(Document):
             raise UnreadableFile(EMPTY_FILE)
 
 
-def _is_header(row: list[str]) -> bool:
-    """Most CSV files start with a header row; one holding a bare number is data.
+def is_header(row: list[str]) -> bool:
+    """Most tables start with a header row; one holding a bare number is data.
 
     (The Sniffer's own header test guesses wrong on small files.)
     """
@@ -104,7 +106,7 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _render(header: list[str], row: list[str]) -> str:
+def render_row(header: list[str], row: list[str]) -> str:
     """One row as "Header: value; …", skipping empty cells."""
     cells: list[str] = []
     for index, value in enumerate(row):

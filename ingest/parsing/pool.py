@@ -14,8 +14,12 @@ with any multiprocessing code, a worker imports the app's main module (run.py) b
 starts, so an entry script keeps its work under ``if __name__ == "__main__"``.
 
 A task is any module-level function that returns an iterator (``wire.Task``): reading a
-document is one (``tasks.read_document``); another kind of job, such as OCR of a page,
-is another function, run the same way through ``lease``.
+document is one (``tasks.read_document``); another kind of job is another function, run
+the same way through ``lease``.
+
+OCR has a pool of its own (``ParserPool.for_ocr``): one worker, so scans are read one
+page at a time on one core whatever else is indexing, under a limit of its own, since
+onnxruntime and OpenCV reserve far more address space than pypdf ever needs.
 """
 
 from __future__ import annotations
@@ -32,9 +36,9 @@ from typing import Any
 
 from ingest.loaders import UnreadableFile
 from ingest.parsing.remote import RemoteDocument
-from ingest.parsing.tasks import read_document
+from ingest.parsing.tasks import OcrMode, read_document
 from ingest.parsing.wire import End, Failed, Item, Next, Ready, Start, Task, decode
-from ingest.parsing.worker import serve
+from ingest.parsing.worker import RETIRE_KB, serve
 
 _POLL = 0.1
 """How often a waiting thread looks at its cancel event (seconds)."""
@@ -55,15 +59,33 @@ class ParserUnavailable(Exception):
 class ParserPool:
     """Worker processes for untrusted bytes; ``open_document`` reads a file in one."""
 
-    def __init__(self, size: int = 6, memory_mb: int = 1024) -> None:
+    def __init__(
+        self,
+        size: int = 6,
+        memory_mb: int = 1024,
+        *,
+        retire_mb: int = RETIRE_KB >> 10,
+        memory_setting: str = "DOCENT_PARSER_MEMORY_MB",
+    ) -> None:
         self.size = size
         self.memory_mb = memory_mb
+        self.retire_mb = retire_mb
+        """A worker whose peak memory passed this is replaced after its task."""
+        self.memory_setting = memory_setting
+        """The setting a person raises when a genuine file needs more memory."""
         self._context = _context()
         self._lock = threading.Condition()
         self._idle: list[_Worker] = []
         self._workers: set[_Worker] = set()
         """Every live worker, idle or leased."""
         self._starting = 0
+
+    @classmethod
+    def for_ocr(cls, memory_mb: int) -> ParserPool:
+        """The OCR lane's pool: one worker that keeps its models between files."""
+        return cls(
+            1, memory_mb, retire_mb=memory_mb * 3 // 4, memory_setting="DOCENT_OCR_MEMORY_MB"
+        )
 
     @property
     def memory_reason(self) -> str:
@@ -74,15 +96,20 @@ class ParserPool:
         return (
             f"this file expands to more than {limit} when opened: it may be a decompression"
             " bomb, made to exhaust memory. If it is a genuine file, raise"
-            f" DOCENT_PARSER_MEMORY_MB (now {self.memory_mb})"
+            f" {self.memory_setting} (now {self.memory_mb})"
         )
 
     def open_document(
-        self, path: Path, data: bytes | None = None, cancelled: threading.Event | None = None
+        self,
+        path: Path,
+        data: bytes | None = None,
+        cancelled: threading.Event | None = None,
+        ocr: OcrMode = "off",
     ) -> RemoteDocument:
-        """Open ``path`` (from ``data``, its bytes, when given) in a worker; raises what the
-        loaders raise (UnsupportedFile, UnreadableFile, OSError), or Cancelled."""
-        return RemoteDocument.open(self, read_document, path, data, cancelled)
+        """Open ``path`` (from ``data``, its bytes, when given) in a worker, page images
+        treated as ``ocr`` says; raises what the loaders raise (UnsupportedFile,
+        UnreadableFile, NeedsOcr, OSError), or Cancelled."""
+        return RemoteDocument.open(self, read_document, (str(path), ocr), data, cancelled)
 
     def lease(self, cancelled: threading.Event | None = None) -> Lease:
         """A worker of one's own for one task; waits while all ``size`` are busy."""
@@ -102,7 +129,9 @@ class ParserPool:
                 self._starting += 1
         if worker is None:
             try:
-                worker = _Worker.start(self._context, self.memory_mb << 20, cancelled)
+                worker = _Worker.start(
+                    self._context, self.memory_mb << 20, self.retire_mb << 10, cancelled
+                )
             finally:
                 with self._lock:
                     self._starting -= 1
@@ -247,13 +276,20 @@ class _Worker:
 
     @classmethod
     def start(
-        cls, context: BaseContext, memory_limit: int, cancelled: threading.Event | None
+        cls,
+        context: BaseContext,
+        memory_limit: int,
+        retire_kb: int,
+        cancelled: threading.Event | None,
     ) -> _Worker:
         """A new worker, once it says it is ready; raises ParserUnavailable if it cannot
         start (no file is to blame), or Cancelled."""
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
-            target=serve, args=(theirs, memory_limit), name="docent-parser", daemon=True
+            target=serve,
+            args=(theirs, memory_limit, retire_kb),
+            name="docent-parser",
+            daemon=True,
         )
         process.start()
         theirs.close()  # the worker holds the only other end: its exit closes the pipe
@@ -304,7 +340,8 @@ class _Worker:
                 )
             return UnreadableFile(
                 f"the process reading this file crashed ({name}): the file may be damaged,"
-                " or need more memory than a reader may use (DOCENT_PARSER_MEMORY_MB)"
+                " or need more memory than a reader may use (DOCENT_PARSER_MEMORY_MB, or"
+                " DOCENT_OCR_MEMORY_MB when it is read by OCR)"
             )
         return UnreadableFile(
             f"the process reading this file stopped unexpectedly (exit code {code})"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ingest.parsing.wire import Item, Task
 from ingest.types import Page
@@ -32,14 +31,14 @@ class RemoteDocument:
         cls,
         pool: ParserPool,
         task: Task,
-        path: Path,
+        args: tuple[Any, ...],
         data: bytes | None,
         cancelled: threading.Event | None,
     ) -> RemoteDocument:
-        """Run ``task`` (a document reader, see ``tasks.read_document``) on ``path``."""
+        """Run ``task(*args, data)`` (a document reader, see ``tasks.read_document``)."""
         lease = pool.lease(cancelled)
         try:
-            page_count = lease.start(task, (str(path),), data)
+            page_count = lease.start(task, args, data)
         except BaseException:
             lease.release()
             raise

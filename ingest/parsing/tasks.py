@@ -1,6 +1,10 @@
 """The tasks a parser process runs: module-level functions the pool names in ``Start``.
 
-Reading a document is the one there is; OCR would be another function beside it.
+Reading a document is the one there is. How it treats page images is its ``ocr`` mode:
+"off" (scanned pages are empty, pictures fail saying OCR is off), "defer" (the first page
+that needs OCR raises NeedsOcr: the typed lane hands the file to the OCR lane), or
+"read" (OCR reads them here: the OCR lane's worker, whose models load on its first page
+and stay for every file it reads after).
 """
 
 from __future__ import annotations
@@ -9,23 +13,31 @@ import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path, PosixPath, WindowsPath
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from ingest.loaders import UnreadableFile, open_document
+from ingest.ocr.types import DeferredReader, PageReader
 
 PAGE_CHARS = 8 << 20
 """Most characters one page may hand to the app. Pages cut from a stream are about a
 megabyte; a single slide or PDF page past this is built to fill the app's memory."""
 
 
-def read_document(path: str, data: bytes | None) -> Iterator[Any]:
+OcrMode = Literal["off", "defer", "read"]
+"""How ``read_document`` treats page images (see the module docstring)."""
+
+_reader: PageReader | None = None
+"""This process's OCR reader, once it has read a page (its models stay loaded)."""
+
+
+def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
     """The document's page count (None when unknown up front), then its pages.
 
     ``data`` is the file's bytes when the app read them already: the file is then parsed
     from those, never read again, so its pages belong to the bytes the app hashed.
     """
     source = Path(path) if data is None else HeldPath.holding(Path(path), data)
-    with open_document(source) as document:
+    with open_document(source, _page_reader(ocr)) as document:
         yield document.page_count
         for page in document.pages():
             if len(page.text) > PAGE_CHARS:
@@ -35,6 +47,40 @@ def read_document(path: str, data: bytes | None) -> Iterator[Any]:
                     " more than any real page: it may be a file made to exhaust memory"
                 )
             yield page
+
+
+PREVIEW_SIDE = 2000
+"""Longest side of a picture shown in the viewer (pixels)."""
+
+
+def preview_frame(path: str, frame: int, data: bytes | None) -> Iterator[Any]:
+    """Frame ``frame`` (0-based) of a picture file as PNG bytes no bigger than
+    PREVIEW_SIDE: a TIFF, which no browser shows, drawn for the window's viewer."""
+    from PIL import Image
+
+    from ingest.loaders.images import frame_count, open_picture
+
+    with Path(path).open("rb") as handle:
+        image = open_picture(handle)
+        image.seek(min(max(frame, 0), frame_count(image) - 1))
+        shown = image.convert("RGB")
+        shown.thumbnail((PREVIEW_SIDE, PREVIEW_SIDE), Image.Resampling.LANCZOS)
+        out = io.BytesIO()
+        shown.save(out, "PNG")
+    yield out.getvalue()  # the file is closed by now, while the worker waits
+
+
+def _page_reader(mode: OcrMode) -> PageReader | None:
+    global _reader
+    if mode == "off":
+        return None
+    if mode == "defer":
+        return DeferredReader()
+    if _reader is None:
+        from ingest.ocr.reader import RapidReader
+
+        _reader = RapidReader(threads=1)
+    return _reader
 
 
 if sys.platform == "win32":

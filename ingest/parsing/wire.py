@@ -7,7 +7,7 @@ is never pickled) and ``Next`` as it wants more; the worker answers each with ``
 first item answers ``Start``.
 
 Errors cross as ``WireError`` and are raised again on the app's side as the types the
-indexer tells apart: UnreadableFile, UnsupportedFile, and OSError by errno (so a missing
+indexer tells apart: UnreadableFile, UnsupportedFile, NeedsOcr, and OSError by errno (so a missing
 file is FileNotFoundError again, a locked one PermissionError).
 """
 
@@ -24,6 +24,7 @@ from xml.parsers.expat import ExpatError
 from xml.parsers.expat import errors as expat_errors
 
 from ingest.loaders import UnreadableFile, UnsupportedFile
+from ingest.ocr.types import NeedsOcr
 
 Task = Callable[..., Iterator[Any]]
 """Runs in the worker: ``task(*args, payload)``; its first item answers ``Start``."""
@@ -55,7 +56,7 @@ class Next:
 class WireError:
     """An exception, as it crosses the pipe."""
 
-    kind: Literal["unreadable", "unsupported", "os", "memory", "other"]
+    kind: Literal["unreadable", "unsupported", "ocr", "os", "memory", "other"]
     message: str = ""
     errno: int | None = None
     filename: str | None = None
@@ -98,6 +99,8 @@ def encode(error: BaseException) -> WireError:
         return WireError("unreadable", error.reason)
     if isinstance(error, UnsupportedFile):
         return WireError("unsupported", filename=str(error.path))
+    if isinstance(error, NeedsOcr):
+        return WireError("ocr")
     if isinstance(error, OSError):
         filename = None if error.filename is None else str(error.filename)
         return WireError("os", error.strerror or str(error), error.errno, filename)
@@ -120,6 +123,8 @@ def decode(error: WireError, memory_reason: str) -> BaseException:
         return UnreadableFile(error.message)
     if error.kind == "unsupported":
         return UnsupportedFile(Path(error.filename or ""))
+    if error.kind == "ocr":
+        return NeedsOcr()
     if error.kind == "os":
         if error.errno is None:
             return OSError(error.message)

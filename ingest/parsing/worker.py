@@ -2,8 +2,9 @@
 
 It lives for many files. It leaves on its own when its pipe closes (the pool let it go)
 and when the app is gone, even in the middle of a file. After a task whose peak memory
-passed ``RETIRE_KB``, or one that ran out of memory, it says so in its reply and leaves,
-so the pool starts a fresh, small one: a process rarely gives memory back to the system.
+passed its ``retire_kb`` (``RETIRE_KB`` unless its pool says otherwise: an OCR worker's
+models alone take more), or one that ran out of memory, it says so in its reply and
+leaves, so the pool starts a fresh, small one: a process rarely gives memory back.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ RETIRE_KB = 256 << 10
 """Peak resident memory after which a worker is replaced once its task is done."""
 
 
-def serve(conn: Connection, memory_limit: int) -> None:
+def serve(conn: Connection, memory_limit: int, retire_kb: int = RETIRE_KB) -> None:
     """The worker's main loop (a ``multiprocessing`` target): answer requests until the
     pipe closes or a reply asks to retire."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the app's; it stops us
@@ -53,7 +54,7 @@ def serve(conn: Connection, memory_limit: int) -> None:
             request = conn.recv()
         except (EOFError, OSError):
             return
-        reply, task = _answer(conn, request, task)
+        reply, task = _answer(conn, request, task, retire_kb)
         try:
             try:
                 conn.send(reply)
@@ -71,7 +72,7 @@ _OUT_OF_MEMORY = Failed(WireError("memory"), retire=True)
 
 
 def _answer(
-    conn: Connection, request: Start | Next, task: Iterator[Any] | None
+    conn: Connection, request: Start | Next, task: Iterator[Any] | None, retire_kb: int
 ) -> tuple[Reply, Iterator[Any] | None]:
     """The reply to ``request``, and the task that is running after it."""
     failed: Failed = _OUT_OF_MEMORY
@@ -83,12 +84,12 @@ def _answer(
             raise RuntimeError("a parser process was asked for more with no task running")
         return Item(next(task)), task
     except StopIteration:
-        return End(retire=_peak_kb() > RETIRE_KB), None
+        return End(retire=_peak_kb() > retire_kb), None
     except MemoryError:
         pass  # nothing may be allocated while the frames that hold the memory live
     except BaseException as error:
         try:
-            failed = Failed(encode(error), retire=out_of_memory(error) or _peak_kb() > RETIRE_KB)
+            failed = Failed(encode(error), retire=out_of_memory(error) or _peak_kb() > retire_kb)
         except MemoryError:  # a loader's wrapped MemoryError: the memory is still held
             pass
     # The exception, its traceback and the task's frames are gone by now.

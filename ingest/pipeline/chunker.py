@@ -37,6 +37,8 @@ class PageChunk:
     text: str
     heading: str = ""
     """The heading path above the chunk, e.g. "Setup > Install"; "" where there is none."""
+    ocr_confidence: float | None = None
+    """Its page was read by OCR, with this mean confidence (None: the file's own text)."""
 
 
 def chunk_pages(pages: Iterable[Page], size: int = 1000, overlap: int = 150) -> Iterator[PageChunk]:
@@ -55,6 +57,7 @@ def _chunks(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChun
     path: tuple[str, ...] = ()  # headings carry over from one page to the next
     for page in pages:
         text = page.text
+        confidence = page.ocr.confidence if page.ocr is not None else None
         for lo, hi, seg_path in _segments(page, path, size):
             heading = HEADING_SEPARATOR.join(seg_path)
             for start, end in _spans(text, lo, hi, size, overlap):
@@ -64,6 +67,7 @@ def _chunks(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChun
                     end=page.offset + end,
                     text=text[start:end],
                     heading=heading,
+                    ocr_confidence=confidence,
                 )
         if page.sections:
             path = page.sections[-1].path

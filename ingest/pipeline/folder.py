@@ -10,12 +10,22 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ingest.pipeline.source import is_supported
-
 log = logging.getLogger(__name__)
 
-IGNORED_NAMES = ("~$*", "*.tmp", "*.swp", "*.swx", "*.part", "*.crdownload", "*~", ".*")
-"""Editors' lock and swap files, partial downloads and hidden files are never indexed."""
+IGNORED_NAMES = (
+    "~$*",
+    "*.tmp",
+    "*.swp",
+    "*.swx",
+    "*.part",
+    "*.crdownload",
+    "*~",
+    ".*",
+    "thumbs.db",
+    "desktop.ini",
+)
+"""Editors' lock and swap files, partial downloads, hidden files and the files a system
+leaves in every folder are never indexed."""
 
 
 def is_ignored(rel_path: str) -> bool:
@@ -28,8 +38,10 @@ def is_ignored(rel_path: str) -> bool:
 
 
 def is_candidate(rel_path: str) -> bool:
-    """Whether a file at this relative path is one Docent indexes."""
-    return not is_ignored(rel_path) and is_supported(Path(rel_path))
+    """Whether a file at this relative path is one Docent looks at: every file a person
+    put there. One of a type Docent does not read ends ``error`` saying so, rather than
+    being left out without a word."""
+    return not is_ignored(rel_path)
 
 
 @dataclass(frozen=True)

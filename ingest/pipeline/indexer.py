@@ -9,6 +9,12 @@ default: the embedding of the files in flight is shared (``batcher``), and a win
 texts of several files sorts by length far better than one file's few chunks. A file
 that has embedded everything and waits for its chunks to be written together with
 other files' (``write_behind``) gives its place to the next file.
+
+Files read by OCR run in a lane of their own (``queue``): one place, one OCR worker
+process with onnxruntime on one thread, so a long scan holds none of the places typed
+files need and leaves them a core. A picture goes there at once; a PDF goes there when
+its typed run meets a page without usable text (NeedsOcr). Its time budget grows by
+``ocr_page_seconds`` for each of its pages.
 """
 
 from __future__ import annotations
@@ -25,14 +31,17 @@ from typing import Any, TypeVar
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
+from ingest.loaders import needs_ocr
+from ingest.loaders.errors import OLD_SCANNED
+from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled, ParserPool
 from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
 from ingest.pipeline.process import Busy, Outcome, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
-from ingest.pipeline.queue import Job, WorkQueue
+from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
-from ingest.pipeline.source import UnreadableFile, UnsupportedFile
+from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
 from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
 
@@ -42,6 +51,8 @@ _FRESH_SECONDS = 2.0
 """Files modified longer ago than this are not checked for still being written."""
 PLACES = 6
 """Files read or embedded at once, by default (and so the parser processes needed)."""
+OCR_RETRIED = "ocr_retried"
+"""Registry state: files that ended 'scanned' before OCR were queued again, once."""
 _T = TypeVar("_T")
 
 
@@ -62,6 +73,8 @@ class Indexer:
         time_budget: float = 900.0,
         workers: int = PLACES,
         parsers: ParserPool | None = None,
+        ocr_parsers: ParserPool | None = None,
+        ocr_page_seconds: float = 60.0,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,
@@ -74,12 +87,16 @@ class Indexer:
         self._owns_parsers = parsers is None
         self.parsers = parsers or ParserPool(size=workers)
         """The worker processes files are parsed in; closed by ``stop`` when built here."""
+        self.ocr_parsers = ocr_parsers
+        """The OCR lane's worker (its owner closes it); None when OCR is off."""
+        self.ocr_page_seconds = ocr_page_seconds
         self.pipeline = Pipeline(
             registry,
             indexes,
             embedder,
             self.events,
             parsers=self.parsers,
+            ocr_parsers=ocr_parsers,
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
         )
@@ -94,6 +111,10 @@ class Indexer:
         self._workers = workers
         self._places = asyncio.Semaphore(workers)
         """Files being read or embedded at once; one waiting for its write holds none."""
+        self._scan_places = asyncio.Semaphore(1)
+        """The OCR lane's one place."""
+        self._scanned: set[str] = set()
+        """Paths found to need OCR: queued in the OCR lane from now on."""
         self._queue = WorkQueue()
         self._attempts: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -115,10 +136,16 @@ class Indexer:
         if not self._tasks:
             self._queue.reopen()
             self._places = asyncio.Semaphore(self._workers)  # bound to this loop
+            self._scan_places = asyncio.Semaphore(1)
             self._tasks = [
-                asyncio.create_task(self._work(), name=f"docent-indexer-{n}")
+                asyncio.create_task(self._work("typed"), name=f"docent-indexer-{n}")
                 for n in range(self._workers * _WAITING_PER_WORKER)
             ]
+            if self.ocr_parsers is not None:
+                self._tasks += [
+                    asyncio.create_task(self._work("ocr"), name=f"docent-ocr-{n}")
+                    for n in range(_WAITING_PER_WORKER)
+                ]
 
     async def stop(self, timeout: float = 3.0) -> None:
         """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
@@ -165,6 +192,13 @@ class Indexer:
     def is_pending(self, rel: str) -> bool:
         """Whether this path is waiting or being indexed."""
         return self._queue.is_pending(rel)
+
+    def lane_for(self, rel: str) -> Lane:
+        """Where ``rel`` is read: pictures and files found to need OCR in the OCR lane
+        (when OCR is on), everything else in the typed lane."""
+        if self.ocr_parsers is not None and (rel in self._scanned or needs_ocr(Path(rel))):
+            return "ocr"
+        return "typed"
 
     async def wait_idle(self) -> None:
         """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
@@ -219,7 +253,7 @@ class Indexer:
                     raise
                 self._wait_for_space(rel)
                 raise DiskFull(self.data_dir) from error
-        added = self._queue.put(rel, size=size, urgent=urgent)
+        added = self._queue.put(rel, size=size, urgent=urgent, lane=self.lane_for(rel))
         if added:
             self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
         return added
@@ -239,6 +273,11 @@ class Indexer:
             for record in self.registry.list():
                 if record.status == DocStatus.ERROR and not record.retry:
                     self.registry.upsert(record.path, status=DocStatus.ERROR, retry=True)
+        if self.ocr_parsers is not None and self.registry.state(OCR_RETRIED) is None:
+            # Files that ended "scanned" before Docent had OCR: tried once more, and only
+            # they (their bytes did not change, so nothing else is re-read).
+            retried = self.registry.retry_errors(OLD_SCANNED)
+            self.registry.set_state(OCR_RETRIED, str(retried))
         report = await self.check()
         visit = await asyncio.to_thread(self.reconciler.repair, report)
         queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
@@ -302,14 +341,15 @@ class Indexer:
 
     # -- the workers -----------------------------------------------------------------
 
-    async def _work(self) -> None:
+    async def _work(self, lane: Lane) -> None:
+        places = self._scan_places if lane == "ocr" else self._places
         while True:
             # A place first, then the most urgent job: a job taken early would wait for
             # a place while a more urgent one arrived.
-            await self._places.acquire()
-            place = _Place(self._places)
+            await places.acquire()
+            place = _Place(places)
             try:
-                job = await self._queue.get()
+                job = await self._queue.get(lane)
                 if job is None:  # the queue was closed: stop
                     return
                 try:
@@ -342,6 +382,9 @@ class Indexer:
             )
             self._fail(rel, reason, retry=False, info=info)
             return
+        if not is_supported(Path(rel)):
+            self._fail(rel, str(UnsupportedFile(Path(rel))), retry=False, info=info)
+            return
         if info.size > self.max_file_bytes:
             reason = (
                 f"too large to index ({_mb(info.size)}; the limit is"
@@ -359,6 +402,13 @@ class Indexer:
         except Busy as busy:
             self._retry_later(job, str(busy))
             return
+        except NeedsOcr:
+            # A page needs OCR: the file is read again, whole, in the OCR lane (what it
+            # embedded so far is resumed there, not embedded again).
+            self._scanned.add(rel)
+            self.registry.upsert(rel, status=DocStatus.QUEUED)
+            self._queue.hand_over(job, "ocr")
+            return
         except PermissionError:
             self._retry_later(job, "permission denied")
             return
@@ -367,10 +417,10 @@ class Indexer:
         except FileNotFoundError:
             await self._remove(rel)
             return
-        except TimeoutError:
+        except TimeoutError as late:
             self._fail(
                 rel,
-                f"took longer than its time budget ({duration(self.time_budget)}) to index;"
+                f"took longer than its time budget ({late}) to index;"
                 " Docent tries again when the file changes",
                 retry=False,
                 info=info,
@@ -402,7 +452,8 @@ class Indexer:
         return content is not None and content.state == READY
 
     async def _in_thread(self, job: Job, info: FileInfo, place: _Place) -> Outcome:
-        """Run the pipeline in a daemon thread under the time budget.
+        """Run the pipeline in a daemon thread under the time budget (in the OCR lane,
+        grown by ``ocr_page_seconds`` a page once the page count is known).
 
         Once the file waits for its write (``write_behind``) it gives its place back and
         its budget stops: that wait is bounded by the write's own patience.
@@ -410,6 +461,11 @@ class Indexer:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
         settled: asyncio.Future[None] = loop.create_future()
+        budget = [self.time_budget]
+
+        def on_open(pages: int | None) -> None:  # in the pipeline's thread
+            if job.lane == "ocr":
+                budget[0] = self.time_budget + self.ocr_page_seconds * (pages or 1)
 
         def on_settle() -> None:
             place.give_back()
@@ -431,6 +487,8 @@ class Indexer:
                     info,
                     job.cancelled,
                     on_settle=lambda: _call_soon(loop, on_settle),
+                    lane=job.lane,
+                    on_open=on_open,
                 )
             except BaseException as exc:
                 _call_soon(loop, settle, None, exc)
@@ -446,9 +504,12 @@ class Indexer:
             # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
             # arrives as the thread finishes, and the worker would never stop.
             either: set[asyncio.Future[Any]] = {future, settled}
-            await asyncio.wait(
-                either, timeout=self.time_budget, return_when=asyncio.FIRST_COMPLETED
-            )
+            began = loop.time()
+            while not (future.done() or settled.done()):
+                left = began + budget[0] - loop.time()  # the budget may have grown
+                if left <= 0:
+                    break
+                await asyncio.wait(either, timeout=left, return_when=asyncio.FIRST_COMPLETED)
             if settled.done() and not future.done():
                 await asyncio.wait({future})
         except asyncio.CancelledError:
@@ -458,7 +519,7 @@ class Indexer:
             raise
         if not future.done():
             job.cancelled.set()  # as above: the parser process past its budget is killed
-            raise TimeoutError(job.rel)
+            raise TimeoutError(duration(budget[0]))
         return future.result()
 
     async def _settle(self, info: FileInfo) -> None:
@@ -507,7 +568,7 @@ class Indexer:
         self._attempts[job.rel] = attempt
         delay = min(self.retry_seconds * attempt, 30.0)
         log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
-        self._queue.retry_later(job.rel, delay, size=job.size)
+        self._queue.retry_later(job.rel, delay, size=job.size, lane=job.lane)
 
     @property
     def data_dir(self) -> Path:
@@ -580,6 +641,7 @@ def _finished(record: DocumentRecord) -> IngestEvent:
         pages_total=record.pages,
         chunks=record.chunks,
         error=record.error,
+        note=record.note,
     )
 
 

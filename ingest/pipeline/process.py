@@ -8,6 +8,11 @@ chunks (``write_behind``); only when every index holds every chunk does the regi
 switch the path to it, in one transaction. An interrupted document resumes: chunks the
 indexes already hold are not embedded again. Files are parsed in worker processes
 (``ingest.parsing``); the loader thread only receives their pages and cuts chunks.
+
+A file runs in one of two lanes (``ingest.queue``). In the typed lane its parser defers
+OCR: the first page that needs it raises NeedsOcr, and the indexer hands the file to the
+OCR lane, whose single worker reads it whole (typed pages as typed, scanned ones by OCR;
+the chunks embedded before the hand-over are resumed, not embedded again).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,10 +30,13 @@ from typing import Any, Literal
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import content_key, doc_id_for
+from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled, ParserPool
+from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
 from ingest.pipeline.progress import EventBus, IngestEvent
+from ingest.pipeline.queue import Lane
 from ingest.pipeline.source import UnreadableFile, chunk_stream, open_source
 from ingest.pipeline.write_behind import WriteBehind
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page
@@ -77,6 +85,7 @@ class Pipeline:
         events: EventBus,
         *,
         parsers: ParserPool,
+        ocr_parsers: ParserPool | None = None,
         chunk_size: int = 1000,
         chunk_overlap: int = 150,
         embed_batch: int = EMBED_BATCH,
@@ -87,6 +96,8 @@ class Pipeline:
         self.events = events
         self.parsers = parsers
         """The worker processes that parse files (the app never parses one itself)."""
+        self.ocr_parsers = ocr_parsers
+        """The OCR lane's worker; None when OCR is off."""
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.embed_batch = embed_batch
@@ -121,11 +132,16 @@ class Pipeline:
         info: FileInfo,
         cancelled: threading.Event,
         on_settle: Callable[[], None] | None = None,
+        *,
+        lane: Lane = "typed",
+        on_open: Callable[[int | None], None] | None = None,
     ) -> Outcome:
         """Bring one file's registry row and index entries up to date with its bytes.
 
         ``on_settle`` is called when the file has nothing more to embed and waits for its
         chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
+        ``on_open`` gets the page count once the file is open (its time budget may grow).
+        In the typed lane a file that needs OCR raises NeedsOcr.
         """
         rel = info.rel
         read = read_and_hash(full, info.size)  # the one read of the file's bytes
@@ -142,7 +158,7 @@ class Pipeline:
                 return Outcome("unchanged", self.registry.upsert(rel, status=status, **stat))
             # A rename, a copy, or a change back: the content is indexed already.
             done = self.registry.finish_content(
-                rel, key, pages=content.pages, chunks=content.chunks, **stat
+                rel, key, pages=content.pages, chunks=content.chunks, note=content.note, **stat
             )
             return Outcome("unchanged" if unchanged else "ready", done)
         if record is not None and record.sha256 == sha and record.status == DocStatus.ERROR:
@@ -154,7 +170,9 @@ class Pipeline:
             self._busy_keys.add(key)
         self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
         try:
-            return self._index(full, info, read, key, cancelled, on_settle or _nothing)
+            return self._index(
+                full, info, read, key, cancelled, on_settle or _nothing, lane, on_open
+            )
         finally:
             with self._lock:
                 self._busy_keys.discard(key)
@@ -167,6 +185,8 @@ class Pipeline:
         key: str,
         cancelled: threading.Event,
         on_settle: Callable[[], None],
+        lane: Lane,
+        on_open: Callable[[int | None], None] | None,
     ) -> Outcome:
         rel, sha = info.rel, read.sha256
         self.registry.begin_content(key, sha)
@@ -174,21 +194,35 @@ class Pipeline:
         plain_indexes = [ix for ix in self.indexes if not isinstance(ix, VectorIndex)]
         held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
         started = time.perf_counter()
-        loaded = open_source(full, read.data, self.parsers, cancelled)
+        scanning = lane == "ocr" and self.ocr_parsers is not None
+        if lane == "ocr" and self.ocr_parsers is not None:
+            loaded = open_source(full, read.data, self.ocr_parsers, cancelled, "read")
+        else:
+            ocr: OcrMode = "defer" if self.ocr_parsers is not None else "off"
+            loaded = open_source(full, read.data, self.parsers, cancelled, ocr)
         self.timings["load"] += time.perf_counter() - started
         total = loaded.page_count
+        if on_open is not None:
+            on_open(total)
         doc_id = doc_id_for(rel)
-        self._publish(IngestEvent("started", rel, doc_id, 0, total))
+        self._publish(IngestEvent("started", rel, doc_id, 0, total, ocr=scanning))
+        tally = OcrTally()
+
+        def on_page(count: int) -> None:  # a scan's progress is its pages, not its chunks
+            if scanning:
+                self._publish(IngestEvent("pages", rel, doc_id, count, total, ocr=True))
+
         everything: list[Chunk] = []
         count = embedded = pages = 0
-        with self._writing(key, cancelled, on_settle), ExitStack() as stack:
+        with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
             embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
                 batcher = self.batcher(embedder)
                 if batcher is not None:  # this file's batches may share calls with others'
                     stack.enter_context(batcher.producing())
             try:
-                batches = self._read_ahead(loaded.pages(), rel, full.name, sha, key, cancelled)
+                counted = _Counted(loaded.pages(), tally, on_page)
+                batches = self._read_ahead(counted, rel, full.name, sha, key, cancelled)
                 for batch in batches:
                     if cancelled.is_set():
                         raise Cancelled(rel)
@@ -197,7 +231,9 @@ class Pipeline:
                     if plain_indexes:
                         everything.extend(batch.chunks)
                     embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
-                    self._publish(IngestEvent("pages", rel, doc_id, pages, total, count))
+                    self._publish(
+                        IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
+                    )
             finally:
                 loaded.close()
         if count == 0:
@@ -213,16 +249,24 @@ class Pipeline:
             index.replace_document(key, everything)
         self.timings["store"] += time.perf_counter() - started
         pages_total = total if total is not None else None
-        record = self.registry.finish_content(rel, key, pages=pages_total, chunks=count, sha256=sha)
+        record = self.registry.finish_content(
+            rel, key, pages=pages_total, chunks=count, note=tally.note(), sha256=sha
+        )
         return Outcome("ready", record, embedded)
 
     @contextmanager
     def _writing(
-        self, key: str, cancelled: threading.Event, on_settle: Callable[[], None]
+        self, key: str, cancelled: threading.Event, on_settle: Callable[[], None], *, slow: bool
     ) -> Iterator[None]:
-        """While the file embeds, its chunks are held; after, it waits for their write."""
+        """While the file embeds, its chunks are held; after, it waits for their write.
+
+        A ``slow`` file (read by OCR, a page every few seconds) does not count as working:
+        files done embedding would wait out their patience for its next chunks, as
+        every small file dropped during a long scan did (5.9 s instead of 0.8 s). Its
+        chunks still go out with theirs, or when ``hold`` are held, or when it settles.
+        """
         try:
-            with self.writes.working():
+            with nullcontext() if slow else self.writes.working():
                 yield
         except BaseException:
             # What the file held is written while its key is still busy, so reconcile
@@ -272,7 +316,7 @@ class Pipeline:
 
     def _read_ahead(
         self,
-        pages: Iterator[Page],
+        pages: _Counted,
         rel: str,
         name: str,
         sha: str,
@@ -341,11 +385,10 @@ class Pipeline:
             stop.set()
 
     def _chunks(
-        self, pages: Iterator[Page], rel: str, name: str, sha: str, key: str
+        self, counted: _Counted, rel: str, name: str, sha: str, key: str
     ) -> Iterator[_Batch]:
         """Each chunk as it is cut, with the pages read so far; then, if the last pages
         had no text, an empty batch with the final page count."""
-        counted = _Counted(pages)
         reported = 0
         started = time.perf_counter()
         for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
@@ -360,6 +403,7 @@ class Pipeline:
                 text=piece.text,
                 sha256=sha,
                 heading=piece.heading,
+                ocr_confidence=piece.ocr_confidence,
             )
             self.timings["chunk"] += time.perf_counter() - started
             reported = counted.count
@@ -378,13 +422,23 @@ def _nothing() -> None:
 
 
 class _Counted:
-    """Counts the pages a consumer has pulled."""
+    """Counts the pages a consumer has pulled (a page handed out in blocks, such as a big
+    sheet, counts once), and tallies those OCR read."""
 
-    def __init__(self, pages: Iterator[Page]) -> None:
+    def __init__(
+        self, pages: Iterator[Page], tally: OcrTally, on_page: Callable[[int], None]
+    ) -> None:
         self._pages = pages
+        self._tally = tally
+        self._on_page = on_page
         self.count = 0
 
     def __iter__(self) -> Iterator[Page]:
+        last: int | None = None
         for page in self._pages:
-            self.count += 1
+            if page.number is None or page.number != last:
+                self.count += 1
+                self._tally.add(page)
+                self._on_page(self.count)
+            last = page.number
             yield page

@@ -4,6 +4,10 @@ Each path waits at most once. Small files go first and a big one never holds eve
 worker: at most one file over ``SMALL_BYTES`` runs at a time, so small files are not
 starved behind it. Work on a path can be cancelled (its file changed or went away); a
 busy file waits on a retry timer. Call everything on the event loop.
+
+Two lanes: "typed" for files whose text is text, "ocr" for files read by OCR. Each lane's
+workers take only its own jobs, so a long scan never stands in front of a typed file.
+A file found to need OCR halfway is handed over to the other lane (``hand_over``).
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ import heapq
 import itertools
 import threading
 from dataclasses import dataclass, field
+from typing import Literal
 
 SMALL_BYTES = 4 << 20
 """Files up to this size never wait behind a bigger one."""
 
 URGENT, BACKGROUND = 0, 1
 """Priority classes: a change just seen (watcher, upload) goes before a start-up scan."""
+
+Lane = Literal["typed", "ocr"]
+LANES: tuple[Lane, ...] = ("typed", "ocr")
 
 
 @dataclass
@@ -28,6 +36,7 @@ class Job:
     rel: str
     size: int
     cancelled: threading.Event = field(default_factory=threading.Event)
+    lane: Lane = "typed"
 
 
 class WorkQueue:
@@ -36,42 +45,59 @@ class WorkQueue:
     def __init__(self) -> None:
         self._small: list[tuple[int, int, int, str]] = []
         self._big: list[tuple[int, int, int, str]] = []
+        self._scans: list[tuple[int, int, int, str]] = []
+        """The OCR lane's waiting paths, in order."""
+        self._lanes: dict[str, Lane] = {}
+        """The lane of each waiting path."""
         self._waiting: dict[str, int] = {}
         self._running: dict[str, Job] = {}
         self._again: set[str] = set()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._seq = itertools.count()
-        self._wake = asyncio.Event()
+        self._wake = {lane: asyncio.Event() for lane in LANES}
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = False
 
     # -- putting work in -------------------------------------------------------------
 
-    def put(self, rel: str, *, size: int = 0, urgent: bool = False) -> bool:
-        """Queue ``rel``; False if it was already waiting. A running job for it is cancelled
-        and the path runs again once that job is done (its file changed)."""
+    def put(self, rel: str, *, size: int = 0, urgent: bool = False, lane: Lane = "typed") -> bool:
+        """Queue ``rel`` in ``lane``; False if it was already waiting. A running job for it
+        is cancelled and the path runs again once that job is done (its file changed)."""
         self._cancel_timer(rel)
         self._idle.clear()
         if rel in self._running:
             self._running[rel].cancelled.set()
             self._again.add(rel)
             self._waiting[rel] = size
+            self._lanes[rel] = lane
             return True
         if rel in self._waiting:
             return False
         self._waiting[rel] = size
+        self._lanes[rel] = lane
         entry = (URGENT if urgent else BACKGROUND, size, next(self._seq), rel)
-        heapq.heappush(self._small if size <= SMALL_BYTES else self._big, entry)
-        self._wake.set()
+        if lane == "ocr":
+            heapq.heappush(self._scans, entry)
+        else:
+            heapq.heappush(self._small if size <= SMALL_BYTES else self._big, entry)
+        self._wake[lane].set()
         return True
 
-    def retry_later(self, rel: str, delay: float, *, size: int = 0) -> None:
+    def hand_over(self, job: Job, lane: Lane) -> None:
+        """Run ``job``'s path again in ``lane`` once the job is done (it was not cancelled:
+        its file turned out to need the other lane)."""
+        self._idle.clear()
+        self._again.add(job.rel)
+        self._waiting[job.rel] = job.size
+        self._lanes[job.rel] = lane
+
+    def retry_later(self, rel: str, delay: float, *, size: int = 0, lane: Lane = "typed") -> None:
         """Queue ``rel`` again after ``delay`` seconds (a busy file)."""
         self._cancel_timer(rel)
         self._idle.clear()
         loop = asyncio.get_running_loop()
-        self._timers[rel] = loop.call_later(delay, self._fire_timer, rel, size)
+        self._timers[rel] = loop.call_later(delay, self._fire_timer, rel, size, lane)
 
     def cancel(self, rel: str) -> bool:
         """Cancel the running work on ``rel``, if any (the caller queues what comes next)."""
@@ -83,17 +109,18 @@ class WorkQueue:
 
     # -- taking work out -------------------------------------------------------------
 
-    async def get(self) -> Job | None:
-        """The next job: the most urgent small file, else a big one if none is running.
+    async def get(self, lane: Lane = "typed") -> Job | None:
+        """The next job of ``lane``: in the typed lane the most urgent small file, else a
+        big one if none is running; in the OCR lane the next scan.
 
         None once the queue is closed.
         """
         while not self._closed:
-            job = self._pop()
+            job = self._pop(lane)
             if job is not None:
                 return job
-            self._wake.clear()
-            await self._wake.wait()
+            self._wake[lane].clear()
+            await self._wake[lane].wait()
         return None
 
     def done(self, job: Job) -> None:
@@ -103,8 +130,9 @@ class WorkQueue:
         if job.rel in self._again:
             self._again.discard(job.rel)
             size = self._waiting.pop(job.rel, job.size)
-            self.put(job.rel, size=size, urgent=True)
-        self._wake.set()  # a big slot may have freed up
+            lane = self._lanes.get(job.rel, job.lane)
+            self.put(job.rel, size=size, urgent=True, lane=lane)
+        self._wake["typed"].set()  # a big slot may have freed up
         self._update_idle()
 
     # -- state -----------------------------------------------------------------------
@@ -121,6 +149,12 @@ class WorkQueue:
     def running(self) -> list[Job]:
         """The jobs being worked on now."""
         return list(self._running.values())
+
+    def waiting(self, lane: Lane) -> int:
+        """How many paths wait in ``lane`` (not running)."""
+        return sum(
+            1 for rel in self._waiting if rel not in self._running and self._lanes.get(rel) == lane
+        )
 
     async def wait_idle(self) -> None:
         """Return once nothing is waiting, retrying or running."""
@@ -139,11 +173,14 @@ class WorkQueue:
         self._waiting.clear()
         self._small.clear()
         self._big.clear()
+        self._scans.clear()
+        self._lanes.clear()
         self._again.clear()
         for job in self._running.values():
             job.cancelled.set()
         self._closed = True
-        self._wake.set()
+        for wake in self._wake.values():
+            wake.set()
         self._idle.set()
         return dropped
 
@@ -153,25 +190,31 @@ class WorkQueue:
 
     # -- internals -------------------------------------------------------------------
 
-    def _pop(self) -> Job | None:
-        while self._small or self._big:
-            if self._small:
+    def _pop(self, lane: Lane) -> Job | None:
+        while True:
+            if lane == "ocr":
+                if not self._scans:
+                    return None
+                _, size, _, rel = heapq.heappop(self._scans)
+            elif self._small:
                 _, size, _, rel = heapq.heappop(self._small)
-            elif not any(job.size > SMALL_BYTES for job in self._running.values()):
+            elif self._big and not any(
+                job.size > SMALL_BYTES and job.lane == "typed" for job in self._running.values()
+            ):
                 _, size, _, rel = heapq.heappop(self._big)
             else:
                 return None
-            if rel not in self._waiting or rel in self._running:
-                continue  # a stale entry: the path was re-queued with another size
+            if rel not in self._waiting or rel in self._running or self._lanes.get(rel) != lane:
+                continue  # a stale entry: the path was re-queued with another size or lane
             self._waiting.pop(rel)
-            job = Job(rel, size)
+            self._lanes.pop(rel, None)
+            job = Job(rel, size, lane=lane)
             self._running[rel] = job
             return job
-        return None
 
-    def _fire_timer(self, rel: str, size: int) -> None:
+    def _fire_timer(self, rel: str, size: int, lane: Lane) -> None:
         self._timers.pop(rel, None)
-        self.put(rel, size=size)
+        self.put(rel, size=size, lane=lane)
 
     def _cancel_timer(self, rel: str) -> None:
         handle = self._timers.pop(rel, None)

@@ -22,6 +22,7 @@ from ingest.loaders import (
     is_supported,
 )
 from ingest.parsing import ParserPool
+from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.chunker import PageChunk, chunk_pages
 from ingest.types import Page
 
@@ -41,11 +42,13 @@ def open_source(
     data: bytes | None,
     parsers: ParserPool,
     cancelled: threading.Event | None = None,
+    ocr: OcrMode = "off",
 ) -> LoadedDocument:
     """Open ``path`` for lazy reading in a worker, from ``data`` (its bytes, read already)
-    when given; raises UnsupportedFile/UnreadableFile (OSError as is), or Cancelled once
-    ``cancelled`` is set (the worker is then killed)."""
-    return parsers.open_document(path, data, cancelled)
+    when given, page images treated as ``ocr`` says; raises UnsupportedFile/UnreadableFile
+    /NeedsOcr (OSError as is), or Cancelled once ``cancelled`` is set (the worker is then
+    killed)."""
+    return parsers.open_document(path, data, cancelled, ocr)
 
 
 def chunk_stream(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChunk]:

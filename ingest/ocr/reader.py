@@ -1,0 +1,60 @@
+"""RapidReader: reads page images with the bundled models, in the OCR lane's worker.
+
+``judge`` decides what a page's lines amount to: its text in reading order with the
+mean confidence of its characters, or, when most of what was seen is not a script the
+models know, a page that could not be read (see ``ingest.ocr.script``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ingest.ocr.layout import reading_text
+from ingest.ocr.script import is_read, plausible_share
+from ingest.ocr.types import Lines, OcrText
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from ingest.ocr.engine import RapidOcrEngine
+
+UNREAD_SHARE = 0.5
+"""A page whose text is less than half lines the models know was not read."""
+UNREAD_LINES = 3
+"""Fewer lines than this not read are specks on a picture, not a page in another script."""
+
+
+class RapidReader:
+    """Reads page images with the bundled models (loaded once per worker process)."""
+
+    def __init__(self, threads: int = 1) -> None:
+        self._threads = threads
+        self._engine: RapidOcrEngine | None = None
+
+    def read(self, draw: Callable[[], Image.Image]) -> OcrText:
+        import numpy as np
+
+        from ingest.ocr.engine import RapidOcrEngine
+
+        if self._engine is None:
+            self._engine = RapidOcrEngine(self._threads)
+        image = draw()
+        pixels = np.asarray(image.convert("RGB"))
+        image.close()
+        return judge(self._engine.lines(pixels))
+
+
+def judge(found: Lines) -> OcrText:
+    """The page's text from its lines, and whether it was read at all."""
+    read = [line for line in found.lines if is_read(line)]
+    seen = sum(len(line.text) for line in found.lines)
+    kept = sum(len(line.text) for line in read)
+    text = reading_text(found, read) if read else ""
+    if kept < UNREAD_SHARE * seen or plausible_share(text) < UNREAD_SHARE:
+        unread = len(found.lines) - len(read) >= UNREAD_LINES
+        return OcrText("", None, unread=unread)
+    if not read:
+        return OcrText("", None)
+    confidence = sum(line.score * len(line.text) for line in read) / kept
+    return OcrText(text, round(confidence, 4))
