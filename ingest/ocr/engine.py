@@ -36,10 +36,10 @@ MODEL_FILES = {
 """The models rapidocr 3.10's wheel ships (pinned in pyproject.toml)."""
 MAX_SIDE = 2000
 """rapidocr shrinks a bigger image to this before it detects (so render no bigger)."""
-MAX_PIXELS = 2_600_000
-"""Most pixels an image is read at. Detection's memory grows with the pixels: a
-2000 × 2000 page took the OCR worker to 1 GB, an A4 page at 150 dpi (2.2 million
-pixels) to 600 MB."""
+MAX_PIXELS = 2_200_000
+"""Most pixels an image is read at: an A4 or Letter page at 150 dpi. Detection's memory
+grows with the pixels: a 2000 × 2000 page took the OCR worker to 1 GB, a 1613 × 1613
+one (2.6 million pixels) to 814 MB, an A4 page at 150 dpi to about 600 MB."""
 
 
 def fitting_scale(width: float, height: float) -> float:
