@@ -146,8 +146,8 @@ async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
     )
     await add_file(container, "note.png", note.read_bytes())
     await add_file(container, "fax.tif", fax.read_bytes())
-    await settled(container, "note.png")
-    await settled(container, "fax.tif")
+    await settled(container, "note.png", timeout=180)  # read by OCR
+    await settled(container, "fax.tif", timeout=180)  # read by OCR
     await user.open("/")
     with user:
         await open_document(documents(container), "note.png", 1, "A photographed note.")
