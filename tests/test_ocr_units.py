@@ -14,6 +14,7 @@ from ingest.loaders import load, open_document
 from ingest.loaders.errors import NO_TEXT_LAYER, OCR_OFF, UnreadableFile
 from ingest.loaders.images import ImageDocument
 from ingest.ocr.layout import reading_text
+from ingest.ocr.notes import OcrTally
 from ingest.ocr.reader import judge
 from ingest.ocr.script import plausible_share, usable_text_layer
 from ingest.ocr.types import DeferredReader, Line, Lines, NeedsOcr, OcrText
@@ -210,6 +211,24 @@ def test_each_sheet_is_a_page_named_after_it_and_rows_carry_the_header(tmp_path:
 
 
 # -- chunks, lanes and progress ---------------------------------------------------------
+
+
+def test_the_status_line_says_how_many_pages_ocr_read_and_how_well() -> None:
+    def tally(*pages: Page) -> str | None:
+        counted = OcrTally()
+        for page in pages:
+            counted.add(page)
+        return counted.note()
+
+    typed = Page(1, "Typed words.")
+    good, low = PageOcr(0.97), PageOcr(0.6)
+    unread = PageOcr(None, unread=True)
+    assert tally(typed) is None
+    assert tally(typed, Page(2, "Scan.", ocr=good)) == "scanned: 1 page read by OCR"
+    assert tally(Page(1, "A.", ocr=good), Page(2, "B.", ocr=low), Page(3, "", ocr=unread)) == (
+        "scanned: 2 pages read by OCR; 1 page read with low confidence; 1 page could not be"
+        " read (a script the built-in OCR does not know)"
+    )
 
 
 def test_chunks_of_an_ocr_page_carry_its_confidence() -> None:

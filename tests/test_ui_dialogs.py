@@ -21,7 +21,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
-from tests.scans import page_image, tiff
+from tests.scans import page_image, tiff, workbook
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled
 from ui.page import chat_page
 from ui.viewer import open_document
@@ -146,8 +146,8 @@ async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
     )
     await add_file(container, "note.png", note.read_bytes())
     await add_file(container, "fax.tif", fax.read_bytes())
-    await settled(container, "note.png")
-    await settled(container, "fax.tif")
+    await settled(container, "note.png", timeout=180)  # read by OCR
+    await settled(container, "fax.tif", timeout=180)  # read by OCR
     await user.open("/")
     with user:
         await open_document(documents(container), "note.png", 1, "A photographed note.")
@@ -159,6 +159,28 @@ async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
     drawn = [e for e in user.find(marker="viewer-image").elements if "data:" in e.props["src"]]
     png = base64.b64decode(drawn[0].props["src"].split(",", 1)[1])
     assert Image.open(io.BytesIO(png)).size == (602, 200)  # the second frame, as PNG
+
+
+async def test_a_cited_sheet_opens_named_with_its_rows_and_the_passage_marked(
+    user: User, container: Container, page: None, tmp_path: Path
+) -> None:
+    book = workbook(
+        tmp_path / "ship.xlsx",
+        {
+            "Crew": [["Name", "Role"], ["Ada Brennan", "skipper"]],
+            "Cargo": [["Item", "Hold"], ["Lamp oil", "A"], ["Copper wire", "C"]],
+        },
+    )
+    await add_file(container, "ship.xlsx", book.read_bytes())
+    await settled(container, "ship.xlsx")
+    await user.open("/")
+    with user:
+        await open_document(documents(container), "ship.xlsx", 2, "Item: Copper wire; Hold: C")
+    await user.should_see("sheet 2: Cargo", marker="viewer-page")
+    text = user.find(marker="viewer-text").elements.pop().content
+    assert "Item: Lamp oil; Hold: A" in text  # the sheet's rows, as they were indexed
+    assert '<mark id="docent-passage">Item: Copper wire; Hold: C</mark>' in text
+    assert "Ada Brennan" not in text  # the other sheet
 
 
 @pytest.fixture

@@ -94,14 +94,17 @@ async def add_file(container: Container, name: str, data: bytes, folder: str | N
     return added.view.path
 
 
-async def settled(container: Container, path: str, status: str = "ready") -> None:
-    """Wait until the pipeline has taken ``path`` to ``status``."""
+async def settled(
+    container: Container, path: str, status: str = "ready", *, timeout: float = 10
+) -> None:
+    """Wait until the pipeline has taken ``path`` to ``status`` (a scan, read by OCR at
+    seconds a page on a busy machine, needs a longer ``timeout``)."""
 
     def reached() -> bool:
         found = next((d for d in container.documents.list() if d.path == path), None)
         return found is not None and found.status == status
 
-    await eventually(reached, what=f"{path} {status}")
+    await eventually(reached, timeout=timeout, what=f"{path} {status}")
 
 
 def contents(user: User, marker: str) -> list[str]:

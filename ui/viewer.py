@@ -7,6 +7,8 @@ serves the file itself, in process: ``DocumentService.file_path`` (inside the fo
 symlinks out refused) behind a single-use, unguessable URL, which the login check guards
 like every window path, and which the viewer fetches once.
 Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
+A spreadsheet opens at the cited sheet, named, its rows as Docent indexed them (read in a
+parser process), the cited row highlighted.
 Pictures open as pictures through the same kind of link; a TIFF, which browsers do not
 show, is drawn as PNG (the cited frame) by a parser process.
 """
@@ -30,7 +32,7 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from nicegui import app, ui
 
-from app.services.documents import DocumentError, DocumentService
+from app.services.documents import DocumentError, DocumentService, SheetPage
 from ui import markdown
 from ui.claims import Wrap
 
@@ -204,6 +206,12 @@ async def open_document(
         return
     name = path.rsplit("/", 1)[-1]
     suffix = Path(name).suffix.lower()
+    sheet: SheetPage | Exception | None = None
+    if suffix in documents.sheet_suffixes:  # its cited sheet, read as it was indexed
+        try:
+            sheet = await asyncio.to_thread(documents.sheet, doc.id, page)
+        except Exception as error:  # gone, or unreadable now
+            sheet = error
     with (
         ui.dialog().props("maximized") as dialog,
         ui.card().classes("w-full h-full p-0 gap-0").mark("viewer"),
@@ -211,7 +219,10 @@ async def open_document(
         with ui.row().classes("w-full items-center no-wrap gap-2 px-3 py-2 border-b"):
             ui.icon("picture_as_pdf" if suffix == ".pdf" else "description")
             ui.label(name).classes("docent-ellipsis font-semibold").tooltip(path)
-            if page is not None:
+            if isinstance(sheet, SheetPage):
+                where = f"sheet {sheet.number}: {sheet.name}"
+                ui.chip(where).props("dense outline icon=table_view").mark("viewer-page")
+            elif page is not None:
                 ui.chip(f"page {page}").props("dense outline").mark("viewer-page")
             ui.space()
             ui.button(icon="close", on_click=dialog.close).props("flat round dense").mark(
@@ -238,24 +249,35 @@ async def open_document(
             except Exception as error:  # the file went away or can't be read
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
             else:
-                exact = span_in_text(text, span)
-                region = exact or passage_span(text, snippet)
-                body = highlighted_html(
-                    text, region, as_markdown=suffix in (".md", ".markdown"), exact=bool(exact)
-                )
-                with ui.scroll_area().classes("flex-grow w-full"):
-                    kind = "docent-md" if suffix in (".md", ".markdown") else "docent-viewer-plain"
-                    view = ui.html(body, sanitize=False).classes(
-                        f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
-                    )
-                    view.mark("viewer-text")
-                if region is not None:
-                    dialog.on("show", _scroll_to_passage)
+                _show_text(dialog, text, snippet, span, as_markdown=suffix in (".md", ".markdown"))
+        elif isinstance(sheet, SheetPage):
+            _show_text(dialog, sheet.text, snippet, span, as_markdown=False)
+        elif isinstance(sheet, Exception):
+            ui.label(f"Can't open {name}: {sheet}").classes("p-4 text-negative").mark(
+                "viewer-error"
+            )
         elif suffix in BROWSER_PICTURES | DRAWN_PICTURES:
             await _show_picture(documents, doc.id, name, suffix, page)
         else:
             ui.label("This kind of file can't be shown here.").classes("p-4")
     dialog.open()
+
+
+def _show_text(
+    dialog: ui.dialog, text: str, snippet: str, span: dict[str, Any] | None, *, as_markdown: bool
+) -> None:
+    """``text`` (a text file, a sheet's rows) with the passage highlighted, in view."""
+    exact = span_in_text(text, span)
+    region = exact or passage_span(text, snippet)
+    body = highlighted_html(text, region, as_markdown=as_markdown, exact=bool(exact))
+    with ui.scroll_area().classes("flex-grow w-full"):
+        kind = "docent-md" if as_markdown else "docent-viewer-plain"
+        view = ui.html(body, sanitize=False).classes(
+            f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
+        )
+        view.mark("viewer-text")
+    if region is not None:
+        dialog.on("show", _scroll_to_passage)
 
 
 async def _show_picture(

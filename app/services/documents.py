@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
+from ingest.loaders.sheets import SHEET_SUFFIXES
 from ingest.parsing import ParserPool
 from ingest.parsing.tasks import OcrMode, preview_frame
 from ingest.pipeline.disk import DiskFull, is_disk_full
@@ -95,6 +96,16 @@ class DocumentView:
 
 
 @dataclass(frozen=True)
+class SheetPage:
+    """One sheet of a workbook as Docent indexed it: a row a line, each value labelled."""
+
+    number: int
+    name: str
+    text: str
+    """The page's text, so a passage's offsets in its page fall on the same characters."""
+
+
+@dataclass(frozen=True)
 class Added:
     """A file an upload put into the folder, and whether that upload created it.
 
@@ -110,6 +121,8 @@ class DocumentService:
     """List, add, remove and reindex the documents of the watched folder."""
 
     supported_suffixes: frozenset[str] = SUPPORTED_SUFFIXES
+    sheet_suffixes: frozenset[str] = SHEET_SUFFIXES
+    """Spreadsheets: each sheet is a page, which ``sheet`` reads back."""
 
     def __init__(
         self,
@@ -178,6 +191,20 @@ class DocumentService:
         with self.parsers.lease() as lease:
             data: bytes = lease.start(preview_frame, (str(path), (page or 1) - 1))
             return data
+
+    def sheet(self, doc_id: str, page: int | None) -> SheetPage:
+        """Sheet ``page`` (1-based) of a spreadsheet as its rows were indexed, read in a
+        parser process; raises DocumentError, or what loaders raise."""
+        number = page or 1
+        name, blocks = "", []
+        with self.open(doc_id) as document:
+            for block in document.pages():
+                if block.number == number:
+                    name = name or next((s.path[-1] for s in block.sections if s.path), "")
+                    blocks.append(block.text)  # a big sheet's blocks follow on, in order
+                elif block.number is not None and block.number > number:
+                    break
+        return SheetPage(number, name or f"sheet {number}", "".join(blocks))
 
     def subscribe(self, listener: Callable[[IngestEvent], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop with every ingest event; returns unsubscribe."""

@@ -2,8 +2,9 @@
 
 A page whose mean recognition confidence is under ``LOW_CONFIDENCE`` is still indexed (a
 search may well find it), but its text is likely to hold misread words, and the person
-should know: "4 pages read with low confidence". A page in a script the models do not
-read is not indexed, and says so.
+should know: "4 pages read with low confidence". Any page OCR read is counted in the line
+("scanned: 3 pages read by OCR"), as the source chip marks its passages "scanned". A page
+in a script the models do not read is not indexed, and says so.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class OcrTally:
     def note(self) -> str | None:
         """The status line's words, or None when there is nothing to say."""
         parts = []
+        if self.read > self.unread:  # its words came from pictures: some may be misread
+            parts.append(f"scanned: {_pages(self.read - self.unread)} read by OCR")
         if self.low:
             parts.append(f"{_pages(self.low)} read with low confidence")
         if self.unread:

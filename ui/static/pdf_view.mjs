@@ -160,7 +160,12 @@ export async function show(root, url, page, passage) {
       const marked = mark(text.textDivs, text.textContentItemsStr, passage);
       root.dataset.marked = marked ? marked.how : "no";
       if (marked) marked.first.scrollIntoView({ block: "center" });
-      else label.textContent += " · the passage could not be found in this page's text";
+      else if (!text.textContentItemsStr.some((item) => item.trim())) {
+        // A scan: the page is a picture (Docent read its words by OCR), so there is no
+        // text here to mark; "not found" would wrongly suggest the citation is off.
+        root.dataset.marked = "scanned";
+        label.textContent += " · a scanned page: the passage can't be marked on the picture";
+      } else label.textContent += " · the passage could not be found in this page's text";
     } else {
       area.scrollTop = 0;
     }
