@@ -25,6 +25,8 @@ from models.protocols import ChatModel, Message
 SNIPPET_CHARS = 240
 MAP_FRAME = 400
 """Tokens a map call's instructions and headings take, with room to spare."""
+MIN_SECTION = 256
+"""Fewest tokens of text a map call is given, whatever the context left for it."""
 NOTE_WORDS = (60, 300)
 """Fewest and most words a section's note may take; the budget decides in between."""
 
@@ -92,6 +94,11 @@ class Reading:
         """Tokens a prompt may take: the context less the answer's room."""
         return self.options.context_tokens - self.options.answer_tokens
 
+    @property
+    def section_budget(self) -> int:
+        """Tokens of a document's text one map call reads."""
+        return max(self.budget - MAP_FRAME, MIN_SECTION)
+
     def system(self, whole: bool) -> str:
         what = prompts.WHOLE_TEXT if whole else prompts.WHOLE_NOTES
         rules = prompts.COMPARE_RULES if self.compare else ""
@@ -127,7 +134,7 @@ class Reading:
         """Notes on every section the budget allows, in reading order: from the cache where
         a section was read before, else written now (and cached at once)."""
         for document in self.documents:
-            document.sections = sections_of(document.units, self.budget - MAP_FRAME)
+            document.sections = sections_of(document.units, self.section_budget)
         planned = [(d, s) for d in self.documents for s in d.sections]
         found = await asyncio.to_thread(self._cached, planned)
         allowed = self._allowed([(d, s) for d, s in planned if s.digest not in found])
@@ -186,7 +193,7 @@ class Reading:
 
     def _note_words(self, sections: int) -> int:
         """Words per note such that every note fits the answer's prompt together."""
-        room = (self.budget - MAP_FRAME) // max(sections, 1)
+        room = self.section_budget // max(sections, 1)
         return max(NOTE_WORDS[0], min(NOTE_WORDS[1], room * 3 // 4))
 
     async def _write_note(
@@ -198,7 +205,7 @@ class Reading:
             index=index,
             total=total,
             where=section.where,
-            text=cut_to(section.text, self.budget - MAP_FRAME),
+            text=section.text,
         )
         messages: list[Message] = [
             {"role": "system", "content": prompts.MAP_SYSTEM.format(aspect=aspect, words=words)},

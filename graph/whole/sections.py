@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.budget import estimate_tokens
+from graph.budget import cut_to, estimate_tokens
 from graph.retrieval.expand import whole_pages
 from ingest.types import Chunk
 
@@ -100,7 +100,7 @@ def sections_of(units: Sequence[Unit], budget: int) -> list[Section]:
     sections: list[Section] = []
     current: list[Unit] = []
     used = 0
-    for unit in units:
+    for unit in (piece for whole in units for piece in _fitted(whole, budget)):
         if current and used + unit.tokens > budget:
             sections.append(Section(tuple(current)))
             current, used = [], 0
@@ -112,6 +112,38 @@ def sections_of(units: Sequence[Unit], budget: int) -> list[Section]:
     if current:
         sections.append(Section(tuple(current)))
     return sections
+
+
+def _fitted(unit: Unit, budget: int) -> list[Unit]:
+    """``unit`` in pieces of at most ``budget`` tokens (cut between words where it can),
+    each keeping its page's label: a page larger than a section is read whole, in parts."""
+    pieces: list[Unit] = []
+    text = unit.text
+    start = unit.start
+    room = max(budget - estimate_tokens(f"[{unit.label}]") - 2, 1)
+    while estimate_tokens(text) > room:
+        head = cut_to(text, room)
+        space = head.rfind(" ")
+        if space > len(head) // 2:
+            head = head[:space]
+        pieces.append(_part(unit, start, head))
+        start += len(head)
+        text = text[len(head) :]
+    pieces.append(_part(unit, start, text))
+    return [p for p in pieces if p.text.strip()]
+
+
+def _part(unit: Unit, start: int, text: str) -> Unit:
+    return Unit(
+        unit.doc_key,
+        unit.path,
+        unit.file,
+        unit.page,
+        unit.label,
+        start,
+        start + len(text),
+        text.strip(),
+    )
 
 
 def _may_end(unit: Unit) -> bool:
