@@ -150,7 +150,8 @@ WHOLE_DOCUMENT = _rule(
     "document",
     r"\b(?:summari[sz]e|summary|summarise|overview|outline|tl;?dr|gist|synopsis|"
     r"key (?:points|takeaways|findings)|main (?:points|ideas|findings|argument)|takeaways|"
-    r"explain|walk me through|go through|what(?:'s| is) (?:it|(?:this|that|the)(?: \w+)?) about)\b",
+    r"explain|walk me through|go through|what(?:'s| is) (?:it|(?:this|that|the)(?: \w+)?) about)\b|"
+    r"\bwhat(?:'s| is) [^?]{1,80}? about\W*$",
 )
 
 NAMES_A_DOCUMENT = _rule("names a document", "document", _THIS_DOCUMENT)
@@ -165,7 +166,7 @@ FOCUSED = _rule(
 COMPARE = _rule(
     "compares documents",
     "compare",
-    r"\b(?:compare|comparison|comparing|contrast|differences?|differ|versus|vs\.?|"
+    r"\b(?:compare|comparison|comparing|contrast|differences?|differ(?:s|ent|ently)?|versus|vs\.?|"
     r"side by side|similarit(?:y|ies))\b",
 )
 
