@@ -125,6 +125,8 @@ class Reading:
 
     def fits_whole(self, question: str) -> bool:
         """Whether the documents and the question go to the model in one call."""
+        if sum(u.tokens for d in self.documents for u in d.units) > self.budget:
+            return False  # settled without building and measuring the whole text
         messages = self.answer_messages(question, self.whole_text(), whole=True)
         return sum(message_tokens(m) for m in messages) <= self.budget
 

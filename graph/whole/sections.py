@@ -17,6 +17,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from graph.budget import cut_to, estimate_tokens
 from graph.retrieval.expand import whole_pages
@@ -47,7 +48,7 @@ class Unit:
         """The unit as the model reads it: its label, then its text."""
         return f"[{self.label}]\n{self.text}"
 
-    @property
+    @cached_property
     def tokens(self) -> int:
         return estimate_tokens(self.block) + 1
 
@@ -58,11 +59,11 @@ class Section:
 
     units: tuple[Unit, ...]
 
-    @property
+    @cached_property
     def text(self) -> str:
         return "\n\n".join(u.block for u in self.units)
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """What the section's note is cached by: its text, labels included."""
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
