@@ -17,8 +17,11 @@ from app.services.sessions import SessionIndex
 from graph import prompts
 from graph.events import Progress, Sources
 from graph.graph import build_graph
+from graph.retrieval.floor import Floor
+from graph.retrieval.retriever import RetrievalSettings
 from graph.whole.notes import SectionNotes
 from ingest.types import Chunk
+from models.llm import LLMError
 from models.protocols import Message
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk
@@ -65,11 +68,15 @@ class Rig:
     """One graph over one library, with the note cache given (a file, to outlive the rig)."""
 
     def __init__(
-        self, chunks: Sequence[Chunk], notes: SectionNotes | None = None, **options: Any
+        self,
+        chunks: Sequence[Chunk],
+        notes: SectionNotes | None = None,
+        library_settings: RetrievalSettings | None = None,
+        **options: Any,
     ) -> None:
         self.llm = FakeChatModel(default_reply="The summary [1].")
         self.llm.responder = notes_responder
-        self.library = Library(chunks, settings=settings())
+        self.library = Library(chunks, settings=library_settings or settings())
         deps = self.library.deps(self.llm, **{**SMALL, **options})
         self.deps = dataclasses.replace(deps, notes=notes or SectionNotes())
         self.graph = build_graph(InMemorySaver())
@@ -236,3 +243,40 @@ async def test_stop_during_the_map_step_keeps_the_notes_written(tmp_path: Path) 
     assert notes.count() == 1  # what was read is kept for the next time
     assert [e.done for e in seen if isinstance(e, Progress)] == [0, 1]
     assert not any(isinstance(e, Sources) for e in seen)
+
+
+async def test_a_page_larger_than_a_section_is_read_whole_in_parts() -> None:
+    words = [f"big{i}" for i in range(1500)]
+    rig = Rig([make_chunk("big.pdf", 1, " ".join(words)), *document("big.pdf", 3)[1:]])
+    await rig.ask("Summarize @big.pdf")
+
+    read = " ".join(call[-1]["content"] for call in map_calls(rig.llm))
+    assert len(map_calls(rig.llm)) >= 2
+    assert [w for w in words if w not in read.split()] == []
+    assert "marker-3" in read
+
+
+async def test_a_failing_model_is_said_plainly_and_nothing_crashes() -> None:
+    rig = Rig(document("long.pdf", 30))
+    rig.llm.responder = None
+    rig.llm.enqueue("A first note [p1].")
+    rig.llm.enqueue_error(LLMError("Ollama is not running at http://x. Start it."))
+    out = await rig.ask("Summarize @long.pdf")
+
+    assert out["state"]["answer"].startswith("**The documents could not be read: Ollama")
+    assert out["state"]["sources"] == []
+
+
+async def test_unnamed_documents_are_the_best_matches_or_asked_for() -> None:
+    rig = Rig([*document("a.pdf", 1), *document("b.pdf", 1), *document("c.md", 1)])
+    out = await rig.ask("compare these two reports on marker-1 of a.pdf and b.pdf")
+    assert out["state"]["route"] == "compare"
+    assert sorted(out["state"]["documents"]) == ["a.pdf", "b.pdf"]
+
+    chunks = [*document("a.pdf", 1), *document("b.pdf", 1)]
+    nothing = Rig(chunks, library_settings=settings(floor=Floor(2.0)))  # nothing passes
+    out = await nothing.ask("Summarize this document")
+    assert (out["state"]["route"], out["state"]["answer"]) == ("document", prompts.NO_TARGET)
+    out = await nothing.ask("How do these two reports differ?", thread="t2")
+    assert out["state"]["answer"] == prompts.NO_TARGET_COMPARE
+    assert nothing.llm.history == []
