@@ -280,3 +280,14 @@ async def test_unnamed_documents_are_the_best_matches_or_asked_for() -> None:
     out = await nothing.ask("How do these two reports differ?", thread="t2")
     assert out["state"]["answer"] == prompts.NO_TARGET_COMPARE
     assert nothing.llm.history == []
+
+
+async def test_another_model_writes_its_own_notes(tmp_path: Path) -> None:
+    notes = SectionNotes(tmp_path / "notes.db")
+    rig = Rig(document("long.pdf", 30), notes)
+    await rig.ask("Summarize @long.pdf")
+    first = len(map_calls(rig.llm))
+    rig.llm.use("another-model")
+    await rig.ask("Summarize @long.pdf", thread="t2")
+    assert len(map_calls(rig.llm)) == 2 * first
+    assert notes.count() == 2 * first
