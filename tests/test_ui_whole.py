@@ -64,3 +64,7 @@ async def test_whole_documents_mode_shows_the_reading_progress_then_the_answer(
     saved = await container.chat.messages(session)
     assert saved[-1]["trace"]["route"] == "document"
     assert saved[-1]["trace"]["routed_by"] == "mode"
+    user.find(marker="why-sources").click()
+    await user.should_see("route: document", marker="trace-route")
+    await user.should_see("Read long.md in ", marker="trace-reading")
+    await user.should_see("written now, 0 from notes kept earlier.", marker="trace-reading")
