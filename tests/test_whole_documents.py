@@ -27,6 +27,7 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk
 from tests.graph_parts import Library, run_turn, settings
 from tests.running import eventually
+from ui.markdown import render
 
 SMALL = {"context_tokens": 1400, "answer_tokens": 300}
 """A context of 1,100 prompt tokens: a 30-page document needs several sections."""
@@ -291,3 +292,15 @@ async def test_another_model_writes_its_own_notes(tmp_path: Path) -> None:
     await rig.ask("Summarize @long.pdf", thread="t2")
     assert len(map_calls(rig.llm)) == 2 * first
     assert notes.count() == 2 * first
+
+
+def test_a_comparison_table_shows_each_cells_citation_as_a_link() -> None:
+    table = "| | a.pdf | b.pdf |\n|---|---|---|\n| Price | 10 € [1] | 12 € [3] |"
+    sources = [
+        {"n": 1, "file": "a.pdf", "page": 1},
+        {"n": 3, "file": "b.pdf", "page": 1},
+    ]
+    html = render(table, sources)
+    assert '<div class="docent-table"><table>' in html
+    cells = re.findall(r"<td>(.*?)</td>", html)
+    assert 'data-n="1"' in cells[1] and 'data-n="3"' in cells[2]
