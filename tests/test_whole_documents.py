@@ -29,7 +29,7 @@ from tests.graph_parts import Library, run_turn, settings
 from tests.running import eventually
 from ui.markdown import render
 
-SMALL = {"context_tokens": 1400, "answer_tokens": 300}
+SMALL: dict[str, Any] = {"context_tokens": 1400, "answer_tokens": 300}
 """A context of 1,100 prompt tokens: a 30-page document needs several sections."""
 
 
