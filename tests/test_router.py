@@ -200,3 +200,16 @@ async def test_small_talk_does_not_read_the_library() -> None:
     out = await run_turn(build_graph(InMemorySaver()), deps, "thanks a lot!")
     assert (out["state"]["route"], out["state"]["routed_by"]) == ("chat", "rules")
     assert reads == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "summarize section 3 of @q3.pdf",
+        "@q3.pdf explain the revenue table",
+        "summarize what @q3.pdf says about revenue",
+    ],
+)
+async def test_a_request_narrowed_to_a_part_of_a_file_searches_it(text: str) -> None:
+    out = await turn(make(FakeChatModel(default_reply="ok")), text)
+    assert (out["route"], out["routed_by"]) == ("rag", "mention")

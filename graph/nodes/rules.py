@@ -160,7 +160,10 @@ FOCUSED = _rule(
     "asks about a topic inside it",
     "rag",
     r"\b(?:says?|said|mentions?) (?:about|on|regarding)\b|\bregarding\b|\bconcerning\b|"
-    r"\bwith respect to\b|\brelated to\b|\bthe part (?:on|about)\b",
+    r"\bwith respect to\b|\brelated to\b|\bthe part (?:on|about)\b|"
+    r"\b(?:the|this|that|its) (?:\w+ )?"
+    r"(?:section|chapter|clause|appendix|paragraph|table|figure)\b|"
+    r"\b(?:section|chapter|clause|appendix|page|table|figure) \d",
 )
 
 COMPARE = _rule(
