@@ -159,6 +159,7 @@ class Reading:
             text = found.get(section.digest)
             if text is None:
                 text = await self._write_note(document, section, index, len(read), words)
+                found[section.digest] = text  # a page repeated later is not read twice
             else:
                 self.cached += 1
             notes.append(Note(document, section, text))
