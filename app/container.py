@@ -30,6 +30,7 @@ from graph.nodes.suggest import suggest_followups
 from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.whole.notes import SectionNotes
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
@@ -45,6 +46,9 @@ from models.reranker import FlashRankReranker
 
 log = logging.getLogger(__name__)
 
+NOTES_FILE = "notes.db"
+"""Section notes of documents read whole: derived, so deleting the file only costs time."""
+
 __all__ = ["Container", "build_embedder", "turn_options"]
 
 
@@ -58,6 +62,7 @@ def turn_options(settings: Settings) -> TurnOptions:
         rewrite_timeout=settings.rewrite_timeout,
         expand_queries=settings.expand_queries,
         suggestions=settings.suggestions,
+        max_calls=settings.max_calls_per_question,
     )
 
 
@@ -144,7 +149,11 @@ class Container:
             collections, self.retriever, self.indexer, factory=embedder_factory
         )
         """The answering collection, a new model's being built, and switching models."""
-        self.deps = GraphDeps(self.llm, self.retriever, self.ready_paths, turn_options(settings))
+        self.notes = SectionNotes(settings.data_dir / NOTES_FILE)
+        """What the model wrote about each section of a document read whole."""
+        self.deps = GraphDeps(
+            self.llm, self.retriever, self.ready_paths, turn_options(settings), self.notes
+        )
         self.search = SearchService(
             self.retriever,
             self.ready_paths,
@@ -297,4 +306,5 @@ class Container:
             await llm.aclose()
         self.sessions.close()
         self.registry.close()
+        self.notes.close()
         self.index_lock.release()

@@ -136,6 +136,13 @@ class Settings(BaseSettings):
     history_tokens: int = Field(
         2048, ge=0, description="Most of the context earlier messages of a session may take."
     )
+    max_calls_per_question: int = Field(
+        24,
+        ge=2,
+        le=1000,
+        description="Model calls one question about whole documents may make (notes on "
+        "sections plus the answer); past it the answer says which pages it left unread.",
+    )
     suggestions: bool = Field(True, description="Suggest three follow-up questions.")
     expand_queries: bool = Field(
         False, description="Also search three rephrasings of each question (one more LLM call)."

@@ -10,9 +10,11 @@ malformed JSON every time (the router then searches): the truth lies between.
     uv run python bench/router_eval.py [--data-dir /tmp/conversation-routerbench]
 
 Prints, for the rule tier alone (undecided → search, as before this router) and for the
-whole router: documents → rag, chat → chat, overall accuracy, and the share of turns that
-called the LLM; each also for the two halves of the set (even lines, odd lines), since
-the probe's thresholds were chosen looking at the even half only.
+whole router: documents → rag, chat → chat, whole documents → document or compare (the
+routes of issue 26), overall accuracy, the accuracy of the turns the cheap tiers settled
+without the LLM, and the share of turns that called the LLM; each also for the two halves
+of the set (even lines, odd lines), since the probe's thresholds were chosen looking at
+the even half only.
 """
 
 from __future__ import annotations
@@ -36,11 +38,14 @@ from bench.library import HANDBOOK, indexed_container  # noqa: E402
 from graph.context import TurnContext  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
 from graph.nodes.route import route  # noqa: E402
-from graph.nodes.rules import apply_rules  # noqa: E402
+from graph.nodes.rules import apply_rules, whole_document_rule  # noqa: E402
 from graph.state import AgentState  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "router_messages.jsonl"
+ORACLE = {"rag": "documents", "chat": "chat", "document": "document", "compare": "compare"}
+"""What the LLM tier answers for each label when it answers right."""
+WHOLE = ("document", "compare")
 
 
 class ScriptedRouterLLM:
@@ -66,7 +71,7 @@ class ScriptedRouterLLM:
         self.calls += 1
         if not self.oracle:
             return parse_json_object("{route: documents", self.model, self.host)
-        return {"route": "documents" if self.label == "rag" else "chat"}
+        return {"route": ORACLE[self.label]}
 
     async def stream_chat(self, messages: Sequence[Message], usage: Usage | None = None) -> Any:
         raise NotImplementedError
@@ -104,9 +109,12 @@ def state_for(row: dict[str, Any]) -> AgentState:
 def rules_only(row: dict[str, Any], known: list[str]) -> str:
     """The rule tier as a router by itself: mentions and rules, else search."""
     mentioned = find_mentions(row["text"], known) if "@" in row["text"] else []
+    text = strip_mentions(row["text"], mentioned) or row["text"]
+    whole = whole_document_rule(text, len(matched_paths(mentioned)))
+    if whole is not None:
+        return whole.route
     if matched_paths(mentioned):
         return "rag"
-    text = strip_mentions(row["text"], mentioned) or row["text"]
     after = bool(row.get("history")) and row.get("previous_route") == "rag"
     rule = apply_rules(text, after_search=after)
     return rule.route if rule else "rag"
@@ -116,13 +124,19 @@ def summarise(name: str, rows: list[dict[str, Any]], got: list[str], llm: list[b
     def line(label: str, picked: list[int]) -> str:
         docs = [i for i in picked if rows[i]["label"] == "rag"]
         chats = [i for i in picked if rows[i]["label"] == "chat"]
+        wholes = [i for i in picked if rows[i]["label"] in WHOLE]
+        cheap = [i for i in picked if not llm[i]]
         doc_ok = sum(got[i] == "rag" for i in docs) / max(len(docs), 1)
         chat_ok = sum(got[i] == "chat" for i in chats) / max(len(chats), 1)
+        whole_ok = sum(got[i] == rows[i]["label"] for i in wholes) / max(len(wholes), 1)
         acc = sum(got[i] == rows[i]["label"] for i in picked) / max(len(picked), 1)
+        cheap_ok = sum(got[i] == rows[i]["label"] for i in cheap) / max(len(cheap), 1)
         share = sum(llm[i] for i in picked) / max(len(picked), 1)
         return (
             f"  {label:10} docs→rag {doc_ok:5.3f} (≥0.95)   chat→chat {chat_ok:5.3f} (≥0.85)"
-            f"   accuracy {acc:5.3f}   LLM called {share:5.1%} (≤25%)   n={len(picked)}"
+            f"   whole→document/compare {whole_ok:5.3f} (n={len(wholes)})"
+            f"   accuracy {acc:5.3f}   cheap tiers {cheap_ok:5.3f} (≥0.97, n={len(cheap)})"
+            f"   LLM called {share:5.1%} (≤25%)   n={len(picked)}"
         )
 
     every = list(range(len(rows)))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from graph.options import TurnOptions
 from graph.retrieval.search import Search
+from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 
 
@@ -22,3 +23,5 @@ class TurnContext:
     """Relative paths of the documents that can be searched."""
     options: TurnOptions = field(default_factory=TurnOptions)
     """Budgets, thresholds and switches of the router, rewriter and generator."""
+    notes: SectionNotes = field(default_factory=SectionNotes)
+    """Notes on sections of documents read whole, kept between turns."""

@@ -10,6 +10,7 @@ from graph.nodes.route import may_search_as_is
 from graph.options import TurnOptions
 from graph.retrieval.retriever import Retriever
 from graph.state import Mode
+from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 
 
@@ -23,6 +24,8 @@ class GraphDeps:
     """Relative paths of the documents that can be searched."""
     options: TurnOptions = field(default_factory=TurnOptions)
     """Budgets, thresholds and switches of the router, rewriter and generator."""
+    notes: SectionNotes = field(default_factory=SectionNotes)
+    """Notes on sections of documents read whole (the container's file in the data dir)."""
 
     def begin(
         self,
@@ -42,4 +45,4 @@ class GraphDeps:
         search = self.retriever.begin()
         if opening and may_search_as_is(question, mode, self.options):
             search.warm(question)
-        return TurnContext(llm or self.llm, search, self.known_files, self.options)
+        return TurnContext(llm or self.llm, search, self.known_files, self.options, self.notes)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from graph.state import Source
 
-NodeName = Literal["router", "rewriter", "retriever", "generator"]
+NodeName = Literal["router", "rewriter", "retriever", "generator", "reader"]
 
 
 @dataclass(frozen=True)

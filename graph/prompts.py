@@ -39,7 +39,9 @@ ROUTE_USER = """{history}Message: {question}"""
 
 ROUTE_SCHEMA = {
     "type": "object",
-    "properties": {"route": {"type": "string", "enum": ["documents", "chat"]}},
+    "properties": {
+        "route": {"type": "string", "enum": ["documents", "chat", "document", "compare"]}
+    },
     "required": ["route"],
 }
 
@@ -139,3 +141,66 @@ STATUS_RERANK = "Reranking {count} passages…"
 STATUS_RERANK_ONE = "Reranking 1 passage…"
 STATUS_GENERATE = "Writing the answer…"
 STATUS_GENERATE_CHAT = "Thinking…"
+
+# -- whole documents and comparisons (graph/whole/) ---------------------------------------
+
+MAP_PROMPT_VERSION = "map-1"
+"""Part of every cached section note's key: change it whenever MAP_* below change."""
+
+MAP_SYSTEM = """You read one section of a longer document for the user. Each page of the \
+section starts with its label in square brackets, like [p12]. Write compact notes of \
+everything the section says{aspect}: facts, figures, names, conclusions, in reading order. \
+End each point with the label of the page it comes from, like [p12]. Use only the section's \
+text. Write at most {words} words, in the language of the text."""
+
+MAP_ASPECT = ' that bears on "{aspect}"'
+
+MAP_USER = """{file}, section {index} of {total} ({where}):
+
+{text}"""
+
+WHOLE_SYSTEM = """You are Docent. The user asks about whole documents from their own \
+library; you are given {what}. Each part is numbered in square brackets.
+
+Rules:
+- Use only what the given text says; never add facts from outside it.
+- Cite each point with its number in square brackets, like [1] or [2][3].
+- Cover the whole of what you are given, in order, not only its beginning.
+- Be clear and well organised, and answer in the language of the question."""
+
+WHOLE_TEXT = "the full text of each document, page by page"
+WHOLE_NOTES = "notes taken section by section while reading each document in order"
+
+COMPARE_RULES = """
+- Compare the documents side by side. When the comparison fits, answer with a Markdown \
+table: one row per point compared, one column per document, and a citation like [3] in \
+every cell. If a document says nothing on a point, write "not stated" in its cell.
+- After the table, add at most three sentences on the main differences."""
+
+WHOLE_USER = """{material}
+
+Question: {question}"""
+
+WHOLE_DOCUMENT_HEADER = "=== {file} ==="
+WHOLE_PAGE_BLOCK = "[{n}] {where}:\n{text}"
+WHOLE_NOTE_BLOCK = "Notes on {where}:\n{note}"
+
+STATUS_READ = "Reading {files}…"
+PROGRESS_SECTION = "Reading section {index} of {total} ({file}, {where})"
+PROGRESS_DONE = "Read {total} sections"
+
+NO_TARGET = (
+    "Which document do you mean? Name it with @ (for example `@report.pdf`), or pick it "
+    "in the library, and ask again."
+)
+NO_TARGET_COMPARE = (
+    "To compare, name at least two documents with @ (for example `@a.pdf` and `@b.pdf`)."
+)
+EMPTY_DOCUMENTS = "{files} has no text that could be read, so there is nothing to summarise."
+
+SKIPPED = (
+    "*Not read, to stay within {calls} model calls for one question: {skipped}. Raise "
+    '"Model calls per question" in Settings to read everything.*'
+)
+NOTES_CUT = "*The notes were shortened to fit the model's context.*"
+READ_FAILED = "**The documents could not be read: {error}**"

@@ -7,8 +7,11 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-Mode = Literal["auto", "rag", "chat"]
-Route = Literal["rag", "chat"]
+Mode = Literal["auto", "rag", "chat", "document"]
+"""``document`` is the window's "Whole documents": read the named files whole."""
+Route = Literal["rag", "chat", "document", "compare"]
+"""``document`` reads whole files for a summary or outline; ``compare`` reads two or more
+side by side."""
 RouteTier = Literal["mode", "library", "mention", "rules", "probe", "llm"]
 """Which of the router's tiers decided: the user's mode, an empty library, a resolved
 @mention, the keyword rules, the vector probe, or the LLM."""
@@ -95,6 +98,9 @@ class AgentState(TypedDict, total=False):
     mentioned: list[Mention]
     """Every @mention as typed, matched or not (``mentions`` has the matched paths).
     Written by the router."""
+    documents: list[str]
+    """The files a whole-document or compare turn read, so "this document" in the next
+    turn means them. Written by the reader."""
     probe_score: float | None
     """Best vector similarity of the question to any chunk, when the probe ran. Written by
     the router."""

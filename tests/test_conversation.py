@@ -144,7 +144,7 @@ async def test_two_mentions_search_each_file(
     container = await started(tmp_path, server, embedder, suggestions=False)
     async with running_app(container) as app:
         await wait_ready(app, 3)
-        out = await ask(app, 'Compare the warranty of @x200 and @"z9 blender guide.pdf"')
+        out = await ask(app, 'What warranty do @x200 and @"z9 blender guide.pdf" give?')
     trace = out["done"]["trace"]
     assert trace["routed_by"] == "mention"
     assert [q["files"] for q in trace["queries"]] == [[X200], [Z9]]

@@ -27,7 +27,14 @@ from tests.running import RunningApp, running_app, wait_ready
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = "# Recipes\n\nThe pancake batter needs two eggs and a pinch of salt.\n"
 MANUAL = ["The kettle must be descaled every month.", "The warranty lasts two years."]
-TOOLS = {"search_documents", "ask", "list_documents", "read_document", "verify"}
+TOOLS = {
+    "search_documents",
+    "ask",
+    "list_documents",
+    "read_document",
+    "verify",
+    "summarize_document",
+}
 
 
 @pytest.fixture
@@ -98,6 +105,19 @@ async def test_files_narrow_search_and_ask(app: RunningApp) -> None:
         )
     assert {r["file"] for r in search["results"]} == {"recipes.md"}
     assert {s["file"] for s in answer["sources"]} == {"manual.pdf"}
+
+
+async def test_summarize_document_reads_every_page_of_the_file(app: RunningApp) -> None:
+    async with http_client(app) as client:
+        summary = structured(await client.call_tool("summarize_document", {"path": "manual.pdf"}))
+        missing = await client.call_tool("summarize_document", {"path": "nothing.pdf"})
+    assert [(s["file"], s["page"]) for s in summary["sources"]] == [
+        ("manual.pdf", 1),
+        ("manual.pdf", 2),
+    ]
+    messages = await app.container.chat.messages(summary["session_id"])
+    assert messages[-1]["trace"]["route"] == "document"
+    assert "list_documents" in error_text(missing)
 
 
 async def test_search_tool_finds_what_the_search_route_finds(app: RunningApp) -> None:

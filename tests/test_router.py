@@ -57,7 +57,14 @@ def json_calls(llm: FakeChatModel) -> int:
         ("thanks a lot!", "auto", "chat", "rules"),
         ("Write me a poem about spring", "auto", "chat", "rules"),
         ("what is 17 * 23", "auto", "chat", "rules"),
-        ("Summarize the report", "auto", "rag", "rules"),
+        ("Summarize the report", "auto", "document", "rules"),
+        ("Summarize the policy on paid leave", "auto", "rag", "rules"),
+        ("@q3.pdf give me an outline", "auto", "document", "rules"),
+        ("what does @q3.pdf say about revenue", "auto", "rag", "mention"),
+        ("compare @q3.pdf and @x200.pdf", "auto", "compare", "rules"),
+        ("How do these two reports differ?", "auto", "compare", "rules"),
+        ("@q3.pdf hi", "document", "document", "mode"),
+        ("@q3.pdf and @x200.pdf", "document", "compare", "mode"),
         ("According to my notes, when are plants watered?", "auto", "rag", "rules"),
     ],
 )
@@ -111,6 +118,8 @@ async def test_probe_close_to_a_chunk_is_rag_and_the_retriever_reuses_its_search
     [
         ('{"route": "chat"}', "chat"),
         ('{"route": "documents"}', "rag"),
+        ('{"route": "document"}', "document"),
+        ('{"route": "compare"}', "compare"),
         ('{"route": "maybe"}', "rag"),
         ("definitely chat", "rag"),
         ("[1, 2]", "rag"),
@@ -194,3 +203,16 @@ async def test_small_talk_does_not_read_the_library() -> None:
     out = await run_turn(build_graph(InMemorySaver()), deps, "thanks a lot!")
     assert (out["state"]["route"], out["state"]["routed_by"]) == ("chat", "rules")
     assert reads == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "summarize section 3 of @q3.pdf",
+        "@q3.pdf explain the revenue table",
+        "summarize what @q3.pdf says about revenue",
+    ],
+)
+async def test_a_request_narrowed_to_a_part_of_a_file_searches_it(text: str) -> None:
+    out = await turn(make(FakeChatModel(default_reply="ok")), text)
+    assert (out["route"], out["routed_by"]) == ("rag", "mention")

@@ -14,6 +14,7 @@ from app.services.chat import (
     Done,
     Failed,
     MessageRejected,
+    Progress,
     SessionBusy,
     Sources,
     Status,
@@ -184,6 +185,8 @@ class ChatView:
     def _show(self, live: AnswerView, event: ClientEvent) -> None:
         if isinstance(event, Status):
             live.set_status(event.text)
+        elif isinstance(event, Progress):
+            live.set_progress(event.done, event.total, event.text)
         elif isinstance(event, Sources):
             live.sources = [dict(s) for s in event.sources]
         elif isinstance(event, Token):

@@ -16,6 +16,10 @@ MODES = {
     "auto": ("Auto", "Searches your documents when the question needs them."),
     "rag": ("Documents", "Always answers from your documents, with citations."),
     "chat": ("Chat", "Talks with the model only; documents are not searched."),
+    "document": (
+        "Whole documents",
+        "Reads the named files from first page to last: summaries, outlines, comparisons.",
+    ),
 }
 
 # Keys the @ picker takes while it is open; Enter sends otherwise. Shift+Enter is left

@@ -87,6 +87,10 @@ class AnswerView:
             )
             self.status.classes("text-xs").mark("status")
             self.status.set_visibility(streaming)
+            # Reading whole documents takes a while: how far it is, section by section.
+            self.progress = ui.linear_progress(value=0.0, show_value=False)
+            self.progress.props("rounded size=6px").classes("docent-progress").mark("progress")
+            self.progress.set_visibility(False)
             with ui.card().classes("docent-answer-card shadow-sm").props("flat bordered"):
                 self.body = ui.html("", sanitize=False).classes("docent-md").mark("answer")
                 self.body.props(f'data-turn="{self.turn_id}"')
@@ -111,9 +115,16 @@ class AnswerView:
     def set_status(self, text: str) -> None:
         self.status.set_text(text)
 
+    def set_progress(self, done: int, total: int, text: str) -> None:
+        """A long reading's progress: the status says which section, the bar how far."""
+        self.status.set_text(text)
+        self.progress.set_value(done / total if total else 1.0)
+        self.progress.set_visibility(done < total)
+
     def fail(self, message: str) -> None:
         self.status.set_text(message)
         self.status.props("color=negative icon=error")
+        self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")
         if not self.text:
             self.body.set_content(markdown.render(f"*{message}*"))
@@ -121,6 +132,7 @@ class AnswerView:
     def finish(self) -> None:
         """Final render: full text, sources grouped by file, and the action buttons."""
         self.status.set_visibility(False)
+        self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")
         wraps = claim_wraps(self.support or [])
         self.body.set_content(markdown.render(self.text, self.sources, wraps))

@@ -73,6 +73,22 @@ def candidate_rows(trace: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def reading_line(reading: dict[str, Any]) -> str:
+    """A whole-document turn's reading in one sentence: what was read, how, what was not."""
+    files = ", ".join(reading.get("documents") or [])
+    pages = reading.get("pages", 0)
+    sections = reading.get("sections", 0)
+    if not sections:
+        return f"Read {files} whole in one piece ({pages} pages)."
+    line = (
+        f"Read {files} in {sections} sections ({pages} pages): "
+        f"{reading.get('note_calls', 0)} written now, {reading.get('notes_cached', 0)} from "
+        "notes kept earlier."
+    )
+    skipped = sum(len(s.get("sections", [])) for s in reading.get("skipped") or [])
+    return line + (f" {skipped} sections were skipped for the call budget." if skipped else "")
+
+
 def show_trace(trace: dict[str, Any]) -> None:
     """Open the trace dialog for one turn."""
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-3xl gap-3").mark("trace-dialog"):
@@ -93,6 +109,8 @@ def show_trace(trace: dict[str, Any]) -> None:
             ui.echart(timeline_options(nodes)).classes("w-full").style(
                 f"height: {60 + 34 * len(nodes)}px"
             ).mark("trace-timeline")
+        if reading := trace.get("reading"):
+            ui.label(reading_line(reading)).classes("text-sm").mark("trace-reading")
         queries = trace.get("queries") or []
         if queries:
             ui.label("Searches").classes("text-sm font-semibold")

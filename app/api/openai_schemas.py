@@ -48,7 +48,9 @@ class ChatCompletionRequest(BaseModel):
     )
     stream: bool = False
     mode: Mode = Field(
-        "auto", description="Docent extension: 'rag' always searches, 'chat' never does."
+        "auto",
+        description="Docent extension: 'rag' always searches, 'chat' never does, 'document' reads "
+        "the named files whole.",
     )
 
 

@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-browser", action="store_true", help="don't open a browser tab (serve, open)"
     )
-    parser.add_argument("--mode", choices=("auto", "rag", "chat"), default="auto", help="for `ask`")
+    parser.add_argument(
+        "--mode", choices=("auto", "rag", "chat", "document"), default="auto", help="for `ask`"
+    )
     parser.add_argument(
         "--check", action="store_true", help="for `status`: check folder, registry and indexes"
     )
@@ -207,6 +209,6 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "ingest":
         return asyncio.run(commands.ingest(settings))
     if not args.question:
-        print('Usage: run.py ask "your question" [--mode auto|rag|chat]', file=sys.stderr)
+        print('Usage: run.py ask "your question" [--mode auto|rag|chat|document]', file=sys.stderr)
         return 2
     return asyncio.run(commands.ask(settings, args.question, args.mode))

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 INSTRUCTIONS = (
     "Docent answers from the documents in a folder on the user's own machine. "
     "search_documents finds passages without writing an answer; ask writes an answer that "
-    "cites its sources as [n]; verify checks any text against the documents, sentence by "
+    "cites its sources as [n]; summarize_document reads one document whole, page by page, "
+    "and sums it up with page citations; verify checks any text against the documents, sentence by "
     "sentence; list_documents and read_document show what is there."
 )
 
@@ -55,6 +56,13 @@ def build_mcp_server(container: Container) -> MCPServer:
         files: only use these documents (file names or relative paths).
         """
         return await _as_tool_error(tools.ask(question, files))
+
+    @server.tool()
+    async def summarize_document(path: str) -> Answer:
+        """Summarise one whole document (as list_documents names it), reading every page in
+        order, citing pages as [n]. A long document takes several model calls; a summary
+        asked again is served from the notes kept of its sections."""
+        return await _as_tool_error(tools.summarize_document(path))
 
     @server.tool()
     async def verify(text: str, scope: str | None = None) -> VerifyResults:

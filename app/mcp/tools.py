@@ -143,6 +143,22 @@ class DocentTools:
             raise ToolFailed(final.message)
         return Answer.model_validate(payload(final))
 
+    async def summarize_document(self, path: str) -> Answer:
+        """The whole document read in order (section by section when it is long), summed up
+        with page citations; as the window's "Whole documents" mode does it."""
+        record = self._find(path)
+        if record.status != "ready":
+            raise ToolFailed(f"{record.path} could not be indexed ({record.error}); fix it first.")
+        text = f'Summarise @"{record.path}"'
+        try:
+            turn = self._chat().start_turn(None, text, "document")
+        except MessageRejected as error:
+            raise ToolFailed(str(error)) from error
+        final = await turn.result()
+        if isinstance(final, Failed):
+            raise ToolFailed(final.message)
+        return Answer.model_validate(payload(final))
+
     async def list_documents(self) -> DocumentList:
         return DocumentList(
             documents=[

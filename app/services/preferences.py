@@ -28,6 +28,7 @@ EDITABLE = (
     "rerank_candidates",
     "rerank_download",
     "suggestions",
+    "max_calls_per_question",
     "docs",
 )
 """What the settings dialog offers, in its order; a name Settings doesn't have is skipped,

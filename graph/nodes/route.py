@@ -1,6 +1,8 @@
 """The router node: decides whether a turn searches the documents, cheapest tier first.
 
-1. the user's mode, an empty library, or a resolved @mention decide outright;
+1. the user's mode, an empty library, or a resolved @mention decide outright, except that
+   a request for a whole named file ("summarise @report.pdf") or a comparison of two is a
+   rule's (graph/nodes/rules.py, ``whole_document_rule``) to settle first;
 2. keyword and pattern rules (graph/nodes/rules.py);
 3. a vector probe: the best chunk far from the question means chat, close means rag;
 4. only what is still ambiguous asks the LLM for a JSON intent; any failure searches.
@@ -20,7 +22,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import apply_rules
+from graph.nodes.rules import apply_rules, whole_document_rule
 from graph.options import TurnOptions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from models.llm import LLMError
@@ -79,6 +81,10 @@ async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[R
     verdict = str(reply.get("route", "")).strip().lower()
     if verdict == "chat":
         return "chat", "LLM said chat"
+    if verdict in ("document", "whole document", "summary"):
+        return "document", "LLM said whole document"
+    if verdict == "compare":
+        return "compare", "LLM said compare"
     if verdict in ("documents", "rag", "search", "docs"):
         return "rag", "LLM said documents"
     return "rag", f"LLM answered {reply!r}, searching anyway"
@@ -109,8 +115,15 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     chosen: Route
     tier: RouteTier
     rule = apply_rules(text, after_search=after_search) if mode == "auto" else None
-    if mode in ("rag", "chat"):
+    whole = whole_document_rule(text, len(mentions)) if mode == "auto" else None
+    if mode == "document":
+        # Two named files in "Whole documents" mode are read side by side.
+        chosen = "compare" if len(mentions) >= 2 else "document"
+        tier, reason = "mode", f"mode {mode}"
+    elif mode in ("rag", "chat"):
         chosen, tier, reason = ("rag" if mode == "rag" else "chat"), "mode", f"mode {mode}"
+    elif whole is not None and (mentions or context.known_files()):
+        chosen, tier, reason = whole.route, "rules", whole.name
     elif mentions:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
     elif rule is not None and rule.route == "chat":
@@ -148,6 +161,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     }
 
 
-def after_route(state: AgentState) -> Literal["rewriter", "generator"]:
-    """Conditional edge: chat goes straight to the generator."""
+def after_route(state: AgentState) -> Literal["rewriter", "generator", "reader"]:
+    """Conditional edge: chat goes straight to the generator, whole documents to the reader."""
+    if state["route"] in ("document", "compare"):
+        return "reader"
     return "rewriter" if state["route"] == "rag" else "generator"

@@ -130,6 +130,73 @@ FOLLOW_UP = _rule(
 FOLLOW_UP_WORDS = 14
 """A follow-up is short; a long message stands on its own and goes through the tiers."""
 
+_WHOLE_NOUNS = (
+    r"documents?|docs?|files?|pdfs?|reports?|papers?|articles?|contracts?|agreements?|"
+    r"books?|thesis|memos?|presentations?|decks?|transcripts?|proposals?|studies|study"
+)
+"""Nouns that name a whole file. Not "policy", "guide" or "section": in a library of short
+pages those name a topic to search for ("summarise the policy on leave")."""
+
+_THIS_DOCUMENT = (
+    r"\b(?:this|that|the|whole|entire|full|attached|above|uploaded)\s+"
+    r"(?:whole\s+|entire\s+|full\s+)?(?:document|doc|file|pdf|report|paper|article|contract|"
+    r"agreement|book|thesis|memo|presentation|deck|transcript|proposal|study)\b"
+    r"(?!\s+(?:on|about|regarding)\s+\w|\s+says?\b)"
+)
+"""One file, in the singular: "the docs" is the whole library, a question to search."""
+
+WHOLE_DOCUMENT = _rule(
+    "asks about a whole document",
+    "document",
+    r"\b(?:summari[sz]e|summary|summarise|overview|outline|tl;?dr|gist|synopsis|"
+    r"key (?:points|takeaways|findings)|main (?:points|ideas|findings|argument)|takeaways|"
+    r"explain|walk me through|go through|what(?:'s| is) (?:it|(?:this|that|the)(?: \w+)?) about)\b|"
+    r"\bwhat(?:'s| is) [^?]{1,80}? about\W*$",
+)
+
+NAMES_A_DOCUMENT = _rule("names a document", "document", _THIS_DOCUMENT)
+
+FOCUSED = _rule(
+    "asks about a topic inside it",
+    "rag",
+    r"\b(?:says?|said|mentions?) (?:about|on|regarding)\b|\bregarding\b|\bconcerning\b|"
+    r"\bwith respect to\b|\brelated to\b|\bthe part (?:on|about)\b|"
+    r"\b(?:the|this|that|its) (?:\w+ )?"
+    r"(?:section|chapter|clause|appendix|paragraph|table|figure)\b|"
+    r"\b(?:section|chapter|clause|appendix|page|table|figure) \d",
+)
+
+COMPARE = _rule(
+    "compares documents",
+    "compare",
+    r"\b(?:compare|comparison|comparing|contrast|differences?|differ(?:s|ent|ently)?|versus|vs\.?|"
+    r"side by side|similarit(?:y|ies))\b",
+)
+
+SEVERAL_DOCUMENTS = _rule(
+    "names several documents",
+    "compare",
+    r"\b(?:two|both|these|those|three)\s+(?:\w+\s)?(?:" + _WHOLE_NOUNS + r")\b",
+)
+
+
+def whole_document_rule(question: str, mentioned: int) -> Rule | None:
+    """The rule that makes this a whole-document or compare turn, or None.
+
+    ``compare`` needs two named files (two @mentions, or "these two contracts");
+    ``document`` a request for the whole ("summarise", "outline") of one named file (an
+    @mention or "this report") that doesn't narrow it to a topic inside.
+    """
+    text = question.strip()
+    if COMPARE.pattern.search(text) and (mentioned >= 2 or SEVERAL_DOCUMENTS.pattern.search(text)):
+        return COMPARE
+    if FOCUSED.pattern.search(text) or not WHOLE_DOCUMENT.pattern.search(text):
+        return None
+    if mentioned >= 1 or NAMES_A_DOCUMENT.pattern.search(text):
+        return WHOLE_DOCUMENT
+    return None
+
+
 _ORDER = (SMALL_TALK, ABOUT_ME, DOCUMENTS, READING, WRITING, TRANSLATE, ARITHMETIC, PROGRAMMING)
 
 

@@ -59,6 +59,11 @@ class FakeChatModel:
         """When set, ``complete_json`` calls whose schema has ``gated_property`` wait for
         this event before replying (e.g. hold the follow-up suggestions only)."""
         self.gated_property = "suggestions"
+        self.stream_gate: asyncio.Semaphore | None = None
+        """When set, every ``stream_chat`` call takes one of its permits before replying: a
+        test lets calls through one ``release()`` at a time (to Stop long work mid-way)."""
+        self.waiting = 0
+        """``stream_chat`` calls now waiting at ``stream_gate``."""
         self._replies: deque[str | _Failure] = deque()
 
     def enqueue(self, *replies: str) -> None:
@@ -84,6 +89,12 @@ class FakeChatModel:
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
         """Yield the next reply word by word; ``usage`` counts words, as tokens."""
+        if self.stream_gate is not None:
+            self.waiting += 1
+            try:
+                await self.stream_gate.acquire()
+            finally:
+                self.waiting -= 1
         reply = self._take(messages, json_mode=False, schema=None)
         text = reply.after if isinstance(reply, _Failure) else reply
         pieces = split_tokens(text)

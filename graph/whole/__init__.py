@@ -1,0 +1,1 @@
+"""Questions about whole documents: sections, their cached notes, and reading them."""

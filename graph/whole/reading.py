@@ -1,0 +1,293 @@
+"""Reading whole documents for one question: in one piece when they fit the context, else
+section by section in order (map), the notes then combined by the answer (reduce).
+
+A ``Reading`` is the turn's one object for this work: the documents and their numbered
+pages (the turn's sources), the notes found in the cache or written, the model calls made
+and what the call budget left unread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph import prompts
+from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
+from graph.events import Progress
+from graph.options import TurnOptions
+from graph.state import Source
+from graph.whole.notes import SectionNotes
+from graph.whole.sections import Section, Unit, cite_sources, sections_of, span_of
+from models.protocols import ChatModel, Message
+
+SNIPPET_CHARS = 240
+MAP_FRAME = 400
+"""Tokens a map call's instructions and headings take, with room to spare."""
+MIN_SECTION = 256
+"""Fewest tokens of text a map call is given, whatever the context left for it."""
+NOTE_WORDS = (60, 300)
+"""Fewest and most words a section's note may take; the budget decides in between."""
+
+
+@dataclass
+class Document:
+    """One document being read: where it is now, its content key and its pages."""
+
+    path: str
+    key: str
+    units: list[Unit]
+    sections: list[Section] = field(default_factory=list)
+
+
+@dataclass
+class Note:
+    """What was written about one section, with its page labels as the model cited them."""
+
+    document: Document
+    section: Section
+    text: str
+
+
+@dataclass
+class Reading:
+    """The reading of one turn's documents."""
+
+    documents: list[Document]
+    llm: ChatModel
+    notes: SectionNotes
+    options: TurnOptions
+    tell: Callable[[Any], None]
+    aspect: str = ""
+    """What a comparison reads for; "" takes notes of everything (shared by any question)."""
+    compare: bool = False
+    sources: list[Source] = field(default_factory=list)
+    calls: int = 0
+    """Model calls made for notes (the answer's own call is counted by the caller)."""
+    cached: int = 0
+    tokens_sent: int = 0
+    skipped: list[tuple[Document, list[Section]]] = field(default_factory=list)
+    notes_cut: bool = False
+    _numbers: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for document in self.documents:
+            for unit in document.units:
+                n = len(self.sources) + 1
+                self._numbers[(document.path, unit.label)] = n
+                self.sources.append(
+                    Source(
+                        n=n,
+                        file=unit.file,
+                        path=document.path,
+                        page=unit.page,
+                        snippet=unit.text[:SNIPPET_CHARS],
+                        score=1.0,
+                        start=unit.start,
+                        end=unit.end,
+                    )
+                )
+
+    @property
+    def budget(self) -> int:
+        """Tokens a prompt may take: the context less the answer's room."""
+        return self.options.context_tokens - self.options.answer_tokens
+
+    @property
+    def section_budget(self) -> int:
+        """Tokens of a document's text one map call reads."""
+        return max(self.budget - MAP_FRAME, MIN_SECTION)
+
+    def system(self, whole: bool) -> str:
+        what = prompts.WHOLE_TEXT if whole else prompts.WHOLE_NOTES
+        rules = prompts.COMPARE_RULES if self.compare else ""
+        return prompts.WHOLE_SYSTEM.format(what=what) + rules
+
+    def answer_messages(self, question: str, material: str, whole: bool) -> list[Message]:
+        """The answer's call: the documents' text (or notes) and the question."""
+        user = prompts.WHOLE_USER.format(material=material, question=question)
+        return [
+            {"role": "system", "content": self.system(whole)},
+            {"role": "user", "content": user},
+        ]
+
+    def whole_text(self) -> str:
+        """Every page of every document, numbered as the turn's sources."""
+        parts = []
+        for document in self.documents:
+            parts.append(prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
+            for unit in document.units:
+                n = self._numbers[(document.path, unit.label)]
+                where = span_of([unit])
+                parts.append(prompts.WHOLE_PAGE_BLOCK.format(n=n, where=where, text=unit.text))
+        return "\n\n".join(parts)
+
+    def fits_whole(self, question: str) -> bool:
+        """Whether the documents and the question go to the model in one call."""
+        if sum(u.tokens for d in self.documents for u in d.units) > self.budget:
+            return False  # settled without building and measuring the whole text
+        messages = self.answer_messages(question, self.whole_text(), whole=True)
+        return sum(message_tokens(m) for m in messages) <= self.budget
+
+    # -- map ----------------------------------------------------------------------------
+
+    async def take_notes(self) -> list[Note]:
+        """Notes on every section the budget allows, in reading order: from the cache where
+        a section was read before, else written now (and cached at once)."""
+        for document in self.documents:
+            document.sections = sections_of(document.units, self.section_budget)
+        planned = [(d, s) for d in self.documents for s in d.sections]
+        found = await asyncio.to_thread(self._cached, planned)
+        allowed = self._allowed([(d, s) for d, s in planned if s.digest not in found])
+        words = self._note_words(len(planned))
+        notes: list[Note] = []
+        read = [(d, s) for d, s in planned if s.digest in found or id(s) in allowed]
+        for index, (document, section) in enumerate(read, start=1):
+            self.tell(
+                Progress(
+                    index - 1,
+                    len(read),
+                    prompts.PROGRESS_SECTION.format(
+                        index=index,
+                        total=len(read),
+                        file=document.units[0].file,
+                        where=section.where,
+                    ),
+                )
+            )
+            text = found.get(section.digest)
+            if text is None:
+                text = await self._write_note(document, section, index, len(read), words)
+                found[section.digest] = text  # a page repeated later is not read twice
+            else:
+                self.cached += 1
+            notes.append(Note(document, section, text))
+        self.tell(Progress(len(read), len(read), prompts.PROGRESS_DONE.format(total=len(read))))
+        for document in self.documents:
+            left = [s for s in document.sections if s.digest not in found and id(s) not in allowed]
+            if left:
+                self.skipped.append((document, left))
+        return notes
+
+    def _cached(self, planned: Sequence[tuple[Document, Section]]) -> dict[str, str]:
+        found = {}
+        for _, section in planned:
+            note = self.notes.get(
+                section.digest, self.llm.model, prompts.MAP_PROMPT_VERSION, self.aspect
+            )
+            if note is not None:
+                found[section.digest] = note
+        return found
+
+    def _allowed(self, unread: Sequence[tuple[Document, Section]]) -> set[int]:
+        """The unread sections the budget lets us read (one call is kept for the answer):
+        shared out a call at a time between the documents, each read from its start."""
+        calls = max(self.options.max_calls - 1, 0)
+        pending = {id(d): [s for owner, s in unread if owner is d] for d in self.documents}
+        chosen: set[int] = set()
+        while calls > 0 and any(pending.values()):
+            for document in self.documents:
+                queue = pending[id(document)]
+                if queue and calls > 0:
+                    chosen.add(id(queue.pop(0)))
+                    calls -= 1
+        return chosen
+
+    def _note_words(self, sections: int) -> int:
+        """Words per note such that every note fits the answer's prompt together."""
+        room = self.section_budget // max(sections, 1)
+        return max(NOTE_WORDS[0], min(NOTE_WORDS[1], room * 3 // 4))
+
+    async def _write_note(
+        self, document: Document, section: Section, index: int, total: int, words: int
+    ) -> str:
+        aspect = prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
+        user = prompts.MAP_USER.format(
+            file=document.path,
+            index=index,
+            total=total,
+            where=section.where,
+            text=section.text,
+        )
+        messages: list[Message] = [
+            {"role": "system", "content": prompts.MAP_SYSTEM.format(aspect=aspect, words=words)},
+            {"role": "user", "content": user},
+        ]
+        self.calls += 1
+        self.tokens_sent += sum(message_tokens(m) for m in messages)
+        note = "".join([piece async for piece in self.llm.stream_chat(messages)]).strip()
+        await asyncio.to_thread(
+            self.notes.put,
+            section.digest,
+            self.llm.model,
+            prompts.MAP_PROMPT_VERSION,
+            self.aspect,
+            document.key,
+            note,
+        )
+        return note
+
+    # -- reduce -------------------------------------------------------------------------
+
+    def notes_text(self, notes: Sequence[Note], question: str) -> str:
+        """The notes as the answer reads them, their page labels turned into source
+        numbers; each cut to an equal share if together they don't fit."""
+        frame = sum(message_tokens(m) for m in self.answer_messages(question, "", whole=False))
+        room = self.budget - frame
+        blocks: list[tuple[Document, str, str]] = []
+        for note in notes:
+            numbers = {
+                label: n for (path, label), n in self._numbers.items() if path == note.document.path
+            }
+            blocks.append((note.document, note.section.where, cite_sources(note.text, numbers)))
+        headers = len(self.documents) * (MESSAGE_OVERHEAD + 10)
+        total = sum(estimate_tokens(b[2]) + 12 for b in blocks) + headers
+        if total > room and blocks:
+            share = max((room - headers) // len(blocks) - 12, 1)
+            blocks = [(d, w, cut_to(t, share)) for d, w, t in blocks]
+            self.notes_cut = True
+        parts: list[str] = []
+        shown: Document | None = None
+        for document, where, text in blocks:
+            if document is not shown:
+                parts.append(prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
+                shown = document
+            parts.append(prompts.WHOLE_NOTE_BLOCK.format(where=where, note=text))
+        return "\n\n".join(parts)
+
+    def read_sources(self) -> list[Source]:
+        """The sources the answer was given: every page but those of skipped sections."""
+        left = {
+            self._numbers[(d.path, u.label)]
+            for d, sections in self.skipped
+            for s in sections
+            for u in s.units
+        }
+        return [s for s in self.sources if s["n"] not in left]
+
+    def skipped_text(self) -> str:
+        """What was not read, for the answer's opening line ("" when everything was)."""
+        if not self.skipped:
+            return ""
+        parts = []
+        for document, sections in self.skipped:
+            spans = ", ".join(s.where for s in sections)
+            parts.append(f"{spans} of `{document.units[0].file}`")
+        return prompts.SKIPPED.format(calls=self.options.max_calls, skipped="; ".join(parts))
+
+    def summary(self) -> dict[str, Any]:
+        """The reading's part of the trace."""
+        return {
+            "documents": [d.path for d in self.documents],
+            "pages": sum(len(d.units) for d in self.documents),
+            "sections": sum(len(d.sections) for d in self.documents),
+            "note_calls": self.calls,
+            "notes_cached": self.cached,
+            "tokens_sent_for_notes": self.tokens_sent,
+            "skipped": [
+                {"path": d.path, "sections": [s.where for s in sections]}
+                for d, sections in self.skipped
+            ],
+            "notes_cut": self.notes_cut,
+        }

@@ -1,0 +1,30 @@
+"""The call budget of one question: a setting, an environment variable, and the dialog's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.container import turn_options
+from app.services.preferences import InvalidSetting, Preferences, with_saved
+from app.settings import Settings
+
+
+def test_the_budget_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCENT_MAX_CALLS_PER_QUESTION", "7")
+    settings = Settings(data_dir=tmp_path)
+    assert turn_options(settings).max_calls == 7
+
+
+def test_the_settings_dialog_offers_it_and_refuses_a_budget_too_small(tmp_path: Path) -> None:
+    preferences = Preferences(Settings(data_dir=tmp_path), {})
+    names = [name for name, _, _ in preferences.fields()]
+    assert "max_calls_per_question" in names
+    with pytest.raises(InvalidSetting, match="max_calls_per_question"):
+        preferences.update({"max_calls_per_question": 1})
+    assert preferences.update({"max_calls_per_question": 40}) == ["max_calls_per_question"]
+    # Saved: the next start reads it.
+    assert with_saved(Settings(data_dir=tmp_path)).max_calls_per_question == 40
