@@ -88,6 +88,10 @@ class Search:
         nearest = self._library_nearest(text, self._vector(text))
         return max((score for _, score in nearest), default=0.0)
 
+    def vector(self, text: str) -> list[float]:
+        """The embedding of ``text`` as searched, made once per search (find reads it)."""
+        return self._vector(_searched(text))
+
     def retrieve(
         self,
         query: str,
