@@ -71,6 +71,8 @@ def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str
         "mentions": _plain(state.get("mentioned") or []),
         "nodes": _plain(state.get("timings") or []),
         "queries": _plain(state.get("queries") or []),
+        # On a find turn: the topic and the code's count of what matched.
+        "found": _plain(state.get("found")),
         "candidates": _plain(candidates),
         **_plain(generation),
     }

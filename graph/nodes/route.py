@@ -22,6 +22,7 @@ from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
 from graph.nodes.rules import apply_rules
 from graph.options import TurnOptions
+from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from models.llm import LLMError
 
@@ -79,6 +80,8 @@ async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[R
     verdict = str(reply.get("route", "")).strip().lower()
     if verdict == "chat":
         return "chat", "LLM said chat"
+    if verdict == "find":
+        return "find", "LLM said find"
     if verdict in ("documents", "rag", "search", "docs"):
         return "rag", "LLM said documents"
     return "rag", f"LLM answered {reply!r}, searching anyway"
@@ -100,10 +103,14 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     question = state["question"]
     # The library is read only when needed: small talk settles without it.
     known = context.known_files() if "@" in question else None
-    mentioned = find_mentions(question, known) if known is not None else []
+    folders: list[str] = []
+    asked = question
+    if known is not None:
+        folders, asked = take_folder_mentions(question, known)
+    mentioned = find_mentions(asked, known) if known is not None else []
     mentions = matched_paths(mentioned)
-    text = strip_mentions(question, mentioned) or question
-    after_search = has_history(state) and state.get("route") == "rag"
+    text = strip_mentions(asked, mentioned) or asked
+    after_search = has_history(state) and state.get("route") in ("rag", "find")
     mode = state.get("mode", "auto")
     score: float | None = None
     chosen: Route
@@ -111,6 +118,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     rule = apply_rules(text, after_search=after_search) if mode == "auto" else None
     if mode in ("rag", "chat"):
         chosen, tier, reason = ("rag" if mode == "rag" else "chat"), "mode", f"mode {mode}"
+    elif rule is not None and rule.route == "find":
+        chosen, tier, reason = "find", "rules", rule.name
     elif mentions:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
     elif rule is not None and rule.route == "chat":
@@ -142,6 +151,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         "probe_score": score,
         "mentions": mentions,
         "mentioned": mentioned,
+        # An @folder/ aims this message; otherwise the session's scope holds.
+        "aim": folders or list(state.get("scope") or []),
         "sources": [],
         "passages": [],
         "queries": [],
@@ -149,5 +160,5 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
 
 
 def after_route(state: AgentState) -> Literal["rewriter", "generator"]:
-    """Conditional edge: chat goes straight to the generator."""
-    return "rewriter" if state["route"] == "rag" else "generator"
+    """Conditional edge: chat goes straight to the generator; rag and find search."""
+    return "generator" if state["route"] == "chat" else "rewriter"

@@ -52,6 +52,33 @@ ABOUT_ME = _rule(
     r"\bwhat model are you\b|^\W*help\W*$|\bhow do(?:es)? (?:this app|you) work\b",
 )
 
+_DOC_PLURALS = (
+    r"documents|docs|files|pdfs|reports|papers|pages|notes|invoices|contracts|memos|"
+    r"agreements|policies|manuals|guides|statements|proposals|articles|spreadsheets"
+)
+_FIND_VERBS = (
+    r"mention|mentions|contain|contains|talk about|talks about|discuss|discusses|refer to|"
+    r"refers to|cover|covers|include|includes|deal with|deals with|are about|is about|"
+    r"say anything about|says anything about|have|has|use|uses|cite|cites|name|names"
+)
+
+FIND = _rule(
+    "asks which documents",
+    "find",
+    r"^\W*(?:in\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:"
+    + _DOC_NOUNS
+    + r")\s+(?:\w+\s){0,2}?(?:"
+    + _FIND_VERBS
+    + r")\b|"
+    r"\bhow many\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"\b(?:list|show|find|give me|count|name)\s+(?:me\s+)?(?:all|every|each|any)\s+"
+    r"(?:of\s+)?(?:the\s+|my\s+|our\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"^\W*(?:in\s+|from\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our)\s+)?(?:"
+    + _DOC_PLURALS
+    + r")\b",
+)
+"""Questions about the set of documents, not their content: which, how many, list all."""
+
 DOCUMENTS = _rule(
     "names the documents",
     "rag",
@@ -130,14 +157,25 @@ FOLLOW_UP = _rule(
 FOLLOW_UP_WORDS = 14
 """A follow-up is short; a long message stands on its own and goes through the tiers."""
 
-_ORDER = (SMALL_TALK, ABOUT_ME, DOCUMENTS, READING, WRITING, TRANSLATE, ARITHMETIC, PROGRAMMING)
+_ORDER = (
+    SMALL_TALK,
+    ABOUT_ME,
+    FIND,
+    DOCUMENTS,
+    READING,
+    WRITING,
+    TRANSLATE,
+    ARITHMETIC,
+    PROGRAMMING,
+)
 
 
 def apply_rules(question: str, *, after_search: bool) -> Rule | None:
     """The first rule that settles the route, or None when the question is ambiguous.
 
-    Small talk wins over everything; then a message that names the documents or asks what
-    a text says searches, even if it also asks for writing ("summarize the report as a
+    Small talk wins over everything; then a question about the set of documents (which
+    of them, how many, list all) finds; then a message that names the documents or asks
+    what a text says searches, even if it also asks for writing ("summarize the report as a
     poem"); then writing, translation, arithmetic and programming chat. ``after_search``
     says the previous turn searched: a short follow-up then searches again.
     """

@@ -1,0 +1,93 @@
+"""POST /api/find and scopes in /api/search, in the real app around fakes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.container import Container
+from app.settings import Settings
+from ingest.keys import doc_id_for
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import FakeEmbedder
+from tests.running import RunningApp, running_app, wait_ready
+
+FILES = {
+    "tax/2024/return.md": "The shredder receipt ABC-123 was filed with the return.",
+    "tax/2023/return.md": "Last year the shredder broke; invoice ABC-1234 covers a new one.",
+    "home/garden.md": "The hedge trimmer and the shredder live in the shed by the gate.",
+    "home/kitchen.md": "The kettle descaler is under the sink, beside the force majeure clause.",
+    "notes.md": "Force and majeure are two words; the contract's clause says nothing else.",
+}
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
+    settings = Settings(data_dir=tmp_path / "data", max_query_chars=500)
+    for rel, text in FILES.items():
+        path = settings.docs_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    container = Container(settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder())
+    async with running_app(container) as running:
+        await wait_ready(running, len(FILES))
+        yield running
+
+
+async def find(app: RunningApp, query: str, **body: Any) -> dict[str, Any]:
+    response = await app.client.post("/api/find", json={"query": query, **body})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def test_every_matching_document_with_its_best_passage(app: RunningApp) -> None:
+    found = await find(app, "shredder")
+    paths = {d["path"] for d in found["documents"]}
+    assert paths == {"tax/2024/return.md", "tax/2023/return.md", "home/garden.md"}
+    assert found["searched"] == len(FILES) and found["matched"] == 3
+    garden = next(d for d in found["documents"] if d["path"] == "home/garden.md")
+    assert garden["id"] == doc_id_for("home/garden.md") and garden["file"] == "garden.md"
+    assert garden["hits"] == 1 and "hedge trimmer" in garden["best"]["text"]
+    assert {"dense", "bm25", "coverage", "literal"} <= set(garden["best"]["scores"])
+
+
+async def test_a_code_matches_only_literally(app: RunningApp) -> None:
+    found = await find(app, "which files mention ABC-123")
+    assert [d["path"] for d in found["documents"]] == ["tax/2024/return.md"]
+    assert found["documents"][0]["best"]["scores"]["literal"] is True
+
+
+async def test_a_quoted_string_matches_only_as_written(app: RunningApp) -> None:
+    found = await find(app, '"force majeure"')
+    # notes.md holds both words, but not together.
+    assert [d["path"] for d in found["documents"]] == ["home/kitchen.md"]
+
+
+async def test_a_scope_limits_find_and_search_to_its_folder(app: RunningApp) -> None:
+    found = await find(app, "shredder", scope="tax/")
+    assert {d["path"] for d in found["documents"]} == {"tax/2024/return.md", "tax/2023/return.md"}
+    assert found["searched"] == 2
+    # Files narrow a scope further; a list of entries is a scope too.
+    only = await find(app, "shredder", scope=["tax/", "home/garden.md"], files=["garden.md"])
+    assert [d["path"] for d in only["documents"]] == ["home/garden.md"] and only["searched"] == 1
+    response = await app.client.post(
+        "/api/search", json={"query": "the shredder broke", "scope": "tax/2023"}
+    )
+    assert response.status_code == 200, response.text
+    assert {r["path"] for r in response.json()["results"]} == {"tax/2023/return.md"}
+
+
+async def test_bad_requests_get_a_sentence(app: RunningApp) -> None:
+    outside = await app.client.post("/api/find", json={"query": "key", "scope": "../etc/"})
+    assert outside.status_code == 422
+    assert "leaves the documents folder" in outside.json()["error"]["message"]
+    empty = await app.client.post("/api/find", json={"query": "key", "scope": "nowhere/"})
+    assert empty.status_code == 404 and empty.json()["error"]["code"] == "scope_empty"
+    assert "nowhere/" in empty.json()["error"]["message"]
+    blank = await app.client.post("/api/find", json={"query": "   "})
+    assert blank.status_code == 422 and "empty" in blank.json()["error"]["message"]
+    long = await app.client.post("/api/find", json={"query": "x" * 501})
+    assert long.status_code == 413
