@@ -15,8 +15,13 @@ from pathlib import PurePosixPath
 Scope = list[str]
 """Folders (ending in "/") and documents; empty means the whole library."""
 
-# @tax/ or @"tax returns/2024/": a mention that ends in a slash names a folder.
-FOLDER_MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]*/)"|([^\s@"]*/))(?=[\s.,;:!?)\]]|$)')
+# @tax/ or @"tax returns/2024/": a mention that ends in a slash names a folder. A word
+# such as "in" before it goes with it: "which files in @tax/ mention X" asks about X.
+FOLDER_MENTION = re.compile(
+    r"(?:\b(?:in|from|under|inside|within)\s+(?:the\s+)?)?"
+    r'(?<![\w@])@(?:"([^"\n]*/)"|([^\s@"]*/))(?=[\s.,;:!?)\]]|$)',
+    re.IGNORECASE,
+)
 
 
 class BadScope(ValueError):
@@ -72,9 +77,20 @@ def folders_of(paths: Iterable[str]) -> list[str]:
 
 def take_folder_mentions(text: str, known: Sequence[str]) -> tuple[Scope, str]:
     """The folders ``@folder/`` mentions name (those holding a document of ``known``), and
-    the message with them taken out; a mention of no such folder is left in the text."""
-    folders: Scope = []
-    existing = {f.lower(): f for f in folders_of(known)}
+    the message with them (and a preposition before them) taken out; a mention of no such
+    folder is left in the text."""
+    return _take(text, folders_of(known))
+
+
+def drop_folder_mentions(text: str, folders: Sequence[str]) -> str:
+    """``text`` without its mentions of ``folders`` (as ``take_folder_mentions`` found
+    them), for the steps after the router that read the message again."""
+    return _take(text, folders)[1] if folders else text
+
+
+def _take(text: str, folders: Iterable[str]) -> tuple[Scope, str]:
+    existing = {f.lower(): f for f in folders}
+    taken: Scope = []
 
     def take(match: re.Match[str]) -> str:
         said = match.group(1) or match.group(2) or ""
@@ -85,11 +101,11 @@ def take_folder_mentions(text: str, known: Sequence[str]) -> tuple[Scope, str]:
         found = existing.get(entry.lower())
         if found is None:
             return match.group(0)
-        folders.append(found)
-        return PurePosixPath(found).name
+        taken.append(found)
+        return " "  # the scope says it now; the folder's name would only be searched for
 
     rest = FOLDER_MENTION.sub(take, text)
-    return list(dict.fromkeys(folders)), " ".join(rest.split())
+    return list(dict.fromkeys(taken)), " ".join(rest.split())
 
 
 def describe(scope: Sequence[str]) -> str:
