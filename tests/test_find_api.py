@@ -91,3 +91,41 @@ async def test_bad_requests_get_a_sentence(app: RunningApp) -> None:
     assert blank.status_code == 422 and "empty" in blank.json()["error"]["message"]
     long = await app.client.post("/api/find", json={"query": "x" * 501})
     assert long.status_code == 413
+
+
+async def chat(app: RunningApp, message: str, **body: Any) -> dict[str, Any]:
+    response = await app.client.post(
+        "/api/chat", json={"message": message, "stream": False, **body}
+    )
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def test_a_chat_keeps_its_scope_until_it_is_changed(app: RunningApp) -> None:
+    first = await chat(app, "where does the shredder live?", mode="rag", scope="home")
+    sid = first["session_id"]
+    assert first["trace"]["scope"] == ["home/"]
+    assert {s["path"] for s in first["sources"]} <= {"home/garden.md", "home/kitchen.md"}
+    assert first["coverage"]["documents_in_scope"] == 2
+    second = await chat(app, "and the shredder receipt?", session_id=sid, mode="rag")
+    assert second["trace"]["scope"] == ["home/"]
+    assert await app.container.chat.scope(sid) == ["home/"]
+    whole = await chat(app, "the shredder?", session_id=sid, mode="rag", scope="")
+    assert whole["trace"]["scope"] == [] and whole["coverage"]["documents_in_scope"] == len(FILES)
+    assert await app.container.chat.scope(sid) == []
+    refused = await app.client.post(
+        "/api/chat", json={"message": "hi", "scope": "../../", "stream": False}
+    )
+    assert refused.status_code == 422 and "documents folder" in refused.json()["error"]["message"]
+
+
+async def test_a_find_question_in_chat_counts_what_the_code_found(app: RunningApp) -> None:
+    done = await chat(app, "How many documents mention the shredder?")
+    assert done["trace"]["route"] == "find" and done["trace"]["routed_by"] == "rules"
+    assert done["answer"].startswith("**3 of 5 documents** mention")
+    assert done["coverage"] == {
+        "documents_read": 3,
+        "documents_matched": 3,
+        "documents_in_scope": 5,
+        "pages_read": 3,
+    }

@@ -34,6 +34,11 @@ class ChatResult(BaseModel):
     searched: dict[str, Any] | None = Field(
         None, description="When the documents don't cover the question: what was searched."
     )
+    coverage: dict[str, Any] | None = Field(
+        None,
+        description="How much the answer read: documents_read, documents_matched, "
+        "documents_in_scope, pages_read.",
+    )
 
 
 ScopeField = str | list[str] | None
