@@ -129,3 +129,23 @@ async def test_a_find_question_in_chat_counts_what_the_code_found(app: RunningAp
         "documents_in_scope": 5,
         "pages_read": 3,
     }
+
+
+async def test_v1_takes_a_folder_as_the_model_name(app: RunningApp) -> None:
+    models = (await app.client.get("/v1/models")).json()["data"]
+    assert {"docent/home", "docent/tax", "docent/tax/2024"} <= {m["id"] for m in models}
+    response = await app.client.post(
+        "/v1/chat/completions",
+        json={
+            "model": "docent/home",
+            "mode": "rag",
+            "messages": [{"role": "user", "content": "where does the shredder live?"}],
+        },
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["sources"] and {s["path"] for s in body["sources"]} <= {
+        "home/garden.md",
+        "home/kitchen.md",
+    }
+    assert await app.container.chat.scope(body["session_id"]) == ["home/"]

@@ -75,7 +75,10 @@ FIND = _rule(
     r"(?:of\s+)?(?:the\s+|my\s+|our\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
     r"^\W*(?:in\s+|from\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our)\s+)?(?:"
     + _DOC_PLURALS
-    + r")\b",
+    + r")\b|"
+    r"\bcount\s+(?:up\s+)?(?:the\s+|all\s+|my\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"\b(?:every|all(?:\s+the)?)\s+(?:\w+\s)?(?:" + _DOC_NOUNS + r")\s+"
+    r"(?:that|which|mentioning|about|on|with|containing)\b",
 )
 """Questions about the set of documents, not their content: which, how many, list all."""
 
