@@ -20,7 +20,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import apply_rules
+from graph.nodes.rules import FIND_HINT, apply_rules
 from graph.options import TurnOptions
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
@@ -133,7 +133,11 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         # same text takes it over.
         score = await asyncio.to_thread(context.search.probe, text)
         tier = "probe"
-        if score < context.options.probe_chat_below:
+        if FIND_HINT.search(text):
+            # The probe tells documents from chat, not a set of documents from their content.
+            tier = "llm"
+            chosen, reason = await ask_llm(context, state, text)
+        elif score < context.options.probe_chat_below:
             chosen, reason = "chat", f"best chunk {score:.2f} is far from the question"
         elif score >= context.options.probe_rag_above:
             chosen, reason = "rag", f"best chunk {score:.2f} is close to the question"

@@ -76,11 +76,23 @@ FIND = _rule(
     r"^\W*(?:in\s+|from\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our)\s+)?(?:"
     + _DOC_PLURALS
     + r")\b|"
+    r"\blist\s+(?:the\s+|these\s+|those\s+)?(?:" + _DOC_PLURALS + r")\b|"
     r"\bcount\s+(?:up\s+)?(?:the\s+|all\s+|my\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
     r"\b(?:every|all(?:\s+the)?)\s+(?:\w+\s)?(?:" + _DOC_NOUNS + r")\s+"
     r"(?:that|which|mentioning|about|on|with|containing)\b",
 )
 """Questions about the set of documents, not their content: which, how many, list all."""
+
+FIND_HINT = re.compile(
+    r"\b(?:list|count|all of them|every one|each of them|how many|which)\b.*\b(?:"
+    + _DOC_PLURALS
+    + r")\b|\b(?:"
+    + _DOC_PLURALS
+    + r")\b.*\b(?:list|all of them|every one|each of them)\b",
+    re.IGNORECASE,
+)
+"""Words that may ask for a set of documents without a rule being sure of it: the vector
+probe cannot tell such a question from one about their content, so the LLM decides."""
 
 DOCUMENTS = _rule(
     "names the documents",
