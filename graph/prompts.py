@@ -142,6 +142,10 @@ UNMATCHED_EMPTY = " There are no indexed documents yet."
 
 TRIMMED_QUESTION = "\n\n[… the message was cut here to fit the model's context]"
 
+EMPTY_SCOPE = (
+    "No indexed document is in {scope}, which this chat is limited to. Add files there, "
+    "or remove the scope (the chip beside the message box) to ask the whole library."
+)
 NO_DOCUMENTS = (
     "There are no indexed documents yet. Drop PDF, .txt or .md files into your "
     "documents folder and ask again."

@@ -125,6 +125,25 @@ async def test_a_scoped_find_counts_only_its_folder() -> None:
     assert library.retriever.keyword.filters[-1] == work  # type: ignore[attr-defined]
 
 
+async def test_a_scope_with_nothing_in_it_says_so() -> None:
+    llm = FakeChatModel(default_reply="Made up.")
+    _, deps, graph = setup(llm)
+    config = {"configurable": {"thread_id": "e"}}
+    inputs = {
+        "messages": [("user", "warranty?")],
+        "question": "warranty?",
+        "mode": "rag",
+        "scope": ["garage/"],
+    }
+    context = deps.begin("warranty?", "rag")
+    try:
+        out = await graph.ainvoke(inputs, config, context=context)
+    finally:
+        context.search.close()
+    assert out["answer"] == prompts.EMPTY_SCOPE.format(scope="garage/")
+    assert llm.history == [] and out["coverage"]["documents_in_scope"] == 0
+
+
 async def test_a_sessions_scope_holds_across_turns_and_a_restart(tmp_path: Path) -> None:
     llm = FakeChatModel(default_reply="From the documents [1].")
     library, deps, _ = setup(llm)

@@ -21,7 +21,7 @@ from graph.coverage import coverage_of
 from graph.events import Status, Token
 from graph.options import TurnOptions
 from graph.readable import readable
-from graph.scope import describe
+from graph.scope import describe, in_scope
 from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
@@ -178,6 +178,10 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         answer.say(notice + "\n\n")
     if rag and not context.known_files():
         answer.say(prompts.NO_DOCUMENTS)
+        return _finish(state, context, answer, Prompt([], [], 0), None)
+    aim = state.get("aim") or []
+    if rag and aim and not in_scope(context.known_files(), aim):
+        answer.say(prompts.EMPTY_SCOPE.format(scope=describe(aim)))
         return _finish(state, context, answer, Prompt([], [], 0), None)
     if found is not None:
         # The count is the code's, written before the model says anything.
