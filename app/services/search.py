@@ -44,7 +44,7 @@ def scope_entries(scope: str | Sequence[str] | None) -> Scope:
         return []
     if isinstance(scope, str):
         entry = clean_entry(scope)
-        return [entry if not entry or entry.endswith("/") else entry + "/"] if entry else []
+        return [entry.rstrip("/") + "/"] if entry else []
     return normalise(scope)
 
 

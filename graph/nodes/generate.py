@@ -150,6 +150,7 @@ class _Answer:
 def _find_header(found: dict[str, Any], shown: int) -> str:
     """The find answer's first line, from the code's count."""
     scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
+    topic = str(found["topic"]).strip('"\u201c\u201d')  # the header quotes it itself
     if not found["matched"]:
         return prompts.FIND_NONE.format(
             searched=found["searched"], scope=scope, topic=found["topic"]
@@ -159,7 +160,7 @@ def _find_header(found: dict[str, Any], shown: int) -> str:
         matched=found["matched"],
         searched=found["searched"],
         verb=verb,
-        topic=found["topic"],
+        topic=topic,
         scope=scope,
     )
     if shown < found["matched"]:
