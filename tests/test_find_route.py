@@ -99,6 +99,8 @@ async def test_a_code_in_a_find_question_matches_literally() -> None:
     assert out["found"]["matched"] == 0  # ABC-1234 is another code
     out = (await run_turn(graph, deps, "Which files mention ABC-1234?", thread="t2"))["state"]
     assert out["found"]["paths"] == ["notes.md"] and out["found"]["literals"] == ["ABC-1234"]
+    quoted = (await run_turn(graph, deps, 'Which files mention "ABC-1234"?', thread="t3"))["state"]
+    assert quoted["answer"].startswith("**1 of 5 documents** mentions “ABC-1234”.")
 
 
 async def test_a_folder_mention_scopes_both_indexes() -> None:
