@@ -44,7 +44,8 @@ class MentionIndex:
         for f in _folders(paths):
             parent, _, name = f.rstrip("/").rpartition("/")
             rows.append(Candidate(f, name + "/", parent, name.lower() + "/", f.lower()))
-        rows.sort(key=lambda c: (c.lower_name, c.path))
+        # Files before folders when they match as well: a folder is the rarer pick.
+        rows.sort(key=lambda c: (c.path.endswith("/"), c.lower_name, c.path))
         self.candidates = rows
         self._names = "\n".join(c.lower_name for c in rows)
         self._paths = "\n".join(c.lower_path for c in rows)
@@ -87,7 +88,12 @@ class MentionIndex:
         return self._best(scores, limit)
 
     def _best(self, scores: dict[int, tuple[int, int, int, int]], limit: int) -> list[Candidate]:
-        best = heapq.nsmallest(limit, scores.items(), key=lambda item: (item[1], item[0]))
+        rows = self.candidates
+        best = heapq.nsmallest(
+            limit,
+            scores.items(),
+            key=lambda item: (item[1][0], rows[item[0]].path.endswith("/"), item[1], item[0]),
+        )
         return [self.candidates[row] for row, _ in best]
 
     def token(self, candidate: Candidate) -> str:
