@@ -10,11 +10,9 @@ malformed JSON every time (the router then searches): the truth lies between.
     uv run python bench/router_eval.py [--data-dir /tmp/conversation-routerbench]
 
 Prints, for the rule tier alone (undecided → search, as before this router) and for the
-whole router: documents → rag, chat → chat, whole documents → document or compare (the
-routes of issue 26), overall accuracy, the accuracy of the turns the cheap tiers settled
-without the LLM, and the share of turns that called the LLM; each also for the two halves
-of the set (even lines, odd lines), since the probe's thresholds were chosen looking at
-the even half only.
+whole router: documents → rag, chat → chat, overall accuracy, and the share of turns that
+called the LLM; each also for the two halves of the set (even lines, odd lines), since
+the probe's thresholds were chosen looking at the even half only.
 """
 
 from __future__ import annotations
@@ -43,9 +41,8 @@ from graph.state import AgentState  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "router_messages.jsonl"
-ORACLE = {"rag": "documents", "chat": "chat", "document": "document", "compare": "compare"}
-"""What the LLM tier answers for each label when it answers right."""
-WHOLE = ("document", "compare")
+ORACLE = {"rag": "documents", "find": "find", "document": "document", "compare": "compare"}
+"""What the LLM tier answers for each label when it answers right (chat otherwise)."""
 
 
 class ScriptedRouterLLM:
@@ -71,7 +68,7 @@ class ScriptedRouterLLM:
         self.calls += 1
         if not self.oracle:
             return parse_json_object("{route: documents", self.model, self.host)
-        return {"route": ORACLE[self.label]}
+        return {"route": ORACLE.get(self.label, "chat")}
 
     async def stream_chat(self, messages: Sequence[Message], usage: Usage | None = None) -> Any:
         raise NotImplementedError
@@ -115,29 +112,51 @@ def rules_only(row: dict[str, Any], known: list[str]) -> str:
         return whole.route
     if matched_paths(mentioned):
         return "rag"
-    after = bool(row.get("history")) and row.get("previous_route") == "rag"
+    after = bool(row.get("history")) and row.get("previous_route") in ("rag", "find")
     rule = apply_rules(text, after_search=after)
     return rule.route if rule else "rag"
 
 
-def summarise(name: str, rows: list[dict[str, Any]], got: list[str], llm: list[bool]) -> None:
+def rule_decides(row: dict[str, Any], known: list[str]) -> bool:
+    """Whether the mention or rule tier settles the message by itself."""
+    mentioned = find_mentions(row["text"], known) if "@" in row["text"] else []
+    text = strip_mentions(row["text"], mentioned) or row["text"]
+    if matched_paths(mentioned) or whole_document_rule(text, len(matched_paths(mentioned))):
+        return True
+    after = bool(row.get("history")) and row.get("previous_route") in ("rag", "find")
+    return apply_rules(text, after_search=after) is not None
+
+
+def summarise(
+    name: str,
+    rows: list[dict[str, Any]],
+    got: list[str],
+    llm: list[bool],
+    cheap: list[bool] | None = None,
+) -> None:
+    """Recall of each label, accuracy, the LLM's share; and, given which turns a cheap tier
+    (anything but the LLM) decided, the accuracy of those decisions."""
+
+    def recall_of(label: str, picked: list[int]) -> float:
+        mine = [i for i in picked if rows[i]["label"] == label]
+        return sum(got[i] == label for i in mine) / max(len(mine), 1)
+
     def line(label: str, picked: list[int]) -> str:
-        docs = [i for i in picked if rows[i]["label"] == "rag"]
-        chats = [i for i in picked if rows[i]["label"] == "chat"]
-        wholes = [i for i in picked if rows[i]["label"] in WHOLE]
-        cheap = [i for i in picked if not llm[i]]
-        doc_ok = sum(got[i] == "rag" for i in docs) / max(len(docs), 1)
-        chat_ok = sum(got[i] == "chat" for i in chats) / max(len(chats), 1)
-        whole_ok = sum(got[i] == rows[i]["label"] for i in wholes) / max(len(wholes), 1)
         acc = sum(got[i] == rows[i]["label"] for i in picked) / max(len(picked), 1)
-        cheap_ok = sum(got[i] == rows[i]["label"] for i in cheap) / max(len(cheap), 1)
         share = sum(llm[i] for i in picked) / max(len(picked), 1)
-        return (
-            f"  {label:10} docs→rag {doc_ok:5.3f} (≥0.95)   chat→chat {chat_ok:5.3f} (≥0.85)"
-            f"   whole→document/compare {whole_ok:5.3f} (n={len(wholes)})"
-            f"   accuracy {acc:5.3f}   cheap tiers {cheap_ok:5.3f} (≥0.97, n={len(cheap)})"
-            f"   LLM called {share:5.1%} (≤25%)   n={len(picked)}"
+        text = (
+            f"  {label:10} docs→rag {recall_of('rag', picked):5.3f} (≥0.95)"
+            f"   find→find {recall_of('find', picked):5.3f}"
+            f"   document {recall_of('document', picked):5.3f}"
+            f"   compare {recall_of('compare', picked):5.3f}"
+            f"   chat→chat {recall_of('chat', picked):5.3f} (≥0.85)"
+            f"   accuracy {acc:5.3f}   LLM called {share:5.1%} (≤25%)   n={len(picked)}"
         )
+        if cheap is not None:
+            decided = [i for i in picked if cheap[i]]
+            right = sum(got[i] == rows[i]["label"] for i in decided) / max(len(decided), 1)
+            text += f"\n  {'':10} cheap tiers decided {len(decided)}: accuracy {right:5.3f} (≥0.97)"
+        return text
 
     every = list(range(len(rows)))
     print(name)
@@ -163,7 +182,8 @@ async def main() -> None:
             f"{container.store.count()} chunks\n"
         )
         got = [rules_only(row, known) for row in rows]
-        summarise("rule tier alone (undecided → rag)", rows, got, [False] * len(rows))
+        decided = [rule_decides(row, known) for row in rows]
+        summarise("rule tier alone (undecided → rag)", rows, got, [False] * len(rows), decided)
 
         deps = container.deps
         default = deps.options
@@ -191,7 +211,8 @@ async def main() -> None:
                 f" / rag from {options.probe_rag_above:.2f}"
             )
             print()
-            summarise(f"whole router, {what}", rows, answers, asked)
+            cheap = [tier != "llm" for tier in tiers]
+            summarise(f"whole router, {what}", rows, answers, asked, cheap)
             counts = {t: tiers.count(t) for t in dict.fromkeys(tiers)}
             print("  decided by: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
             if oracle:
@@ -209,7 +230,7 @@ async def main() -> None:
 
 
 def _probe_report(rows: list[dict[str, Any]], probes: list[float | None]) -> None:
-    for label in ("rag", "chat"):
+    for label in ("rag", "find", "chat"):
         scores = sorted(
             s for r, s in zip(rows, probes, strict=True) if s is not None and r["label"] == label
         )

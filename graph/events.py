@@ -68,6 +68,9 @@ class Done:
     searched: dict[str, Any] | None = None
     """When the documents don't cover the question: the queries, the files searched and
     the nearest passages."""
+    coverage: dict[str, Any] | None = None
+    """How much the answer read: documents read, matched and in scope, pages read; None
+    for an answer without the documents."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ TurnEvent = ClientEvent | NodeTimed
 """Everything a turn's graph run and service produce."""
 
 
-OPTIONAL = ("stopped", "support", "searched")
+OPTIONAL = ("stopped", "support", "searched", "coverage")
 """Fields of ``done`` carried only where they apply."""
 
 

@@ -21,6 +21,30 @@ Question: {question}"""
 
 SOURCE_BLOCK = "[{n}] {file}{page}:\n{text}"
 
+FIND_SYSTEM = """You are Docent. A search of the user's own documents found the documents \
+that match their question; you are given the best passage of each, numbered.
+
+Rules:
+- The number of matching documents is stated by the search and is exact. Never count the \
+documents yourself and never give another number.
+- List the documents as a short bulleted list: the file name, then in a few words what its \
+passage says about the topic, with its source number in square brackets, like [1].
+- Use only what the passages say. Be concise and answer in the language of the question."""
+
+FIND_USER = """The search found {matched} of {searched} documents matching “{topic}”; \
+the best passage of each follows, best match first.
+
+Sources:
+
+{sources}
+
+Question: {question}"""
+
+FIND_COUNT = "**{matched} of {searched} documents** {verb} “{topic}”{scope}."
+"""The answer's first line, written by code: the count never comes from the model."""
+FIND_COUNT_READ = " The {shown} best matches are listed below."
+FIND_NONE = "**No document** of the {searched} searched{scope} mentions “{topic}”."
+
 CHAT_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. This message is not a question about the documents, so answer \
 briefly and naturally. Never claim to know what the user's documents say."""
@@ -30,17 +54,21 @@ the user's own documents. The user's library holds files such as: {files}.
 
 Answer "documents" when the message asks about facts, content, people, numbers, rules or \
 topics that could be in those files, or follows up on an earlier answer from them. Answer \
-"chat" for greetings, small talk, writing or translating something, arithmetic, general \
-knowledge or advice that does not depend on the files.
+"find" when it asks which of the files, or how many of them, mention or are about \
+something, or asks to list every file of a kind. Answer "document" when it asks to \
+summarise, outline or explain one whole file, and "compare" when it asks to compare two or \
+more files. Answer "chat" for greetings, small talk, writing or translating something, \
+arithmetic, general knowledge or advice that does not depend on the files.
 
-Reply with JSON only: {{"route": "documents"}} or {{"route": "chat"}}."""
+Reply with JSON only: {{"route": "documents"}}, {{"route": "find"}}, {{"route": "document"}}, \
+{{"route": "compare"}} or {{"route": "chat"}}."""
 
 ROUTE_USER = """{history}Message: {question}"""
 
 ROUTE_SCHEMA = {
     "type": "object",
     "properties": {
-        "route": {"type": "string", "enum": ["documents", "chat", "document", "compare"]}
+        "route": {"type": "string", "enum": ["documents", "find", "chat", "document", "compare"]}
     },
     "required": ["route"],
 }
@@ -118,6 +146,10 @@ UNMATCHED_EMPTY = " There are no indexed documents yet."
 
 TRIMMED_QUESTION = "\n\n[… the message was cut here to fit the model's context]"
 
+EMPTY_SCOPE = (
+    "No indexed document is in {scope}, which this chat is limited to. Add files there, "
+    "or remove the scope (the chip beside the message box) to ask the whole library."
+)
 NO_DOCUMENTS = (
     "There are no indexed documents yet. Drop PDF, .txt or .md files into your "
     "documents folder and ask again."
@@ -139,6 +171,7 @@ STATUS_RETRIEVE_ONE = "Searching 1 document…"
 STATUS_RETRIEVE_FILES = "Searching {files}…"
 STATUS_RERANK = "Reranking {count} passages…"
 STATUS_RERANK_ONE = "Reranking 1 passage…"
+STATUS_FIND = "Finding every document about “{topic}” in {scope}…"
 STATUS_GENERATE = "Writing the answer…"
 STATUS_GENERATE_CHAT = "Thinking…"
 

@@ -9,9 +9,9 @@ from langgraph.graph.message import add_messages
 
 Mode = Literal["auto", "rag", "chat", "document"]
 """``document`` is the window's "Whole documents": read the named files whole."""
-Route = Literal["rag", "chat", "document", "compare"]
-"""``document`` reads whole files for a summary or outline; ``compare`` reads two or more
-side by side."""
+Route = Literal["rag", "chat", "find", "document", "compare"]
+"""rag: answer from the best passages; chat: no search; find: every matching document;
+document: read whole files for a summary or outline; compare: two or more side by side."""
 RouteTier = Literal["mode", "library", "mention", "rules", "probe", "llm"]
 """Which of the router's tiers decided: the user's mode, an empty library, a resolved
 @mention, the keyword rules, the vector probe, or the LLM."""
@@ -77,6 +77,12 @@ class AgentState(TypedDict, total=False):
     """This turn's message text, as typed. Written by the caller."""
     mode: Mode
     """Caller's override: 'auto' lets the router decide. Written by the caller."""
+    scope: list[str]
+    """The session's scope (folders ending in "/", and files); empty: the whole library.
+    Written by the caller when it changes; the checkpointer keeps it for later turns."""
+    aim: list[str]
+    """This turn's scope: its @folder/ mentions, else the session's. Written by the
+    router."""
     route: Route
     """Whether this turn searches the documents. Written by the router."""
     mentions: list[str]
@@ -90,6 +96,12 @@ class AgentState(TypedDict, total=False):
     """Full text of each source, in the same order. Written by the retriever."""
     answer: str
     """The final answer text. Written by the generator."""
+    found: dict[str, Any] | None
+    """On a find turn: the topic, the literals, how many documents were searched and
+    matched, and the matched paths. Written by the retriever."""
+    coverage: dict[str, Any] | None
+    """How much of the library the answer read (the contract's ``coverage``), or None for
+    an answer without the documents. Written by the generator."""
     routed_by: RouteTier
     """Which tier of the router decided the route. Written by the router."""
     route_reason: str

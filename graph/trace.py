@@ -69,8 +69,11 @@ def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str
         "route_reason": state.get("route_reason"),
         "probe_score": state.get("probe_score"),
         "mentions": _plain(state.get("mentioned") or []),
+        "scope": _plain(state.get("aim") or []),
         "nodes": _plain(state.get("timings") or []),
         "queries": _plain(state.get("queries") or []),
+        # On a find turn: the topic and the code's count of what matched.
+        "found": _plain(state.get("found")),
         "candidates": _plain(candidates),
         **_plain(generation),
     }

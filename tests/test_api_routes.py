@@ -50,6 +50,7 @@ CALLS: dict[tuple[str, str], tuple[str, dict[str, Any], int]] = {
         201,
     ),
     ("POST", "/api/search"): ("/api/search", {"json": {"query": "spare key"}}, 200),
+    ("POST", "/api/find"): ("/api/find", {"json": {"query": "spare key"}}, 200),
     ("POST", "/api/verify"): ("/api/verify", {"json": {"text": "The key is under a pot."}}, 200),
     ("GET", "/api/documents/{doc_id}/file"): ("/api/documents/{doc}/file", {}, 200),
     ("POST", "/api/documents/reindex"): ("/api/documents/reindex", {"json": {"id": "{doc}"}}, 202),

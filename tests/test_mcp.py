@@ -29,6 +29,7 @@ RECIPES = "# Recipes\n\nThe pancake batter needs two eggs and a pinch of salt.\n
 MANUAL = ["The kettle must be descaled every month.", "The warranty lasts two years."]
 TOOLS = {
     "search_documents",
+    "find_documents",
     "ask",
     "list_documents",
     "read_document",
@@ -69,6 +70,7 @@ async def call_every_tool(client: Client) -> dict[str, dict[str, Any]]:
     return {
         "list": structured(await client.call_tool("list_documents", {})),
         "search": structured(await client.call_tool("search_documents", {"query": "spare key"})),
+        "find": structured(await client.call_tool("find_documents", {"query": "flowerpot"})),
         "ask": structured(await client.call_tool("ask", {"question": "Where is the spare key?"})),
         "read": structured(await client.call_tool("read_document", {"path": "notes.md"})),
     }
@@ -79,6 +81,8 @@ def check_results(results: dict[str, dict[str, Any]], paths: set[str]) -> None:
     assert all(d["status"] == "ready" for d in results["list"]["documents"])
     assert results["search"]["results"][0]["file"] == "notes.md"
     assert "flowerpot" in results["search"]["results"][0]["text"]
+    assert [d["path"] for d in results["find"]["documents"]] == ["notes.md"]
+    assert results["find"]["matched"] == 1 and results["find"]["searched"] == len(paths)
     assert results["ask"]["answer"]
     assert results["ask"]["sources"][0]["file"] == "notes.md"
     assert "blue flowerpot" in results["read"]["text"] and results["read"]["pages"] is None

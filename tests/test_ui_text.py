@@ -91,9 +91,13 @@ def test_fuzzy_filter_ranks_substrings_then_scattered_letters() -> None:
         "reports/Annual report 2024.pdf",
     ]
     assert [c.path for c in index.search("ehb")] == ["handbook/Employee Handbook.pdf"]
-    assert [c.path for c in index.search("q3")] == ["q3/report.pdf"]  # by folder
+    # The folder itself is offered too (issue 26), then its file found by its path.
+    assert [c.path for c in index.search("q3")] == ["q3/", "q3/report.pdf"]
     assert index.search("zzz") == []
-    assert len(index.search("")) == len(PATHS)
+    # With nothing typed, files come before folders.
+    listed = [c.path for c in index.search("", limit=20)]
+    assert sorted(listed[: len(PATHS)]) == sorted(PATHS)
+    assert set(listed[len(PATHS) :]) == {"reports/", "handbook/", "q3/", "a/"}
 
 
 def test_a_pick_inserts_the_name_or_the_path_when_names_clash() -> None:

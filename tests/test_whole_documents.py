@@ -116,6 +116,13 @@ async def test_a_long_document_is_read_in_order_section_by_section() -> None:
     assert (sources[7]["file"], sources[7]["page"]) == ("long.pdf", 7)
     reading = out["state"]["trace"]["reading"]
     assert reading["note_calls"] == len(calls) == reading["sections"]
+    assert out["state"]["coverage"] == {
+        "documents_read": 1,
+        "documents_matched": None,
+        "documents_in_scope": 1,
+        "pages_read": 30,
+        "whole": True,
+    }
     assert out["state"]["trace"]["routed_by"] == "rules"
 
 
@@ -142,8 +149,14 @@ async def test_the_call_budget_cuts_the_reading_and_the_answer_says_what_it_skip
     skipped = out["state"]["trace"]["reading"]["skipped"]
     assert skipped[0]["path"] == "long.pdf" and skipped[0]["sections"][-1].endswith("–30")
     assert f"{skipped[0]['sections'][0]}" in answer
-    # What was skipped is not offered as a source.
+    # What was skipped is not offered as a source, nor counted as read.
     assert 30 not in [s["page"] for s in out["state"]["sources"]]
+    read = [
+        m for call in map_calls(rig.llm) for m in re.findall(r"marker-(\d+)", call[-1]["content"])
+    ]
+    coverage = out["state"]["coverage"]
+    assert coverage["whole"] and coverage["documents_read"] == 1
+    assert coverage["pages_read"] == len(set(read)) < 30
 
 
 async def test_asking_again_or_after_a_rename_makes_no_new_map_calls(tmp_path: Path) -> None:

@@ -38,8 +38,14 @@ class ChatView:
         actions: AnswerActions,
         empty: Callable[[], None],
         on_streaming: Callable[[bool], Any],
+        on_scope: Callable[[list[str]], Any] = lambda _scope: None,
     ) -> None:
         self.chat = chat
+        self._on_scope = on_scope
+        self.scope: list[str] = []
+        """The session's scope as the window knows it; empty for the whole library."""
+        self._scope_given = False
+        """The user changed it here: the next message hands it to the session."""
         self.actions = actions
         self._empty = empty
         self._on_streaming = on_streaming
@@ -53,8 +59,16 @@ class ChatView:
         with self.column:
             self._empty()
 
+    def set_scope(self, scope: list[str]) -> None:
+        """Aim this chat at ``scope`` (folders ending in "/", files) from its next message."""
+        self.scope = list(scope)
+        self._scope_given = True
+        self._on_scope(self.scope)
+
     def clear(self) -> None:
         self.session_id = None
+        self.scope, self._scope_given = [], False
+        self._on_scope(self.scope)
         self.answers.clear()
         self.last = None
         self.column.clear()
@@ -62,13 +76,18 @@ class ChatView:
             self._empty()
 
     def refresh_empty(self) -> None:
-        """Redraw the first-start text (the library changed) if no session is open."""
+        """Redraw the first-start text (the library changed) if no session is open; a
+        scope chosen for the new chat stays."""
         if self.session_id is None and not self.streaming:
-            self.clear()
+            self.column.clear()
+            with self.column:
+                self._empty()
 
     async def show_session(self, session_id: str) -> None:
         """Replace the view with a saved session's messages, sources and traces."""
         messages = await self.chat.messages(session_id)
+        self.scope, self._scope_given = await self.chat.scope(session_id), False
+        self._on_scope(self.scope)
         self.session_id = session_id
         self.answers.clear()
         self.last = None
@@ -93,6 +112,7 @@ class ChatView:
             view.stopped = bool(message.get("stopped"))
             view.support = message.get("support")
             view.searched = message.get("searched")
+            view.coverage = message.get("coverage")
         view.build(streaming=streaming)
         return view
 
@@ -118,12 +138,19 @@ class ChatView:
 
     async def send(self, text: str, mode: str) -> bool:
         """Start a turn and stream it in; False (and a notice) when it could not start."""
+        scope = self.scope if self._scope_given else None
         try:
-            turn = self.chat.start_turn(self.session_id, text, mode)  # type: ignore[arg-type]
+            turn = self.chat.start_turn(
+                self.session_id,
+                text,
+                mode,  # type: ignore[arg-type]
+                scope=scope,
+            )
         except (SessionBusy, MessageRejected) as error:
             with self.column:
                 ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return False
+        self._scope_given = False  # the session keeps it now
         if self.session_id is None:
             self.column.clear()
         self.session_id = turn.session_id
@@ -198,6 +225,7 @@ class ChatView:
             live.stopped = event.stopped
             live.support = event.support
             live.searched = event.searched
+            live.coverage = event.coverage
             live.finish()
         elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's
             live.show_suggestions(event.suggestions)

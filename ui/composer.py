@@ -10,7 +10,7 @@ from nicegui.events import GenericEventArguments
 
 from ui.mention_picker import LIMIT, Candidate, MentionIndex, active_query, insert
 
-PLACEHOLDER = "Ask about your documents…  (@ to pick a file)"
+PLACEHOLDER = "Ask about your documents…  (@ to pick a file or a folder)"
 
 MODES = {
     "auto": ("Auto", "Searches your documents when the question needs them."),
@@ -85,6 +85,32 @@ class Composer:
             self.tools = ui.row().classes("w-full items-center gap-1 no-wrap")
             with self.tools:
                 self._mode_menu()
+                self.scope_chip = ui.chip(
+                    "", icon="folder", removable=True, on_value_change=self._scope_removed
+                )
+                self.scope_chip.props("dense outline color=primary").classes("text-xs")
+                self.scope_chip.mark("scope-chip")
+                self.scope_chip.set_visibility(False)
+        self._on_scope_cleared: Callable[[], Any] | None = None
+
+    # -- scope ---------------------------------------------------------------------------
+
+    def show_scope(self, scope: list[str], on_clear: Callable[[], Any]) -> None:
+        """The chat's scope as a chip beside the box (hidden for the whole library); its
+        cross hands the chat back the whole library."""
+        self._on_scope_cleared = on_clear
+        if not scope:
+            self.scope_chip.set_visibility(False)
+            return
+        text = scope[0] if len(scope) == 1 else f"{scope[0]} +{len(scope) - 1}"
+        self.scope_chip.set_text(text)
+        self.scope_chip.tooltip("This chat only reads: " + ", ".join(scope))
+        self.scope_chip.value = True
+        self.scope_chip.set_visibility(True)
+
+    def _scope_removed(self) -> None:
+        if not self.scope_chip.value and self._on_scope_cleared is not None:
+            self._on_scope_cleared()
 
     # -- mode --------------------------------------------------------------------------
 
@@ -208,9 +234,10 @@ class Composer:
                 active = " docent-active" if i == self.active else ""
                 option.classes("docent-mention-option" + active)
                 pdf = match.lower_name.endswith(".pdf")
+                icon = "folder" if match.path.endswith("/") else "description"
                 with option.mark("mention-option"):
                     with ui.item_section().props("avatar").classes("min-w-0"):
-                        ui.icon("picture_as_pdf" if pdf else "description")
+                        ui.icon("picture_as_pdf" if pdf else icon)
                     with ui.item_section().classes("min-w-0"):
                         ui.item_label(match.name).classes("docent-ellipsis")
                         if match.folder:

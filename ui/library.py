@@ -131,8 +131,11 @@ class Library:
         on_open: Callable[[str], Any],
         on_mention: Callable[[str], Any],
         on_change: Callable[[list[str]], Any],
+        on_folder_chat: Callable[[str], Any] | None = None,
     ) -> None:
         self.documents = documents
+        self.on_folder_chat = on_folder_chat
+        """Starts a new chat about one folder ("tax/2024/")."""
         self.on_open = on_open
         self.on_mention = on_mention
         self.on_change = on_change
@@ -264,12 +267,21 @@ class Library:
 
     def _folder_header(self, folder: str, count: int) -> None:
         closed = folder in self.collapsed
-        with ui.row().classes("w-full items-center no-wrap gap-1 mt-2 cursor-pointer") as header:
-            ui.icon("chevron_right" if closed else "expand_more").classes("docent-muted")
-            ui.label(folder or "(top folder)").classes("text-xs docent-muted docent-ellipsis")
-            ui.label(str(count)).classes("text-xs docent-muted")
-        header.on("click", lambda f=folder: self.toggle_folder(f))
-        header.mark("folder")
+        with ui.row().classes("w-full items-center no-wrap gap-0 mt-2"):
+            with ui.row().classes(
+                "flex-grow min-w-0 items-center no-wrap gap-1 cursor-pointer"
+            ) as header:
+                ui.icon("chevron_right" if closed else "expand_more").classes("docent-muted")
+                ui.label(folder or "(top folder)").classes("text-xs docent-muted docent-ellipsis")
+                ui.label(str(count)).classes("text-xs docent-muted")
+            header.on("click", lambda f=folder: self.toggle_folder(f))
+            header.mark("folder")
+            if folder and self.on_folder_chat is not None:
+                about = ui.button(
+                    icon="forum", on_click=lambda f=folder: self.on_folder_chat(f + "/")
+                )
+                about.props("flat round dense size=xs color=grey-7").mark("folder-chat")
+                about.tooltip("New chat about this folder")
 
     def toggle_folder(self, folder: str) -> None:
         """Collapse or open one folder of the list."""

@@ -40,7 +40,12 @@ class MentionIndex:
         for p in set(paths):
             folder, _, name = p.rpartition("/")
             rows.append(Candidate(p, name, folder, name.lower(), p.lower()))
-        rows.sort(key=lambda c: (c.lower_name, c.path))
+        # Folders too ("tax/2024/"): @ one of them aims the message at what it holds.
+        for f in _folders(paths):
+            parent, _, name = f.rstrip("/").rpartition("/")
+            rows.append(Candidate(f, name + "/", parent, name.lower() + "/", f.lower()))
+        # Files before folders when they match as well: a folder is the rarer pick.
+        rows.sort(key=lambda c: (c.path.endswith("/"), c.lower_name, c.path))
         self.candidates = rows
         self._names = "\n".join(c.lower_name for c in rows)
         self._paths = "\n".join(c.lower_path for c in rows)
@@ -83,12 +88,20 @@ class MentionIndex:
         return self._best(scores, limit)
 
     def _best(self, scores: dict[int, tuple[int, int, int, int]], limit: int) -> list[Candidate]:
-        best = heapq.nsmallest(limit, scores.items(), key=lambda item: (item[1], item[0]))
+        rows = self.candidates
+        best = heapq.nsmallest(
+            limit,
+            scores.items(),
+            key=lambda item: (item[1][0], rows[item[0]].path.endswith("/"), item[1], item[0]),
+        )
         return [self.candidates[row] for row, _ in best]
 
     def token(self, candidate: Candidate) -> str:
-        """What the pick inserts: the file name, or its path when two files share the name."""
-        label = candidate.path if candidate.lower_name in self._ambiguous else candidate.name
+        """What the pick inserts: the file name, or its path when two files share the name;
+        a folder always by its path."""
+        folder = candidate.path.endswith("/")
+        ambiguous = candidate.lower_name in self._ambiguous
+        label = candidate.path if folder or ambiguous else candidate.name
         return f'@"{label}"'
 
 
@@ -149,6 +162,15 @@ def plain_title(title: str) -> str:
 
 
 _UNCLOSED = re.compile(r'@"([^"]*)$')
+
+
+def _folders(paths: list[str]) -> list[str]:
+    """Every folder holding one of ``paths``, its parents included, ending in "/"."""
+    found: set[str] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        found.update("/".join(parts[: i + 1]) + "/" for i in range(len(parts)))
+    return sorted(found)
 
 
 def _line_starts(blob: str) -> list[int]:

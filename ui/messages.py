@@ -13,6 +13,7 @@ from nicegui import ui
 from ui import markdown
 from ui.citations import group_sources, middle_ellipsis
 from ui.claims import claim_wraps
+from ui.coverage import show_coverage
 from ui.mention_picker import segments
 from ui.searched import show_searched, show_summary
 
@@ -37,12 +38,19 @@ def render_user(text: str) -> None:
             parts = []
             for kind, value in segments(text):
                 if kind == "mention":
-                    name = value.rsplit("/", 1)[-1]
+                    folder = value.endswith("/")
+                    name = value if folder else value.rsplit("/", 1)[-1]
                     parts.append(
                         '<span class="docent-mention-chip" title="'
                         + _attr(value)
                         + '"><i class="q-icon material-icons" aria-hidden="true">'
-                        + ("picture_as_pdf" if name.lower().endswith(".pdf") else "description")
+                        + (
+                            "folder"
+                            if folder
+                            else "picture_as_pdf"
+                            if name.lower().endswith(".pdf")
+                            else "description"
+                        )
                         + "</i>"
                         + _text(middle_ellipsis(name, 40))
                         + "</span>"
@@ -78,6 +86,8 @@ class AnswerView:
     """Each sentence's check, once the answer is done (None: not checked)."""
     searched: dict[str, Any] | None = None
     """What was searched, when the documents don't cover the question."""
+    coverage: dict[str, Any] | None = None
+    """How much of the library the answer read (None: it searched nothing)."""
     _rendered_at: float = 0.0
 
     def build(self, *, streaming: bool) -> None:
@@ -142,6 +152,7 @@ class AnswerView:
                 show_summary(self.support)
             if self.searched:
                 show_searched(self.searched, self.actions.open_source)
+            show_coverage(self.coverage, len(self.sources))
             self._sources_row()
             self._actions_row()
         self.body.client.run_javascript("window.docent && docent.follow()")

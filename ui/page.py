@@ -75,7 +75,9 @@ class ChatPage:
             show_trace=self.show_trace,
             send_suggestion=self.send_suggestion,
         )
-        self.view = ChatView(container.chat, actions, self._empty, self._streaming)
+        self.view = ChatView(
+            container.chat, actions, self._empty, self._streaming, on_scope=self._scope_shown
+        )
         self.anchor = ui.element("div")
         """Handlers started from rows that a redraw may delete run inside this instead."""
         self._jump()
@@ -117,6 +119,7 @@ class ChatPage:
             on_open=lambda p: self.open_path(p, None, ""),
             on_mention=self.mention,
             on_change=self._library_changed,
+            on_folder_chat=self.chat_about,
         )
 
     @property
@@ -174,6 +177,14 @@ class ChatPage:
             self._picked()
             self.sessions.set_current(None)
             self.view.clear()
+
+    def chat_about(self, folder: str) -> None:
+        """A new chat that reads only ``folder`` (the library's folder menu)."""
+        self.new_chat()
+        self.view.set_scope([folder])
+
+    def _scope_shown(self, scope: list[str]) -> None:
+        self.composer.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
 
     def _session_deleted(self, session_id: str) -> None:
         if self.view.session_id == session_id:

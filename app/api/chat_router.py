@@ -37,7 +37,7 @@ router = APIRouter(tags=["chat"], dependencies=[Depends(require_token)])
 )
 async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | JSONResponse:
     """Answer a message: status, sources, tokens, then done (or error)."""
-    turn = start_turn(c.chat, body.session_id, body.message, body.mode)
+    turn = start_turn(c.chat, body.session_id, body.message, body.mode, scope=body.scope)
     if body.stream:
         return EventSourceResponse(_sse(turn))
     final = await turn.result()

@@ -26,6 +26,7 @@ from app.api.security import require_token
 from app.api.turns import start_turn
 from app.services.chat import Done, Failed, Token, Turn
 from graph.events import payload
+from graph.scope import folders_of
 from models.llm import ModelNotFound, same_model
 from models.openai_wire import ModelNotLoaded
 from models.protocols import Message
@@ -41,9 +42,12 @@ async def list_models(c: ContainerDep) -> ModelList:
     """`docent` (the configured chat model) and the models the chat model server has."""
     health = await c.llm.health()
     owner = "ollama" if health.api == "ollama" else "model-server"
+    # docent/<folder> answers from one folder of the library only.
+    folders = [f"{DOCENT_MODEL}/{f.rstrip('/')}" for f in folders_of(c.ready_paths())]
     return ModelList(
         data=[
             ModelCard(id=DOCENT_MODEL, owned_by="docent"),
+            *(ModelCard(id=name, owned_by="docent") for name in folders),
             *(ModelCard(id=name, owned_by=owner) for name in health.models),
         ]
     )
@@ -82,8 +86,11 @@ async def chat_completions(
         for m in body.messages[:-1]
         if m.role in ("user", "assistant")
     ]
-    model = await _chat_model(c, body.model)
-    turn = start_turn(c.chat, None, question.text(), body.mode, history=history, model=model)
+    scope = _scope_of(body.model)
+    model = None if scope is not None else await _chat_model(c, body.model)
+    turn = start_turn(
+        c.chat, None, question.text(), body.mode, history=history, model=model, scope=scope
+    )
     completion_id = f"chatcmpl-{turn.session_id}"
     created = int(time.time())
     if body.stream:
@@ -103,6 +110,15 @@ async def chat_completions(
         session_id=turn.session_id,
         support=final.support,
     )
+
+
+def _scope_of(name: str) -> str | None:
+    """The folder a ``docent/<folder>`` model name aims at; None for any other name."""
+    prefix = DOCENT_MODEL + "/"
+    if not name.startswith(prefix):
+        return None
+    folder = name[len(prefix) :].strip("/")
+    return folder + "/" if folder else ""
 
 
 async def _chat_model(c: Container, name: str) -> str | None:

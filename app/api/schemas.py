@@ -15,6 +15,11 @@ class ChatRequest(BaseModel):
     message: str
     session_id: str | None = None
     mode: Mode = "auto"
+    scope: str | list[str] | None = Field(
+        None,
+        description="Aim the session at a folder (`tax/`) or a list of folders and files; "
+        'it keeps the scope for later messages. `""` is the whole library again.',
+    )
     stream: bool = True
 
 
@@ -29,12 +34,59 @@ class ChatResult(BaseModel):
     searched: dict[str, Any] | None = Field(
         None, description="When the documents don't cover the question: what was searched."
     )
+    coverage: dict[str, Any] | None = Field(
+        None,
+        description="How much the answer read: documents_read, documents_matched, "
+        "documents_in_scope, pages_read.",
+    )
+
+
+ScopeField = str | list[str] | None
+"""A folder of the library ("tax/2024/"), or a list of folders (ending in "/") and files."""
+
+SCOPE_DESCRIPTION = (
+    "Only documents under this folder of the library, e.g. `tax/2024/`; or a list of "
+    "folders (ending in `/`) and files."
+)
 
 
 class SearchRequest(BaseModel):
     query: str = Field(min_length=1)
     k: int = Field(5, ge=1, le=50)
     files: list[str] | None = Field(None, max_length=200)
+    scope: ScopeField = Field(None, description=SCOPE_DESCRIPTION)
+
+
+class FindRequest(BaseModel):
+    query: str = Field(
+        min_length=1,
+        description='What to find. A quoted string ("force majeure") or a code (ABC-123) '
+        "must appear literally.",
+    )
+    scope: ScopeField = Field(None, description=SCOPE_DESCRIPTION)
+    files: list[str] | None = Field(
+        None, max_length=200, description="Only these documents (paths or file names)."
+    )
+
+
+class FoundPassage(BaseModel):
+    page: int | None
+    text: str
+    scores: dict[str, Any] = Field(description="dense, bm25, coverage, and literal.")
+
+
+class FoundDocument(BaseModel):
+    id: str = Field(description="The document's id, as `GET /api/documents` gives it.")
+    file: str
+    path: str
+    hits: int = Field(description="How many of its passages match.")
+    best: FoundPassage
+
+
+class FindResponse(BaseModel):
+    documents: list[FoundDocument] = Field(description="Every matching document, best first.")
+    searched: int = Field(description="Documents looked through (the scope's, or all).")
+    matched: int = Field(description="How many matched: the length of `documents`.")
 
 
 class SearchResultPublic(BaseModel):
@@ -56,9 +108,7 @@ class SearchResponse(BaseModel):
 
 class VerifyRequest(BaseModel):
     text: str = Field(description="Any text: an answer, a note, a draft.")
-    scope: str | None = Field(
-        None, description="Only documents under this folder of the library, e.g. `tax/2024/`."
-    )
+    scope: ScopeField = Field(None, description=SCOPE_DESCRIPTION)
     files: list[str] | None = Field(
         None, max_length=200, description="Only these documents (paths or file names)."
     )
@@ -177,6 +227,9 @@ class MessagePublic(BaseModel):
     )
     searched: dict[str, Any] | None = Field(
         None, description="What was searched, when the documents don't cover the question."
+    )
+    coverage: dict[str, Any] | None = Field(
+        None, description="How much of the library the answer read."
     )
 
 

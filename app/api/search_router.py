@@ -11,39 +11,57 @@ from app.api.errors import ApiError
 from app.api.schemas import (
     ERROR_RESPONSES,
     ErrorResponse,
+    FindRequest,
+    FindResponse,
     SearchRequest,
     SearchResponse,
     VerifyRequest,
     VerifyResponse,
 )
 from app.api.security import require_token
-from app.services.search import EmptyScope, QueryTooLong, TextTooLong
+from app.services.search import EmptyQuery, EmptyScope, QueryTooLong, TextTooLong
+from graph.scope import BadScope
 
 router = APIRouter(dependencies=[Depends(require_token)], tags=["search"])
 
 TOO_LONG: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorResponse, "description": "Over the length limit."}
 }
+NO_SCOPE: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "No document in the scope (and files)."}
+}
 
 
-@router.post("/api/search", responses={**ERROR_RESPONSES, **TOO_LONG})
+@router.post("/api/search", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
 async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
     """The passages that best match the query, past the relevance floor."""
     try:
-        results = await service.search(body.query, body.files or (), body.k)
+        results = await service.search(body.query, body.files or (), body.k, body.scope)
     except QueryTooLong as error:
         raise ApiError(413, "query_too_long", str(error)) from error
+    except (EmptyQuery, BadScope) as error:
+        raise ApiError(422, "invalid_request", str(error)) from error
+    except EmptyScope as error:
+        raise ApiError(404, "scope_empty", str(error)) from error
     return SearchResponse.model_validate({"results": results})
 
 
-@router.post(
-    "/api/verify",
-    responses={
-        **ERROR_RESPONSES,
-        **TOO_LONG,
-        404: {"model": ErrorResponse, "description": "No document in the scope (and files)."},
-    },
-)
+@router.post("/api/find", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
+async def find(body: FindRequest, service: SearchDep) -> FindResponse:
+    """Every document with at least one passage about the query, with no top-k: how many
+    were searched, how many matched, and each one's best passage."""
+    try:
+        found = await service.find(body.query, body.scope, body.files or ())
+    except QueryTooLong as error:
+        raise ApiError(413, "query_too_long", str(error)) from error
+    except (EmptyQuery, BadScope) as error:
+        raise ApiError(422, "invalid_request", str(error)) from error
+    except EmptyScope as error:
+        raise ApiError(404, "scope_empty", str(error)) from error
+    return FindResponse.model_validate(found)
+
+
+@router.post("/api/verify", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
 async def verify(body: VerifyRequest, service: SearchDep) -> VerifyResponse:
     """Check a text against the library, sentence by sentence: a verdict for each, the
     numbers, dates and names its best passage lacks, and the span that supports it."""
@@ -51,6 +69,8 @@ async def verify(body: VerifyRequest, service: SearchDep) -> VerifyResponse:
         checked = await service.verify(body.text, body.files or (), body.scope)
     except TextTooLong as error:
         raise ApiError(413, "text_too_long", str(error)) from error
+    except BadScope as error:
+        raise ApiError(422, "invalid_request", str(error)) from error
     except EmptyScope as error:
         raise ApiError(404, "scope_empty", str(error)) from error
     return VerifyResponse.model_validate({"sentences": [s.as_dict() for s in checked]})

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from app.api.errors import ApiError
 from app.services.chat import ChatService, EmptyMessage, MessageTooLong, SessionBusy, Turn
+from app.services.search import scope_entries
+from graph.scope import BadScope
 from graph.state import Mode
 from models.protocols import Message
 
@@ -18,10 +20,15 @@ def start_turn(
     *,
     history: Sequence[Message] | None = None,
     model: str | None = None,
+    scope: str | Sequence[str] | None = None,
 ) -> Turn:
-    """``ChatService.start_turn``, raising 413, 422 or 429 as ``ApiError``."""
+    """``ChatService.start_turn``, raising 413, 422 or 429 as ``ApiError``; ``scope`` as
+    the API takes it (a folder, or a list of folders and files)."""
     try:
-        return chat.start_turn(session_id, text, mode, history=history, model=model)
+        entries = None if scope is None else scope_entries(scope)
+        return chat.start_turn(session_id, text, mode, history=history, model=model, scope=entries)
+    except BadScope as error:
+        raise ApiError(422, "invalid_request", str(error)) from error
     except MessageTooLong as error:
         raise ApiError(413, "message_too_long", str(error)) from error
     except EmptyMessage as error:

@@ -12,6 +12,7 @@ from app.mcp.tools import (
     DocentTools,
     DocumentList,
     DocumentText,
+    FindResults,
     SearchResults,
     ToolFailed,
     VerifyResults,
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 INSTRUCTIONS = (
     "Docent answers from the documents in a folder on the user's own machine. "
-    "search_documents finds passages without writing an answer; ask writes an answer that "
+    "search_documents finds passages without writing an answer; find_documents lists every "
+    "document that matches (use its `matched` to count them); ask writes an answer that "
     "cites its sources as [n]; summarize_document reads one document whole, page by page, "
     "and sums it up with page citations; verify checks any text against the documents, sentence by "
     "sentence; list_documents and read_document show what is there."
@@ -40,22 +42,37 @@ def build_mcp_server(container: Container) -> MCPServer:
 
     @server.tool()
     async def search_documents(
-        query: str, files: list[str] | None = None, k: int = 5
+        query: str, files: list[str] | None = None, k: int = 5, scope: str | None = None
     ) -> SearchResults:
         """Find the passages of the user's documents that best match the query (no LLM).
 
         files: only search these documents (file names or relative paths).
         k: how many passages to return (1-50).
+        scope: only documents under this folder of the library, e.g. "tax/2024/".
         """
-        return await _as_tool_error(tools.search_documents(query, files, k))
+        return await _as_tool_error(tools.search_documents(query, files, k, scope))
 
     @server.tool()
-    async def ask(question: str, files: list[str] | None = None) -> Answer:
+    async def find_documents(query: str, scope: str | None = None) -> FindResults:
+        """Every document that mentions or is about the query, with no top-k (no LLM).
+
+        Each comes with how many of its passages match and its best passage; `matched`
+        counts them. A quoted string ("force majeure") or a code (ABC-123) must appear
+        literally.
+        scope: only documents under this folder of the library, e.g. "tax/2024/".
+        """
+        return await _as_tool_error(tools.find_documents(query, scope))
+
+    @server.tool()
+    async def ask(
+        question: str, files: list[str] | None = None, scope: str | None = None
+    ) -> Answer:
         """Answer a question from the user's documents, citing sources as [n].
 
         files: only use these documents (file names or relative paths).
+        scope: only documents under this folder of the library, e.g. "tax/2024/".
         """
-        return await _as_tool_error(tools.ask(question, files))
+        return await _as_tool_error(tools.ask(question, files, scope))
 
     @server.tool()
     async def summarize_document(path: str) -> Answer:

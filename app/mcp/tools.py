@@ -10,8 +10,16 @@ from pydantic import BaseModel, Field
 
 from app.services.chat import ChatService, Failed, MessageRejected
 from app.services.documents import DocumentError, DocumentService, DocumentView
-from app.services.search import EmptyScope, QueryTooLong, SearchService, TextTooLong
+from app.services.search import (
+    EmptyQuery,
+    EmptyScope,
+    QueryTooLong,
+    SearchService,
+    TextTooLong,
+    scope_entries,
+)
 from graph.events import payload
+from graph.scope import BadScope
 from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
@@ -38,6 +46,26 @@ class Passage(BaseModel):
 
 class SearchResults(BaseModel):
     results: list[Passage]
+
+
+class FoundPassage(BaseModel):
+    page: int | None
+    text: str
+    scores: dict[str, Any] = Field(description="dense, bm25, coverage, literal.")
+
+
+class FoundDocument(BaseModel):
+    id: str
+    file: str
+    path: str = Field(description="Relative to the documents folder.")
+    hits: int = Field(description="How many of its passages match.")
+    best: FoundPassage
+
+
+class FindResults(BaseModel):
+    documents: list[FoundDocument] = Field(description="Every matching document, best first.")
+    searched: int = Field(description="Documents looked through.")
+    matched: int = Field(description="Documents that match: count these, not the list you see.")
 
 
 class Answer(BaseModel):
@@ -109,17 +137,25 @@ class DocentTools:
         self._documents = documents
 
     async def search_documents(
-        self, query: str, files: list[str] | None = None, k: int = 5
+        self, query: str, files: list[str] | None = None, k: int = 5, scope: str | None = None
     ) -> SearchResults:
         if not query.strip():
             raise ToolFailed("The query is empty; say what to look for.")
         k = max(1, min(k, 50))
         # The same search as POST /api/search: passages past the relevance floor.
         try:
-            results = await self._search.search(query, files or (), k)
-        except QueryTooLong as exc:
+            results = await self._search.search(query, files or (), k, scope)
+        except (QueryTooLong, EmptyScope, BadScope) as exc:
             raise ToolFailed(str(exc)) from exc
         return SearchResults.model_validate({"results": results})
+
+    async def find_documents(self, query: str, scope: str | None = None) -> FindResults:
+        # The same find as POST /api/find: every matching document, no top-k.
+        try:
+            found = await self._search.find(query, scope)
+        except (EmptyQuery, QueryTooLong, EmptyScope, BadScope) as exc:
+            raise ToolFailed(str(exc)) from exc
+        return FindResults.model_validate(found)
 
     async def verify(self, text: str, scope: str | None = None) -> VerifyResults:
         if not text.strip():
@@ -130,12 +166,17 @@ class DocentTools:
             raise ToolFailed(str(exc)) from exc
         return VerifyResults.model_validate({"sentences": [s.as_dict() for s in checked]})
 
-    async def ask(self, question: str, files: list[str] | None = None) -> Answer:
+    async def ask(
+        self, question: str, files: list[str] | None = None, scope: str | None = None
+    ) -> Answer:
         # Files become @mentions, so the graph resolves them exactly as it does in the window.
         mentions = " ".join(f'@"{name}"' for name in files or ())
         text = f"{mentions} {question}" if mentions else question
         try:
-            turn = self._chat().start_turn(None, text, "rag" if files else "auto")
+            entries = scope_entries(scope)
+            turn = self._chat().start_turn(None, text, "rag" if files else "auto", scope=entries)
+        except BadScope as error:
+            raise ToolFailed(str(error)) from error
         except MessageRejected as error:
             raise ToolFailed(str(error)) from error
         final = await turn.result()

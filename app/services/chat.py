@@ -204,12 +204,15 @@ class ChatService:
         *,
         history: Sequence[Message] | None = None,
         model: str | None = None,
+        scope: Sequence[str] | None = None,
     ) -> Turn:
         """Start answering ``text`` in the session (a new one when None) and return at once.
 
         ``history`` (user/assistant messages, oldest first) is put before ``text`` in the
         session, for callers that keep the conversation themselves (the OpenAI API);
-        ``model`` names another chat model for this turn only.
+        ``model`` names another chat model for this turn only; ``scope`` (folders and
+        files, empty for the whole library) becomes the session's scope, which it keeps
+        for later turns (None leaves it as it was).
         """
         if not text.strip():
             raise EmptyMessage("The message is empty.")
@@ -236,9 +239,15 @@ class ChatService:
         )
         earlier = _to_messages(history or ())
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
+        inputs: AgentState = {
+            "messages": [*earlier, HumanMessage(content=text)],
+            "question": text,
+            "mode": mode,
+        }
+        if scope is not None:
+            inputs["scope"] = list(scope)
         turn.task = asyncio.create_task(
-            self._run(turn, context, [*earlier, HumanMessage(content=text)], text, mode, touched),
-            name=f"turn-{sid}",
+            self._run(turn, context, inputs, touched), name=f"turn-{sid}"
         )
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)
@@ -250,18 +259,16 @@ class ChatService:
         self,
         turn: Turn,
         context: TurnContext,
-        new_messages: list[AnyMessage],
-        text: str,
-        mode: Mode,
+        inputs: AgentState,
         touched: asyncio.Future[None],
     ) -> None:
         # LangSmith tracing, if the user's environment turns it on for other work, would
         # send every prompt and passage to a cloud: Docent's turns are never traced.
         with tracing_context(enabled=False):
             try:
-                answer = await self._answer(turn, context, new_messages, text, mode, touched)
+                answer = await self._answer(turn, context, inputs, touched)
                 if answer is not None and self._suggest is not None:
-                    await self._offer_suggestions(turn, text, answer)
+                    await self._offer_suggestions(turn, inputs["question"], answer)
             finally:
                 turn.close()
 
@@ -269,14 +276,12 @@ class ChatService:
         self,
         turn: Turn,
         context: TurnContext,
-        new_messages: list[AnyMessage],
-        text: str,
-        mode: Mode,
+        inputs: AgentState,
         touched: asyncio.Future[None],
     ) -> str | None:
         """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
-        inputs: AgentState = {"messages": new_messages, "question": text, "mode": mode}
+        text = inputs["question"]
         graph = self._graph
         nodes: list[dict[str, Any]] = []
         written: list[str] = []
@@ -307,6 +312,7 @@ class ChatService:
                 trace=state.get("trace") or {"route": state.get("route"), "nodes": nodes},
                 support=state.get("support"),
                 searched=state.get("searched"),
+                coverage=state.get("coverage"),
             )
             await touched  # a session listed after `done` has its row
             turn.emit(done)
@@ -360,6 +366,11 @@ class ChatService:
         if suggestions:
             turn.emit(Suggestions(suggestions))
 
+    async def scope(self, session_id: str) -> list[str]:
+        """The scope the session keeps (folders and files); empty for the whole library."""
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        return list((await self._graph.aget_state(config)).values.get("scope") or [])
+
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts
         (``trace`` is None for the user's messages); a checked answer adds ``support``, one
@@ -384,7 +395,7 @@ class ChatService:
                 )
                 if message.additional_kwargs.get("stopped"):
                     out[-1]["stopped"] = True
-                for shown in ("support", "searched"):
+                for shown in ("support", "searched", "coverage"):
                     if extra.get(shown) is not None:
                         out[-1][shown] = extra[shown]
         return out

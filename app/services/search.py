@@ -12,14 +12,21 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from graph.retrieval.find import Found, find
 from graph.retrieval.retriever import Retriever
 from graph.retrieval.types import Retrieval
+from graph.scope import Scope, clean_entry, in_scope, normalise
 from graph.support import SentenceSupport
 from graph.support.library import verify_in_library
+from ingest.keys import doc_id_for
 
 
 class QueryTooLong(ValueError):
     """The query is over the setting ``max_query_chars``; the message says what to do."""
+
+
+class EmptyQuery(ValueError):
+    """Nothing to look for."""
 
 
 class TextTooLong(ValueError):
@@ -30,13 +37,15 @@ class EmptyScope(LookupError):
     """No document of the library is in the scope (and files) asked for."""
 
 
-def in_scope(paths: Sequence[str], scope: str) -> list[str]:
-    """The ``paths`` under the folder ``scope`` of the documents folder ("tax/2024/";
-    the trailing slash may be left out, and "" or "/" is the whole library)."""
-    folder = scope.replace("\\", "/").strip().strip("/")
-    if not folder:
-        return list(paths)
-    return [p for p in paths if p.startswith(folder + "/")]
+def scope_entries(scope: str | Sequence[str] | None) -> Scope:
+    """A scope as the API gives it (one folder, or a list of folders and files) as entries;
+    a lone name without a slash is a folder, as in ``"scope": "tax"``."""
+    if scope is None:
+        return []
+    if isinstance(scope, str):
+        entry = clean_entry(scope)
+        return [entry.rstrip("/") + "/"] if entry else []
+    return normalise(scope)
 
 
 class SearchService:
@@ -57,19 +66,56 @@ class SearchService:
         self.max_text_chars = max_text_chars
 
     async def search(
-        self, query: str, files: Sequence[str] = (), k: int = 5
+        self,
+        query: str,
+        files: Sequence[str] = (),
+        k: int = 5,
+        scope: str | Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """The passages for ``query`` past the relevance floor, best first (no LLM)."""
+        """The passages for ``query`` past the relevance floor, best first (no LLM); within
+        ``scope`` (a folder, or folders and files) when given."""
+        self._check_query(query)
+        entries = scope_entries(scope)
+        if not entries:
+            found = await asyncio.to_thread(self._retriever.retrieve, query, files, k)
+            return public_passages(found)
+        within = await asyncio.to_thread(self._limit, files, entries)
+        found = await asyncio.to_thread(self._retrieve_within, query, within, k)
+        return public_passages(found)
+
+    async def find(
+        self,
+        query: str,
+        scope: str | Sequence[str] | None = None,
+        files: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        """Every document with a passage about ``query`` (no top-k), in the contract's shape
+        of ``POST /api/find``: the documents best first, how many were searched and matched."""
+        self._check_query(query)
+        entries = scope_entries(scope)
+        found = await asyncio.to_thread(self._find, query, entries, files)
+        return public_found(found)
+
+    def _find(self, query: str, entries: Scope, files: Sequence[str]) -> Found:
+        within = self._limit(files, entries) if entries or files else []
+        with self._retriever.begin() as search:
+            return find(search, query, self._known_files(), within)
+
+    def _retrieve_within(self, query: str, within: Sequence[str], k: int) -> Retrieval:
+        with self._retriever.begin() as search:
+            return search.retrieve(query, k=k, within=within)
+
+    def _check_query(self, query: str) -> None:
+        if not query.strip():
+            raise EmptyQuery("The query is empty; say what to look for.")
         if len(query) > self.max_query_chars:
             raise QueryTooLong(
                 f"The query is {len(query):,} characters; the limit is "
                 f"{self.max_query_chars:,}. Shorten it to the words that matter."
             )
-        found = await asyncio.to_thread(self._retriever.retrieve, query, files, k)
-        return public_passages(found)
 
     async def verify(
-        self, text: str, files: Sequence[str] = (), scope: str | None = None
+        self, text: str, files: Sequence[str] = (), scope: str | Sequence[str] | None = None
     ) -> list[SentenceSupport]:
         """Each claim of ``text`` checked against the library's passages for it, within
         ``files`` and ``scope`` when given: one search and one embedder call for the check."""
@@ -78,21 +124,21 @@ class SearchService:
                 f"The text is {len(text):,} characters; the limit is {self.max_text_chars:,}. "
                 "Check it in parts."
             )
-        limited = await asyncio.to_thread(self._limit, files, scope)
+        entries = scope_entries(scope)
+        limited = await asyncio.to_thread(self._limit, files, entries) if entries else files
         return await asyncio.to_thread(self._verify, text, limited)
 
-    def _limit(self, files: Sequence[str], scope: str | None) -> list[str]:
-        """The files a call is limited to: ``files``, kept to ``scope`` when one is given."""
-        if scope is None:
-            return list(files)
-        inside = in_scope(self._known_files(), scope)
+    def _limit(self, files: Sequence[str], entries: Scope) -> list[str]:
+        """The paths a call is limited to: those in the scope's ``entries``, kept to
+        ``files`` when some are named; refused when that leaves none."""
+        inside = in_scope(self._known_files(), entries)
         if files:
-            wanted = set(files)
-            inside = [p for p in inside if p in wanted or p.rsplit("/", 1)[-1] in wanted]
+            inside = in_scope(inside, normalise(files))
         if not inside:
-            named = f" holding {', '.join(files)}" if files else ""
+            named = f" named {', '.join(files)}" if files else ""
+            where = f" in '{', '.join(entries)}'" if entries else " in the library"
             raise EmptyScope(
-                f"No document{named} is in '{scope}'. The library's paths are relative to "
+                f"No document{named} is{where}. The library's paths are relative to "
                 "the documents folder, e.g. 'tax/2024/'; GET /api/documents lists them."
             )
         return inside
@@ -117,3 +163,22 @@ def public_passages(found: Retrieval) -> list[dict[str, Any]]:
         }
         for p in found.passages
     ]
+
+
+def public_found(found: Found) -> dict[str, Any]:
+    """A find's result as the API and the MCP tool return it."""
+    documents = [
+        {
+            "id": doc_id_for(d.path),
+            "file": d.file,
+            "path": d.path,
+            "hits": d.hits,
+            "best": {
+                "page": d.best.chunk.page if d.best.chunk else None,
+                "text": d.best.chunk.text if d.best.chunk else "",
+                "scores": d.best.scores(),
+            },
+        }
+        for d in found.documents
+    ]
+    return {"documents": documents, "searched": found.searched, "matched": len(documents)}

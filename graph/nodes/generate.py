@@ -17,9 +17,11 @@ from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, 
 from graph.checking import CheckedAnswer, nothing_found, settle, start_check
 from graph.citations import order_by_citation
 from graph.context import TurnContext
+from graph.coverage import coverage_of
 from graph.events import Status, Token
 from graph.options import TurnOptions
 from graph.readable import readable
+from graph.scope import describe, in_scope
 from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
@@ -89,15 +91,24 @@ def _fit_question(question: str, room: int) -> str:
     return cut_to(question, max(room - estimate_tokens(marker), 0)) + marker
 
 
-def build_prompt(state: AgentState, options: TurnOptions, system: str, rag: bool) -> Prompt:
+def build_prompt(
+    state: AgentState,
+    options: TurnOptions,
+    system: str,
+    rag: bool,
+    user: str = prompts.RAG_USER,
+    facts: dict[str, Any] | None = None,
+) -> Prompt:
     """Fit the prompt in the context less the answer's room: the question always (cut if
     it alone overflows), then on a search turn the passages best first, then as much
     recent history as its share allows. Every part is estimated on its own, which can
-    only over-count the whole."""
+    only over-count the whole. ``user`` is the search turn's template, filled with the
+    sources, the question and ``facts``."""
     budget = options.context_tokens - options.answer_tokens
-    template = prompts.RAG_USER if rag else "{question}"
+    facts = facts or {}
+    template = user if rag else "{question}"
     frame = 2 * MESSAGE_OVERHEAD + estimate_tokens(system)
-    frame += estimate_tokens(template.format(sources="", question=""))
+    frame += estimate_tokens(template.format(sources="", question="", **facts))
     question = _fit_question(state["question"], budget - frame)
     spare = max(budget - frame - estimate_tokens(question), 0)
     earlier = state.get("messages", [])
@@ -116,7 +127,7 @@ def build_prompt(state: AgentState, options: TurnOptions, system: str, rag: bool
     ]
     kept, used = fit_blocks(blocks, spare - min(options.history_tokens, spare // HISTORY_SHARE_RAG))
     history = history_window(earlier, min(options.history_tokens, spare - used))
-    user = prompts.RAG_USER.format(sources="\n\n".join(kept), question=question)
+    user = template.format(sources="\n\n".join(kept), question=question, **facts)
     messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": user}]
     return Prompt(messages, sources[: len(kept)], len(sources) - len(kept))
 
@@ -136,18 +147,52 @@ class _Answer:
         self.tell(Token(text))
 
 
+def _find_header(found: dict[str, Any], shown: int) -> str:
+    """The find answer's first line, from the code's count."""
+    scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
+    topic = str(found["topic"]).strip('"\u201c\u201d')  # the header quotes it itself
+    if not found["matched"]:
+        return prompts.FIND_NONE.format(
+            searched=found["searched"], scope=scope, topic=found["topic"]
+        )
+    verb = "mentions" if found["matched"] == 1 else "mention"
+    line = prompts.FIND_COUNT.format(
+        matched=found["matched"],
+        searched=found["searched"],
+        verb=verb,
+        topic=topic,
+        scope=scope,
+    )
+    if shown < found["matched"]:
+        line += prompts.FIND_COUNT_READ.format(shown=shown)
+    return line
+
+
 async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Write the answer token by token from the numbered sources, or chat without them."""
     context = runtime.context
-    rag = state.get("route") == "rag"
+    rag = state.get("route") in ("rag", "find")
     sources = state.get("sources", []) if rag else []
+    found = state.get("found") if state.get("route") == "find" else None
     answer = _Answer(runtime.stream_writer)
     if notice := unmatched_notice(state):
         answer.say(notice + "\n\n")
     if rag and not context.known_files():
         answer.say(prompts.NO_DOCUMENTS)
         return _finish(state, context, answer, Prompt([], [], 0), None)
+    aim = state.get("aim") or []
+    if rag and aim and not in_scope(context.known_files(), aim):
+        answer.say(prompts.EMPTY_SCOPE.format(scope=describe(aim)))
+        return _finish(state, context, answer, Prompt([], [], 0), None)
+    if found is not None:
+        # The count is the code's, written before the model says anything.
+        answer.say(_find_header(found, len(sources)))
+        if not found["matched"]:
+            return _finish(state, context, answer, Prompt([], [], 0), None)
+        answer.say("\n\n")
     system = prompts.RAG_SYSTEM if rag else prompts.CHAT_SYSTEM
+    if found is not None:
+        system = prompts.FIND_SYSTEM
     # The router's probe found nothing near the question: as for a search that found nothing.
     probed_away = state.get("route") == "chat" and state.get("routed_by") == "probe"
     found_nothing = (rag and not sources) or probed_away
@@ -157,7 +202,11 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         rag, system = False, prompts.ADAPTIVE_SYSTEM
     status = prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT
     runtime.stream_writer(Status("generator", status))
-    prompt = build_prompt(state, context.options, system, rag)
+    if found is not None:
+        facts = {k: found[k] for k in ("matched", "searched", "topic")}
+        prompt = build_prompt(state, context.options, system, rag, prompts.FIND_USER, facts)
+    else:
+        prompt = build_prompt(state, context.options, system, rag)
     # The passages are embedded for the check while the model starts to write.
     embedder = context.search.reader.embedder
     live = start_check(prompt.sources, state["passages"], embedder) if rag else None
@@ -218,7 +267,13 @@ def _finish(
         # Set when the model could not write (all or part of) the answer.
         "llm_error": str(failure) if failure else None,
     }
-    saved = {"sources": sources, "support": checked.support, "searched": checked.searched}
+    coverage = coverage_of(state, prompt.sources, context.known_files)
+    saved = {
+        "sources": sources,
+        "support": checked.support,
+        "searched": checked.searched,
+        "coverage": coverage,
+    }
     message = AIMessage(content=text, additional_kwargs=saved)
     return {
         "answer": text,
@@ -227,4 +282,5 @@ def _finish(
         "generation": generation,
         "support": checked.support,
         "searched": checked.searched,
+        "coverage": coverage,
     }

@@ -152,7 +152,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         else:
             answer.say(prompts.READ_FAILED.format(error=error))
     trace = {**reading.summary(), "whole": whole, "calls": reading.calls + 1}
-    return _finish(answer, context, sources, trace, paths, usage, failure)
+    return _finish(answer, context, sources, trace, paths, usage, failure, reading.coverage())
 
 
 def _finish(
@@ -163,6 +163,7 @@ def _finish(
     paths: list[str],
     usage: Usage | None,
     failure: LLMError | None = None,
+    coverage: dict[str, Any] | None = None,
 ) -> AgentState:
     text = answer.text
     ordered = order_by_citation(sources, text)
@@ -174,7 +175,7 @@ def _finish(
         "llm_error": str(failure) if failure else None,
         "reading": reading,
     }
-    saved = {"sources": ordered, "support": None, "searched": None}
+    saved = {"sources": ordered, "support": None, "searched": None, "coverage": coverage}
     return {
         "answer": text,
         "sources": ordered,
@@ -182,5 +183,6 @@ def _finish(
         "generation": generation,
         "support": None,
         "searched": None,
+        "coverage": coverage,
         "documents": paths,
     }

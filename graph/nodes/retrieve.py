@@ -14,7 +14,9 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
+from graph.nodes.find import find_passages
 from graph.retrieval.types import Passage, Retrieval
+from graph.scope import in_scope
 from graph.state import AgentState, SearchQuery, Source
 
 SNIPPET_CHARS = 240
@@ -49,15 +51,20 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
 
 
 async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Search (aimed at @mentioned files if any), then number the passages."""
+    """Search (aimed at @mentioned files if any, else at the turn's scope), then number the
+    passages; a find turn finds every matching document instead."""
+    if state.get("route") == "find":
+        return await find_passages(state, runtime)
     context, tell = runtime.context, runtime.stream_writer
     search = context.search
     mentions = state.get("mentions") or []
+    aim = state.get("aim") or []
+    within = in_scope(context.known_files(), aim) if aim else None
     if mentions:
         names = ", ".join(PurePosixPath(m).name for m in mentions)
         tell(Status("retriever", prompts.STATUS_RETRIEVE_FILES.format(files=names)))
     else:
-        count = len(context.known_files())
+        count = len(within if within is not None else context.known_files())
         status = prompts.STATUS_RETRIEVE_ONE if count == 1 else prompts.STATUS_RETRIEVE
         tell(Status("retriever", status.format(count=count)))
 
@@ -70,7 +77,12 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     queries = state.get("queries") or [SearchQuery(text=state["question"], files=mentions)]
     results = [
         await asyncio.to_thread(
-            search.retrieve, q["text"], q["files"], whole=bool(q["files"]), on_rerank=reranking
+            search.retrieve,
+            q["text"],
+            q["files"],
+            whole=bool(q["files"]),
+            within=within,
+            on_rerank=reranking,
         )
         for q in queries
     ]
@@ -79,7 +91,7 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     passages = _merge(results, search.top_k)
     sources = passage_sources(passages)
     tell(Sources(sources))
-    return {"sources": sources, "passages": [p.text for p in passages]}
+    return {"sources": sources, "passages": [p.text for p in passages], "found": None}
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:

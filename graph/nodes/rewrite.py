@@ -12,6 +12,7 @@ from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import strip_mentions
 from graph.nodes.route import pass_through_queries, passes_through
+from graph.scope import drop_folder_mentions
 from graph.state import AgentState, SearchQuery
 from models.llm import LLMError
 
@@ -29,7 +30,8 @@ async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentStat
     runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE))
     mentions = state.get("mentions") or []
     # The router already resolved the mentions; only those need taking out.
-    text = strip_mentions(state["question"], state.get("mentioned") or []) or state["question"]
+    asked = drop_folder_mentions(state["question"], state.get("aim") or [])
+    text = strip_mentions(asked, state.get("mentioned") or []) or state["question"]
     if passes_through(state, context.options):
         return {"queries": pass_through_queries(text, mentions)}
     standalone, rephrasings = await _ask(

@@ -22,8 +22,9 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import apply_rules, whole_document_rule
+from graph.nodes.rules import FIND_HINT, apply_rules, whole_document_rule
 from graph.options import TurnOptions
+from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from models.llm import LLMError
 
@@ -85,6 +86,8 @@ async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[R
         return "document", "LLM said whole document"
     if verdict == "compare":
         return "compare", "LLM said compare"
+    if verdict == "find":
+        return "find", "LLM said find"
     if verdict in ("documents", "rag", "search", "docs"):
         return "rag", "LLM said documents"
     return "rag", f"LLM answered {reply!r}, searching anyway"
@@ -106,10 +109,14 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     question = state["question"]
     # The library is read only when needed: small talk settles without it.
     known = context.known_files() if "@" in question else None
-    mentioned = find_mentions(question, known) if known is not None else []
+    folders: list[str] = []
+    asked = question
+    if known is not None:
+        folders, asked = take_folder_mentions(question, known)
+    mentioned = find_mentions(asked, known) if known is not None else []
     mentions = matched_paths(mentioned)
-    text = strip_mentions(question, mentioned) or question
-    after_search = has_history(state) and state.get("route") == "rag"
+    text = strip_mentions(asked, mentioned) or asked
+    after_search = has_history(state) and state.get("route") in ("rag", "find")
     mode = state.get("mode", "auto")
     score: float | None = None
     chosen: Route
@@ -124,6 +131,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         chosen, tier, reason = ("rag" if mode == "rag" else "chat"), "mode", f"mode {mode}"
     elif whole is not None and (mentions or context.known_files()):
         chosen, tier, reason = whole.route, "rules", whole.name
+    elif rule is not None and rule.route == "find":
+        chosen, tier, reason = "find", "rules", rule.name
     elif mentions:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
     elif rule is not None and rule.route == "chat":
@@ -137,7 +146,11 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         # same text takes it over.
         score = await asyncio.to_thread(context.search.probe, text)
         tier = "probe"
-        if score < context.options.probe_chat_below:
+        if FIND_HINT.search(text):
+            # The probe tells documents from chat, not a set of documents from their content.
+            tier = "llm"
+            chosen, reason = await ask_llm(context, state, text)
+        elif score < context.options.probe_chat_below:
             chosen, reason = "chat", f"best chunk {score:.2f} is far from the question"
         elif score >= context.options.probe_rag_above:
             chosen, reason = "rag", f"best chunk {score:.2f} is close to the question"
@@ -155,6 +168,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         "probe_score": score,
         "mentions": mentions,
         "mentioned": mentioned,
+        # An @folder/ aims this message; otherwise the session's scope holds.
+        "aim": folders or list(state.get("scope") or []),
         "sources": [],
         "passages": [],
         "queries": [],
@@ -162,7 +177,8 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
 
 
 def after_route(state: AgentState) -> Literal["rewriter", "generator", "reader"]:
-    """Conditional edge: chat goes straight to the generator, whole documents to the reader."""
+    """Conditional edge: chat goes straight to the generator, whole documents to the
+    reader; rag and find search."""
     if state["route"] in ("document", "compare"):
         return "reader"
-    return "rewriter" if state["route"] == "rag" else "generator"
+    return "generator" if state["route"] == "chat" else "rewriter"

@@ -52,6 +52,48 @@ ABOUT_ME = _rule(
     r"\bwhat model are you\b|^\W*help\W*$|\bhow do(?:es)? (?:this app|you) work\b",
 )
 
+_DOC_PLURALS = (
+    r"documents|docs|files|pdfs|reports|papers|pages|notes|invoices|contracts|memos|"
+    r"agreements|policies|manuals|guides|statements|proposals|articles|spreadsheets"
+)
+_FIND_VERBS = (
+    r"mention|mentions|contain|contains|talk about|talks about|discuss|discusses|refer to|"
+    r"refers to|cover|covers|include|includes|deal with|deals with|are about|is about|"
+    r"say anything about|says anything about|have|has|use|uses|cite|cites|name|names"
+)
+
+FIND = _rule(
+    "asks which documents",
+    "find",
+    r"^\W*(?:in\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:"
+    + _DOC_NOUNS
+    + r")\s+(?:\w+\s){0,2}?(?:"
+    + _FIND_VERBS
+    + r")\b|"
+    r"\bhow many\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"\b(?:list|show|find|give me|count|name)\s+(?:me\s+)?(?:all|every|each|any)\s+"
+    r"(?:of\s+)?(?:the\s+|my\s+|our\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"^\W*(?:in\s+|from\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our)\s+)?(?:"
+    + _DOC_PLURALS
+    + r")\b|"
+    r"\blist\s+(?:the\s+|these\s+|those\s+)?(?:" + _DOC_PLURALS + r")\b|"
+    r"\bcount\s+(?:up\s+)?(?:the\s+|all\s+|my\s+)?(?:\w+\s){0,2}?(?:" + _DOC_NOUNS + r")\b|"
+    r"\b(?:every|all(?:\s+the)?)\s+(?:\w+\s)?(?:" + _DOC_NOUNS + r")\s+"
+    r"(?:that|which|mentioning|about|on|with|containing)\b",
+)
+"""Questions about the set of documents, not their content: which, how many, list all."""
+
+FIND_HINT = re.compile(
+    r"\b(?:list|count|all of them|every one|each of them|how many|which)\b.*\b(?:"
+    + _DOC_PLURALS
+    + r")\b|\b(?:"
+    + _DOC_PLURALS
+    + r")\b.*\b(?:list|all of them|every one|each of them)\b",
+    re.IGNORECASE,
+)
+"""Words that may ask for a set of documents without a rule being sure of it: the vector
+probe cannot tell such a question from one about their content, so the LLM decides."""
+
 DOCUMENTS = _rule(
     "names the documents",
     "rag",
@@ -197,14 +239,25 @@ def whole_document_rule(question: str, mentioned: int) -> Rule | None:
     return None
 
 
-_ORDER = (SMALL_TALK, ABOUT_ME, DOCUMENTS, READING, WRITING, TRANSLATE, ARITHMETIC, PROGRAMMING)
+_ORDER = (
+    SMALL_TALK,
+    ABOUT_ME,
+    FIND,
+    DOCUMENTS,
+    READING,
+    WRITING,
+    TRANSLATE,
+    ARITHMETIC,
+    PROGRAMMING,
+)
 
 
 def apply_rules(question: str, *, after_search: bool) -> Rule | None:
     """The first rule that settles the route, or None when the question is ambiguous.
 
-    Small talk wins over everything; then a message that names the documents or asks what
-    a text says searches, even if it also asks for writing ("summarize the report as a
+    Small talk wins over everything; then a question about the set of documents (which
+    of them, how many, list all) finds; then a message that names the documents or asks
+    what a text says searches, even if it also asks for writing ("summarize the report as a
     poem"); then writing, translation, arithmetic and programming chat. ``after_search``
     says the previous turn searched: a short follow-up then searches again.
     """

@@ -88,6 +88,10 @@ class Search:
         nearest = self._library_nearest(text, self._vector(text))
         return max((score for _, score in nearest), default=0.0)
 
+    def vector(self, text: str) -> list[float]:
+        """The embedding of ``text`` as searched, made once per search (find reads it)."""
+        return self._vector(_searched(text))
+
     def retrieve(
         self,
         query: str,
@@ -95,16 +99,19 @@ class Search:
         k: int | None = None,
         *,
         whole: bool = False,
+        within: Sequence[str] | None = None,
         on_rerank: Callable[[int], None] | None = None,
     ) -> Retrieval:
         """The passages for ``query``, best first; ``files`` limits the search to them.
 
         With ``whole``, mentioned files that fit the context budget come back entire
-        (in passages of at most ``max_passage_chars``, in reading order). ``on_rerank``
-        hears how many passages a reranking model is about to read, once the search is
-        done (not called when no model reranks).
+        (in passages of at most ``max_passage_chars``, in reading order). ``within`` is a
+        scope's documents (relative paths): both indexes search only them, and unlike
+        named ``files`` the relevance floor still applies. ``on_rerank`` hears how many
+        passages a reranking model is about to read, once the search is done (not called
+        when no model reranks).
         """
-        found = self._retrieve(query, files, k, whole, on_rerank)
+        found = self._retrieve(query, files, k, whole, on_rerank, within)
         self._weighed += found.candidates[:MAX_CANDIDATES_IN_TRACE]
         return found
 
@@ -211,13 +218,18 @@ class Search:
         k: int | None,
         whole: bool,
         on_rerank: Callable[[int], None] | None,
+        within: Sequence[str] | None = None,
     ) -> Retrieval:
         s = self.settings
         dense = self.reader.dense
         k = max(1, min(k or s.top_k, MAX_K))
         query = _searched(query)
         doc_ids: list[str] | None = None
-        if files:
+        if within is not None and not files:
+            doc_ids = self.library.keys_for(within) if within else []
+            if not doc_ids:
+                return Retrieval([], [], answerable=False)
+        elif files:
             doc_ids = self.library.keys_for(files)
             if not doc_ids:
                 return Retrieval([], [], answerable=False)
@@ -227,7 +239,8 @@ class Search:
                     return full
         if not query:
             return Retrieval([], [], answerable=False)
-        firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids else []
+        # A named file's first chunk is always weighed; a scope's files are not named.
+        firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids and files else []
         # The keyword search and its vector read need no query vector: they run in a
         # helper thread while this one embeds the query (onnxruntime frees the GIL).
         side = _helpers().submit(keyword_side, query, dense, self.keyword, s.pool, doc_ids, firsts)
@@ -236,7 +249,7 @@ class Search:
         trust = self.fusion(candidates, query)
         candidates.sort(key=lambda c: -c.fused)
         # Asking about a named file is an answerable question about that file.
-        if not doc_ids and not s.floor.passes(candidates):
+        if not files and not s.floor.passes(candidates):
             return Retrieval([], candidates, answerable=False)
         problem = self.reranker.problem
         if problem is None:

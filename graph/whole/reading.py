@@ -276,6 +276,21 @@ class Reading:
             parts.append(f"{spans} of `{document.units[0].file}`")
         return prompts.SKIPPED.format(calls=self.options.max_calls, skipped="; ".join(parts))
 
+    def coverage(self) -> dict[str, Any]:
+        """``done``'s coverage of a whole reading: the documents read, and the pages whose
+        text reached the model (a page of a section skipped for the budget did not)."""
+        skipped = {
+            (u.path, u.page) for _, sections in self.skipped for s in sections for u in s.units
+        }
+        pages = {(u.path, u.page) for d in self.documents for u in d.units}
+        return {
+            "documents_read": len(self.documents),
+            "documents_matched": None,
+            "documents_in_scope": len(self.documents),
+            "pages_read": len(pages - skipped),
+            "whole": True,
+        }
+
     def summary(self) -> dict[str, Any]:
         """The reading's part of the trace."""
         return {

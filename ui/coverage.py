@@ -1,0 +1,43 @@
+"""The line under an answer that says how much of the library it read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def coverage_line(coverage: dict[str, Any] | None, passages: int) -> str | None:
+    """One sentence from ``done``'s coverage and the number of passages read; None when
+    the answer searched nothing."""
+    if not coverage:
+        return None
+    read = int(coverage.get("documents_read") or 0)
+    pages = int(coverage.get("pages_read") or 0)
+    matched = coverage.get("documents_matched")
+    in_scope = int(coverage.get("documents_in_scope") or 0)
+    if coverage.get("whole"):
+        if read == 1:
+            return f"Read the whole document ({_plural(pages, 'page')})"
+        return f"Read {read} whole documents ({_plural(pages, 'page')})"
+    if matched is not None:
+        if not matched:
+            return f"No match in {_plural(in_scope, 'document')} searched"
+        documents = _plural(int(matched), "matching document")
+        return f"Read {read} of {documents} ({_plural(pages, 'page')})"
+    if not passages:
+        return f"Searched {_plural(in_scope, 'document')}; none bore on the question"
+    best = "the best passage" if passages == 1 else f"the {passages} best passages"
+    return f"Read {best} from {_plural(read, 'document')} ({in_scope} searched)"
+
+
+def show_coverage(coverage: dict[str, Any] | None, passages: int) -> None:
+    """The coverage line, if the answer searched."""
+    line = coverage_line(coverage, passages)
+    if line is not None:
+        label = ui.label(line).classes("text-xs text-grey-7").mark("coverage")
+        label.props('aria-label="How much of the library this answer read"')
