@@ -158,6 +158,17 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   --highlight-bg-color: rgba(245,158,11,0.45); }
 .docent-pdf-note { padding: 1rem; color: #b91c1c; }
 
+/* Any width from 360 px: a card's children stretch to the card (NiceGUI's cards and
+   columns align children to the start, which sizes them to their content, so one long
+   table or code line made the whole answer as wide as itself); what cannot wrap, tables
+   and code, scrolls inside its own box. */
+.docent-messages > *, .docent-answer-card > .docent-md { align-self: stretch; max-width: 100%;
+  min-width: 0; }
+.docent-md { max-width: 100%; }
+.docent-md > *, .docent-code, .docent-code pre, .docent-table { max-width: 100%; }
+.docent-code pre { white-space: pre; }
+.docent-md img { max-width: 100%; height: auto; }
+
 @media (max-width: 600px) {
   .docent-bubble { max-width: 88%; }
   .docent-hide-narrow { display: none !important; }
