@@ -1,5 +1,5 @@
 // The window's few browser-side behaviours: following the stream only while the reader
-// is at the bottom, copy buttons, citation clicks, Esc to stop, and the drop zone.
+// is at the bottom, copy buttons, citation clicks, shortcuts, menu keys, and the drop zone.
 (() => {
   const docent = (window.docent = window.docent || {});
   docent.atBottom = true;
@@ -79,11 +79,51 @@
     }
   });
 
+  // The shortcuts Help lists (ui/shortcuts.py sets docent.shortcuts). Esc belongs to an
+  // open dialog or menu first, and to the @ picker (which prevents its default).
+  docent.focusInput = () => document.querySelector(".docent-composer textarea")?.focus();
+  docent.focusSearch = () => document.querySelector(".docent-session-search input")?.focus();
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || event.defaultPrevented) return;
-    if (document.querySelector(".q-dialog")) return; // Esc closes the dialog instead
-    emitEvent("docent_escape", {});
+    if (event.defaultPrevented || event.isComposing) return;
+    const key = (event.key || "").toLowerCase();
+    const mod = event.ctrlKey || event.metaKey;
+    const shortcut = (docent.shortcuts || []).find(
+      (s) => s.key === key && s.mod === mod && s.shift === event.shiftKey && !event.altKey,
+    );
+    if (!shortcut) return;
+    if (key === "escape" && document.querySelector(".q-dialog, .q-menu")) return;
+    event.preventDefault();
+    if (shortcut.action === "focus-input") docent.focusInput();
+    else emitEvent("docent_shortcut", shortcut.action);
   });
+
+  // Menus work with the arrow keys: Quasar's menus take focus when they open, and Tab
+  // moves through them, but Up and Down did nothing.
+  document.addEventListener("keydown", (event) => {
+    const menu = event.target.closest && event.target.closest(".q-menu");
+    if (!menu || !["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    const items = Array.from(menu.querySelectorAll(".q-item[tabindex]:not(.disabled)"));
+    if (!items.length) return;
+    event.preventDefault();
+    const at = items.indexOf(event.target.closest(".q-item"));
+    let next = 0;
+    if (event.key === "End") next = items.length - 1;
+    else if (event.key === "ArrowDown") next = at < 0 ? 0 : (at + 1) % items.length;
+    else if (event.key === "ArrowUp") next = at < 0 ? items.length - 1 : (at - 1 + items.length) % items.length;
+    items[next].focus();
+  });
+
+  // Dialogs are named by their title (the first heading or large label in them), so a
+  // screen reader says which dialog opened.
+  let dialogs = 0;
+  new MutationObserver(() => {
+    for (const dialog of document.querySelectorAll("[role=dialog]:not([aria-label]):not([aria-labelledby])")) {
+      const title = dialog.querySelector("h1, h2, h3, .text-lg, .docent-dialog-title");
+      if (!title) continue;
+      title.id = title.id || `docent-dialog-title-${++dialogs}`;
+      dialog.setAttribute("aria-labelledby", title.id);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
 
   // The drop zone: files and folders dropped anywhere go to the hidden uploader.
   let depth = 0;
