@@ -178,6 +178,9 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .body--dark [tabindex]:focus-visible, .body--dark button:focus-visible {
   outline-color: #a5b4fc !important; }
 .docent-bubble :focus-visible { outline-color: white !important; }
+/* Inside a menu or list that scrolls, an outline outside the item would be clipped. */
+.q-item:focus-visible, .docent-table:focus-visible, .docent-code pre:focus-visible {
+  outline-offset: -2px; }
 /* Contrast of at least 4.5:1 (axe): the primary colour is too dark on a dark background,
    a white chip on the bubble too faint, grey on the code bar's grey too light. */
 /* Quasar's .text-primary is !important in a cascade layer, which only a rule that is

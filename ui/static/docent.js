@@ -97,12 +97,30 @@
     else emitEvent("docent_shortcut", shortcut.action);
   });
 
-  // Menus work with the arrow keys: Quasar's menus take focus when they open, and Tab
-  // moves through them, but Up and Down did nothing.
+  // Menus work with the arrow keys, as menus do on the desktop: one opened from the
+  // keyboard focuses its first item, Up and Down move (round the ends), Enter picks, Esc
+  // closes (Quasar's). Before, Up and Down did nothing and focus stayed on the page.
+  let byKeyboard = false;
+  document.addEventListener("keydown", () => (byKeyboard = true), true);
+  document.addEventListener("pointerdown", () => (byKeyboard = false), true);
+  const openMenu = () => Array.from(document.querySelectorAll(".q-menu")).pop();
+  const menuItems = (menu) => Array.from(menu.querySelectorAll(".q-item[tabindex]:not(.disabled)"));
+  const focused = new WeakSet(); // menus given focus once: never pulled back after that
+  docent.focusMenu = () => {
+    const menu = openMenu();
+    // Quasar shows a menu (visibility) only once it is placed; focus waits for that.
+    if (!menu || focused.has(menu) || !menuItems(menu).length) return;
+    if (getComputedStyle(menu).visibility !== "visible") return;
+    focused.add(menu);
+    if (byKeyboard && !menu.contains(document.activeElement)) menuItems(menu)[0].focus();
+  };
   document.addEventListener("keydown", (event) => {
-    const menu = event.target.closest && event.target.closest(".q-menu");
-    if (!menu || !["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
-    const items = Array.from(menu.querySelectorAll(".q-item[tabindex]:not(.disabled)"));
+    if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    const inMenu = event.target.closest && event.target.closest(".q-menu");
+    const typing = event.target.matches && event.target.matches("input, textarea");
+    const menu = inMenu || (!typing && openMenu());
+    if (!menu) return;
+    const items = menuItems(menu);
     if (!items.length) return;
     event.preventDefault();
     const at = items.indexOf(event.target.closest(".q-item"));
@@ -114,16 +132,17 @@
   });
 
   // Dialogs are named by their title (the first heading or large label in them), so a
-  // screen reader says which dialog opened.
+  // screen reader says which dialog opened; a menu that opened takes focus as above.
   let dialogs = 0;
   new MutationObserver(() => {
+    docent.focusMenu();
     for (const dialog of document.querySelectorAll("[role=dialog]:not([aria-label]):not([aria-labelledby])")) {
       const title = dialog.querySelector("h1, h2, h3, .text-lg, .docent-dialog-title");
       if (!title) continue;
       title.id = title.id || `docent-dialog-title-${++dialogs}`;
       dialog.setAttribute("aria-labelledby", title.id);
     }
-  }).observe(document.body, { childList: true, subtree: true });
+  }).observe(document.body, { childList: true, subtree: true, attributeFilter: ["class"] });
 
   // The drop zone: files and folders dropped anywhere go to the hidden uploader.
   let depth = 0;
