@@ -8,6 +8,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
+from ui import shortcuts
 from ui.citations import middle_ellipsis
 from ui.mention_picker import (
     LIMIT,
@@ -96,7 +97,7 @@ class Composer:
                 self.send_button.tooltip("Send (Enter)")
                 self.stop_button = ui.button(icon="stop", on_click=self._on_stop)
                 self.stop_button.props('round unelevated color=negative aria-label="Stop"')
-                self.stop_button.mark("stop").tooltip("Stop (Esc)")
+                self.stop_button.mark("stop").tooltip(f"Stop ({shortcuts.keys('stop')})")
                 self.stop_button.set_visibility(False)
             self.tools = ui.row().classes("w-full items-center gap-1 no-wrap")
             with self.tools:

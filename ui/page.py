@@ -50,7 +50,7 @@ class ChatPage:
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
             ui.button(icon="menu", on_click=self.toggle_drawer).props(
                 'flat round aria-label="Show or hide the sidebar"'
-            ).mark("drawer-toggle")
+            ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
             title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
             title.classes("text-lg font-semibold")
             ui.space()
@@ -98,7 +98,7 @@ class ChatPage:
     def _drawer(self) -> None:
         ui.button("New chat", icon="edit_square", on_click=self.new_chat).props(
             "unelevated no-caps"
-        ).classes("w-full").mark("new-chat")
+        ).classes("w-full").tooltip(shortcuts.keys("new-chat")).mark("new-chat")
         with ui.column().classes("w-full gap-0 col-auto docent-sessions-box"):
             self.sessions = Sessions(
                 self.container.sessions,

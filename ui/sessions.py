@@ -10,6 +10,7 @@ from nicegui import ui
 
 from app.services.chat import ChatService, SessionBusy
 from app.services.sessions import SessionIndex
+from ui import shortcuts
 from ui.mention_picker import plain_title
 
 SHOWN_AT_MOST = 200
@@ -50,7 +51,9 @@ class Sessions:
         self.current: str | None = None
         self.query = ""
         ui.label("Chats").classes("text-xs uppercase docent-muted mt-4")
-        self.search = ui.input(placeholder="Search chats", on_change=self._searched)
+        self.search = ui.input(
+            placeholder=f"Search chats ({shortcuts.keys('search')})", on_change=self._searched
+        )
         self.search.props('dense outlined clearable aria-label="Search chats"')
         self.search.classes("w-full docent-session-search").mark("session-search")
         self.list = ui.column().classes("w-full gap-0").mark("session-list")

@@ -33,6 +33,11 @@ SHORTCUTS = (
 )
 
 
+def keys(action: str) -> str:
+    """The keys of ``action``, as Help shows them (for tooltips)."""
+    return next(s.keys for s in SHORTCUTS if s.action == action)
+
+
 def script() -> str:
     """The table for docent.js's key handler."""
     table = json.dumps([asdict(s) for s in SHORTCUTS])
