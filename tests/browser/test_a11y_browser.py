@@ -373,6 +373,18 @@ async def test_menus_and_shortcuts_from_the_keyboard(
     await eventually(lambda: _drawer_right_at_most(drawer, 0), timeout=10, what="sidebar hidden")
     await page.keyboard.press("Control+Shift+s")
     await eventually(lambda: _drawer_right_above(drawer, 0), timeout=10, what="sidebar shown")
+    # At 420 px the sidebar is hidden; Ctrl+K brings it out with the search box focused.
+    await page.set_viewport_size({"width": 420, "height": 860})
+    await page.goto(link.split("/login", 1)[0])
+    await page.locator("textarea").wait_for()
+    await eventually(lambda: _drawer_right_at_most(drawer, 0), timeout=10, what="it hidden")
+    await page.keyboard.press("Control+k")
+    await eventually(lambda: _drawer_right_above(drawer, 0), timeout=10, what="sidebar out")
+    await eventually(
+        lambda: _active_inside(page, ".docent-session-search"), timeout=10, what="search focused"
+    )
+    await page.keyboard.type("revenue")
+    await page.screenshot(path=shots / "search-shortcut-420.png")
     assert page.errors == []
 
 
