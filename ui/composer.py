@@ -206,6 +206,7 @@ class Composer:
         """The library's files, for the @ picker."""
         self.index = MentionIndex(paths)
         if self.popup.visible:
+            self._mention = None  # the same query, new files: list them again
             self._update_popup()
 
     def _update_popup(self) -> None:
