@@ -89,6 +89,7 @@ class Composer:
                 self.box = ui.textarea(placeholder=PLACEHOLDER, on_change=self._changed)
                 self.box.props('autogrow outlined dense rows=1 autofocus aria-label="Message"')
                 self.box.classes("flex-grow min-w-0").mark("message-input")
+                self.box.props(f"aria-controls=c{self.popup.id}")  # the @ list it fills
                 self.box.on("keydown", self._key, js_handler=KEYDOWN_JS)
                 self.box.on("keyup", self._caret_moved, js_handler=CARET_JS)
                 self.box.on("click", self._caret_moved, js_handler=CARET_JS)
@@ -239,6 +240,8 @@ class Composer:
                 selected = "true" if i == self.active else "false"
                 option.classes("w-full").props(f"role=option aria-selected={selected}")
                 active = " docent-active" if i == self.active else ""
+                if active:  # a screen reader follows the highlight while focus stays in the box
+                    self.box.props(f"aria-activedescendant=c{option.id}")
                 option.classes("docent-mention-option" + active)
                 pdf = match.lower_name.endswith(".pdf")
                 with option.mark("mention-option"):
@@ -249,6 +252,8 @@ class Composer:
                         if match.folder:
                             folder = ui.item_label(match.folder).props("caption")
                             folder.classes("docent-ellipsis")
+        if not self.matches:
+            self.box.props(remove="aria-activedescendant")
         self.popup.set_visibility(True)
 
     def _highlight(self, index: int) -> None:
@@ -259,6 +264,7 @@ class Composer:
     def close_popup(self) -> None:
         self._mention = None
         self.matches = []
+        self.box.props(remove="aria-activedescendant")
         self.popup.set_visibility(False)
 
     def pick(self, index: int) -> None:
