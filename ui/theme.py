@@ -182,9 +182,9 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .q-item:focus-visible, .docent-table:focus-visible, .docent-code pre:focus-visible {
   outline-offset: -2px; }
 /* Contrast of at least 4.5:1 (axe): the primary colour is too dark on a dark background,
-   a white chip on the bubble too faint, grey on the code bar's grey too light. */
-/* Quasar's .text-primary is !important in a cascade layer, which only a rule that is
-   !important in an earlier layer beats (NiceGUI's first layer is "theme"). */
+   a white chip on the bubble too faint, grey on the code bar's grey too light. Quasar's
+   .text-primary is !important in a cascade layer, which only a rule that is !important
+   in an earlier layer beats (NiceGUI's first layer is "theme"). */
 @layer theme {
   .body--dark .text-primary, .body--dark .docent-banner .q-btn { color: #a5b4fc !important; }
 }
@@ -192,7 +192,7 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .body--dark .docent-quiet { color: #94a3b8; }
 .docent-mention-chip { background: rgba(15,23,42,0.28); }
 .docent-code-bar { color: #475569; }
-h1.docent-title, header h1 { margin: 0; line-height: 1.5; }
+header h1 { margin: 0; line-height: 1.5; }
 .docent-shortcuts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem;
   margin: 0; }
 .docent-shortcuts dd { margin: 0; }
