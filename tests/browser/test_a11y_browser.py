@@ -128,10 +128,21 @@ async def _window(browser: Any, link: str, width: int) -> Any:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
-    await page.goto(link if link not in LOGINS else link.split("/login", 1)[0])
-    await page.locator("textarea").wait_for()
+    await _load(page, link if link not in LOGINS else link.split("/login", 1)[0])
     LOGINS[link] = await context.storage_state()
     return page
+
+
+async def _load(page: Any, url: str) -> None:
+    """Open ``url``; return once the window is drawn and its socket connected (a click
+    or a shortcut before that would go nowhere)."""
+    await page.goto(url)
+    await page.locator("textarea").wait_for()
+    await eventually(lambda: _connected(page), timeout=30, what="the page's socket")
+
+
+async def _connected(page: Any) -> bool:
+    return bool(await page.evaluate("!!(window.socket && window.socket.connected)"))
 
 
 async def _ask_wide(page: Any) -> None:
@@ -185,8 +196,7 @@ async def test_nothing_is_wider_than_the_chat_column(
     failures = []
     for width in WIDTHS:
         await page.set_viewport_size({"width": width, "height": 860})
-        await page.goto(app_url)  # reopened, as after a restart: the case that scrolled
-        await page.locator("textarea").wait_for()
+        await _load(page, app_url)  # reopened, as after a restart: the case that scrolled
         await _open_chat(page)
         for dark in (False, True):
             await _dark(page, dark)
@@ -298,8 +308,7 @@ async def test_axe_finds_nothing_critical_or_serious(
         await page.set_viewport_size({"width": width, "height": 860})
         await _dark(page, dark)
         for view in VIEWS:
-            await page.goto(app_url)
-            await page.locator("textarea").wait_for()
+            await _load(page, app_url)
             await _dark(page, dark)
             if view != "empty":
                 await _open_chat(page)
@@ -381,8 +390,7 @@ async def test_menus_and_shortcuts_from_the_keyboard(
     await eventually(lambda: _drawer_right_above(drawer, 0), timeout=10, what="sidebar shown")
     # At 420 px the sidebar is hidden; Ctrl+K brings it out with the search box focused.
     await page.set_viewport_size({"width": 420, "height": 860})
-    await page.goto(link.split("/login", 1)[0])
-    await page.locator("textarea").wait_for()
+    await _load(page, link.split("/login", 1)[0])
     await eventually(lambda: _drawer_right_at_most(drawer, 0), timeout=10, what="it hidden")
     await page.keyboard.press("Control+k")
     await eventually(lambda: _drawer_right_above(drawer, 0), timeout=10, what="sidebar out")
