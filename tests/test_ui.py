@@ -141,7 +141,7 @@ async def test_escape_stops_too(user: User, container: Container, page: None) ->
     await user.open("/")
     await send(user, "Tell me everything about the spare key")
     await eventually(lambda: answer_shows(user, "word2"), what="streaming")
-    emit(user, "docent_escape")  # what the page's document-level Esc handler sends
+    emit(user, "docent_shortcut", "stop")  # what docent.js sends for Esc
     await user.should_see(marker="stopped")
 
 

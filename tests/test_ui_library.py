@@ -133,8 +133,9 @@ async def test_reindex_and_mention_from_the_list(
     )
     assert "started" in [e.kind for e in seen]  # indexed from scratch, not skipped
     user.find(marker="document-mention").click()
+    await user.should_see("notes.md", marker="picked-file")  # a chip in the message box
     box = user.find(marker="message-input").elements.pop()
-    assert box.value == '@"notes.md" '
+    assert box.value == ""
 
 
 async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(

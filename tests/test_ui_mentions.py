@@ -1,4 +1,5 @@
-"""The @ picker in the window: typing @ lists files, keys pick, the pick shows as a chip."""
+"""The @ picker in the window: typing @ lists files, keys pick, the pick shows as a chip
+in the message box, and is sent as @"name" where it was picked."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ async def test_typing_at_opens_the_picker_and_enter_inserts_the_file(
     await user.should_see("notes.md", marker="mention-option")
     box.trigger("keydown", {"key": "Enter"})  # picks, does not send
     await user.should_not_see(marker="mention-option")
-    assert box_value(user) == 'Where is the key in @"notes.md" '
+    await user.should_see("notes.md", marker="picked-file")
+    assert box_value(user) == "Where is the key in "  # the chip stands for the name
     assert container.sessions.list() == []
     llm(container).enqueue("Under the flowerpot [1].")
     box.trigger("keydown", {"key": "Enter"})
@@ -42,14 +44,31 @@ async def test_arrows_move_and_escape_closes(user: User, container: Container, p
     box.type("@al")
     await user.should_see("alpha.pdf", marker="mention-option")
     box.trigger("keydown", {"key": "ArrowDown"})
+    box.trigger("keyup", {"caret": 3, "value": "@al"})  # the arrow's keyup keeps the highlight
     box.trigger("keydown", {"key": "Enter"})
     await user.should_not_see(marker="mention-option")
-    assert box_value(user) == '@"alpine.md" '
+    await user.should_see("alpine.md", marker="picked-file")
     box.type("and @be")
     await user.should_see("beta.txt", marker="mention-option")
     box.trigger("keydown", {"key": "Escape"})
     await user.should_not_see(marker="mention-option")
-    assert box_value(user) == '@"alpine.md" and @be'  # Esc closes, the text stays
+    box.trigger("keyup", {"caret": 7, "value": "and @be"})  # Esc's keyup: it stays closed
+    await user.should_not_see(marker="mention-option")
+    assert box_value(user) == "and @be"  # Esc closes, the text stays
+    assert _composer(user).picked[0].path == "b/alpine.md"
+
+
+async def test_a_picked_chip_can_be_removed(user: User, container: Container, page: None) -> None:
+    await user.open("/")
+    box = user.find(marker="message-input")
+    box.type("Where is the key in @no")
+    await user.should_see("notes.md", marker="mention-option")
+    box.trigger("keydown", {"key": "Tab"})
+    await user.should_see("notes.md", marker="picked-file")
+    composer = _composer(user)
+    composer._unpick(0)  # what the chip's remove button does
+    await user.should_not_see(marker="picked-file")
+    assert composer.picked == []
 
 
 async def test_the_picker_filters_five_thousand_names(

@@ -7,7 +7,17 @@ import re
 from ui.citations import group_sources, middle_ellipsis
 from ui.claims import claim_wraps, summary, why
 from ui.markdown import cited_numbers, render
-from ui.mention_picker import MentionIndex, active_query, insert, plain_title, segments
+from ui.mention_picker import (
+    MentionIndex,
+    Picked,
+    active_query,
+    insert,
+    plain_title,
+    remove_query,
+    segments,
+    shift_anchor,
+    with_mentions,
+)
 from ui.viewer import inline_disposition
 
 
@@ -21,12 +31,12 @@ def test_code_blocks_get_a_language_label_and_a_copy_button() -> None:
     html = render("```python\nprint('hi')\n```")
     assert '<div class="docent-code">' in html
     assert "<span>python</span>" in html and "docent-copy-code" in html
-    assert "print" in html and "<pre><code>" in html
+    assert "print" in html and '<pre tabindex="0"><code>' in html  # focusable: it scrolls
 
 
 def test_tables_scroll_inside_their_own_box() -> None:
     html = render("| a | b |\n|---|---|\n| 1 | 2 |")
-    assert html.startswith('<div class="docent-table"><table>')
+    assert html.startswith('<div class="docent-table" tabindex="0"><table>')
 
 
 def test_citation_markers_become_links_but_not_in_code() -> None:
@@ -114,6 +124,23 @@ def test_the_mention_being_typed_is_found_at_the_caret() -> None:
     assert active_query("@ann\nnext line", 14) is None
     assert active_query('x @"done.pdf" and', 17) is None
     assert insert("ask @ann about", 8, 4, '@"Annual.pdf"') == ('ask @"Annual.pdf" about', 17)
+
+
+def test_a_picked_file_keeps_its_place_as_the_text_is_edited() -> None:
+    text, caret = remove_query("What does @ann", 14, 10)
+    assert (text, caret) == ("What does ", 10)
+    pick = Picked("a/Annual report.pdf", '@"Annual report.pdf"', caret)
+    after = text + "say about costs?"  # typed on after the chip
+    pick = shift_anchor(pick, text, after)
+    assert with_mentions(after, [pick]) == 'What does @"Annual report.pdf" say about costs?'
+    before = "So, " + after  # typed before it: it moves along
+    moved = shift_anchor(pick, after, before)
+    assert moved.at == pick.at + 4
+    assert with_mentions(before, [moved]).startswith('So, What does @"Annual report.pdf" say')
+    cut = shift_anchor(moved, before, "So, costs?")  # the words around it deleted
+    assert with_mentions("So, costs?", [cut]) == 'So, @"Annual report.pdf" costs?'
+    two = [Picked("a.pdf", '@"a.pdf"', 8), Picked("b.pdf", '@"b.pdf"', 8)]
+    assert with_mentions("Compare ", two) == 'Compare @"a.pdf" @"b.pdf"'  # in the order picked
 
 
 def test_mentions_show_as_names_in_bubbles_and_titles() -> None:

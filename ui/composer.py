@@ -8,7 +8,18 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui.mention_picker import LIMIT, Candidate, MentionIndex, active_query, insert
+from ui import shortcuts
+from ui.citations import middle_ellipsis
+from ui.mention_picker import (
+    LIMIT,
+    Candidate,
+    MentionIndex,
+    Picked,
+    active_query,
+    remove_query,
+    shift_anchor,
+    with_mentions,
+)
 
 PLACEHOLDER = "Ask about your documents…  (@ to pick a file or a folder)"
 
@@ -36,6 +47,8 @@ KEYDOWN_JS = """(e) => {
   }
 }"""
 CARET_JS = "(e) => emit({caret: e.target.selectionStart, value: e.target.value})"
+CHIP_CHARS = 24
+"""A picked file's chip shows at most this much of its name; the tooltip has the whole path."""
 
 
 class Composer:
@@ -53,12 +66,17 @@ class Composer:
         self.active = 0
         self._mention: tuple[int, str] | None = None
         self._caret: tuple[int, str] | None = None
+        self._dismissed: tuple[int, str] | None = None
+        """The mention Esc closed the picker on: it stays closed until the query changes."""
+        self.picked: list[Picked] = []
+        """Files picked into this message, shown as chips and sent as @"path" where picked."""
+        self._last_value = ""
         self.queued = False
         self.streaming = False
         self.mode = "auto"
         with ui.column().classes("docent-composer gap-1 relative"):
             self.popup = ui.card().classes("docent-mention-popup p-1 gap-0 shadow-lg")
-            self.popup.mark("mention-popup")
+            self.popup.mark("mention-popup").props('role=listbox aria-label="Files"')
             self.popup.set_visibility(False)
             with ui.row().classes("w-full items-center gap-2 text-xs docent-muted") as self.note:
                 self.note_label = ui.label("").mark("queued")
@@ -69,18 +87,22 @@ class Composer:
                     "flat dense no-caps size=sm"
                 ).mark("queued-cancel")
             self.note.set_visibility(False)
+            self.chips = ui.row().classes("w-full items-center gap-1 min-w-0").mark("picked")
+            self.chips.set_visibility(False)
             with ui.row().classes("w-full items-end no-wrap gap-2"):
                 self.box = ui.textarea(placeholder=PLACEHOLDER, on_change=self._changed)
-                self.box.props("autogrow outlined dense rows=1 autofocus")
+                self.box.props('autogrow outlined dense rows=1 autofocus aria-label="Message"')
                 self.box.classes("flex-grow min-w-0").mark("message-input")
+                self.box.props(f"aria-controls=c{self.popup.id}")  # the @ list it fills
                 self.box.on("keydown", self._key, js_handler=KEYDOWN_JS)
                 self.box.on("keyup", self._caret_moved, js_handler=CARET_JS)
                 self.box.on("click", self._caret_moved, js_handler=CARET_JS)
                 self.send_button = ui.button(icon="arrow_upward", on_click=self.submit)
-                self.send_button.props("round unelevated").mark("send").tooltip("Send (Enter)")
+                self.send_button.props('round unelevated aria-label="Send"').mark("send")
+                self.send_button.tooltip("Send (Enter)")
                 self.stop_button = ui.button(icon="stop", on_click=self._on_stop)
-                self.stop_button.props("round unelevated color=negative").mark("stop")
-                self.stop_button.tooltip("Stop (Esc)")
+                self.stop_button.props('round unelevated color=negative aria-label="Stop"')
+                self.stop_button.mark("stop").tooltip(f"Stop ({shortcuts.keys('stop')})")
                 self.stop_button.set_visibility(False)
             self.tools = ui.row().classes("w-full items-center gap-1 no-wrap")
             with self.tools:
@@ -121,7 +143,8 @@ class Composer:
         self.mode_button.mark("mode").tooltip("How Docent answers")
         with self.mode_button, ui.menu().props("anchor='top left' self='bottom left'"):
             for key, (title, caption) in MODES.items():
-                with ui.item(on_click=lambda k=key: self.set_mode(k)).mark(f"mode-{key}"):
+                item = ui.item(on_click=lambda k=key: self.set_mode(k)).props("role=menuitem")
+                with item.mark(f"mode-{key}"):
                     with ui.item_section():
                         ui.item_label(title)
                         ui.item_label(caption).props("caption")
@@ -156,8 +179,8 @@ class Composer:
 
     async def submit(self) -> None:
         """Send the box's text, or keep it for when the answer being written ends."""
-        text = self.box.value or ""
-        if not text.strip():
+        typed = self.box.value or ""
+        if not typed.strip() and not self.picked:
             return
         self.close_popup()
         if self.streaming:
@@ -165,10 +188,13 @@ class Composer:
             self.note_label.set_text("Sends when this answer ends.")
             self.note.set_visibility(True)
             return
+        text, picked = with_mentions(typed, self.picked), self.picked
+        self._set_picked([])
         self.box.value = ""
         if not await self._on_send(text):
             if not (self.box.value or "").strip():
-                self.box.value = text  # never lose what was typed
+                self.box.value = typed  # never lose what was typed
+                self._set_picked(picked)
 
     # -- keys and the @ picker ----------------------------------------------------------
 
@@ -182,6 +208,7 @@ class Composer:
             elif key in ("Enter", "Tab"):
                 self.pick(self.active)
             elif key == "Escape":
+                self._dismissed = self._mention
                 self.close_popup()
             return
         if key == "Enter":
@@ -194,6 +221,10 @@ class Composer:
             self._update_popup()
 
     def _changed(self) -> None:
+        value = self.box.value or ""
+        if self.picked and value != self._last_value:
+            self.picked = [shift_anchor(p, self._last_value, value) for p in self.picked]
+        self._last_value = value
         self._update_popup()
 
     def caret(self) -> int:
@@ -206,6 +237,7 @@ class Composer:
         """The library's files, for the @ picker."""
         self.index = MentionIndex(paths)
         if self.popup.visible:
+            self._mention = None  # the same query, new files: list them again
             self._update_popup()
 
     def _update_popup(self) -> None:
@@ -214,6 +246,11 @@ class Composer:
         if found is None:
             self.close_popup()
             return
+        if found == self._dismissed:
+            return  # Esc closed it here; typing on (a new query) opens it again
+        self._dismissed = None
+        if found == self._mention and self.popup.visible:
+            return  # the caret moved (an arrow key's keyup): keep the highlight where it is
         self._mention = found
         self.matches = self.index.search(found[1], LIMIT)
         if not self.matches and " " in found[1]:
@@ -230,8 +267,11 @@ class Composer:
                 ui.label(text).classes("text-sm docent-muted p-2").mark("mention-empty")
             for i, match in enumerate(self.matches):
                 option = ui.item(on_click=lambda i=i: self.pick(i)).props("dense clickable")
-                option.classes("w-full")
+                selected = "true" if i == self.active else "false"
+                option.classes("w-full").props(f"role=option aria-selected={selected}")
                 active = " docent-active" if i == self.active else ""
+                if active:  # a screen reader follows the highlight while focus stays in the box
+                    self.box.props(f"aria-activedescendant=c{option.id}")
                 option.classes("docent-mention-option" + active)
                 pdf = match.lower_name.endswith(".pdf")
                 icon = "folder" if match.path.endswith("/") else "description"
@@ -243,6 +283,8 @@ class Composer:
                         if match.folder:
                             folder = ui.item_label(match.folder).props("caption")
                             folder.classes("docent-ellipsis")
+        if not self.matches:
+            self.box.props(remove="aria-activedescendant")
         self.popup.set_visibility(True)
 
     def _highlight(self, index: int) -> None:
@@ -253,18 +295,21 @@ class Composer:
     def close_popup(self) -> None:
         self._mention = None
         self.matches = []
+        self.box.props(remove="aria-activedescendant")
         self.popup.set_visibility(False)
 
     def pick(self, index: int) -> None:
-        """Insert the chosen file as @"name" where the mention was being typed."""
+        """Take what was typed after @ out of the text and show the chosen file as a chip
+        there; the message is sent with @"name" in its place."""
         if self._mention is None or not (0 <= index < len(self.matches)):
             return
         at, _ = self._mention
-        token = self.index.token(self.matches[index])
-        text, caret = insert(self.box.value or "", self.caret(), at, token)
+        chosen = self.matches[index]
+        text, caret = remove_query(self.box.value or "", self.caret(), at)
         self.close_popup()
         self._caret = (caret, text)
         self.box.value = text
+        self._set_picked([*self.picked, Picked(chosen.path, self.index.token(chosen), caret)])
         self.box.run_method("focus")
         self.box.client.run_javascript(
             f"(() => {{ const el = getHtmlElement({self.box.id}).querySelector('textarea');"
@@ -272,9 +317,31 @@ class Composer:
         )
 
     def mention(self, path: str) -> None:
-        """Add a mention of ``path`` to the message (the library's Mention button)."""
+        """Add ``path`` to the message as a chip at its end (the library's Mention button)."""
         candidate = next((c for c in self.index.candidates if c.path == path), None)
         token = self.index.token(candidate) if candidate else f'@"{path}"'
         value = self.box.value or ""
-        self.box.value = (value.rstrip() + " " if value.strip() else "") + token + " "
+        self._set_picked([*self.picked, Picked(path, token, len(value))])
+        self.box.run_method("focus")
+
+    def _set_picked(self, picked: list[Picked]) -> None:
+        self.picked = picked
+        self._last_value = self.box.value or ""
+        self.chips.clear()
+        with self.chips:
+            for i, p in enumerate(picked):
+                name = p.path.rsplit("/", 1)[-1]
+                chip = ui.chip(
+                    middle_ellipsis(name, CHIP_CHARS),
+                    icon="picture_as_pdf" if name.lower().endswith(".pdf") else "description",
+                    removable=True,
+                    on_value_change=lambda _, i=i: self._unpick(i),
+                )
+                chip.props("dense outline color=primary").tooltip(p.path)
+                chip.props["aria-label"] = p.path  # the whole name, as the tooltip shows it
+                chip.classes("docent-composer-chip text-xs").mark("picked-file")
+        self.chips.set_visibility(bool(picked))
+
+    def _unpick(self, index: int) -> None:
+        self._set_picked([p for i, p in enumerate(self.picked) if i != index])
         self.box.run_method("focus")

@@ -153,7 +153,8 @@ class Library:
             ui.label("Documents").classes("text-xs uppercase docent-muted")
             self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
             ui.space()
-            sort = ui.button(icon="sort").props("flat round dense size=sm").tooltip("Sort")
+            sort = ui.button(icon="sort").props('flat round dense size=sm aria-label="Sort"')
+            sort.tooltip("Sort")
             with sort, ui.menu():
                 for key, label in (
                     ("name", "By name"),
@@ -162,11 +163,13 @@ class Library:
                 ):
                     ui.menu_item(label, on_click=lambda k=key: self.set_sort(k)).mark(f"sort-{key}")
             folders = ui.button(icon="account_tree", on_click=self.toggle_folders)
-            folders.props("flat round dense size=sm").tooltip("Group by folder").mark("by-folder")
+            folders.props('flat round dense size=sm aria-label="Group by folder"')
+            folders.tooltip("Group by folder").mark("by-folder")
         self.search = ui.input(placeholder="Search documents", on_change=self._searched)
         self.search.props("dense outlined clearable").classes("w-full").mark("document-search")
         self.progress = ui.column().classes("w-full gap-0")
         self.list = ui.column().classes("docent-doclist w-full gap-0 no-wrap").mark("document-list")
+        self.list.props('role=list aria-label="Documents"')
         self.anchor = ui.element("div")
         """Dialogs and notices live here, not in a row that the next event redraws away."""
         self.unsubscribe = documents.subscribe(self._on_event)
@@ -275,12 +278,16 @@ class Library:
                 ui.label(folder or "(top folder)").classes("text-xs docent-muted docent-ellipsis")
                 ui.label(str(count)).classes("text-xs docent-muted")
             header.on("click", lambda f=folder: self.toggle_folder(f))
-            header.mark("folder")
+            header.on("keydown.enter", lambda f=folder: self.toggle_folder(f))
+            # A list entry that opens and closes its folder, from the keyboard too.
+            header.props("role=listitem tabindex=0").mark("folder")
             if folder and self.on_folder_chat is not None:
                 about = ui.button(
                     icon="forum", on_click=lambda f=folder: self.on_folder_chat(f + "/")
                 )
-                about.props("flat round dense size=xs color=grey-7").mark("folder-chat")
+                about.props(
+                    'flat round dense size=xs color=grey-7 aria-label="New chat about this folder"'
+                ).mark("folder-chat")
                 about.tooltip("New chat about this folder")
 
     def toggle_folder(self, folder: str) -> None:
@@ -317,6 +324,7 @@ class Library:
                 caption = ui.item_label("").props("caption").mark("document-detail")
             with ui.item_section().props("side"):
                 more = ui.button(icon="more_vert").props("flat round dense size=sm")
+                more.props["aria-label"] = f"More for {name}"
                 more.mark("document-menu")
                 with more, ui.menu():
                     ui.menu_item("Open", on_click=lambda p=doc.path: self.on_open(p)).mark(

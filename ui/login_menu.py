@@ -27,7 +27,8 @@ class LoginMenu:
         self.session_id = access.window_login(request.headers, request.url.scheme) or ""
         """What the page's cookie names; "" (no cookie) names no session."""
         hours = access.sessions.idle_seconds / 3600
-        button = ui.button(icon="lock_open").props("flat round").mark("login-menu")
+        button = ui.button(icon="lock_open").props('flat round aria-label="This browser\'s login"')
+        button.mark("login-menu")
         button.tooltip("This browser's login")
         with button, ui.menu().classes("max-w-xs"):
             self.keep = ui.switch(

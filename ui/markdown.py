@@ -54,7 +54,7 @@ def _fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
         '<div class="docent-code">'
         f'<div class="docent-code-bar"><span>{label}</span>'
         '<button type="button" class="docent-copy-code" title="Copy code">Copy</button></div>'
-        f"<pre><code>{body}</code></pre></div>"
+        f'<pre tabindex="0"><code>{body}</code></pre></div>'
     )
 
 
@@ -105,7 +105,8 @@ def _cite_links(match: re.Match[str], places: dict[int, tuple[str, int | None]])
 
 
 def _table_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
-    return '<div class="docent-table"><table>'
+    # Focusable, as a box that scrolls must be for a keyboard (axe: scrollable-region).
+    return '<div class="docent-table" tabindex="0"><table>'
 
 
 def _table_close(tokens: Any, idx: int, options: Any, env: Any) -> str:

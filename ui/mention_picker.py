@@ -128,6 +128,51 @@ def insert(text: str, caret: int, at: int, token: str) -> tuple[str, int]:
     return text[:at] + spaced + rest, at + len(spaced)
 
 
+@dataclass(frozen=True)
+class Picked:
+    """A file picked into the message being written: shown as a chip, sent as ``token``
+    at ``at`` (an index into the box's text, kept in step as the text is edited)."""
+
+    path: str
+    token: str
+    at: int
+
+
+def remove_query(text: str, caret: int, at: int) -> tuple[str, int]:
+    """The text without the mention being typed (from its @ to the caret); the new caret."""
+    return text[:at] + text[caret:], at
+
+
+def shift_anchor(picked: Picked, before: str, after: str) -> Picked:
+    """``picked`` with its place moved along an edit from ``before`` to ``after``: text
+    typed or deleted before it moves it, text around it leaves it where the edit began."""
+    if before == after:
+        return picked
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0  # how many characters at the end are unchanged, not reaching into the prefix
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    if picked.at <= start:
+        return picked
+    if picked.at >= len(before) - end:
+        return Picked(picked.path, picked.token, picked.at + len(after) - len(before))
+    return Picked(picked.path, picked.token, start)
+
+
+def with_mentions(text: str, picked: list[Picked]) -> str:
+    """The message to send: ``text`` with each picked file's token at its place."""
+    # From the end, so earlier places stay valid; of two at one place, the later pick last.
+    for _, p in sorted(enumerate(picked), key=lambda ip: (ip[1].at, ip[0]), reverse=True):
+        at = min(max(p.at, 0), len(text))
+        before, after = text[:at], text[at:]
+        lead = "" if not before or before[-1].isspace() else " "
+        text, _ = insert(before + lead + after, at + len(lead), at + len(lead), p.token)
+    return text.strip()
+
+
 def segments(text: str) -> list[tuple[str, str]]:
     """The message split into ("text", ...) and ("mention", file name) parts, for chips."""
     out: list[tuple[str, str]] = []

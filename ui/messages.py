@@ -172,10 +172,10 @@ class AnswerView:
                     label,
                     icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
                     on_click=lambda s=first: self.actions.open_source(self.located(s)),
+                    color="primary" if group.cited else None,  # uncited: docent-quiet's grey
                 )
-                color = "primary" if group.cited else "grey-7"
-                chip.props(f"outline dense clickable color={color}").classes(
-                    "docent-source-chip text-xs"
+                chip.props("outline dense clickable").classes(
+                    "docent-source-chip text-xs" + ("" if group.cited else " docent-quiet")
                 ).mark("source" if group.cited else "source-uncited")
                 numbers = ", ".join(f"[{n}]" for n in group.numbers)
                 read = f" · read pp. {', '.join(map(str, group.pages))}" if group.pages else ""
@@ -207,17 +207,22 @@ class AnswerView:
 
     def _actions_row(self) -> None:
         with ui.row().classes("gap-0 items-center").mark("answer-actions"):
-            copy = ui.button(icon="content_copy").props("flat dense round size=sm")
+            copy = ui.button(icon="content_copy").props(
+                'flat dense round size=sm aria-label="Copy answer"'
+            )
             copy.on("click", js_handler=f"() => docent.copy({json.dumps(self.text)})")
             copy.tooltip("Copy answer").mark("copy-answer")
             self.regen = ui.button(icon="refresh", on_click=self.actions.regenerate)
-            self.regen.props("flat dense round size=sm").tooltip("Regenerate").mark("regenerate")
+            self.regen.props('flat dense round size=sm aria-label="Regenerate"')
+            self.regen.tooltip("Regenerate").mark("regenerate")
             if self.sources or (self.trace and self.trace.get("nodes")):
                 why = ui.button(
                     "Why these sources?" if self.sources else "How was this answered?",
                     on_click=lambda: self.actions.show_trace(self._trace_data()),
+                    color=None,  # its colour is docent-quiet's, readable in both themes
                 )
-                why.props("flat dense no-caps size=sm color=grey-7").mark("why-sources")
+                why.props("flat dense no-caps size=sm").classes("docent-quiet")
+                why.mark("why-sources")
             if self.stopped:
                 ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
 

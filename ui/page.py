@@ -10,7 +10,7 @@ from nicegui.events import GenericEventArguments
 
 from app.api.guard import Access
 from app.container import Container
-from ui import theme
+from ui import shortcuts, theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
 from ui.composer import Composer
@@ -48,19 +48,20 @@ class ChatPage:
         self.file_count = 0
         dark = theme.apply()
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
-            ui.button(icon="menu", on_click=self.toggle_drawer).props("flat round").mark(
-                "drawer-toggle"
-            )
-            ui.label("Docent").classes("text-lg font-semibold")
+            ui.button(icon="menu", on_click=self.toggle_drawer).props(
+                'flat round aria-label="Show or hide the sidebar"'
+            ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
+            title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
+            title.classes("text-lg font-semibold")
             ui.space()
             self._model_menu()
             self.theme = theme.ThemeToggle(dark)
-            ui.button(icon="help_outline", on_click=self.help).props("flat round").tooltip(
-                "How Docent works"
-            ).mark("help")
-            ui.button(icon="settings", on_click=self.settings).props("flat round").tooltip(
-                "Settings"
-            ).mark("settings")
+            ui.button(icon="help_outline", on_click=self.help).props(
+                'flat round aria-label="How Docent works, and its shortcuts"'
+            ).tooltip("How Docent works").mark("help")
+            ui.button(icon="settings", on_click=self.settings).props(
+                'flat round aria-label="Settings"'
+            ).tooltip("Settings").mark("settings")
             LoginMenu(access)
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
@@ -86,7 +87,8 @@ class ChatPage:
             self._drawer()
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
-        ui.on("docent_escape", lambda: self.stop())
+        ui.on("docent_shortcut", self.shortcut)
+        ui.add_body_html(f"<script>{shortcuts.script()}</script>")
         ui.on("docent_width", self._width)
         ui.run_javascript(
             "emitEvent('docent_width', window.innerWidth);"
@@ -98,7 +100,7 @@ class ChatPage:
     def _drawer(self) -> None:
         ui.button("New chat", icon="edit_square", on_click=self.new_chat).props(
             "unelevated no-caps"
-        ).classes("w-full").mark("new-chat")
+        ).classes("w-full").tooltip(shortcuts.keys("new-chat")).mark("new-chat")
         with ui.column().classes("w-full gap-0 col-auto docent-sessions-box"):
             self.sessions = Sessions(
                 self.container.sessions,
@@ -111,9 +113,9 @@ class ChatPage:
                 "outline no-caps dense"
             ).classes("flex-grow").mark("add-files")
             if self.uploads.can_open_folder:
-                ui.button(icon="folder_open", on_click=self.uploads.open_folder).props(
-                    "outline dense"
-                ).tooltip(f"Open {self.container.settings.docs_dir}").mark("open-folder")
+                folder = ui.button(icon="folder_open", on_click=self.uploads.open_folder)
+                folder.props('outline dense aria-label="Open the documents folder"')
+                folder.tooltip(f"Open {self.container.settings.docs_dir}").mark("open-folder")
         self.library = Library(
             self.documents,
             on_open=lambda p: self.open_path(p, None, ""),
@@ -159,6 +161,20 @@ class ChatPage:
 
     def toggle_drawer(self) -> None:
         self.drawer.toggle()
+
+    def shortcut(self, event: GenericEventArguments) -> None:
+        """A shortcut from ui/shortcuts.py, pressed in this tab."""
+        action = str(event.args)
+        if action == "new-chat":
+            self.new_chat()
+            ui.run_javascript("docent.focusInput()")
+        elif action == "search":
+            self.drawer.show()
+            ui.run_javascript("docent.focusSearch()")
+        elif action == "stop":
+            self.stop()
+        elif action == "sidebar":
+            self.toggle_drawer()
 
     def _picked(self) -> None:
         if self.narrow:

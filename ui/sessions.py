@@ -10,6 +10,7 @@ from nicegui import ui
 
 from app.services.chat import ChatService, SessionBusy
 from app.services.sessions import SessionIndex
+from ui import shortcuts
 from ui.mention_picker import plain_title
 
 SHOWN_AT_MOST = 200
@@ -50,9 +51,13 @@ class Sessions:
         self.current: str | None = None
         self.query = ""
         ui.label("Chats").classes("text-xs uppercase docent-muted mt-4")
-        self.search = ui.input(placeholder="Search chats", on_change=self._searched)
-        self.search.props("dense outlined clearable").classes("w-full").mark("session-search")
+        self.search = ui.input(
+            placeholder=f"Search chats ({shortcuts.keys('search')})", on_change=self._searched
+        )
+        self.search.props('dense outlined clearable aria-label="Search chats"')
+        self.search.classes("w-full docent-session-search").mark("session-search")
         self.list = ui.column().classes("w-full gap-0").mark("session-list")
+        self.list.props('role=list aria-label="Chats"')
         self.anchor = ui.element("div")
         """Dialogs live here, not in a row that a redraw may delete."""
         self.rows: dict[str, ui.item] = {}
@@ -104,6 +109,7 @@ class Sessions:
                 )
             with ui.item_section().props("side"):
                 more = ui.button(icon="more_horiz").props("flat round dense size=sm")
+                more.props["aria-label"] = f"More for {title}"
                 more.mark("session-menu").on("click.stop", lambda: None)
                 with more, ui.menu():
                     ui.menu_item("Rename…", on_click=lambda i=info: self.rename(i)).mark(

@@ -103,7 +103,9 @@ def show_settings(
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-xl gap-2").mark("settings-dialog"):
         with ui.row().classes("w-full items-center justify-between no-wrap"):
             ui.label("Settings").classes("text-lg font-semibold")
-            ui.button(icon="close", on_click=dialog.close).props("flat round dense")
+            ui.button(icon="close", on_click=dialog.close).props(
+                'flat round dense aria-label="Close"'
+            )
         for name, value, description in preferences.fields():
             if name == "embed_backend":
                 continue  # one choice with the model: built in, or a server's model
@@ -146,7 +148,8 @@ def show_settings(
         with ui.expansion("API token and other tools", icon="key").classes("w-full"):
             with ui.row().classes("w-full items-center no-wrap gap-1"):
                 ui.label(token).classes("font-mono text-xs break-all select-all").mark("api-token")
-                copy = ui.button(icon="content_copy").props("flat round dense")
+                copy = ui.button(icon="content_copy")
+                copy.props('flat round dense aria-label="Copy the token"')
                 copy.on("click", js_handler=f"() => docent.copy('{token}')")
                 copy.tooltip("Copy the token").mark("copy-token")
             ui.markdown(guide(base_url, token)).classes("text-sm w-full").mark("tools-guide")

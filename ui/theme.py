@@ -158,6 +158,48 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   --highlight-bg-color: rgba(245,158,11,0.45); }
 .docent-pdf-note { padding: 1rem; color: #b91c1c; }
 
+/* Any width from 360 px: a card's children stretch to the card (NiceGUI's cards and
+   columns align children to the start, which sizes them to their content, so one long
+   table or code line made the whole answer as wide as itself); what cannot wrap, tables
+   and code, scrolls inside its own box. */
+.docent-messages > *, .docent-answer-card > .docent-md { align-self: stretch; max-width: 100%;
+  min-width: 0; }
+.docent-md { max-width: 100%; }
+.docent-md > *, .docent-code, .docent-code pre, .docent-table { max-width: 100%; }
+.docent-code pre { white-space: pre; }
+.docent-md img { max-width: 100%; height: auto; }
+
+/* Focus that shows, in both themes: Quasar only tints a focused button a little. */
+.q-btn:focus-visible, .q-item:focus-visible, .q-chip:focus-visible, a:focus-visible,
+[tabindex]:focus-visible, button:focus-visible {
+  outline: 2px solid #4f46e5 !important; outline-offset: 2px; }
+.body--dark .q-btn:focus-visible, .body--dark .q-item:focus-visible,
+.body--dark .q-chip:focus-visible, .body--dark a:focus-visible,
+.body--dark [tabindex]:focus-visible, .body--dark button:focus-visible {
+  outline-color: #a5b4fc !important; }
+.docent-bubble :focus-visible { outline-color: white !important; }
+/* Inside a menu or list that scrolls, an outline outside the item would be clipped. */
+.q-item:focus-visible, .docent-table:focus-visible, .docent-code pre:focus-visible {
+  outline-offset: -2px; }
+/* Contrast of at least 4.5:1 (axe): the primary colour is too dark on a dark background,
+   a white chip on the bubble too faint, grey on the code bar's grey too light. Quasar's
+   .text-primary is !important in a cascade layer, which only a rule that is !important
+   in an earlier layer beats (NiceGUI's first layer is "theme"). */
+@layer theme {
+  .body--dark .text-primary, .body--dark .docent-banner .q-btn { color: #a5b4fc !important; }
+}
+.docent-quiet { color: #475569; }
+.body--dark .docent-quiet { color: #94a3b8; }
+.docent-mention-chip { background: rgba(15,23,42,0.28); }
+.docent-code-bar { color: #475569; }
+header h1 { margin: 0; line-height: 1.5; }
+.docent-shortcuts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem;
+  margin: 0; }
+.docent-shortcuts dd { margin: 0; }
+.docent-shortcuts kbd { font-family: ui-monospace, monospace; font-size: 0.8rem;
+  padding: 0.05rem 0.35rem; border: 1px solid #cbd5e1; border-radius: 4px; }
+.body--dark .docent-shortcuts kbd { border-color: #475569; }
+
 @media (max-width: 600px) {
   .docent-bubble { max-width: 88%; }
   .docent-hide-narrow { display: none !important; }
@@ -175,6 +217,9 @@ STATUS_ICONS = {
 def apply() -> ui.dark_mode:
     """Colours, dark mode (following the system), styles and script for the current page."""
     ui.colors(primary=PRIMARY)
+    # Items in a menu are its menu items (Quasar's items call themselves list items, which
+    # a screen reader then looks for a list around).
+    ui.menu_item.default_props("role=menuitem")
     dark = ui.dark_mode(None)  # None: follow the operating system's setting
     ui.add_css(CSS + code_css())
     ui.add_body_html(f"<script>{SCRIPT}</script>")
@@ -195,6 +240,7 @@ class ThemeToggle:
         self.dark = dark
         self.choice = "auto"
         self.button = ui.button(icon="brightness_auto", on_click=self.next).props("flat round")
+        self.button.props["aria-label"] = THEMES["auto"][2]
         self.button.mark("theme")
         with self.button:
             self.tip = ui.tooltip(THEMES["auto"][2])
@@ -214,6 +260,7 @@ class ThemeToggle:
         value, icon, tip = THEMES[choice]
         self.dark.set_value(value)
         self.button.props(f"icon={icon}")
+        self.button.props["aria-label"] = tip
         self.tip.set_text(tip)
         if remember:
             ui.run_javascript(f"localStorage.setItem('docent-theme', '{choice}')")

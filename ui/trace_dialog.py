@@ -94,7 +94,9 @@ def show_trace(trace: dict[str, Any]) -> None:
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-3xl gap-3").mark("trace-dialog"):
         with ui.row().classes("w-full items-center justify-between no-wrap"):
             ui.label("Why these sources?").classes("text-lg font-semibold")
-            ui.button(icon="close", on_click=dialog.close).props("flat round dense")
+            ui.button(icon="close", on_click=dialog.close).props(
+                'flat round dense aria-label="Close"'
+            )
         route = trace.get("route") or "—"
         tier = trace.get("tier") or trace.get("route_reason")
         with ui.row().classes("gap-2 items-center"):

@@ -218,16 +218,17 @@ async def open_document(
     ):
         with ui.row().classes("w-full items-center no-wrap gap-2 px-3 py-2 border-b"):
             ui.icon("picture_as_pdf" if suffix == ".pdf" else "description")
-            ui.label(name).classes("docent-ellipsis font-semibold").tooltip(path)
+            title = ui.label(name).classes("docent-ellipsis font-semibold docent-dialog-title")
+            title.tooltip(path)
             if isinstance(sheet, SheetPage):
                 where = f"sheet {sheet.number}: {sheet.name}"
                 ui.chip(where).props("dense outline icon=table_view").mark("viewer-page")
             elif page is not None:
                 ui.chip(f"page {page}").props("dense outline").mark("viewer-page")
             ui.space()
-            ui.button(icon="close", on_click=dialog.close).props("flat round dense").mark(
-                "viewer-close"
-            )
+            ui.button(icon="close", on_click=dialog.close).props(
+                'flat round dense aria-label="Close"'
+            ).mark("viewer-close")
         if suffix == ".pdf":
             view = ui.element("div").classes("docent-pdf flex-grow").mark("viewer-pdf")
             # What the viewer marks on the page: the sentence's span, else the passage.

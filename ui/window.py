@@ -62,6 +62,7 @@ def serve(
         reload=False,
         show_welcome_message=False,
         favicon="📚",
+        language="en-US",  # <html lang>: screen readers pick their voice by it
     )
     return 1 if window.failed else 0
 

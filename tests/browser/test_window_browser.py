@@ -84,7 +84,8 @@ async def test_the_window_in_chromium(
     await page.screenshot(path=shots / "02-mention-popup.png")
     await box.press("Enter")
     await page.locator(".docent-mention-popup").wait_for(state="hidden")
-    assert await box.input_value() == 'What does @"report.pdf" '
+    assert await box.input_value() == "What does "  # the pick is a chip, sent in its place
+    await page.locator(".docent-composer-chip", has_text="report.pdf").wait_for()
     await box.press_sequentially("say about revenue?", delay=5)
     await box.press("Shift+Enter")  # a new line, not a send
     assert (await box.input_value()).endswith("\n")

@@ -1,5 +1,5 @@
 // The window's few browser-side behaviours: following the stream only while the reader
-// is at the bottom, copy buttons, citation clicks, Esc to stop, and the drop zone.
+// is at the bottom, copy buttons, citation clicks, shortcuts, menu keys, and the drop zone.
 (() => {
   const docent = (window.docent = window.docent || {});
   docent.atBottom = true;
@@ -79,11 +79,70 @@
     }
   });
 
+  // The shortcuts Help lists (ui/shortcuts.py sets docent.shortcuts). Esc belongs to an
+  // open dialog or menu first, and to the @ picker (which prevents its default).
+  docent.focusInput = () => document.querySelector(".docent-composer textarea")?.focus();
+  docent.focusSearch = () => document.querySelector(".docent-session-search input")?.focus();
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || event.defaultPrevented) return;
-    if (document.querySelector(".q-dialog")) return; // Esc closes the dialog instead
-    emitEvent("docent_escape", {});
+    if (event.defaultPrevented || event.isComposing) return;
+    const key = (event.key || "").toLowerCase();
+    const mod = event.ctrlKey || event.metaKey;
+    const shortcut = (docent.shortcuts || []).find(
+      (s) => s.key === key && s.mod === mod && s.shift === event.shiftKey && !event.altKey,
+    );
+    if (!shortcut) return;
+    if (key === "escape" && document.querySelector(".q-dialog, .q-menu")) return;
+    event.preventDefault();
+    if (shortcut.action === "focus-input") docent.focusInput();
+    else emitEvent("docent_shortcut", shortcut.action);
   });
+
+  // Menus work with the arrow keys, as menus do on the desktop: one opened from the
+  // keyboard focuses its first item, Up and Down move (round the ends), Enter picks, Esc
+  // closes (Quasar's). Before, Up and Down did nothing and focus stayed on the page.
+  let byKeyboard = false;
+  document.addEventListener("keydown", () => (byKeyboard = true), true);
+  document.addEventListener("pointerdown", () => (byKeyboard = false), true);
+  const openMenu = () => Array.from(document.querySelectorAll(".q-menu")).pop();
+  const menuItems = (menu) => Array.from(menu.querySelectorAll(".q-item[tabindex]:not(.disabled)"));
+  const focused = new WeakSet(); // menus given focus once: never pulled back after that
+  docent.focusMenu = () => {
+    const menu = openMenu();
+    // Quasar shows a menu (visibility) only once it is placed; focus waits for that.
+    if (!menu || focused.has(menu) || !menuItems(menu).length) return;
+    if (getComputedStyle(menu).visibility !== "visible") return;
+    focused.add(menu);
+    if (byKeyboard && !menu.contains(document.activeElement)) menuItems(menu)[0].focus();
+  };
+  document.addEventListener("keydown", (event) => {
+    if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    const inMenu = event.target.closest && event.target.closest(".q-menu");
+    const typing = event.target.matches && event.target.matches("input, textarea");
+    const menu = inMenu || (!typing && openMenu());
+    if (!menu) return;
+    const items = menuItems(menu);
+    if (!items.length) return;
+    event.preventDefault();
+    const at = items.indexOf(event.target.closest(".q-item"));
+    let next = 0;
+    if (event.key === "End") next = items.length - 1;
+    else if (event.key === "ArrowDown") next = at < 0 ? 0 : (at + 1) % items.length;
+    else if (event.key === "ArrowUp") next = at < 0 ? items.length - 1 : (at - 1 + items.length) % items.length;
+    items[next].focus();
+  });
+
+  // Dialogs are named by their title (the first heading or large label in them), so a
+  // screen reader says which dialog opened; a menu that opened takes focus as above.
+  let dialogs = 0;
+  new MutationObserver(() => {
+    docent.focusMenu();
+    for (const dialog of document.querySelectorAll("[role=dialog]:not([aria-label]):not([aria-labelledby])")) {
+      const title = dialog.querySelector("h1, h2, h3, .text-lg, .docent-dialog-title");
+      if (!title) continue;
+      title.id = title.id || `docent-dialog-title-${++dialogs}`;
+      dialog.setAttribute("aria-labelledby", title.id);
+    }
+  }).observe(document.body, { childList: true, subtree: true, attributeFilter: ["class"] });
 
   // The drop zone: files and folders dropped anywhere go to the hidden uploader.
   let depth = 0;

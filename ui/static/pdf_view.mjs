@@ -104,6 +104,9 @@ export async function show(root, url, page, passage) {
   next.title = "Next page";
   bar.append(previous, label, next);
   const area = element("div", "docent-pdf-area");
+  // Focusable, so the page scrolls with the arrow keys too (and axe's scrollable rule).
+  area.tabIndex = 0;
+  area.setAttribute("aria-label", "PDF page");
   const sheet = element("div", "docent-pdf-page");
   area.append(sheet);
   root.replaceChildren(bar, area);
