@@ -39,5 +39,5 @@ def show_coverage(coverage: dict[str, Any] | None, passages: int) -> None:
     """The coverage line, if the answer searched."""
     line = coverage_line(coverage, passages)
     if line is not None:
-        label = ui.label(line).classes("text-xs text-grey-7").mark("coverage")
+        label = ui.label(line).classes("text-xs docent-muted").mark("coverage")
         label.props('aria-label="How much of the library this answer read"')

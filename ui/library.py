@@ -270,7 +270,8 @@ class Library:
 
     def _folder_header(self, folder: str, count: int) -> None:
         closed = folder in self.collapsed
-        with ui.row().classes("w-full items-center no-wrap gap-0 mt-2"):
+        # The folder's list entry: its header opens and closes it, its button starts a chat.
+        with ui.row().classes("w-full items-center no-wrap gap-0 mt-2").props("role=listitem"):
             with ui.row().classes(
                 "flex-grow min-w-0 items-center no-wrap gap-1 cursor-pointer"
             ) as header:
@@ -279,8 +280,8 @@ class Library:
                 ui.label(str(count)).classes("text-xs docent-muted")
             header.on("click", lambda f=folder: self.toggle_folder(f))
             header.on("keydown.enter", lambda f=folder: self.toggle_folder(f))
-            # A list entry that opens and closes its folder, from the keyboard too.
-            header.props("role=listitem tabindex=0").mark("folder")
+            header.props(f'role=button tabindex=0 aria-expanded="{str(not closed).lower()}"')
+            header.mark("folder")
             if folder and self.on_folder_chat is not None:
                 about = ui.button(
                     icon="forum", on_click=lambda f=folder: self.on_folder_chat(f + "/")

@@ -225,7 +225,8 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     assert await page.evaluate("document.activeElement.tagName") == "TEXTAREA"
     await page.keyboard.type("Compare @", delay=20)
     options = page.locator(".docent-mention-option")
-    await eventually(lambda: _count_is(options, 2), timeout=10, what="both files listed")
+    # Both files, then the folder one of them is in (files come first).
+    await eventually(lambda: _count_is(options, 3), timeout=10, what="both files listed")
     first = await options.nth(0).locator(".q-item__label").first.inner_text()
     await page.keyboard.press("ArrowDown")
     await eventually(
@@ -247,9 +248,12 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     await page.keyboard.type("r", delay=20)
     await options.first.wait_for()
     await page.keyboard.press("Backspace")
-    await eventually(lambda: _count_is(options, 2), timeout=10, what="both files listed")
+    # Both files, then the folder one of them is in (files come first).
+    await eventually(lambda: _count_is(options, 3), timeout=10, what="both files listed")
     await page.keyboard.press("ArrowDown")
     await eventually(lambda: _active_is(page, 1), timeout=10, what="the second one highlighted")
+    await page.keyboard.press("ArrowDown")
+    await eventually(lambda: _active_is(page, 2), timeout=10, what="the folder highlighted")
     await page.keyboard.press("ArrowDown")
     await eventually(lambda: _active_is(page, 0), timeout=10, what="round to the first")
     await page.keyboard.press("Tab")
