@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from typing import Any
 
 from nicegui import ui
@@ -10,6 +12,7 @@ from nicegui.events import GenericEventArguments
 
 from app.api.guard import Access
 from app.container import Container
+from app.services.chat_record import Feedback
 from ui import theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
@@ -17,7 +20,7 @@ from ui.composer import Composer
 from ui.help_dialog import show_help
 from ui.library import Library
 from ui.login_menu import LoginMenu
-from ui.messages import AnswerActions
+from ui.messages import AnswerActions, AnswerView
 from ui.models_dialog import show_pull
 from ui.sessions import Sessions
 from ui.settings_dialog import show_settings
@@ -31,6 +34,19 @@ NARROW_PX = 1024
 """Below this width the drawer covers the conversation, so it closes after a pick."""
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+CHAT_PATH = re.compile(r"^/chat/([0-9A-Za-z_-]{1,64})/?$")
+
+
+def chat_path(session_id: str | None) -> str:
+    """The address of a chat: ``/chat/<id>``, or ``/`` for a new one."""
+    return f"/chat/{session_id}" if session_id else "/"
+
+
+def chat_in_path(path: str) -> str | None:
+    """The chat an address names, if it names one."""
+    found = CHAT_PATH.match(path)
+    return found.group(1) if found else None
 
 
 def chat_page(container: Container, access: Access) -> None:
@@ -74,6 +90,7 @@ class ChatPage:
             regenerate=self.regenerate,
             show_trace=self.show_trace,
             send_suggestion=self.send_suggestion,
+            rate=self._rate,
         )
         self.view = ChatView(container.chat, actions, self._empty, self._streaming)
         self.anchor = ui.element("div")
@@ -90,6 +107,12 @@ class ChatPage:
             "emitEvent('docent_width', window.innerWidth);"
             "window.addEventListener('resize', () => emitEvent('docent_width', window.innerWidth))"
         )
+        self.url_session: str | None = None
+        """The chat the address bar names (``/chat/<id>``)."""
+        asked = chat_in_path(ui.context.client.request.url.path)
+        if asked is not None:
+            # A reload or a second tab: reopen the chat, following an answer still written.
+            ui.timer(0, lambda: self.reopen(asked), once=True)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -163,17 +186,41 @@ class ChatPage:
 
     # -- conversation --------------------------------------------------------------------
 
+    async def reopen(self, session_id: str) -> None:
+        """Open the chat the address named, or say it is gone."""
+        chat = self.container.chat
+        if self.container.sessions.get(session_id) is None and not chat.is_busy(session_id):
+            with self.anchor:
+                ui.notify("That chat is not here any more; it may have been deleted.")
+            self._show_url(None)
+            return
+        await self.open_session(session_id)
+
     async def open_session(self, session_id: str) -> None:
         with self.anchor:
             self._picked()
             self.sessions.set_current(session_id)
+            self._show_url(session_id)
             await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
         with self.anchor:
             self._picked()
             self.sessions.set_current(None)
+            self._show_url(None)
             self.view.clear()
+
+    def _show_url(self, session_id: str | None) -> None:
+        """Put the open chat in the address bar, so a reload or a bookmark comes back to it."""
+        if session_id == self.url_session:
+            return
+        self.url_session = session_id
+        path = chat_path(session_id)
+        ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps(path)})")
+
+    async def _rate(self, view: AnswerView, feedback: Feedback | None) -> None:
+        with self.anchor:
+            await self.view.rate(view, feedback)
 
     def _session_deleted(self, session_id: str) -> None:
         if self.view.session_id == session_id:
@@ -191,6 +238,7 @@ class ChatPage:
 
     def _streaming(self, streaming: bool) -> None:
         self.composer.set_streaming(streaming)
+        self._show_url(self.view.session_id)
         if self.view.session_id != self.sessions.current:
             self.sessions.set_current(self.view.session_id)
         elif not streaming:
