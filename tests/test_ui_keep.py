@@ -31,7 +31,7 @@ async def test_a_chat_address_reopens_it_and_follows_an_answer_still_written(
         what="the question",
     )
     await eventually(lambda: answer_shows(user, "Held"), what="the answer so far")
-    assert not container.chat.running_turn("held") is None  # still being written
+    assert container.chat.running_turn("held") is not None  # still being written
     gate.set()
     await eventually(lambda: answer_shows(user, "blue flowerpot"), what="the rest of it")
     await user.should_see(marker="source")

@@ -78,8 +78,10 @@ async def test_rename_delete_and_search(user: User, container: Container, page: 
     # Words of an answer find its chat too: both answers say where the key is.
     user.find(marker="session-search").clear().type("blue flowerp")
     await eventually(
-        lambda: sorted(contents(user, "session-title"))
-        == ["Spare key", "What colour is the flowerpot?"],
+        lambda: (
+            sorted(contents(user, "session-title"))
+            == ["Spare key", "What colour is the flowerpot?"]
+        ),
         what="the search over messages",
     )
     user.find(marker="session-search").clear()
