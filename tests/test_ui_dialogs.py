@@ -73,7 +73,8 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     assert '"top_k": 8' in saved and "gpu-box" in saved
     user.find(marker="setting-top_k").elements.pop().value = 0
     user.find(marker="settings-save").click()
-    await user.should_see("Not saved", marker="settings-message")
+    # A sentence, not pydantic's "Input should be greater than or equal to 1".
+    await user.should_see("Not saved. Top K must be at least 1.", marker="settings-message")
     assert container.retriever.settings.top_k == 8
 
 
@@ -196,7 +197,9 @@ class _ReRankerOff:
         raise RuntimeError(self.problem)
 
 
-async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) -> None:
+async def test_a_reranker_that_is_off_is_a_line_in_settings_not_a_banner(
+    tmp_path: Path, user: User
+) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     built = Container(
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
@@ -205,8 +208,12 @@ async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) 
     try:
         ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
         await built.health.check_now()
+        assert any(p.kind == "reranker_unavailable" for p in built.health.report.problems)
         await user.open("/")
-        await user.should_see("Reranking is off.", marker="banner-text")
+        await user.should_see(marker="banners")
+        await user.should_not_see(marker="banner-text")
+        user.find(marker="settings").click()
+        await user.should_see("Reranking is off: ", marker="reranking-status")
     finally:
         await built.stop()
 

@@ -170,6 +170,36 @@ class ChatPage:
                 ui.label(
                     "Ask about your documents. Type @ to aim the question at one file."
                 ).classes("max-w-md docent-muted")
+            if self.container.reranking.offer_pending:
+                self._rerank_offer()
+
+    def _rerank_offer(self) -> None:
+        """Asked once, at first start: fetching the reranker is the user's choice."""
+        reranking = self.container.reranking
+        with ui.card().classes("max-w-md mt-4 p-3 gap-2 text-left").props("flat bordered") as card:
+            card.mark("rerank-offer")
+            ui.label("Better-ordered sources (optional)").classes("font-semibold")
+            ui.label(
+                f"Docent can reorder the passages it finds with a small reranking model, "
+                f"{reranking.model} ({reranking.size}), downloaded once from Hugging Face. "
+                "Until you say yes, Docent connects to nothing but your model server."
+            ).classes("text-sm")
+
+            def answer(download: bool) -> None:
+                if download:
+                    reranking.download()
+                    ui.notify(f"Downloading the reranking model ({reranking.size}).")
+                else:
+                    reranking.decline()
+                card.delete()
+
+            with ui.row().classes("w-full justify-end gap-1"):
+                ui.button("Not now", on_click=lambda: answer(False)).props("flat no-caps").mark(
+                    "rerank-offer-no"
+                )
+                ui.button(f"Download ({reranking.size})", on_click=lambda: answer(True)).props(
+                    "unelevated no-caps"
+                ).mark("rerank-offer-yes")
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
@@ -361,5 +391,6 @@ class ChatPage:
             self.container.token,
             f"http://{s.host}:{s.port}",
             self.container.embedding,
+            self.container.reranking,
         )
         self._fill_models()

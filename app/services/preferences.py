@@ -38,6 +38,55 @@ EMBEDDING_FIELDS = ("embed_backend", "embed_model", "embed_host")
 """Together they choose the embedding model; changing it rebuilds the index."""
 
 
+NAMES = {
+    "llm_api": "Model server",
+    "llm_url": "Model server URL",
+    "ollama_host": "Ollama host",
+    "embed_host": "Ollama host for embeddings",
+    "chat_model": "Chat model",
+    "embed_backend": "Embedding backend",
+    "embed_model": "Embedding model",
+    "top_k": "Top K",
+    "rerank_candidates": "Rerank depth",
+    "rerank_download": "Download the reranking model",
+    "suggestions": "Follow-up questions",
+    "docs": "Documents folder",
+}
+"""Each editable setting as a sentence names it."""
+
+
+def setting_name(field: str) -> str:
+    return NAMES.get(field) or field.replace("_", " ").capitalize()
+
+
+def sentence(error: Any) -> str:
+    """One of pydantic's errors as a sentence a person reads: "Top K must be at least 1"
+    rather than "Input should be greater than or equal to 1"."""
+    name = setting_name(str(error["loc"][0])) if error.get("loc") else "This setting"
+    ctx = error.get("ctx") or {}
+    kind = error.get("type", "")
+    if kind in ("greater_than_equal", "greater_than"):
+        bound = ctx.get("ge", ctx.get("gt"))
+        return (
+            f"{name} must be {'at least' if kind == 'greater_than_equal' else 'more than'} {bound}"
+        )
+    if kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        return f"{name} must be {'at most' if kind == 'less_than_equal' else 'less than'} {bound}"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{name} must be a whole number"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{name} must be on or off"
+    if kind == "literal_error":
+        return f"{name} must be one of {ctx.get('expected', 'the listed choices')}"
+    if kind in ("string_too_short", "missing"):
+        return f"{name} can't be empty"
+    if kind == "string_too_long":
+        return f"{name} must be at most {ctx.get('max_length')} characters"
+    message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
+    return f"{name}: {message[:1].lower() + message[1:]}".rstrip(".")
+
+
 class InvalidSetting(ValueError):
     """A value the settings refuse; the message says which and why."""
 
@@ -134,12 +183,29 @@ class Preferences:
         for name, value in values.items():
             setattr(self.settings, name, value)
 
+    def remembered(self, key: str) -> Any:
+        """A choice the window keeps that is not a setting (an offer answered); None if not."""
+        return self._saved().get("window", {}).get(key)
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep ``value`` for ``remembered``, beside the saved settings."""
+        window = dict(self._saved().get("window", {}))
+        window[key] = value
+        self._write({"window": window})
+
+    def _saved(self) -> dict[str, Any]:
+        try:
+            saved = json.loads(saved_path(self.settings).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return saved if isinstance(saved, dict) else {}
+
     def _checked(self, changes: dict[str, Any]) -> Settings:
         try:
             return type(self.settings)(**{**_explicit(self.settings), **changes})
         except ValidationError as error:
-            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
-            raise InvalidSetting(f"Not saved: {problems}.") from error
+            problems = ". ".join(sentence(e) for e in error.errors())
+            raise InvalidSetting(f"Not saved. {problems}.") from error
 
     def _write(self, values: dict[str, Any]) -> None:
         if not values:
