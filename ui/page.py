@@ -13,6 +13,7 @@ from nicegui.events import GenericEventArguments
 from app.api.guard import Access
 from app.container import Container
 from app.services.chat_record import Feedback
+from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui import theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
@@ -346,26 +347,49 @@ class ChatPage:
         self.model_button.tooltip("Chat model")
         with self.model_button:
             self.model_menu = ui.menu().mark("model-menu")
-        self.model_menu.on("before-show", self._fill_models)
+        self.model_menu.on("before-show", self.refresh_models)
         self._fill_models()
+        ui.timer(0, self.refresh_models, once=True)
 
-    def _fill_models(self) -> None:
+    def _fill_models(self, found: ModelCatalog | None = None) -> None:
+        """The menu: chat models, then embedding models apart (they can't answer). Until
+        the server has been asked (``found``), the names of the last health check."""
         models = self.container.chat_models
         self.model_button.set_text(models.current)
+        shown = found or named(models.installed)
         self.model_menu.clear()
         with self.model_menu:
-            installed = models.installed
-            if not installed:
+            if not shown.chat and not shown.embedding:
                 ui.menu_item(f"No models listed (is {models.server} running?)").props("disable")
-            for name in installed:
-                chosen = name == models.current or name == f"{models.current}:latest"
-                item = ui.menu_item(
-                    ("✓ " if chosen else "   ") + name, on_click=lambda n=name: self.choose(n)
-                )
-                item.mark(f"model-option model-{name}")
+            for model in shown.chat:
+                chosen = is_current(model.name, models.current)
+                with ui.menu_item(on_click=lambda n=model.name: self.choose(n)) as item:
+                    item.mark(f"model-option model-{model.name}")
+                    with ui.item_section():
+                        ui.item_label(("✓ " if chosen else "   ") + model.name)
+                        if details(model):
+                            ui.item_label(details(model)).props("caption").mark("model-details")
+            if shown.embedding:
+                ui.separator()
+                ui.item_label("Embedding models: for search, chosen in Settings").props(
+                    "header"
+                ).classes("text-xs")
+                for model in shown.embedding:
+                    with ui.menu_item().props("disable") as item:
+                        item.mark(f"embed-option embed-{model.name}")
+                        with ui.item_section():
+                            ui.item_label(model.name)
+                            if details(model):
+                                ui.item_label(details(model)).props("caption")
             if models.can_pull:
                 ui.separator()
                 ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
+
+    async def refresh_models(self) -> None:
+        """Ask the server for its models' sizes and capabilities, and redraw the menu."""
+        found = await self.container.chat_models.catalog()
+        if not self.model_menu.is_deleted:
+            self._fill_models(found)
 
     def choose(self, name: str) -> None:
         self.container.chat_models.choose(name)
@@ -374,7 +398,7 @@ class ChatPage:
 
     def pull(self, name: str) -> None:
         with self.anchor:  # not inside the banner, which goes away once the model is there
-            show_pull(self.container.chat_models, name, on_done=lambda _: self._fill_models())
+            show_pull(self.container.chat_models, name, on_done=lambda _: self.refresh_models())
 
     def show_trace(self, trace: dict[str, Any]) -> None:
         with self.anchor:

@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
+from app.services.model_catalog import ModelCatalog, catalog, deduplicated
 from app.settings import Settings
-from models.protocols import ChatModel, PullProgress, PullsModels
+from models.llm import LLMError
+from models.protocols import ChatModel, DescribesModels, ModelInfo, PullProgress, PullsModels
 
 log = logging.getLogger(__name__)
 
@@ -247,8 +249,18 @@ class ChatModels:
 
     @property
     def installed(self) -> list[str]:
-        """As of the last health check."""
-        return self._health.report.models
+        """As of the last health check, each model once (``llama3.2`` = ``llama3.2:latest``)."""
+        return [m.name for m in deduplicated(ModelInfo(n) for n in self._health.report.models)]
+
+    async def catalog(self) -> ModelCatalog:
+        """The server's models, chat and embedding apart, with sizes where the server says
+        (Ollama does); else the names of the last health check."""
+        if isinstance(self._llm, DescribesModels):
+            try:
+                return catalog(await self._llm.describe_models())
+            except LLMError as error:
+                log.info("listing the models failed: %s", error)
+        return catalog(ModelInfo(n) for n in self._health.report.models)
 
     @property
     def can_pull(self) -> bool:
@@ -257,6 +269,10 @@ class ChatModels:
     def choose(self, name: str) -> None:
         """Answer with ``name`` from the next turn on, now and after a restart."""
         self._preferences.update({"chat_model": name})
+        # The setting may already name it (``llama3.2``, while a flag started Docent with
+        # another model): an unchanged setting applies nothing, so the model is told here.
+        if self._llm.model != name:
+            self._llm.use(name)
         self._health.poke()
 
     async def pull(self, name: str) -> AsyncIterator[PullProgress]:
