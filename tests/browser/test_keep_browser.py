@@ -144,3 +144,49 @@ async def _url_is_chat(page: Any) -> bool:
 
 async def _has_text(locator: Any) -> bool:
     return await locator.count() > 0 and bool((await locator.inner_text()).strip())
+
+
+async def test_first_start_models_and_settings_views(login_link: str, browser: object) -> None:
+    """The views part 4 and 5 changed, in both themes: the reranker's one offer, the model
+    menu (chat and embedding models apart, with sizes), Settings, and a pull by Enter."""
+    from playwright.async_api import Browser
+
+    assert isinstance(browser, Browser)
+    shots = fresh_shots("first-start")
+    page, errors = await open_window(browser, login_link)
+    offer = page.get_by_text("Better-ordered sources (optional)")
+    await offer.wait_for(timeout=30_000)
+    assert await page.get_by_role("button", name="Download (about 4 MB)").count() == 1
+    await page.screenshot(path=shots / "offer.png")
+    await page.emulate_media(color_scheme="dark")
+    await page.screenshot(path=shots / "offer-dark.png")
+    await page.emulate_media(color_scheme="light")
+    await page.get_by_role("button", name="Not now").click()
+    await offer.wait_for(state="detached")
+    assert await page.locator(".docent-banner").count() == 0  # no "Reranking is off" warning
+
+    await page.locator("header button", has_text="llama3.2").click()
+    menu = page.locator(".q-menu")
+    await menu.get_by_text("Embedding models").wait_for(timeout=10_000)
+    await menu.get_by_text("Q4_K_M").first.wait_for(timeout=10_000)
+    await page.screenshot(path=shots / "model-menu.png")
+    await menu.get_by_text("Pull a model…").click()
+    name = page.locator(".q-dialog input")
+    await name.fill("mistral")
+    await name.press("Enter")
+    await page.get_by_text("mistral is ready.").wait_for(timeout=30_000)
+    assert "4 MB of 4 MB" in await page.locator(".q-dialog").inner_text()
+    await page.screenshot(path=shots / "pull.png")
+    await page.keyboard.press("Escape")
+
+    await _icon_button(page, "settings").click()
+    dialog = page.locator(".q-dialog")
+    await dialog.get_by_text("Reranking is off: its model").wait_for(timeout=10_000)
+    await page.screenshot(path=shots / "settings.png")
+    top_k = dialog.get_by_label("Passages per answer (top-k)")
+    await top_k.fill("0")
+    await dialog.get_by_role("button", name="Save").click()
+    await dialog.get_by_text("Top K must be at least 1").wait_for(timeout=10_000)
+    await page.emulate_media(color_scheme="dark")
+    await page.screenshot(path=shots / "settings-dark.png")
+    assert errors == []
