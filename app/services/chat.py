@@ -242,8 +242,12 @@ class ChatService:
         return True
 
     def diagram(self) -> str:
-        """The compiled graph as Mermaid source, for the window's help."""
-        return str(self._graph.get_graph().draw_mermaid())
+        """The compiled graph as Mermaid source, for the window's help; its start and end
+        read as what they are, not as LangGraph's ``__start__`` and ``__end__``."""
+        source = str(self._graph.get_graph().draw_mermaid())
+        return source.replace("<p>__start__</p>", "<p>Your message</p>").replace(
+            "<p>__end__</p>", "<p>The answer</p>"
+        )
 
     def start_turn(
         self,
