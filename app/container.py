@@ -20,6 +20,7 @@ from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
 from app.services.preferences import ChatModels, Preferences, with_saved
+from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
@@ -176,6 +177,7 @@ class Container:
             "rerank_download": self._prepare_reranker,
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
+        self.reranking = Reranking(self.reranker, self.preferences)
         self.chat_models = ChatModels(
             self.llm, self.health, self.preferences, server=server_name(settings.llm_api)
         )

@@ -162,7 +162,7 @@ DEGRADED_HEADER = (
 
 DEGRADED_CHAT = "**No answer could be written: {error}**"
 
-DEGRADED_SOURCE = "[{n}] `{file}`{page}: {snippet}\n\n"
+DEGRADED_SOURCE = "[{n}] `{file}`{page}:\n\n{snippet}\n\n"
 
 STATUS_ROUTE = "Reading the question…"
 STATUS_REWRITE = "Preparing the search…"

@@ -25,3 +25,21 @@ def readable(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = html.unescape(text)
     return " ".join(text.split())
+
+
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+
+
+def readable_markdown(text: str) -> str:
+    """``text`` as Markdown to render in a quote: the markup that hides words taken out as
+    ``readable`` does, its lines kept, its headings' marks dropped: a heading inside a
+    quoted passage would outshout the answer, and a snippet on one line has no end to it."""
+    text = _TEMPLATE.sub(" ", text)
+    text = _COMMENT.sub(" ", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _TAG.sub(" ", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _HEADING.sub("", text)
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return "\n".join(lines).strip()

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import ollama
 
-from models.protocols import Health, Message, PullProgress, Usage
+from models.protocols import Health, Message, ModelInfo, PullProgress, Usage
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection: a host that is down should be reported quickly."""
@@ -244,6 +244,36 @@ class OllamaChat:
         missing = not any(same_model(name, self.model) for name in models)
         error = str(ModelNotFound(self.host, self.model)) if missing else None
         return Health(reachable=True, host=self.host, models=models, error=error)
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """Every installed model with its size and quantisation (``/api/tags``) and what it
+        can do (``/api/show``'s ``capabilities``: 'completion' answers, 'embedding' embeds)."""
+        with ollama_errors(self.host, self.model):
+            listing = await self._client.list()
+        names = [m.model for m in listing.models if m.model]
+
+        async def capabilities(name: str) -> tuple[str, ...] | None:
+            try:
+                with ollama_errors(self.host, name):
+                    shown = await self._client.show(name)
+            except LLMError:  # an older Ollama, or a model half pulled: it doesn't say
+                return None
+            return tuple(shown.capabilities) if shown.capabilities is not None else None
+
+        found = await asyncio.gather(*(capabilities(n) for n in names))
+        out = []
+        for entry, caps in zip((m for m in listing.models if m.model), found, strict=True):
+            details = entry.details
+            out.append(
+                ModelInfo(
+                    name=str(entry.model),
+                    size=int(entry.size) if entry.size is not None else None,
+                    parameters=details.parameter_size if details else None,
+                    quantization=details.quantization_level if details else None,
+                    capabilities=caps,
+                )
+            )
+        return out
 
     async def pull(self, model: str) -> AsyncIterator[PullProgress]:
         """Download ``model`` into Ollama, yielding its progress as Ollama streams it."""

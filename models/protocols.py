@@ -85,6 +85,31 @@ class PullProgress:
         return min(1.0, self.completed / self.total)
 
 
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model a host has, as its model menu shows it."""
+
+    name: str
+    size: int | None = None
+    """Bytes on disk."""
+    parameters: str | None = None
+    """'3.2B'."""
+    quantization: str | None = None
+    """'Q4_K_M'."""
+    capabilities: tuple[str, ...] | None = None
+    """What the host says the model can do ('completion', 'embedding', 'vision', 'tools');
+    None when it does not say."""
+
+
+@runtime_checkable
+class DescribesModels(Protocol):
+    """A host that tells each model's size, quantisation and capabilities (Ollama does)."""
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """Every installed model; LLMError if the host can't be asked."""
+        ...
+
+
 @runtime_checkable
 class PullsModels(Protocol):
     """A chat model's host that can download models (Ollama can; most servers can't)."""

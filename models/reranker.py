@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "ms-marco-TinyBERT-L-2-v2"
 """FlashRank's default: a 4 MB cross-encoder, fast on a CPU."""
 
+DOWNLOAD_MB = {DEFAULT_MODEL: 4}
+"""What fetching a model costs, in MB, as the offer to download it says (FlashRank's own
+list has no sizes; this one is its zip on Hugging Face, rounded up)."""
+
 
 class RerankerUnavailable(Exception):
     """No reranking model is loaded; ``str(error)`` says why, for the status line."""
@@ -61,6 +65,11 @@ class FlashRankReranker:
         self._ranker: Any = None
         self._problem = f"the reranking model {model} is not loaded yet"
         self._lock = threading.Lock()
+
+    @property
+    def download_mb(self) -> int | None:
+        """The download's size in MB, when known."""
+        return DOWNLOAD_MB.get(self.model)
 
     @property
     def model_dir(self) -> Path:

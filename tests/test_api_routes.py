@@ -62,6 +62,7 @@ CALLS: dict[tuple[str, str], tuple[str, dict[str, Any], int]] = {
         {"json": {"title": "The key"}},
         200,
     ),
+    ("GET", "/api/sessions/{session_id}/export"): ("/api/sessions/{session}/export", {}, 200),
     ("DELETE", "/api/sessions/{session_id}"): ("/api/sessions/{session}", {}, 204),
     ("GET", "/v1/models"): ("/v1/models", {}, 200),
     ("POST", "/v1/chat/completions"): (

@@ -42,8 +42,11 @@ async def test_list_is_newest_first_with_title_and_last_activity(app: RunningApp
     assert listed[0]["title"] == "Where is the spare key?"  # the title stays the first message
     assert listed[0]["updated_at"] > listed[1]["updated_at"]
 
-    found = (await app.client.get("/api/sessions", params={"q": "FLOWERPOT"})).json()
+    found = (await app.client.get("/api/sessions", params={"q": "COLOUR"})).json()
     assert [s["id"] for s in found["sessions"]] == ["new"]
+    # A later message, not the title: the search reads what was said too.
+    found = (await app.client.get("/api/sessions", params={"q": "back doo"})).json()
+    assert [s["id"] for s in found["sessions"]] == ["old"]
 
 
 async def test_read_gives_messages_with_their_sources(app: RunningApp) -> None:
@@ -148,3 +151,17 @@ async def test_session_routes_need_the_token_and_our_host(
     assert foreign.status_code == 403 and error_code(foreign) == "forbidden_host"
     # Neither request changed anything.
     assert (await app.client.get("/api/sessions/s1")).json()["title"] == "Where is the spare key?"
+
+
+async def test_export_gives_a_file_with_the_sources(app: RunningApp) -> None:
+    answer = await ask(app, "Where is the spare key?", "s1")
+    response = await app.client.get("/api/sessions/s1/export")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/markdown")
+    assert "attachment" in response.headers["content-disposition"]
+    assert response.text.startswith("# Where is the spare key?")
+    assert answer["sources"] and f"[1] {answer['sources'][0]['file']}" in response.text
+    as_json = await app.client.get("/api/sessions/s1/export", params={"format": "json"})
+    assert as_json.json()["messages"][1]["sources"] == answer["sources"]
+    missing = await app.client.get("/api/sessions/nobody/export")
+    assert missing.status_code == 404 and error_code(missing) == "session_not_found"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from nicegui.testing import User
 
 from app.container import Container
-from graph.readable import readable
+from graph.readable import readable, readable_markdown
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
+from ui.viewer import without_template_markup
 
 PAGE = """# Wiki page
 
@@ -27,11 +28,19 @@ async def test_degraded_passages_show_no_raw_links_html_or_template_tags(
     user.find(marker="message-input").type("@wiki.md who keeps the spare key")
     user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
     await eventually(lambda: answer_shows(user, "caretaker"), what="the passages")
-    shown = text_of(contents(user, "answer")[-1])
+    html = contents(user, "answer")[-1]
+    shown = " ".join(text_of(html).split())
     assert "The spare key is kept by the caretaker on . Ask at the desk." in shown
-    assert "# Wiki page" in shown  # the file's own Markdown signs, shown as written
-    for raw in ("](", "example.org", "<b>", "&lt;", "{%", "{{", "<div", "\\"):
+    # The passage's Markdown is rendered, set apart in a quote, without heading marks.
+    assert "<blockquote>" in html and "Wiki page" in shown
+    for raw in ("# Wiki", "](", "example.org", "<b>", "&lt;", "{%", "{{", "<div", "\\"):
         assert raw not in shown, raw
+
+
+def test_readable_markdown_keeps_lines_and_drops_heading_marks() -> None:
+    assert readable_markdown("## Setup\n\n**Bold** [docs](x.md) {% raw %}") == (
+        "Setup\n\n**Bold** docs"
+    )
 
 
 def test_readable_keeps_the_words_of_links_images_and_entities() -> None:
@@ -40,3 +49,13 @@ def test_readable_keeps_the_words_of_links_images_and_entities() -> None:
     )
     assert readable("## Setup\n**Bold** &amp; <i>it</i> {# note #}") == "## Setup **Bold** & it"
     assert readable("2 < 3 and a_b") == "2 < 3 and a_b"  # not markup: kept
+
+
+def test_previews_hide_front_matter_and_template_tags_where_they_were() -> None:
+    text = "---\ntitle: Keys\nlayout: page\n---\n# Keys\n\n{% include nav.html %}The key is here.\n"
+    shown = without_template_markup(text)
+    assert len(shown) == len(text)  # a passage's offsets still point at its words
+    assert shown.index("The key is here.") == text.index("The key is here.")
+    assert "title:" not in shown and "{%" not in shown and "---" not in shown
+    assert "# Keys" in shown
+    assert without_template_markup("No front matter --- here.") == "No front matter --- here."

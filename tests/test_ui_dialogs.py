@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from nicegui import ui
+from nicegui import ElementFilter, ui
 from nicegui.testing import User
 from PIL import Image
 
@@ -77,7 +77,8 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     assert '"top_k": 8' in saved and "gpu-box" in saved
     user.find(marker="setting-top_k").elements.pop().value = 0
     user.find(marker="settings-save").click()
-    await user.should_see("Not saved", marker="settings-message")
+    # A sentence, not pydantic's "Input should be greater than or equal to 1".
+    await user.should_see("Not saved. Top K must be at least 1.", marker="settings-message")
     assert container.retriever.settings.top_k == 8
 
 
@@ -221,21 +222,53 @@ async def test_a_missing_model_is_pulled_with_progress_then_chosen(
 async def test_the_model_picker_lists_ollamas_models_and_switches(
     user: User, ollama_app: tuple[Container, FakeOllamaServer]
 ) -> None:
-    app, _ = ollama_app
+    app, server = ollama_app
+    # Ollama lists a model under both names at times, and embedding models beside the rest.
+    server.models += ["llama3.2", "nomic-embed-text:latest"]
     await app.health.check_now()
     await user.open("/")
-    await user.should_see("llama3.2:latest", marker="model-option")
-    user.find(marker="model-llama3.2:latest").click()
-    await user.should_see("llama3.2:latest", marker="model")
-    assert app.llm.model == "llama3.2:latest"
+    await eventually(
+        lambda: _texts(user, "model-details") == ["2.0 GB · 3.2B · Q4_K_M"], what="sizes"
+    )
+    options = _texts(user, "model-option")
+    assert options == ["   llama3.2"]  # once, without its :latest; no embedding model
+    assert _texts(user, "embed-option") == ["nomic-embed-text"]  # apart, not choosable
+    shown = [path for path, _ in server.requests if path == "/api/show"]
+    assert len(shown) >= 3  # capabilities asked of each model Ollama listed
+    user.find(marker="model-llama3.2").click()
+    await user.should_see("llama3.2", marker="model")
+    assert app.llm.model == "llama3.2"
     await eventually(
         lambda: all(p.kind != "model_missing" for p in app.health.report.problems),
         what="the missing-model banner to clear",
     )
-    assert (
-        '"chat_model": "llama3.2:latest"'
-        in (app.settings.data_dir / "preferences.json").read_text()
-    )
+    assert app.settings.chat_model == "llama3.2"  # what a restart answers with
+
+
+async def test_pull_starts_with_enter_and_shows_size_and_speed(
+    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+) -> None:
+    app, server = ollama_app
+    await app.health.check_now()
+    await user.open("/")
+    user.find(marker="pull-model").click()
+    await user.should_see(marker="pull-dialog")
+    user.find(marker="pull-name").type("mistral").trigger("keydown.enter")
+    await user.should_see("mistral is ready.", marker="pull-status", retries=50)
+    await user.should_see("4 MB of 4 MB", marker="pull-meter")
+    assert [b["model"] for p, b in server.requests if p == "/api/pull"] == ["mistral"]
+
+
+def _texts(user: User, marker: str) -> list[str]:
+    """The labels inside each element with ``marker``, joined, in page order."""
+    out = []
+    with user:
+        found = list(ElementFilter(marker=marker))
+    for element in found:
+        inner = [e for e in element.descendants() if "caption" not in e.props]
+        text = " ".join(str(e.text) for e in [element, *inner] if getattr(e, "text", ""))
+        out.append(text)
+    return out
 
 
 class _ReRankerOff:
@@ -247,7 +280,9 @@ class _ReRankerOff:
         raise RuntimeError(self.problem)
 
 
-async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) -> None:
+async def test_a_reranker_that_is_off_is_a_line_in_settings_not_a_banner(
+    tmp_path: Path, user: User
+) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     built = Container(
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
@@ -256,8 +291,12 @@ async def test_a_reranker_that_is_off_gets_a_banner(tmp_path: Path, user: User) 
     try:
         ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
         await built.health.check_now()
+        assert any(p.kind == "reranker_unavailable" for p in built.health.report.problems)
         await user.open("/")
-        await user.should_see("Reranking is off.", marker="banner-text")
+        await user.should_see(marker="banners")
+        await user.should_not_see(marker="banner-text")
+        user.find(marker="settings").click()
+        await user.should_see("Reranking is off: ", marker="reranking-status")
     finally:
         await built.stop()
 

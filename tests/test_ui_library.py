@@ -150,6 +150,7 @@ async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
     uploader = user.find(marker="uploader").elements.pop()
     upload = SmallFileUpload("report.pdf", "application/pdf", pdf.read_bytes())
     await uploader.handle_uploads([upload])
+    user.find(marker="uploader").trigger("finish")  # what the browser says after the last file
     await eventually(lambda: shown(user, r"^2 pages · \d+ chunks?$"), what="report.pdf ready")
     assert (container.settings.docs_dir / "report.pdf").read_bytes() == pdf.read_bytes()
     await user.should_not_see(marker="first-start", retries=40)
@@ -160,6 +161,7 @@ async def test_a_refused_file_says_why(user: User, container: Container, page: N
     await user.open("/")
     uploader = user.find(marker="uploader").elements.pop()
     await uploader.handle_uploads([SmallFileUpload("tool.exe", "application/x-binary", b"MZ")])
+    user.find(marker="uploader").trigger("finish")
     await user.should_see("Docent cannot read .exe files", retries=40)
     assert not (container.settings.docs_dir / "tool.exe").exists()
 
@@ -183,3 +185,22 @@ async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
     await settled(container, "team/2024/minutes.md")
     await user.should_see("team/2024", marker="folder", retries=40)
     assert (container.settings.docs_dir / "team" / "2024" / "minutes.md").exists()
+
+
+async def test_several_files_give_one_summary_at_the_top(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    uploader = user.find(marker="uploader").elements.pop()
+    files = [SmallFileUpload(f"n{i}.md", "text/markdown", b"# N\n\nText.\n") for i in range(3)]
+    files.append(SmallFileUpload("photo.xyz", "application/x-binary", b"\x00"))
+    await uploader.handle_uploads(files)
+    user.find(marker="uploader").trigger("finish")
+    await eventually(lambda: len(_toasts(user)) == 1, what="one summary toast")
+    (message,) = _toasts(user)
+    assert message.startswith("Added 3 files; indexing them now.\n1 not added:\n")
+    assert "Docent cannot read .xyz files. It reads " in message
+
+
+def _toasts(user: User) -> list[str]:
+    return [m for m in user.notify.messages if "Added" in m or "not added" in m]

@@ -70,10 +70,19 @@ async def test_rename_delete_and_search(user: User, container: Container, page: 
     user.find(marker="rename-save").click()
     await eventually(lambda: "Spare key" in contents(user, "session-title"), what="the rename")
     assert container.sessions.get("one").title == "Spare key"  # type: ignore[union-attr]
-    user.find(marker="session-search").type("flower")
+    user.find(marker="session-search").type("colour")
     await eventually(
         lambda: contents(user, "session-title") == ["What colour is the flowerpot?"],
         what="the search",
+    )
+    # Words of an answer find its chat too: both answers say where the key is.
+    user.find(marker="session-search").clear().type("blue flowerp")
+    await eventually(
+        lambda: (
+            sorted(contents(user, "session-title"))
+            == ["Spare key", "What colour is the flowerpot?"]
+        ),
+        what="the search over messages",
     )
     user.find(marker="session-search").clear()
     _menu(user, "What colour is the flowerpot?", "session-delete")

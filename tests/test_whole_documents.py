@@ -314,6 +314,6 @@ def test_a_comparison_table_shows_each_cells_citation_as_a_link() -> None:
         {"n": 3, "file": "b.pdf", "page": 1},
     ]
     html = render(table, sources)
-    assert '<div class="docent-table"><table>' in html
+    assert '<div class="docent-table" tabindex="0"><table>' in html
     cells = re.findall(r"<td>(.*?)</td>", html)
     assert 'data-n="1"' in cells[1] and 'data-n="3"' in cells[2]

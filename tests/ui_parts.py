@@ -67,7 +67,10 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
 @pytest.fixture
 def page(container: Container) -> None:
     """Serve the window at / for NiceGUI's ``user`` fixture."""
-    ui.page("/")(lambda: chat_page(container, new_access(container.settings, container.token)))
+    access = new_access(container.settings, container.token)
+    ui.page("/")(lambda: chat_page(container, access))
+    # What the window's root serves at any path: a chat's own address reopens it.
+    ui.page("/chat/{session_id}")(lambda session_id: chat_page(container, access))
 
 
 def llm(container: Container) -> FakeChatModel:

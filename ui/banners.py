@@ -18,10 +18,11 @@ from ui import markdown
 TITLES = {
     "server_down": "Answers are limited.",
     "model_missing": "The chat model is not available.",
-    "reranker_unavailable": "Reranking is off.",
     "embedding_rebuild": "The index is being rebuilt.",
     "embedding_failed": "The embedding model was not changed.",
 }
+QUIET = {"reranker_unavailable"}
+"""Optional features that are off: a line in Settings says so, not a warning here."""
 DEGRADED = " Until then, Docent shows the most relevant passages from your documents."
 
 
@@ -80,7 +81,8 @@ class Banners:
         self.problems.clear()
         with self.problems:
             for problem in report.problems:
-                self._banner(problem)
+                if problem.kind not in QUIET:
+                    self._banner(problem)
 
     def _banner(self, problem: Problem) -> None:
         with banner_card(problem.kind):
@@ -89,8 +91,6 @@ class Banners:
                 text = f"**{TITLES.get(problem.kind, 'Heads up.')}** {brief(problem.message)}"
                 if problem.kind == "server_down":
                     text += DEGRADED
-                elif problem.kind == "reranker_unavailable":
-                    text += " Answers still come, ranked by search scores alone."
                 shown = banner_text(text).mark("banner-text")
                 if len(problem.message) > BRIEF_CHARS:
                     shown.tooltip(problem.message)  # the whole technical story, on hover

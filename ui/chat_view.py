@@ -22,6 +22,8 @@ from app.services.chat import (
     Token,
     Turn,
 )
+from app.services.chat_record import Feedback
+from ui.edit_question import edit_question
 from ui.messages import AnswerActions, AnswerView, render_user
 
 _turn_ids = itertools.count(1)
@@ -55,9 +57,13 @@ class ChatView:
         self.streaming = False
         self._following: AnswerView | None = None
         """The answer being written, which holds the composer until its ``done``."""
+        self._questions = 0
+        """The user's messages shown: the next one's place, for editing it."""
         self.column = ui.column().classes("docent-messages gap-4 p-4 pb-8")
         with self.column:
             self._empty()
+        self.anchor = ui.element("div")
+        """Dialogs and handlers that redraw the conversation live here, not in a message."""
 
     def set_scope(self, scope: list[str]) -> None:
         """Aim this chat at ``scope`` (folders ending in "/", files) from its next message."""
@@ -69,6 +75,7 @@ class ChatView:
         self.session_id = None
         self.scope, self._scope_given = [], False
         self._on_scope(self.scope)
+        self._questions = 0
         self.answers.clear()
         self.last = None
         self.column.clear()
@@ -89,19 +96,76 @@ class ChatView:
         self.scope, self._scope_given = await self.chat.scope(session_id), False
         self._on_scope(self.scope)
         self.session_id = session_id
+        self._questions = 0
         self.answers.clear()
         self.last = None
         self.column.clear()
         with self.column:
             for message in messages:
                 if message["role"] == "user":
-                    render_user(message["content"])
+                    self._question(message["content"])
                 else:
                     view = self._answer(streaming=False, message=message)
                     self._add(view)
         running = self.chat.running_turn(session_id)
         if running is not None:
-            await self.follow(running)
+            # The question is checkpointed with its answer: until then only the turn has it.
+            said = [m["content"] for m in messages if m["role"] == "user"]
+            if not said or said[-1] != running.question or messages[-1]["role"] != "user":
+                with self.column:
+                    self._question(running.question)
+            await self.follow(running, running.versions)
+
+    def _question(self, text: str) -> None:
+        """The user's message, with its Edit (which knows its place in the chat)."""
+        place = self._questions
+        self._questions += 1
+        render_user(text, lambda said: self._open_editor(place, said))
+
+    def _open_editor(self, place: int, text: str) -> None:
+        with self.anchor:
+            edit_question(text, lambda new: self.edit(place, new))
+
+    async def edit(self, place: int, text: str) -> bool:
+        """Send ``text`` instead of the chat's question number ``place`` (from 0): the
+        answer comes in a new chat branched from there, which the view then shows."""
+        with self.anchor:
+            return await self._branch(place, text)
+
+    async def _branch(self, place: int, text: str) -> bool:
+        if self.session_id is None or self.streaming:
+            ui.notify(BUSY, type="warning")
+            return False
+        asked = [m for m in await self.chat.messages(self.session_id) if m["role"] == "user"]
+        if place >= len(asked):
+            ui.notify("That question is not saved yet; try again in a moment.", type="warning")
+            return False
+        try:
+            turn = await self.chat.branch(self.session_id, asked[place]["id"], text)
+        except (SessionBusy, MessageRejected) as error:
+            ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
+            return False
+        await self.show_session(turn.session_id)
+        return True
+
+    async def rate(self, view: AnswerView, feedback: Feedback | None) -> None:
+        """Keep the user's thumbs up or down with the answer's trace."""
+        if self.session_id is None:
+            return
+        if view.message_id is None and view is self.last:
+            # A live answer learns its saved id here, the first time it is rated.
+            answers = [m for m in await self.chat.messages(self.session_id) if m["role"] != "user"]
+            view.message_id = answers[-1]["id"] if answers else None
+        if view.message_id is None or not await self.chat.rate(
+            self.session_id, view.message_id, feedback
+        ):
+            ui.notify("This answer is not saved yet; try again when it is done.", type="warning")
+            return
+        view.feedback = feedback
+        if not view.is_gone:
+            view.finish()
+            if view.retired and view.regen is not None:
+                view.regen.set_visibility(False)
 
     def _answer(self, *, streaming: bool, message: dict[str, Any] | None = None) -> AnswerView:
         view = AnswerView(self.actions, f"t{next(_turn_ids)}")
@@ -113,6 +177,9 @@ class ChatView:
             view.support = message.get("support")
             view.searched = message.get("searched")
             view.coverage = message.get("coverage")
+            view.versions = list(message.get("versions") or [])
+            view.message_id = message.get("id")
+            view.feedback = message.get("feedback")
         view.build(streaming=streaming)
         return view
 
@@ -155,7 +222,7 @@ class ChatView:
             self.column.clear()
         self.session_id = turn.session_id
         with self.column:
-            render_user(text)
+            self._question(text)
         self.column.client.run_javascript("window.docent && docent.toBottom()")
         await self.follow(turn)
         return True
@@ -169,11 +236,12 @@ class ChatView:
             with self.column:
                 ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return
+        kept = turn.versions
         if self.last is not None and not self.last.is_gone:
             self.last.box.delete()
             self.answers.pop(self.last.turn_id, None)
             self.last = None
-        await self.follow(turn)
+        await self.follow(turn, kept)
 
     def stop(self) -> bool:
         """Stop the answer being written; it is kept, marked stopped."""
@@ -181,7 +249,7 @@ class ChatView:
             return False
         return self.chat.cancel(self.session_id)
 
-    async def follow(self, turn: Turn) -> None:
+    async def follow(self, turn: Turn, versions: list[dict[str, Any]] | None = None) -> None:
         """Stream the turn's events into a new answer card.
 
         The composer is free again at ``done`` (or ``error``): the session is, and the
@@ -189,6 +257,7 @@ class ChatView:
         """
         with self.column:
             live = self._answer(streaming=True)
+        live.versions = list(versions or ())
         self._add(live)
         self._following = live
         self._set_streaming(True)

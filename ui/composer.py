@@ -140,7 +140,13 @@ class Composer:
         self.mode_button = ui.button(MODES[self.mode][0], icon="tune").props(
             "flat dense no-caps size=sm"
         )
-        self.mode_button.mark("mode").tooltip("How Docent answers")
+        self.mode_button.mark("mode")
+        with self.mode_button:
+            # Beside the button, not above it: the menu opens upwards, and a tooltip there
+            # covered its last entry.
+            ui.tooltip("How Docent answers").props("anchor='center right' self='center left'").mark(
+                "mode-tip"
+            )
         with self.mode_button, ui.menu().props("anchor='top left' self='bottom left'"):
             for key, (title, caption) in MODES.items():
                 item = ui.item(on_click=lambda k=key: self.set_mode(k)).props("role=menuitem")

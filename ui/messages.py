@@ -10,6 +10,8 @@ from typing import Any
 
 from nicegui import ui
 
+from app.services.chat_export import answer_with_sources
+from app.services.chat_record import Feedback
 from ui import markdown
 from ui.citations import group_sources, middle_ellipsis
 from ui.claims import claim_wraps
@@ -29,11 +31,18 @@ class AnswerActions:
     regenerate: Callable[[], Any]
     show_trace: Callable[[dict[str, Any]], Any]
     send_suggestion: Callable[[str], Any]
+    rate: Callable[[AnswerView, Feedback | None], Any]
+    """A thumbs up or down on an answer (None takes it back)."""
 
 
-def render_user(text: str) -> None:
-    """The user's message as a bubble; @mentions show as chips with the file name."""
-    with ui.row().classes("w-full justify-end"):
+def render_user(text: str, on_edit: Callable[[str], Any] | None = None) -> None:
+    """The user's message as a bubble; @mentions show as chips with the file name.
+    ``on_edit`` (given the text) offers to edit it and send it again."""
+    with ui.row().classes("w-full justify-end items-start no-wrap gap-1 docent-question"):
+        if on_edit is not None:
+            edit = ui.button(icon="edit", on_click=lambda: on_edit(text))
+            edit.props('flat dense round size=sm color=grey-7 aria-label="Edit and send again"')
+            edit.classes("docent-edit").tooltip("Edit and send again").mark("edit-question")
         with ui.element("div").classes("docent-bubble").mark("user-message"):
             parts = []
             for kind, value in segments(text):
@@ -88,6 +97,16 @@ class AnswerView:
     """What was searched, when the documents don't cover the question."""
     coverage: dict[str, Any] | None = None
     """How much of the library the answer read (None: it searched nothing)."""
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    """The answers a Regenerate replaced, oldest first (``‹ 1/2 ›`` flips through them)."""
+    shown: int | None = None
+    """Which of ``all_versions()`` is on show; None: the latest."""
+    latest: dict[str, Any] | None = None
+    """The latest answer, while an earlier version is on show."""
+    message_id: str | None = None
+    """The saved message's id, once known (rating it needs it)."""
+    feedback: Feedback | None = None
+    retired: bool = False
     _rendered_at: float = 0.0
 
     def build(self, *, streaming: bool) -> None:
@@ -207,14 +226,35 @@ class AnswerView:
 
     def _actions_row(self) -> None:
         with ui.row().classes("gap-0 items-center").mark("answer-actions"):
+            if self.versions:
+                self._versions_nav()
+            copied = answer_with_sources(self.text, self.sources)
             copy = ui.button(icon="content_copy").props(
-                'flat dense round size=sm aria-label="Copy answer"'
+                'flat dense round size=sm aria-label="Copy answer and sources"'
             )
-            copy.on("click", js_handler=f"() => docent.copy({json.dumps(self.text)})")
-            copy.tooltip("Copy answer").mark("copy-answer")
+            copy.on("click", js_handler=f"() => docent.copy({json.dumps(copied)})")
+            copy.props["data-copy"] = copied  # what it copies, readable without a clipboard
+            copy.tooltip("Copy answer and sources").mark("copy-answer")
             self.regen = ui.button(icon="refresh", on_click=self.actions.regenerate)
             self.regen.props('flat dense round size=sm aria-label="Regenerate"')
             self.regen.tooltip("Regenerate").mark("regenerate")
+            if self.shown is None:  # a rating is for the answer kept, not an earlier one
+                for value, icon, tip in (
+                    ("up", "thumb_up", "Good answer"),
+                    ("down", "thumb_down", "Bad answer"),
+                ):
+                    chosen = self.feedback == value
+                    thumb = ui.button(
+                        icon=icon if chosen else f"o_{icon}",
+                        on_click=lambda v=value: self.actions.rate(
+                            self, None if self.feedback == v else v
+                        ),
+                    )
+                    thumb.props(
+                        f'flat dense round size=sm aria-label="{tip}"'
+                        + (" color=primary" if chosen else "")
+                    ).tooltip(f"{tip} (kept on this computer, to tune Docent)")
+                    thumb.mark(f"rate-{value}" + (" rated" if chosen else ""))
             if self.sources or (self.trace and self.trace.get("nodes")):
                 why = ui.button(
                     "Why these sources?" if self.sources else "How was this answered?",
@@ -226,8 +266,64 @@ class AnswerView:
             if self.stopped:
                 ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
 
+    def _versions_nav(self) -> None:
+        count = len(self.versions) + 1
+        at = count - 1 if self.shown is None else self.shown
+        back = ui.button(icon="chevron_left", on_click=lambda: self.show_version(at - 1))
+        back.props('flat dense round size=sm aria-label="Earlier answer"').tooltip(
+            "Earlier answer"
+        ).mark("version-back")
+        back.set_enabled(at > 0)
+        ui.label(f"{at + 1}/{count}").classes("text-xs docent-muted").mark("version-label")
+        on = ui.button(icon="chevron_right", on_click=lambda: self.show_version(at + 1))
+        on.props('flat dense round size=sm aria-label="Later answer"').tooltip("Later answer").mark(
+            "version-next"
+        )
+        on.set_enabled(at < count - 1)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The answer on show as a version: what a Regenerate keeps of it."""
+        version: dict[str, Any] = {
+            "content": self.text,
+            "sources": self.sources,
+            "trace": self.trace,
+        }
+        if self.stopped:
+            version["stopped"] = True
+        for shown in ("support", "searched"):
+            if getattr(self, shown) is not None:
+                version[shown] = getattr(self, shown)
+        return version
+
+    def all_versions(self) -> list[dict[str, Any]]:
+        """Every version, oldest first, the latest last."""
+        latest = self.latest if self.latest is not None else self.snapshot()
+        return [*self.versions, latest]
+
+    def show_version(self, index: int) -> None:
+        """Show version ``index`` of ``all_versions()`` in this card."""
+        every = self.all_versions()
+        if not 0 <= index < len(every):
+            return
+        if self.latest is None:
+            self.latest = self.snapshot()
+        version = every[index]
+        self.text = version["content"]
+        self.sources = list(version.get("sources") or [])
+        self.trace = version.get("trace")
+        self.stopped = bool(version.get("stopped"))
+        self.support = version.get("support")
+        self.searched = version.get("searched")
+        self.shown = None if index == len(every) - 1 else index
+        if self.shown is None:
+            self.latest = None
+        self.finish()
+        if self.regen is not None and self.retired:
+            self.regen.set_visibility(False)
+
     def retire(self) -> None:
         """A newer answer exists: only the last one can be regenerated or followed up."""
+        self.retired = True
         if self.regen is not None and not self.regen.is_deleted:
             self.regen.set_visibility(False)
         if self.suggestions is not None and not self.suggestions.is_deleted:

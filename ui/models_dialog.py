@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from nicegui import ui
 
+from app.services.model_catalog import PullMeter
 from app.services.preferences import ChatModels
 
 SUGGESTED = ("llama3.2", "qwen2.5:7b", "mistral", "gemma3")
@@ -21,6 +23,7 @@ def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
         box = ui.input("Model name", value=name, autocomplete=list(SUGGESTED))
         box.props("outlined dense autofocus").classes("w-full").mark("pull-name")
         status = ui.label("").classes("text-sm").mark("pull-status")
+        meter = ui.label("").classes("text-xs docent-muted").mark("pull-meter")
         bar = ui.linear_progress(value=0, show_value=False).props("rounded size=10px")
         bar.mark("pull-progress")
         bar.set_visibility(False)
@@ -33,8 +36,12 @@ def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
             if not model:
                 status.set_text("Type a model name, such as llama3.2.")
                 return
+            if not go.enabled:
+                return  # Enter during a pull: it is under way already
             go.disable()
             bar.set_visibility(True)
+            status.classes(remove="text-negative")
+            counted = PullMeter()
             try:
                 async for step in models.pull(model):
                     fraction = step.fraction
@@ -43,6 +50,9 @@ def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
                         bar.set_value(fraction)
                         text += f" — {fraction:.0%}"
                     status.set_text(text)
+                    line = counted.step(step.status, step.completed, step.total, time.monotonic())
+                    if line:
+                        meter.set_text(line)
                 bar.set_value(1.0)
                 status.set_text(f"{model} is ready.")
                 if on_done is not None:
@@ -54,4 +64,5 @@ def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
                 go.enable()
 
         go.on_click(pull)
+        box.on("keydown.enter", pull)
     dialog.open()

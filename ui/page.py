@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from typing import Any
 
 from nicegui import ui
@@ -10,6 +12,8 @@ from nicegui.events import GenericEventArguments
 
 from app.api.guard import Access
 from app.container import Container
+from app.services.chat_record import Feedback
+from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui import shortcuts, theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
@@ -17,7 +21,7 @@ from ui.composer import Composer
 from ui.help_dialog import show_help
 from ui.library import Library
 from ui.login_menu import LoginMenu
-from ui.messages import AnswerActions
+from ui.messages import AnswerActions, AnswerView
 from ui.models_dialog import show_pull
 from ui.sessions import Sessions
 from ui.settings_dialog import show_settings
@@ -31,6 +35,19 @@ NARROW_PX = 1024
 """Below this width the drawer covers the conversation, so it closes after a pick."""
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+CHAT_PATH = re.compile(r"^/chat/([0-9A-Za-z_-]{1,64})/?$")
+
+
+def chat_path(session_id: str | None) -> str:
+    """The address of a chat: ``/chat/<id>``, or ``/`` for a new one."""
+    return f"/chat/{session_id}" if session_id else "/"
+
+
+def chat_in_path(path: str) -> str | None:
+    """The chat an address names, if it names one."""
+    found = CHAT_PATH.match(path)
+    return found.group(1) if found else None
 
 
 def chat_page(container: Container, access: Access) -> None:
@@ -75,6 +92,7 @@ class ChatPage:
             regenerate=self.regenerate,
             show_trace=self.show_trace,
             send_suggestion=self.send_suggestion,
+            rate=self._rate,
         )
         self.view = ChatView(
             container.chat, actions, self._empty, self._streaming, on_scope=self._scope_shown
@@ -94,6 +112,12 @@ class ChatPage:
             "emitEvent('docent_width', window.innerWidth);"
             "window.addEventListener('resize', () => emitEvent('docent_width', window.innerWidth))"
         )
+        self.url_session: str | None = None
+        """The chat the address bar names (``/chat/<id>``)."""
+        asked = chat_in_path(ui.context.client.request.url.path)
+        if asked is not None:
+            # A reload or a second tab: reopen the chat, following an answer still written.
+            ui.timer(0, lambda: self.reopen(asked), once=True)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -152,6 +176,36 @@ class ChatPage:
                 ui.label(
                     "Ask about your documents. Type @ to aim the question at one file."
                 ).classes("max-w-md docent-muted")
+            if self.container.reranking.offer_pending:
+                self._rerank_offer()
+
+    def _rerank_offer(self) -> None:
+        """Asked once, at first start: fetching the reranker is the user's choice."""
+        reranking = self.container.reranking
+        with ui.card().classes("max-w-md mt-4 p-3 gap-2 text-left").props("flat bordered") as card:
+            card.mark("rerank-offer")
+            ui.label("Better-ordered sources (optional)").classes("font-semibold")
+            ui.label(
+                f"Docent can reorder the passages it finds with a small reranking model, "
+                f"{reranking.model} ({reranking.size}), downloaded once from Hugging Face. "
+                "Until you say yes, Docent connects to nothing but your model server."
+            ).classes("text-sm")
+
+            def answer(download: bool) -> None:
+                if download:
+                    reranking.download()
+                    ui.notify(f"Downloading the reranking model ({reranking.size}).")
+                else:
+                    reranking.decline()
+                card.delete()
+
+            with ui.row().classes("w-full justify-end gap-1"):
+                ui.button("Not now", on_click=lambda: answer(False)).props("flat no-caps").mark(
+                    "rerank-offer-no"
+                )
+                ui.button(f"Download ({reranking.size})", on_click=lambda: answer(True)).props(
+                    "unelevated no-caps"
+                ).mark("rerank-offer-yes")
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
@@ -182,16 +236,28 @@ class ChatPage:
 
     # -- conversation --------------------------------------------------------------------
 
+    async def reopen(self, session_id: str) -> None:
+        """Open the chat the address named, or say it is gone."""
+        chat = self.container.chat
+        if self.container.sessions.get(session_id) is None and not chat.is_busy(session_id):
+            with self.anchor:
+                ui.notify("That chat is not here any more; it may have been deleted.")
+            self._show_url(None)
+            return
+        await self.open_session(session_id)
+
     async def open_session(self, session_id: str) -> None:
         with self.anchor:
             self._picked()
             self.sessions.set_current(session_id)
+            self._show_url(session_id)
             await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
         with self.anchor:
             self._picked()
             self.sessions.set_current(None)
+            self._show_url(None)
             self.view.clear()
 
     def chat_about(self, folder: str) -> None:
@@ -201,6 +267,18 @@ class ChatPage:
 
     def _scope_shown(self, scope: list[str]) -> None:
         self.composer.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
+
+    def _show_url(self, session_id: str | None) -> None:
+        """Put the open chat in the address bar, so a reload or a bookmark comes back to it."""
+        if session_id == self.url_session:
+            return
+        self.url_session = session_id
+        path = chat_path(session_id)
+        ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps(path)})")
+
+    async def _rate(self, view: AnswerView, feedback: Feedback | None) -> None:
+        with self.anchor:
+            await self.view.rate(view, feedback)
 
     def _session_deleted(self, session_id: str) -> None:
         if self.view.session_id == session_id:
@@ -218,6 +296,7 @@ class ChatPage:
 
     def _streaming(self, streaming: bool) -> None:
         self.composer.set_streaming(streaming)
+        self._show_url(self.view.session_id)
         if self.view.session_id != self.sessions.current:
             self.sessions.set_current(self.view.session_id)
         elif not streaming:
@@ -295,26 +374,49 @@ class ChatPage:
         self.model_button.tooltip("Chat model")
         with self.model_button:
             self.model_menu = ui.menu().mark("model-menu")
-        self.model_menu.on("before-show", self._fill_models)
+        self.model_menu.on("before-show", self.refresh_models)
         self._fill_models()
+        ui.timer(0, self.refresh_models, once=True)
 
-    def _fill_models(self) -> None:
+    def _fill_models(self, found: ModelCatalog | None = None) -> None:
+        """The menu: chat models, then embedding models apart (they can't answer). Until
+        the server has been asked (``found``), the names of the last health check."""
         models = self.container.chat_models
         self.model_button.set_text(models.current)
+        shown = found or named(models.installed)
         self.model_menu.clear()
         with self.model_menu:
-            installed = models.installed
-            if not installed:
+            if not shown.chat and not shown.embedding:
                 ui.menu_item(f"No models listed (is {models.server} running?)").props("disable")
-            for name in installed:
-                chosen = name == models.current or name == f"{models.current}:latest"
-                item = ui.menu_item(
-                    ("✓ " if chosen else "   ") + name, on_click=lambda n=name: self.choose(n)
-                )
-                item.mark(f"model-option model-{name}")
+            for model in shown.chat:
+                chosen = is_current(model.name, models.current)
+                with ui.menu_item(on_click=lambda n=model.name: self.choose(n)) as item:
+                    item.mark(f"model-option model-{model.name}")
+                    with ui.item_section():
+                        ui.item_label(("✓ " if chosen else "   ") + model.name)
+                        if details(model):
+                            ui.item_label(details(model)).props("caption").mark("model-details")
+            if shown.embedding:
+                ui.separator()
+                ui.item_label("Embedding models: for search, chosen in Settings").props(
+                    "header"
+                ).classes("text-xs")
+                for model in shown.embedding:
+                    with ui.menu_item().props("disable") as item:
+                        item.mark(f"embed-option embed-{model.name}")
+                        with ui.item_section():
+                            ui.item_label(model.name)
+                            if details(model):
+                                ui.item_label(details(model)).props("caption")
             if models.can_pull:
                 ui.separator()
                 ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
+
+    async def refresh_models(self) -> None:
+        """Ask the server for its models' sizes and capabilities, and redraw the menu."""
+        found = await self.container.chat_models.catalog()
+        if not self.model_menu.is_deleted:
+            self._fill_models(found)
 
     def choose(self, name: str) -> None:
         self.container.chat_models.choose(name)
@@ -323,7 +425,7 @@ class ChatPage:
 
     def pull(self, name: str) -> None:
         with self.anchor:  # not inside the banner, which goes away once the model is there
-            show_pull(self.container.chat_models, name, on_done=lambda _: self._fill_models())
+            show_pull(self.container.chat_models, name, on_done=lambda _: self.refresh_models())
 
     def show_trace(self, trace: dict[str, Any]) -> None:
         with self.anchor:
@@ -340,5 +442,6 @@ class ChatPage:
             self.container.token,
             f"http://{s.host}:{s.port}",
             self.container.embedding,
+            self.container.reranking,
         )
         self._fill_models()

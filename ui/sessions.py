@@ -9,6 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from app.services.chat import ChatService, SessionBusy
+from app.services.chat_export import MEDIA_TYPES, ExportFormat
 from app.services.sessions import SessionIndex
 from ui import shortcuts
 from ui.mention_picker import plain_title
@@ -115,9 +116,25 @@ class Sessions:
                     ui.menu_item("Rename…", on_click=lambda i=info: self.rename(i)).mark(
                         "session-rename"
                     )
+                    ui.menu_item(
+                        "Export as Markdown", on_click=lambda i=info: self.export(i, "markdown")
+                    ).mark("session-export-markdown")
+                    ui.menu_item(
+                        "Export as JSON", on_click=lambda i=info: self.export(i, "json")
+                    ).mark("session-export-json")
                     ui.menu_item("Delete…", on_click=lambda i=info: self.confirm_delete(i)).mark(
                         "session-delete"
                     )
+
+    async def export(self, info: Any, fmt: ExportFormat) -> None:
+        """Download the chat as a file: Markdown with its sources, or JSON with everything."""
+        exported = await self.chat.export(info.id, fmt)
+        with self.anchor:
+            if exported is None:
+                ui.notify("This chat is not here any more.", type="warning")
+                return
+            name, text = exported
+            ui.download.content(text.encode("utf-8"), name, MEDIA_TYPES[fmt])
 
     def rename(self, info: Any) -> None:
         with (

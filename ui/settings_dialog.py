@@ -9,6 +9,7 @@ from nicegui import ui
 
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.services.preferences import InvalidSetting, Preferences
+from app.services.reranking import Reranking
 
 LABELS = {
     "llm_api": "Model server",
@@ -20,6 +21,7 @@ LABELS = {
     "embed_backend": "Embedding backend",
     "top_k": "Passages per answer (top-k)",
     "rerank_candidates": "Rerank depth (passages the reranker reorders)",
+    "rerank_download": "Download the reranking model once",
     "suggestions": "Suggest follow-up questions",
     "docs": "Documents folder",
 }
@@ -96,6 +98,7 @@ def show_settings(
     token: str,
     base_url: str,
     embedding: EmbeddingModels | None = None,
+    reranking: Reranking | None = None,
 ) -> None:
     """Open the settings dialog; saving applies what can change live and says the rest."""
     fields: dict[str, Any] = {}
@@ -141,6 +144,11 @@ def show_settings(
             fields[name] = (element, value)
             if name == "llm_url":
                 ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
+            if name == "rerank_download" and reranking is not None:
+                # An optional feature that is off is said here, in a line, not as a warning.
+                ui.label(reranking.status()).classes("text-xs docent-muted").mark(
+                    "reranking-status"
+                )
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")

@@ -21,9 +21,11 @@ def timeline_options(nodes: list[dict[str, Any]]) -> dict[str, Any]:
         start += ms
     return {
         "animation": False,
-        "grid": {"left": 80, "right": 24, "top": 10, "bottom": 30},
+        # Room on the right for the last bar's "1234.5 ms", and axis numbers that give way
+        # instead of overlapping: the labels ran into each other and off the chart.
+        "grid": {"left": 8, "right": 72, "top": 10, "bottom": 8, "containLabel": True},
         "tooltip": {"trigger": "axis", "axisPointer": {"type": "shadow"}},
-        "xAxis": {"type": "value", "name": "ms", "nameLocation": "end"},
+        "xAxis": {"type": "value", "axisLabel": {"hideOverlap": True, "formatter": "{value} ms"}},
         "yAxis": {"type": "category", "data": names, "inverse": True},
         "series": [
             {

@@ -13,7 +13,8 @@ import sys
 from collections import defaultdict, deque
 from pathlib import Path
 
-from nicegui import ui
+from nicegui import background_tasks, ui
+from nicegui.elements.upload_files import FileUpload
 from nicegui.events import GenericEventArguments, UploadEventArguments
 
 from app.services.documents import DocumentError, DocumentService
@@ -40,7 +41,13 @@ class Uploads:
         self.uploader = ui.upload(multiple=True, auto_upload=True, on_upload=self._uploaded)
         self.uploader.classes("docent-uploader").mark("uploader")
         # A file chosen twice is refused by the uploader as a duplicate until it is reset.
-        self.uploader.on("finish", lambda: self.uploader.reset())
+        self.uploader.on("finish", self._finished)
+        self._adding = 0
+        """Uploaded files still being added to the folder."""
+        self._batch_done = False
+        """The uploader has sent every file of the batch."""
+        self._added: list[str] = []
+        self._refused: list[str] = []
         self.uploader.props(f'accept="{",".join(sorted(documents.supported_suffixes))}"')
         # Files the chooser or a drop refuses for their type would vanish without a word.
         self.uploader.on(
@@ -87,15 +94,62 @@ class Uploads:
         for name in event.args or []:
             refused = self.documents.refusal(str(name))
             if refused is not None:
-                ui.notify(refused, type="warning", multi_line=True)
+                self._refused.append(refused)
+        if not self._adding:  # nothing of the batch was taken: no "finish" will come
+            self._batch_done = True
+            self._summarise()
 
-    async def _uploaded(self, event: UploadEventArguments) -> None:
-        file = event.file
+    def _uploaded(self, event: UploadEventArguments) -> None:
+        # Counted at once, before the browser's "finish" can arrive: the summary waits for it.
+        self._adding += 1
+        background_tasks.create(self._add(event.file), name=f"add {event.file.name}")
+
+    async def _add(self, file: FileUpload) -> None:
         key = (file.name, file.size())
         folder = self._folders[key].popleft() if self._folders.get(key) else None
         try:
             await self.documents.add(file.name, file.iterate(), folder=folder)
         except DocumentError as error:  # BadFileName, UnsupportedType, FileTooLarge: all say why
-            ui.notify(f"{file.name}: {error}", type="warning", multi_line=True)
+            self._refused.append(
+                f"{file.name}: {error}" if file.name not in str(error) else str(error)
+            )
         else:
-            ui.notify(f"Added {file.name}; indexing it now.", type="positive")
+            self._added.append(file.name)
+        finally:
+            self._adding -= 1
+        self._summarise()
+
+    def _finished(self) -> None:
+        self.uploader.reset()
+        self._batch_done = True
+        self._summarise()
+
+    def _summarise(self) -> None:
+        """One toast for the whole batch, once every file of it is added or refused; at the
+        top of the window, clear of the message box."""
+        if not self._batch_done or self._adding:
+            return
+        added, refused = self._added, self._refused
+        self._added, self._refused, self._batch_done = [], [], False
+        if not added and not refused:
+            return
+        lines = []
+        if added:
+            what = added[0] if len(added) == 1 else f"{len(added)} files"
+            lines.append(f"Added {what}; indexing {'it' if len(added) == 1 else 'them'} now.")
+        if refused:
+            lines.append(
+                f"{len(refused)} not added:" if len(refused) > 1 or added else "Not added:"
+            )
+            lines += refused[:5] + ([f"…and {len(refused) - 5} more."] if len(refused) > 5 else [])
+        with self.uploader:  # a task of its own has no element to speak from
+            self._notify("\n".join(lines), bool(refused))
+
+    def _notify(self, text: str, refused: bool) -> None:
+        ui.notify(
+            text,
+            type="warning" if refused else "positive",
+            position="top",
+            multi_line=True,
+            classes="docent-upload-summary whitespace-pre-line",
+        )

@@ -186,6 +186,21 @@ def highlighted_html(
     )
 
 
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+TEMPLATE_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def without_template_markup(text: str) -> str:
+    """A Markdown file as its site would show it: no YAML front matter, no ``{% … %}`` or
+    ``{# … #}`` tags. Each is blanked, not cut, so that a passage's offsets still point at
+    its words (newlines stay, so the lines do too)."""
+
+    def blank(found: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", found.group(0))
+
+    return TEMPLATE_TAG.sub(blank, FRONT_MATTER.sub(blank, text))
+
+
 def _read(path: Path) -> str:
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         return handle.read(MAX_TEXT_CHARS)
@@ -250,6 +265,8 @@ async def open_document(
             except Exception as error:  # the file went away or can't be read
                 ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
             else:
+                if suffix in (".md", ".markdown"):
+                    text = without_template_markup(text)
                 _show_text(dialog, text, snippet, span, as_markdown=suffix in (".md", ".markdown"))
         elif isinstance(sheet, SheetPage):
             _show_text(dialog, sheet.text, snippet, span, as_markdown=False)

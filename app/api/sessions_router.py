@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Response
 
@@ -19,6 +20,7 @@ from app.api.schemas import (
 )
 from app.api.security import require_token
 from app.services.chat import SessionBusy
+from app.services.chat_export import MEDIA_TYPES, ExportFormat
 from app.services.sessions import SessionInfo
 
 router = APIRouter(
@@ -62,6 +64,28 @@ async def read_session(session_id: str, sessions: SessionsDep, chat: ChatDep) ->
     messages = await chat.messages(session_id)
     return SessionDetail(
         **_public(info).model_dump(), messages=[MessagePublic(**m) for m in messages]
+    )
+
+
+@router.get(
+    "/{session_id}/export",
+    response_class=Response,
+    responses={**NOT_FOUND, 200: {"content": {m: {} for m in MEDIA_TYPES.values()}}},
+)
+async def export_session(
+    session_id: str, chat: ChatDep, format: ExportFormat = "markdown"
+) -> Response:
+    """The chat as a file to keep: Markdown with each answer's sources, or JSON with
+    sources, traces, feedback and earlier versions."""
+    exported = await chat.export(session_id, format)
+    if exported is None:
+        raise _not_found(session_id)
+    name, text = exported
+    quoted = quote(name)
+    return Response(
+        text,
+        media_type=MEDIA_TYPES[format],
+        headers={"Content-Disposition": f"attachment; filename*=UTF-8''{quoted}"},
     )
 
 

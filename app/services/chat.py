@@ -14,6 +14,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langsmith import tracing_context
 
+from app.services.chat_export import ExportFormat, export_text, file_name
+from app.services.chat_record import (
+    Feedback,
+    earlier_versions,
+    message_dicts,
+    rated,
+    with_extra,
+)
 from app.services.sessions import SessionIndex
 from graph.context import TurnContext
 from graph.deps import GraphDeps
@@ -92,6 +100,11 @@ class Turn:
     """
 
     session_id: str
+    question: str = ""
+    """What is being answered: a window reopening the session mid-answer shows it, since
+    the question is checkpointed only with its answer."""
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    """The answers a Regenerate replaced, oldest first: kept on the new one."""
     _events: list[ClientEvent] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     finished: bool = False
@@ -179,7 +192,8 @@ class ChatService:
         return True
 
     async def regenerate(self, session_id: str, mode: Mode = "auto") -> Turn:
-        """Answer the session's last message again, replacing the answer it had."""
+        """Answer the session's last message again; the answers it had are kept as the new
+        answer's earlier ``versions``."""
         if session_id in self._running:
             raise SessionBusy(session_id)
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
@@ -188,13 +202,52 @@ class ChatService:
         if last < 0:
             raise EmptyMessage("This session has no message to answer again.")
         text = str(messages[last].content)
+        kept = [v for m in messages[last:] if isinstance(m, AIMessage) for v in earlier_versions(m)]
         drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
-        await self._graph.aupdate_state(config, {"messages": drop}, as_node="generator")
-        return self.start_turn(session_id, text, mode)
+        await self._graph.aupdate_state(config, {"messages": drop}, as_node="recorder")
+        return self.start_turn(session_id, text, mode, _versions=kept)
+
+    async def branch(
+        self, session_id: str, message_id: str, text: str, mode: Mode = "auto"
+    ) -> Turn:
+        """Send ``text`` in place of the session's message ``message_id``, in a new session
+        that holds the conversation up to that message; the original stays as it was."""
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
+        if at < 0 or not isinstance(messages[at], HumanMessage):
+            raise MessageRejected("That message is not in this chat any more.")
+        _check_text(text, self._max_chars)
+        new_id = uuid.uuid4().hex
+        info = self._sessions.get(session_id)
+        title = info.title if info is not None and at > 0 else text
+        await asyncio.to_thread(self._sessions.create, new_id, title)
+        if at > 0:
+            earlier = {"messages": list(messages[:at])}
+            await self._graph.aupdate_state(
+                {"configurable": {"thread_id": new_id}}, earlier, as_node="recorder"
+            )
+        return self.start_turn(new_id, text, mode)
+
+    async def rate(self, session_id: str, message_id: str, feedback: Feedback | None) -> bool:
+        """Keep a thumbs up or down (None: neither) in the answer's trace; False if there is
+        no such answer. It stays in the sessions store: Docent sends it nowhere."""
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        answer = next((m for m in messages if m.id == message_id), None)
+        if not isinstance(answer, AIMessage):
+            return False
+        update = {"messages": [rated(answer, feedback)]}
+        await self._graph.aupdate_state(config, update, as_node="recorder")
+        return True
 
     def diagram(self) -> str:
-        """The compiled graph as Mermaid source, for the window's help."""
-        return str(self._graph.get_graph().draw_mermaid())
+        """The compiled graph as Mermaid source, for the window's help; its start and end
+        read as what they are, not as LangGraph's ``__start__`` and ``__end__``."""
+        source = str(self._graph.get_graph().draw_mermaid())
+        return source.replace("<p>__start__</p>", "<p>Your message</p>").replace(
+            "<p>__end__</p>", "<p>The answer</p>"
+        )
 
     def start_turn(
         self,
@@ -205,6 +258,7 @@ class ChatService:
         history: Sequence[Message] | None = None,
         model: str | None = None,
         scope: Sequence[str] | None = None,
+        _versions: list[dict[str, Any]] | None = None,
     ) -> Turn:
         """Start answering ``text`` in the session (a new one when None) and return at once.
 
@@ -214,19 +268,14 @@ class ChatService:
         files, empty for the whole library) becomes the session's scope, which it keeps
         for later turns (None leaves it as it was).
         """
-        if not text.strip():
-            raise EmptyMessage("The message is empty.")
-        if len(text) > self._max_chars:
-            raise MessageTooLong(
-                f"The message is {len(text):,} characters long; the limit is {self._max_chars:,}."
-            )
+        _check_text(text, self._max_chars)
         llm = None
         if model is not None and self._llm_for_model is not None:
             llm = self._llm_for_model(model)
         sid = session_id or uuid.uuid4().hex
         if sid in self._running:
             raise SessionBusy(sid)
-        turn = Turn(sid)
+        turn = Turn(sid, question=text, versions=list(_versions or ()))
         self._running[sid] = turn
         # A new session's first message has nothing to be rewritten against: its search
         # may start on it now.
@@ -305,6 +354,8 @@ class ChatService:
                     sources = event.sources
                 turn.emit(event)
             state = (await graph.aget_state(config)).values
+            if turn.versions:
+                await self._keep_versions(config, state.get("messages", []), turn.versions)
             done = Done(
                 session_id=turn.session_id,
                 answer=state.get("answer", ""),
@@ -315,13 +366,15 @@ class ChatService:
                 coverage=state.get("coverage"),
             )
             await touched  # a session listed after `done` has its row
+            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)
             turn.emit(done)
             return done.answer
         except asyncio.CancelledError:
             if not turn.stopping:
                 raise  # shutting down: the checkpointer keeps what was saved
             answer = "".join(written)
-            await self._save_stopped(config, text, answer, sources)
+            await self._save_stopped(config, text, answer, sources, turn.versions)
+            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
             trace = {"route": None, "nodes": nodes}
             turn.emit(Done(turn.session_id, answer, sources, trace, stopped=True))
             return None
@@ -337,8 +390,21 @@ class ChatService:
             if not touched.done():  # the graph failed first: the row still gets written
                 await asyncio.wait([touched])
 
+    async def _keep_versions(
+        self, config: RunnableConfig, messages: list[AnyMessage], versions: list[dict[str, Any]]
+    ) -> None:
+        answer = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        if answer is not None:
+            update = {"messages": [with_extra(answer, versions=versions)]}
+            await self._graph.aupdate_state(config, update, as_node="recorder")
+
     async def _save_stopped(
-        self, config: RunnableConfig, text: str, answer: str, sources: list[Source]
+        self,
+        config: RunnableConfig,
+        text: str,
+        answer: str,
+        sources: list[Source],
+        versions: list[dict[str, Any]],
     ) -> None:
         """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
         partial answer, so the session shows what the user saw."""
@@ -351,7 +417,9 @@ class ChatService:
             isinstance(messages[-1], HumanMessage) and messages[-1].content == text
         ):
             new.append(HumanMessage(content=text))
-        extra = {"sources": sources, "stopped": True}
+        extra: dict[str, Any] = {"sources": sources, "stopped": True}
+        if versions:
+            extra["versions"] = versions
         new.append(AIMessage(content=answer, additional_kwargs=extra))
         update = {"messages": new, "answer": answer}
         await self._graph.aupdate_state(config, update, as_node="generator")
@@ -372,33 +440,21 @@ class ChatService:
         return list((await self._graph.aget_state(config)).values.get("scope") or [])
 
     async def messages(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's conversation as ``{"role", "content", "sources", "trace"}`` dicts
-        (``trace`` is None for the user's messages); a checked answer adds ``support``, one
-        that found nothing ``searched``."""
+        """The session's conversation as ``{"role", "id", "content", "sources", "trace"}``
+        dicts (``trace`` is None for the user's messages); a checked answer adds
+        ``support``, one that found nothing ``searched``, a regenerated one ``versions``
+        (the earlier answers), a rated one ``feedback``."""
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         state = await self._graph.aget_state(config)
-        out: list[dict[str, Any]] = []
-        for message in state.values.get("messages", []):
-            if isinstance(message, HumanMessage):
-                out.append(
-                    {"role": "user", "content": str(message.content), "sources": [], "trace": None}
-                )
-            elif isinstance(message, AIMessage):
-                extra = message.additional_kwargs
-                out.append(
-                    {
-                        "role": "assistant",
-                        "content": str(message.content),
-                        "sources": extra.get("sources", []),
-                        "trace": extra.get("trace"),
-                    }
-                )
-                if message.additional_kwargs.get("stopped"):
-                    out[-1]["stopped"] = True
-                for shown in ("support", "searched", "coverage"):
-                    if extra.get(shown) is not None:
-                        out[-1][shown] = extra[shown]
-        return out
+        return message_dicts(state.values.get("messages", []))
+
+    async def export(self, session_id: str, fmt: ExportFormat) -> tuple[str, str] | None:
+        """(file name, text) of the chat written out as ``fmt``; None if there is no such chat."""
+        info = self._sessions.get(session_id)
+        if info is None:
+            return None
+        messages = await self.messages(session_id)
+        return file_name(info, fmt), export_text(info, messages, fmt)
 
     async def delete_session(self, session_id: str) -> bool:
         """Forget the session: its row and its checkpointed conversation. False if unknown."""
@@ -429,6 +485,15 @@ def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
         elif message["role"] == "assistant":
             out.append(AIMessage(content=message["content"]))
     return out
+
+
+def _check_text(text: str, limit: int) -> None:
+    if not text.strip():
+        raise EmptyMessage("The message is empty.")
+    if len(text) > limit:
+        raise MessageTooLong(
+            f"The message is {len(text):,} characters long; the limit is {limit:,}."
+        )
 
 
 def _first_user_text(history: Sequence[Message] | None) -> str | None:

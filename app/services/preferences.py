@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
+from app.services.model_catalog import ModelCatalog, catalog, deduplicated
 from app.settings import Settings
-from models.protocols import ChatModel, PullProgress, PullsModels
+from models.llm import LLMError
+from models.protocols import ChatModel, DescribesModels, ModelInfo, PullProgress, PullsModels
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +39,55 @@ so fields other parts add (rerank depth, follow-ups) appear once they exist."""
 
 EMBEDDING_FIELDS = ("embed_backend", "embed_model", "embed_host")
 """Together they choose the embedding model; changing it rebuilds the index."""
+
+
+NAMES = {
+    "llm_api": "Model server",
+    "llm_url": "Model server URL",
+    "ollama_host": "Ollama host",
+    "embed_host": "Ollama host for embeddings",
+    "chat_model": "Chat model",
+    "embed_backend": "Embedding backend",
+    "embed_model": "Embedding model",
+    "top_k": "Top K",
+    "rerank_candidates": "Rerank depth",
+    "rerank_download": "Download the reranking model",
+    "suggestions": "Follow-up questions",
+    "docs": "Documents folder",
+}
+"""Each editable setting as a sentence names it."""
+
+
+def setting_name(field: str) -> str:
+    return NAMES.get(field) or field.replace("_", " ").capitalize()
+
+
+def sentence(error: Any) -> str:
+    """One of pydantic's errors as a sentence a person reads: "Top K must be at least 1"
+    rather than "Input should be greater than or equal to 1"."""
+    name = setting_name(str(error["loc"][0])) if error.get("loc") else "This setting"
+    ctx = error.get("ctx") or {}
+    kind = error.get("type", "")
+    if kind in ("greater_than_equal", "greater_than"):
+        bound = ctx.get("ge", ctx.get("gt"))
+        return (
+            f"{name} must be {'at least' if kind == 'greater_than_equal' else 'more than'} {bound}"
+        )
+    if kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        return f"{name} must be {'at most' if kind == 'less_than_equal' else 'less than'} {bound}"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{name} must be a whole number"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{name} must be on or off"
+    if kind == "literal_error":
+        return f"{name} must be one of {ctx.get('expected', 'the listed choices')}"
+    if kind in ("string_too_short", "missing"):
+        return f"{name} can't be empty"
+    if kind == "string_too_long":
+        return f"{name} must be at most {ctx.get('max_length')} characters"
+    message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
+    return f"{name}: {message[:1].lower() + message[1:]}".rstrip(".")
 
 
 class InvalidSetting(ValueError):
@@ -135,12 +186,29 @@ class Preferences:
         for name, value in values.items():
             setattr(self.settings, name, value)
 
+    def remembered(self, key: str) -> Any:
+        """A choice the window keeps that is not a setting (an offer answered); None if not."""
+        return self._saved().get("window", {}).get(key)
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep ``value`` for ``remembered``, beside the saved settings."""
+        window = dict(self._saved().get("window", {}))
+        window[key] = value
+        self._write({"window": window})
+
+    def _saved(self) -> dict[str, Any]:
+        try:
+            saved = json.loads(saved_path(self.settings).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return saved if isinstance(saved, dict) else {}
+
     def _checked(self, changes: dict[str, Any]) -> Settings:
         try:
             return type(self.settings)(**{**_explicit(self.settings), **changes})
         except ValidationError as error:
-            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
-            raise InvalidSetting(f"Not saved: {problems}.") from error
+            problems = ". ".join(sentence(e) for e in error.errors())
+            raise InvalidSetting(f"Not saved. {problems}.") from error
 
     def _write(self, values: dict[str, Any]) -> None:
         if not values:
@@ -182,8 +250,18 @@ class ChatModels:
 
     @property
     def installed(self) -> list[str]:
-        """As of the last health check."""
-        return self._health.report.models
+        """As of the last health check, each model once (``llama3.2`` = ``llama3.2:latest``)."""
+        return [m.name for m in deduplicated(ModelInfo(n) for n in self._health.report.models)]
+
+    async def catalog(self) -> ModelCatalog:
+        """The server's models, chat and embedding apart, with sizes where the server says
+        (Ollama does); else the names of the last health check."""
+        if isinstance(self._llm, DescribesModels):
+            try:
+                return catalog(await self._llm.describe_models())
+            except LLMError as error:
+                log.info("listing the models failed: %s", error)
+        return catalog(ModelInfo(n) for n in self._health.report.models)
 
     @property
     def can_pull(self) -> bool:
@@ -192,6 +270,10 @@ class ChatModels:
     def choose(self, name: str) -> None:
         """Answer with ``name`` from the next turn on, now and after a restart."""
         self._preferences.update({"chat_model": name})
+        # The setting may already name it (``llama3.2``, while a flag started Docent with
+        # another model): an unchanged setting applies nothing, so the model is told here.
+        if self._llm.model != name:
+            self._llm.use(name)
         self._health.poke()
 
     async def pull(self, name: str) -> AsyncIterator[PullProgress]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -34,6 +35,13 @@ def _short_title(text: str) -> str:
     return title or "New chat"
 
 
+def fts_query(text: str) -> str:
+    """``text`` as an FTS5 query: every word must occur, each as a prefix, quoted so that
+    FTS5's own syntax (AND, NEAR, a stray quote) is only ever read as words."""
+    words = re.findall(r"\w+", text)
+    return " ".join('"' + w + '"*' for w in words)
+
+
 class SessionIndex:
     """A small table in ``docent.db`` so the window and the API can list earlier sessions."""
 
@@ -45,6 +53,12 @@ class SessionIndex:
                 "CREATE TABLE IF NOT EXISTS sessions ("
                 " id TEXT PRIMARY KEY, title TEXT NOT NULL,"
                 " created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
+            )
+            # The words of every question and answer, so a search finds a chat by what
+            # was said in it; the conversation itself stays in the checkpointer.
+            self._db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS session_text USING fts5("
+                " session_id UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 2')"
             )
 
     def touch(self, session_id: str, first_message: str) -> None:
@@ -61,10 +75,39 @@ class SessionIndex:
         """Most recently used first."""
         return self._select("", ())
 
+    def create(self, session_id: str, title: str) -> None:
+        """A new session with ``title`` (a branch of another chat takes its title)."""
+        now = _now()
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO sessions (id, title, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?)",
+                (session_id, _short_title(title), now, now),
+            )
+
+    def add_text(self, session_id: str, *texts: str) -> None:
+        """Make ``texts`` (a question and its answer, one row so that a search's words may
+        come from either) findable by ``search``."""
+        body = "\n\n".join(t for t in texts if t.strip())
+        if not body:
+            return
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO session_text (session_id, body) VALUES (?, ?)", (session_id, body)
+            )
+
     def search(self, text: str) -> builtins.list[SessionInfo]:
-        """Sessions whose title contains ``text`` (any case), most recently used first."""
+        """Sessions whose title contains ``text`` (any case) or whose messages hold its
+        words (each word as a prefix, through FTS5), most recently used first."""
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        return self._select("WHERE title LIKE ? ESCAPE '\\'", (pattern,))
+        words = fts_query(text)
+        if not words:
+            return self._select("WHERE title LIKE ? ESCAPE '\\'", (pattern,))
+        return self._select(
+            "WHERE title LIKE ? ESCAPE '\\' OR id IN"
+            " (SELECT session_id FROM session_text WHERE session_text MATCH ?)",
+            (pattern, words),
+        )
 
     def get(self, session_id: str) -> SessionInfo | None:
         found = self._select("WHERE id = ?", (session_id,))
@@ -87,6 +130,7 @@ class SessionIndex:
         """Forget the session's row; True if there was one."""
         with self._lock, self._db:
             cursor = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            self._db.execute("DELETE FROM session_text WHERE session_id = ?", (session_id,))
         return cursor.rowcount > 0
 
     def _select(self, where: str, args: tuple[str, ...]) -> builtins.list[SessionInfo]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -20,7 +19,7 @@ from graph.context import TurnContext
 from graph.coverage import coverage_of
 from graph.events import Status, Token
 from graph.options import TurnOptions
-from graph.readable import readable
+from graph.readable import readable_markdown
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Source
 from models.llm import LLMError
@@ -34,12 +33,9 @@ def _page_label(page: int | None) -> str:
     return f", page {page}" if page is not None else ""
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]#<>|])")
-
-
-def _md_escape(text: str) -> str:
-    """Passages are shown as Markdown; their own * and _ must not turn into formatting."""
-    return _MARKDOWN.sub(r"\\\1", text)
+def _quoted(text: str) -> str:
+    """A passage as a Markdown quote: it renders as the file's Markdown does, set apart."""
+    return "\n".join("> " + line if line else ">" for line in text.splitlines())
 
 
 def _degraded(error: LLMError, sources: list[Source]) -> str:
@@ -50,7 +46,7 @@ def _degraded(error: LLMError, sources: list[Source]) -> str:
             n=s["n"],
             file=s["file"],
             page=_page_label(s["page"]),
-            snippet=_md_escape(readable(s["snippet"])),
+            snippet=_quoted(readable_markdown(s["snippet"])),
         )
         for s in sources
     )

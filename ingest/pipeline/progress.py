@@ -94,11 +94,17 @@ class LibraryProgress:
 
 @dataclass
 class _Tracker:
-    """Counts a batch of work: it starts when the library goes busy and ends when idle."""
+    """Counts a batch of work: it starts when the library goes busy and ends when idle.
 
-    files_total: int = 0
-    files_done: int = 0
-    failed: int = 0
+    Files are counted by path, each by its latest outcome. Counting events instead said
+    "3 of 7 files done · 2 failed" while the list held 6 files and 1 failure: a file queued
+    again (changed while it was indexed, or retried after an error) counted twice, its
+    first failure stayed counted after it was read, and a file that went away (an upload's
+    temporary file) counted as one more file done.
+    """
+
+    outcome: dict[str, str | None] = field(default_factory=dict)
+    """Each file of the batch: None while to do, else "ready" or "error"."""
     chunks_done: int = 0
     started: float = 0.0
     recent: deque[tuple[float, int, int]] = field(default_factory=lambda: deque(maxlen=64))
@@ -106,6 +112,18 @@ class _Tracker:
     """Each document of the OCR lane seen in this batch: (pages read, pages it has)."""
     scanned: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=32))
     """(time, pages read by OCR in all) as pages came in, for the rate."""
+
+    @property
+    def files_total(self) -> int:
+        return len(self.outcome)
+
+    @property
+    def files_done(self) -> int:
+        return sum(o is not None for o in self.outcome.values())
+
+    @property
+    def failed(self) -> int:
+        return sum(o == "error" for o in self.outcome.values())
 
 
 class EventBus:
@@ -181,9 +199,8 @@ class EventBus:
             if not self._pending:  # idle until now: a new batch starts
                 self._batch = batch = _Tracker(started=time.monotonic())
                 batch.recent.append((batch.started, 0, 0))
-            if event.path not in self._pending:
-                self._pending.add(event.path)
-                batch.files_total += 1
+            self._pending.add(event.path)
+            batch.outcome[event.path] = None  # queued again: to do again, still one file
         elif event.kind in ("started", "pages"):
             self._live[event.path] = DocumentProgress(
                 event.pages_done, event.pages_total, event.chunks
@@ -194,10 +211,14 @@ class EventBus:
             live = self._live.pop(event.path, None)
             if event.path in self._pending:
                 self._pending.discard(event.path)
-                batch.files_done += 1
-                batch.failed += event.kind == "error"
+                if event.kind == "removed":  # gone from the list: not a file of the batch
+                    batch.outcome.pop(event.path, None)
+                else:
+                    batch.outcome[event.path] = event.kind
                 batch.chunks_done += event.chunks if event.kind == "ready" else 0
                 batch.recent.append((time.monotonic(), batch.files_done, batch.chunks_done))
+            elif event.kind == "removed":
+                batch.outcome.pop(event.path, None)
             elif live is not None:
                 batch.chunks_done += event.chunks if event.kind == "ready" else 0
 

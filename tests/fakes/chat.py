@@ -55,6 +55,9 @@ class FakeChatModel:
         before the queue is used; returning None falls through to the queue. Lets a test
         answer by the kind of call (rewrite, suggestions) and keep the queue for answers,
         as ``FakeOllamaServer.responder`` does."""
+        self.midway_gate: asyncio.Event | None = None
+        """When set, a streamed reply yields its first piece, then waits for this event
+        before the rest (holds an answer mid-way, for as long as a test needs)."""
         self.json_gate: asyncio.Event | None = None
         """When set, ``complete_json`` calls whose schema has ``gated_property`` wait for
         this event before replying (e.g. hold the follow-up suggestions only)."""
@@ -100,6 +103,8 @@ class FakeChatModel:
         pieces = split_tokens(text)
         for index, piece in enumerate(pieces):
             await asyncio.sleep(self.token_delay if index else 0)
+            if index == 1 and self.midway_gate is not None:
+                await self.midway_gate.wait()
             yield piece
         if isinstance(reply, _Failure):
             raise reply.error

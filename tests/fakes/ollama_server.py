@@ -122,6 +122,9 @@ class FakeOllamaServer(ServedFake):
         """Default seconds between streamed tokens."""
         self.first_token_delay = first_token_delay
         """Default seconds before the first token (think: model loading)."""
+        self.stream_gate: threading.Event | None = None
+        """When set, a streamed reply sends its first token, then waits for this event
+        before the rest (holds an answer mid-way while a test reloads the page)."""
         self.embed_delay = 0.0
         """Seconds each ``/api/embed`` request takes (lets a test watch indexing go by)."""
         self.requests: list[tuple[str, Any]] = []
@@ -288,6 +291,8 @@ class _Handler(FakeHandler):
         for index, token in enumerate(tokens):
             if index:
                 time.sleep(delay)
+            if index == 1 and self.fake.stream_gate is not None:
+                self.fake.stream_gate.wait()
             chunk = {
                 "model": model,
                 "created_at": _now(),

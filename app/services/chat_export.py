@@ -1,0 +1,97 @@
+"""A chat written out to keep: Markdown with each answer's sources, or JSON with everything.
+
+The same lines serve Copy (one answer and its sources), the window's Export and
+``GET /api/sessions/{id}/export``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from app.services.sessions import SessionInfo
+
+ExportFormat = Literal["markdown", "json"]
+
+EXPORT_VERSION = 1
+"""Bumped when the JSON's shape changes, so a reader can tell which it has."""
+
+FEEDBACK = {"up": "👍 helpful", "down": "👎 not helpful"}
+
+
+def source_line(source: dict[str, Any]) -> str:
+    """``[2] report.pdf, p. 4 (reports/2024/report.pdf)``."""
+    where = str(source.get("file") or source.get("path") or "")
+    if source.get("page"):
+        where += f", p. {source['page']}"
+    path = source.get("path")
+    if path and path != source.get("file"):
+        where += f" ({path})"
+    return f"[{source.get('n', '?')}] {where}"
+
+
+def sources_markdown(sources: list[dict[str, Any]]) -> str:
+    """The sources as a Markdown list under a "Sources" line; empty when there are none."""
+    if not sources:
+        return ""
+    return "Sources:\n" + "\n".join(f"- {source_line(s)}" for s in sources)
+
+
+def answer_with_sources(text: str, sources: list[dict[str, Any]]) -> str:
+    """What Copy puts on the clipboard: the answer, then the sources it numbers."""
+    listed = sources_markdown(sources)
+    return f"{text.rstrip()}\n\n{listed}" if listed else text
+
+
+def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+    """The chat as a Markdown document: each question, its answer and the answer's sources."""
+    lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
+    for message in messages:
+        if message["role"] == "user":
+            lines += ["## Question", "", message["content"].rstrip(), ""]
+            continue
+        versions = message.get("versions") or []
+        for number, earlier in enumerate(versions, start=1):
+            lines += [f"### Earlier answer {number} of {len(versions) + 1}", ""]
+            lines += [answer_with_sources(earlier["content"], earlier.get("sources", [])), ""]
+        heading = "## Answer" + (
+            f" ({len(versions) + 1} of {len(versions) + 1})" if versions else ""
+        )
+        lines += [heading, "", answer_with_sources(message["content"], message["sources"]), ""]
+        if message.get("stopped"):
+            lines += ["*(stopped before the end)*", ""]
+        if message.get("feedback") in FEEDBACK:
+            lines += [f"Rated: {FEEDBACK[message['feedback']]}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+    """The chat with everything kept for each answer: sources, trace, feedback, versions."""
+    document = {
+        "docent_export": EXPORT_VERSION,
+        "session": {
+            "id": info.id,
+            "title": info.title,
+            "created_at": info.created_at,
+            "updated_at": info.updated_at,
+        },
+        "messages": messages,
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2, default=str)
+
+
+def export_text(info: SessionInfo, messages: list[dict[str, Any]], fmt: ExportFormat) -> str:
+    return export_markdown(info, messages) if fmt == "markdown" else export_json(info, messages)
+
+
+def file_name(info: SessionInfo, fmt: ExportFormat) -> str:
+    """A file name from the title: ``Where is the spare key.md``."""
+    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", info.title).strip(" .")[:80] or "chat"
+    return f"{stem}.{'md' if fmt == 'markdown' else 'json'}"
+
+
+MEDIA_TYPES: dict[ExportFormat, str] = {
+    "markdown": "text/markdown; charset=utf-8",
+    "json": "application/json",
+}

@@ -1,0 +1,85 @@
+"""A session's checkpointed messages as the window, the API and an export read them.
+
+An answer's message keeps, beside its text, what was shown with it (``sources``,
+``trace``, ``support``, ``searched``, ``coverage``, ``stopped``), the answers a Regenerate replaced
+(``versions``, oldest first) and the user's thumbs up or down (``trace["feedback"]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+
+Feedback = Literal["up", "down"]
+
+SHOWN = ("support", "searched", "coverage")
+"""Kept on an answer only when set."""
+
+
+def answer_dict(message: AIMessage) -> dict[str, Any]:
+    """One answer as ``{"role", "content", "sources", "trace", ...}``."""
+    extra = message.additional_kwargs
+    out: dict[str, Any] = {
+        "role": "assistant",
+        "id": message.id,
+        "content": str(message.content),
+        "sources": extra.get("sources", []),
+        "trace": extra.get("trace"),
+    }
+    if extra.get("stopped"):
+        out["stopped"] = True
+    for shown in SHOWN:
+        if extra.get(shown) is not None:
+            out[shown] = extra[shown]
+    feedback = (extra.get("trace") or {}).get("feedback")
+    if feedback is not None:
+        out["feedback"] = feedback
+    if extra.get("versions"):
+        out["versions"] = list(extra["versions"])
+    return out
+
+
+def message_dicts(messages: list[AnyMessage]) -> list[dict[str, Any]]:
+    """The conversation, oldest first; the user's messages have no sources or trace."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            out.append(
+                {
+                    "role": "user",
+                    "id": message.id,
+                    "content": str(message.content),
+                    "sources": [],
+                    "trace": None,
+                }
+            )
+        elif isinstance(message, AIMessage):
+            out.append(answer_dict(message))
+    return out
+
+
+def earlier_versions(message: AIMessage) -> list[dict[str, Any]]:
+    """What a Regenerate of ``message`` keeps: its own earlier versions, then itself."""
+    own = answer_dict(message)
+    kept = own.pop("versions", [])
+    own.pop("id", None)
+    own.pop("role", None)
+    return [*kept, own]
+
+
+def with_extra(message: AIMessage, **extra: Any) -> AIMessage:
+    """``message`` with ``extra`` added to what it keeps; the same id, so that saving it
+    replaces the message instead of adding one."""
+    kwargs = {**message.additional_kwargs, **extra}
+    return AIMessage(content=message.content, id=message.id, additional_kwargs=kwargs)
+
+
+def rated(message: AIMessage, feedback: Feedback | None) -> AIMessage:
+    """``message`` with the user's thumbs up or down (None takes it back) in its trace."""
+    trace = dict(message.additional_kwargs.get("trace") or {})
+    if feedback is None:
+        trace.pop("feedback", None)
+    else:
+        trace["feedback"] = feedback
+    return with_extra(message, trace=trace)
