@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from app.settings import Settings
+from ingest.index.context import VECTOR_TEXT_VERSION
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
 from models.protocols import Embedder
@@ -32,9 +33,12 @@ def embedder_from(spec: dict[str, str]) -> Embedder:
 
 
 def embedder_spec(embedder: Embedder, settings: Settings) -> str:
-    """What the registry remembers of the model the index answers with."""
+    """What the registry remembers of the model the index answers with, and of what its
+    vectors are made from (a spec without ``vector_text`` is of text-only vectors)."""
     spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
-    return json.dumps({**spec, "host": settings.embed_ollama_host})
+    return json.dumps(
+        {**spec, "host": settings.embed_ollama_host, "vector_text": VECTOR_TEXT_VERSION}
+    )
 
 
 def model_label(settings: Settings) -> str:
