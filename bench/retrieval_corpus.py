@@ -10,14 +10,14 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from ingest.index.context import VECTOR_TEXT_VERSION
-from ingest.index.keyword.index import CONTEXT_WEIGHT, KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.loaders import UnreadableFile, load
 from ingest.pipeline.chunker import chunk_pages
@@ -74,18 +74,15 @@ class RememberingEmbedder:
 @dataclass(frozen=True)
 class Variant:
     """Which ideas an index is built with: what vectors are made from (1: the chunk's text,
-    2: its title and heading path, then its text) and whether the keyword index has the
-    context field."""
+    2: its title and heading path, then its text). The keyword index is the same for all."""
 
     vector_text: int = VECTOR_TEXT_VERSION
-    keyword_context: bool = True
-    context_weight: float = CONTEXT_WEIGHT
 
 
 @dataclass
 class Indexed:
     """One folder's chunks and the indexes built over them, a store per kind of vector and
-    a keyword index with and without its context field, each cached on disk."""
+    one keyword index, each cached on disk."""
 
     name: str
     chunks: dict[str, list[Chunk]]
@@ -94,7 +91,7 @@ class Indexed:
     cache: Path = CACHE
     queries: RememberingEmbedder = field(init=False)
     _stores: dict[int, ChromaStore] = field(default_factory=dict)
-    _keywords: dict[bool, KeywordIndex] = field(default_factory=dict)
+    _keyword: KeywordIndex | None = None
 
     def __post_init__(self) -> None:
         self.queries = RememberingEmbedder(self.embedder)
@@ -106,7 +103,11 @@ class Indexed:
 
     @property
     def keyword(self) -> KeywordIndex:
-        return self.keywords(True)
+        """The keyword index, built from the chunks on first use (and kept in the cache)."""
+        if self._keyword is None:
+            self._keyword = KeywordIndex(self.cache / self.name / "keyword")
+            self._keyword.catch_up(_Chunks(self.chunks))
+        return self._keyword
 
     def vectors(self, vector_text: int) -> ChromaStore:
         """The store whose vectors are of ``vector_text``, embedded on first use."""
@@ -125,15 +126,6 @@ class Indexed:
             self._stores[vector_text] = store
         return self._stores[vector_text]
 
-    def keywords(self, context: bool) -> KeywordIndex:
-        """The keyword index with (or without) the context field."""
-        if context not in self._keywords:
-            folder = self.cache / self.name / ("keyword" if context else "keyword-no-context")
-            index = KeywordIndex(folder)
-            index.catch_up(_Chunks(self.chunks, context))
-            self._keywords[context] = index
-        return self._keywords[context]
-
     def retriever(
         self,
         fusion: str,
@@ -149,11 +141,9 @@ class Indexed:
         reranker = FlashRankReranker(self.cache / "no-reranker")
         settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
         fuse = FUSIONS[fusion]
-        keyword = self.keywords(variant.keyword_context)
-        keyword.context_weight = variant.context_weight  # one retriever in use at a time
         return Retriever(
             self.vectors(variant.vector_text),
-            keyword,
+            self.keyword,
             self.queries,
             reranker,
             self.library,
@@ -163,19 +153,16 @@ class Indexed:
 
 
 class _Chunks:
-    """The corpus as the keyword index's ``ChunkSource``; without context, the chunks are
-    given no title or headings, as the index was before it had the field."""
+    """The corpus as the keyword index's ``ChunkSource``."""
 
-    def __init__(self, chunks: dict[str, list[Chunk]], context: bool) -> None:
+    def __init__(self, chunks: dict[str, list[Chunk]]) -> None:
         self.chunks = chunks
-        self.context = context
 
     def document_ids(self) -> set[str]:
         return set(self.chunks)
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
-        chunks = self.chunks[doc_id]
-        return chunks if self.context else [replace(c, file="", heading="") for c in chunks]
+        return self.chunks[doc_id]
 
 
 def _slug(name: str) -> str:

@@ -1,5 +1,5 @@
-"""Chunks that know where they are: the embedder and the keyword index get each chunk's
-title and heading path, while the stored text and its offsets stay as they were."""
+"""Chunks that know where they are: the embedder gets each chunk's title and heading path,
+while the stored text and its offsets stay as they were."""
 
 from __future__ import annotations
 
@@ -84,20 +84,13 @@ async def test_the_embedder_reads_the_heading_path_and_the_store_keeps_the_text(
     )
 
 
-def test_the_keyword_index_finds_a_chunk_by_its_headings_but_weighs_text_more() -> None:
+def test_the_keyword_index_reads_the_text_alone() -> None:
+    # Headings as a keyword field lowered the handbook's R@1 at every weight measured
+    # (docs/retrieval.md): a chunk is found by its words, not by its place.
     index = KeywordIndex()
     under = make_chunk("leave.md", None, "You qualify after twelve months.", 0)
     index.replace_document("id-a", [replace(under, heading="Parental leave > Eligibility")])
     index.replace_document("id-b", [make_chunk("misc.md", None, "Eligibility rules for prizes.")])
-    index.replace_document("id-c", [make_chunk("other.md", None, "Nothing of note here.")])
 
-    hits = {h.doc_id: h for h in index.search("parental eligibility").top(5)}
-    # Only its headings name "parental": found, with no share of the question in its text.
-    assert set(hits) == {"id-a", "id-b"} and hits["id-a"].coverage < 0.5
-    text_only = index.search("eligibility").top(5)
-    # "eligibility" is in id-b's text and only in id-a's headings: the text ranks first.
-    assert [h.doc_id for h in text_only] == ["id-b", "id-a"]
-    assert text_only[0].coverage == 1.0 and text_only[1].coverage == 0.0
-
-    index.context_weight = 0.0  # the field off: headings alone find nothing
-    assert [h.doc_id for h in index.search("parental").top(5)] == []
+    assert [h.doc_id for h in index.search("parental eligibility").top(5)] == ["id-b"]
+    assert [h.doc_id for h in index.search("twelve months").top(5)] == ["id-a"]

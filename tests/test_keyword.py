@@ -134,7 +134,7 @@ def test_an_index_written_with_other_terms_is_rebuilt(tmp_path: Path) -> None:
     index = KeywordIndex(tmp_path / "kw")
     index.replace_document("id-a", doc("a.md", "what kayaks"))
     manifest = tmp_path / "kw" / "manifest.json"
-    manifest.write_text(manifest.read_text().replace('"version": 3', '"version": 2'))
+    manifest.write_text(manifest.read_text().replace('"version": 2', '"version": 1'))
     store = FakeDenseIndex()
     store.replace_document("id-a", doc("a.md", "what kayaks"))
     store.replace_document("id-b", doc("b.md", "which canoes"))

@@ -89,7 +89,9 @@ def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> Non
     assert client.get_collection(a.name).metadata == {"embedder": "model-a", "vector_text": 2}
 
     query = "apples and plums and figs"
-    doc_vec, query_vec = embedder.embed(["apples and pears", query])
+    # The stored vector is of the chunk behind its title ("x: apples and pears").
+    (embedded,) = a.embedding_texts(a.document_chunks("d1"))
+    doc_vec, query_vec = embedder.embed([embedded, query])
     cosine = sum(x * y for x, y in zip(doc_vec, query_vec, strict=True))
     (hit,) = a.search(query, k=1)
     assert hit.score == pytest.approx(cosine, abs=1e-4)  # l2 would give 2 * cosine - 1

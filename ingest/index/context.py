@@ -1,10 +1,12 @@
-"""Where a chunk sits: its document's title and heading path, as the indexes are given them.
+"""Where a chunk sits: its document's title and heading path, as the embedder is given them.
 
 A section-bounded chunk knows less about what its page is about than a long one did: a
 paragraph under "Eligibility" rarely says "parental leave". So the embedder reads each
-chunk behind its place ("Paid parental leave > Eligibility: …") and the keyword index
-keeps the same words as a separate, lighter field. The stored text, the citation offsets
-and the highlights never change: only what the embedder and the keyword index are given.
+chunk behind its place ("Paid parental leave > Eligibility: …"). The stored text, the
+citation offsets and the highlights never change: only what the embedder is given.
+
+The keyword index is not given the context: as a separate, lighter field it lowered the
+handbook paraphrases' R@1 at every weight measured (docs/retrieval.md).
 
 Everything here is derived from the chunk's own fields (file name and heading path), so
 a collection can be rebuilt from the chunks another one stores, without the files.

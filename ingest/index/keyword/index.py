@@ -11,12 +11,6 @@ write, merges included, replaces in one assignment when it is done. Writers take
 
 It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
 and may block; async callers use ``asyncio.to_thread``.
-
-Each chunk also has a context field: the terms of its title and heading path
-(``ingest.index.context``), kept as terms of their own (``CONTEXT_MARK`` + term), so they
-have their own document frequencies and weigh ``context_weight`` of a text match. They
-count toward a chunk's length like its text (a few terms in a few hundred), and never
-toward its coverage of the query, which says how much of the question the text holds.
 """
 
 from __future__ import annotations
@@ -32,7 +26,6 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ingest.index.context import context_of
 from ingest.index.keyword.scores import KeywordHit, KeywordScores
 from ingest.index.keyword.segments import (
     DocRows,
@@ -54,11 +47,6 @@ MAX_QUERY_CHARS = 4_000
 """A query's text beyond this is not read: no question needs more, and terms cost work."""
 MAX_QUERY_TERMS = 32
 """Distinct query terms scored at most, the rarest first."""
-CONTEXT_MARK = "#"
-"""Prefix of a context term; no term of a text begins with it (``terms`` keeps words)."""
-CONTEXT_WEIGHT = 0.5
-"""A query term found in a chunk's title or headings scores this share of one found in
-its text: the heading says what the chunk is about, the text whether it answers."""
 _COMPACT_DEAD_SHARE = 0.5
 _CATCH_UP_ROWS = 20_000
 """Rows per segment when catching up in bulk: large, yet bounded in memory."""
@@ -92,9 +80,8 @@ class KeywordIndex:
     name = "keyword"
     building = False
 
-    def __init__(self, folder: Path | None = None, context_weight: float = CONTEXT_WEIGHT) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder
-        self.context_weight = context_weight
         self._lock = threading.RLock()
         """Held by writers only; readers use ``_view``."""
         self._view = _View()
@@ -118,7 +105,9 @@ class KeywordIndex:
         """Make ``chunks`` the document's only chunks; readers see the old or the new set."""
         with self._lock:
             new_terms = len(self._terms)
-            doc = self._rows(doc_id, chunks)
+            doc = DocRows(
+                doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
+            )
             self._kill(doc_id)
             if chunks:
                 self._add(build_segment([doc], name=_new_name()))
@@ -173,21 +162,20 @@ class KeywordIndex:
         return unique, ids, idf
 
     def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
-        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given): its text's
-        BM25 plus ``context_weight`` times its context field's."""
+        """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
         view = self._view  # one read: what a concurrent write swaps in comes next time
-        words, ids, idf = self._query_terms(view, query)
+        _, ids, idf = self._query_terms(view, query)
         total_idf = float(idf.sum())
-        term_ids, term_idf = _known(ids, idf)
-        context_ids, context_idf = self._context_terms(view, words)
-        context_idf *= self.context_weight
+        known = ids >= 0
+        term_ids = ids[known].astype(np.int32)
+        term_idf = idf[known]
+        order = np.argsort(term_ids)
+        term_ids, term_idf = term_ids[order], term_idf[order]
         scores, matched = [], []
         for segment, live in zip(view.segments, view.lives, strict=True):
             if doc_ids is not None:
                 live = live & _rows_of(segment, doc_ids)
             score, match = segment.score(term_ids, term_idf, live)
-            if len(context_ids):
-                score += segment.score(context_ids, context_idf, live)[0]
             scores.append(score)
             matched.append(match)
         empty = np.zeros(0, dtype=np.float32)
@@ -198,17 +186,6 @@ class KeywordIndex:
             np.concatenate(matched) if matched else empty,
             total_idf,
         )
-
-    def _context_terms(
-        self, view: _View, words: list[str]
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-        """The context-field twins of the query's terms that ``view`` knows, with their idf."""
-        if self.context_weight <= 0:
-            return np.zeros(0, dtype=np.int32), np.zeros(0)
-        ids = np.asarray([self._vocab.get(CONTEXT_MARK + w, -1) for w in words], dtype=np.int64)
-        ids[ids >= len(view.df)] = -1
-        df = np.where(ids >= 0, view.df[np.clip(ids, 0, None)], 0)
-        return _known(ids, lucene_idf(df, max(1, view.rows)))
 
     def catch_up(self, source: ChunkSource) -> tuple[int, int]:
         """Agree with ``source``: add its documents this index lacks, drop those it has not.
@@ -227,7 +204,13 @@ class KeywordIndex:
             for doc_id in sorted(theirs - ours):
                 chunks = source.document_chunks(doc_id)
                 if chunks:
-                    batch.append(self._rows(doc_id, chunks))
+                    batch.append(
+                        DocRows(
+                            doc_id,
+                            [c.index for c in chunks],
+                            [self._ids(terms(c.text)) for c in chunks],
+                        )
+                    )
                 if sum(len(d.indexes) for d in batch) >= _CATCH_UP_ROWS:
                     self._add(build_segment(batch, name=_new_name()))
                     self._publish()  # searchable batch by batch
@@ -255,17 +238,6 @@ class KeywordIndex:
             self._persist(first_new_term)
 
     # -- internals (call with the lock held) -------------------------------------------
-
-    def _rows(self, doc_id: str, chunks: Sequence[Chunk]) -> DocRows:
-        """A document's rows: each chunk's text terms, then its context field's."""
-        tokens = []
-        contexts: dict[str, list[str]] = {}  # a section's chunks share one context
-        for chunk in chunks:
-            context = context_of(chunk)
-            if context not in contexts:
-                contexts[context] = [CONTEXT_MARK + t for t in terms(context)]
-            tokens.append(self._ids(terms(chunk.text) + contexts[context]))
-        return DocRows(doc_id, [c.index for c in chunks], tokens)
 
     def _ids(self, words: list[str]) -> IntArray:
         out = np.empty(len(words), dtype=np.int32)
@@ -360,16 +332,6 @@ class KeywordIndex:
             if any(segment is s for s in self._segments):
                 save_new_segment(self.folder, segment)
         save_manifest(self.folder, self._terms, first_new_term, self._segments)
-
-
-def _known(
-    ids: npt.NDArray[np.int64], idf: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-    """The known terms' ids and idf, sorted by id (as ``Segment.score`` reads them)."""
-    known = ids >= 0
-    term_ids, term_idf = ids[known].astype(np.int32), idf[known]
-    order = np.argsort(term_ids)
-    return term_ids[order], term_idf[order]
 
 
 def _rows_of(segment: Segment, doc_ids: Collection[str]) -> npt.NDArray[np.bool_]:

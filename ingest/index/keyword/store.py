@@ -18,9 +18,8 @@ log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
 TERMS = "terms.txt"
-VERSION = 3
-"""Bumped when terms change (2: the larger stop list; 3: each chunk's context field); an
-older index is rebuilt from the store's chunks."""
+VERSION = 2
+"""Bumped when terms change (2: the larger stop list); an older index is rebuilt."""
 
 
 def save_new_segment(folder: Path, segment: Segment) -> None:
