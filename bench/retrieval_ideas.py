@@ -77,9 +77,9 @@ def table(
 ) -> dict[str, dict[str, tuple[float, float, float, float]]]:
     """Print one row per idea: each set's R@1 R@5 R@10 MRR@10; returns the figures."""
     head = " | ".join(f"{name:^27s}" for name, *_ in sets)
-    print(f"\n{'':34s} {head}")
+    print(f"\n{'':36s} {head}")
     sub = " | ".join(f"{'R@1   R@5   R@10  MRR':^27s}" for _ in sets)
-    print(f"{'idea (' + fusion + ')':34s} {sub}")
+    print(f"{'idea (' + fusion + ')':36s} {sub}")
     out: dict[str, dict[str, tuple[float, float, float, float]]] = {}
     for idea in ideas:
         row = {}
@@ -87,7 +87,7 @@ def table(
             row[name] = figures(ranks_of(indexed, questions, rank_of, idea, fusion))
         out[idea.name] = row
         cells = " | ".join(" ".join(f"{v:.3f}" for v in row[name]).center(27) for name, *_ in sets)
-        print(f"{idea.name:34s} {cells}", flush=True)
+        print(f"{idea.name:36s} {cells}", flush=True)
     return out
 
 
