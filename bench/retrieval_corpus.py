@@ -1,30 +1,35 @@
 """Index a folder of the shared corpus the way Docent does, for the retrieval benchmarks.
 
 Chunks come from the project's chunker, vectors from its MiniLM embedder, keywords from
-its BM25 index; the indexes are cached under /tmp so a second run starts at once.
+its BM25 index; the indexes are cached under /tmp (``CACHE``) so a second run starts at once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.retrieval.floor import Floor
-from graph.retrieval.fusion import FUSIONS
+from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.loaders import UnreadableFile, load
 from ingest.pipeline.chunker import chunk_pages
 from ingest.types import Chunk, Page
 from models.embeddings import MiniLMEmbedder
+from models.protocols import Embedder
 from models.reranker import FlashRankReranker
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CACHE = Path("/tmp/retrieval-eval")
+CACHE = Path(os.environ.get("DOCENT_EVAL_CACHE", "/tmp/retrieval-eval"))
+"""Shared by the worktrees' runs: a branch whose chunks or vectors differ sets
+``DOCENT_EVAL_CACHE`` to a folder of its own, or it would read another branch's index."""
 
 
 class DictLibrary:
@@ -54,7 +59,7 @@ class RememberingEmbedder:
     """MiniLM remembering every text it embedded: each method searches the same questions,
     and each question is embedded once."""
 
-    def __init__(self, inner: MiniLMEmbedder) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self.name = inner.name
         self.known: dict[str, list[float]] = {}
@@ -66,70 +71,136 @@ class RememberingEmbedder:
         return [self.known[t] for t in texts]
 
 
+@dataclass(frozen=True)
+class Variant:
+    """Which ideas an index is built with: what vectors are made from (1: the chunk's text,
+    2: its title and heading path, then its text). The keyword index is the same for all."""
+
+    vector_text: int = VECTOR_TEXT_VERSION
+
+
 @dataclass
 class Indexed:
-    store: ChromaStore
-    keyword: KeywordIndex
+    """One folder's chunks and the indexes built over them, a store per kind of vector and
+    one keyword index, each cached on disk."""
+
+    name: str
+    chunks: dict[str, list[Chunk]]
     library: DictLibrary
-    embedder: MiniLMEmbedder
+    embedder: Embedder
+    cache: Path = CACHE
     queries: RememberingEmbedder = field(init=False)
+    _stores: dict[int, ChromaStore] = field(default_factory=dict)
+    _keyword: KeywordIndex | None = None
 
     def __post_init__(self) -> None:
         self.queries = RememberingEmbedder(self.embedder)
+        self.client = make_chroma_client(self.cache / self.name / _slug(self.embedder.name))
 
-    def retriever(self, fusion: str, *, floor: Floor | None = None, top_k: int = 10) -> Retriever:
+    @property
+    def store(self) -> ChromaStore:
+        return self.vectors(VECTOR_TEXT_VERSION)
+
+    @property
+    def keyword(self) -> KeywordIndex:
+        """The keyword index, built from the chunks on first use (and kept in the cache)."""
+        if self._keyword is None:
+            self._keyword = KeywordIndex(self.cache / self.name / "keyword")
+            self._keyword.catch_up(_Chunks(self.chunks))
+        return self._keyword
+
+    def vectors(self, vector_text: int) -> ChromaStore:
+        """The store whose vectors are of ``vector_text``, embedded on first use."""
+        if vector_text not in self._stores:
+            store = ChromaStore(self.client, self.embedder, vector_text=vector_text)
+            done = self.cache / self.name / f"complete-{store.name}"
+            if not (done.is_file() and store.count()):
+                started = time.perf_counter()
+                for doc_id, chunks in self.chunks.items():
+                    store.replace_document(doc_id, chunks)
+                done.write_text("")
+                print(
+                    f"embedded {self.name} ({store.name}): {store.count()} chunks"
+                    f" in {time.perf_counter() - started:.0f} s"
+                )
+            self._stores[vector_text] = store
+        return self._stores[vector_text]
+
+    def retriever(
+        self,
+        fusion: str,
+        variant: Variant | None = None,
+        *,
+        floor: Floor | None = None,
+        top_k: int = 10,
+        wrap: Callable[[Fusion], Fusion] | None = None,
+    ) -> Retriever:
+        """A retriever over the variant's indexes; ``wrap`` adds a step after fusion."""
+        variant = variant or Variant()
         # No model on disk and downloads off: the reranker stays out, as on a fresh machine.
-        reranker = FlashRankReranker(CACHE / "no-reranker")
+        reranker = FlashRankReranker(self.cache / "no-reranker")
         settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
+        fuse = FUSIONS[fusion]
         return Retriever(
-            self.store,
+            self.vectors(variant.vector_text),
             self.keyword,
             self.queries,
             reranker,
             self.library,
             settings,
-            FUSIONS[fusion],
+            wrap(fuse) if wrap is not None else fuse,
         )
+
+
+class _Chunks:
+    """The corpus as the keyword index's ``ChunkSource``."""
+
+    def __init__(self, chunks: dict[str, list[Chunk]]) -> None:
+        self.chunks = chunks
+
+    def document_ids(self) -> set[str]:
+        return set(self.chunks)
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        return self.chunks[doc_id]
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in name.lower())
 
 
 def doc_key(rel: str) -> str:
     return hashlib.sha1(rel.encode()).hexdigest()[:16]
 
 
-def index_folder(name: str, root: Path, pattern: str, *, raw: bool) -> Indexed:
-    """Index every file under ``root`` matching ``pattern`` (raw: the file text as one page).
-
-    Reuses the cache when it holds the folder (the keyword index is caught up from the
-    store if its version changed, which needs no embedding); files the loaders refuse
-    (empty pages) are left out, as the app would.
-    """
-    cache = CACHE / name
-    embedder = MiniLMEmbedder()
-    client = make_chroma_client(cache)
-    store = ChromaStore(client, embedder)
-    keyword = KeywordIndex(cache / "keyword")
-    files = {doc_key(p.relative_to(root).as_posix()): p for p in sorted(root.glob(pattern))}
+def index_folder(
+    name: str,
+    root: Path,
+    pattern: str,
+    *,
+    raw: bool,
+    embedder: Embedder | None = None,
+    cache: Path = CACHE,
+    only: Callable[[str], bool] | None = None,
+) -> Indexed:
+    """The chunks of every file under ``root`` matching ``pattern`` (raw: the file text as
+    one page), as the app cuts them; indexes are built in ``cache`` when first asked for.
+    ``only`` keeps the files whose relative path it accepts. Files the loaders refuse
+    (empty pages) are left out, as the app would."""
+    found = sorted(root.glob(pattern))
+    if only is not None:
+        found = [p for p in found if only(p.relative_to(root).as_posix())]
+    files = {doc_key(p.relative_to(root).as_posix()): p for p in found}
     paths = {doc_id: p.relative_to(root).as_posix() for doc_id, p in files.items()}
-    done = cache / "complete"
-    if store.count() and (done.is_file() or store.document_ids() == set(paths)):
-        keyword.catch_up(store)
-        return Indexed(store, keyword, DictLibrary(paths), embedder)
-    started = time.perf_counter()
+    chunks: dict[str, list[Chunk]] = {}
     for doc_id, path in files.items():
         rel = paths[doc_id]
         try:
             pages = [Page(None, path.read_text(encoding="utf-8"))] if raw else load(path)
         except UnreadableFile:
             continue
-        chunks = [
-            Chunk(doc_id, rel, path.name, p.page, i, p.start, p.end, p.text, "-")
+        chunks[doc_id] = [
+            Chunk(doc_id, rel, path.name, p.page, i, p.start, p.end, p.text, "-", p.heading)
             for i, p in enumerate(chunk_pages(pages, 1000, 150))
         ]
-        store.replace_document(doc_id, chunks)
-        keyword.replace_document(doc_id, chunks)
-    done.write_text("")
-    print(
-        f"indexed {name}: {len(files)} files, {store.count()} chunks "
-        f"in {time.perf_counter() - started:.0f} s"
-    )
-    return Indexed(store, keyword, DictLibrary(paths), embedder)
+    return Indexed(name, chunks, DictLibrary(paths), embedder or MiniLMEmbedder(), cache)

@@ -1,7 +1,8 @@
 """Retrieval quality: R@1, R@5, R@10 and MRR@10 of BM25, dense, RRF and Docent's fusion,
-then the relevance floor's precision and recall.
+then the relevance floor's precision and recall, then each retrieval idea on and off
+(``bench/retrieval_ideas.py``; ``--no-ideas`` leaves that table out).
 
-    uv run python bench/retrieval_eval.py [--sample 1300] [--methods bm25,dense,rrf,docent]
+    uv run python bench/retrieval_eval.py [--sample 1300] [--methods ...] [--no-ideas]
 
 SQuAD: a fixed sample of questions (seed 7); the first 300 are the tuning split, the
 rest (1,000 by default) is held out, used for no choice of constant, and reported against
@@ -170,6 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sample", type=int, default=1300)
     parser.add_argument("--methods", default="bm25,dense,rrf,docent")
+    parser.add_argument("--no-ideas", action="store_true", help="skip the ideas table")
     args = parser.parse_args()
     methods = args.methods.split(",")
     if "docent" not in methods:
@@ -221,6 +223,17 @@ def main() -> None:
         np.asarray(nothing),
         Floor().relevance,
     )
+    if not args.no_ideas:
+        from bench.retrieval_ideas import IDEAS, table  # it imports this module's helpers
+
+        table(
+            IDEAS,
+            [
+                ("SQuAD tuning", squad, sample[:cut], squad_rank),
+                ("SQuAD held-out", squad, sample[cut:], squad_rank),
+                ("handbook paraphrases", handbook, paraphrased, page_rank),
+            ],
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ malformed JSON every time (the router then searches): the truth lies between.
 
     uv run python bench/router_eval.py [--data-dir /tmp/conversation-routerbench]
 
+(A data dir indexed by an older Docent is re-embedded first; give a fresh one to compare
+branches.)
+
 Prints, for the rule tier alone (undecided → search, as before this router) and for the
 whole router: documents → rag, chat → chat, overall accuracy, and the share of turns that
 called the LLM; each also for the two halves of the set (even lines, odd lines), since
@@ -23,7 +26,7 @@ import json
 import statistics
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
 from graph.context import TurnContext  # noqa: E402
+from graph.deps import GraphDeps  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
 from graph.nodes.route import route  # noqa: E402
 from graph.nodes.rules import apply_rules, whole_document_rule  # noqa: E402
@@ -187,24 +191,11 @@ async def main() -> None:
 
         deps = container.deps
         default = deps.options
-        graph = _router_graph()
         runs = [(True, default), (False, default)]
         for index, (oracle, options) in enumerate(runs):
             llm.oracle = oracle
-            answers, asked, tiers, probes = [], [], [], []
-            with_options = replace(deps, options=options)
-            for row in rows:
-                llm.label = row["label"]
-                before = llm.calls
-                context = with_options.begin(row["text"])
-                try:
-                    out = await graph.ainvoke(state_for(row), context=context)
-                finally:
-                    context.search.close()
-                answers.append(out["route"])
-                asked.append(llm.calls > before)
-                tiers.append(out["routed_by"])
-                probes.append(out.get("probe_score"))
+            routed = await route_all(replace(deps, options=options), rows, llm)
+            answers, asked, tiers, probes = routed
             what = "oracle LLM tier" if oracle else "LLM tier always malformed (→ rag)"
             what += (
                 f", probe chat below {options.probe_chat_below:.2f}"
@@ -215,6 +206,12 @@ async def main() -> None:
             summarise(f"whole router, {what}", rows, answers, asked, cheap)
             counts = {t: tiers.count(t) for t in dict.fromkeys(tiers)}
             print("  decided by: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
+            cheap = cheap_tiers(rows, answers, tiers)
+            print(
+                f"  cheap tiers (all but the LLM): accuracy {cheap.accuracy:.3f} (≥0.97) on the"
+                f" {cheap.decided} messages they decide; LLM share {cheap.llm_share:.1%} (≤15%);"
+                f" chat sent to search by them: {cheap.chat_to_rag}"
+            )
             if oracle:
                 _probe_report(rows, probes)
             if index == 0:
@@ -227,6 +224,49 @@ async def main() -> None:
                         print(f"    miss [{tier} {score}] {row['label']}: {row['text']}")
     finally:
         await container.stop()
+
+
+@dataclass(frozen=True)
+class Cheap:
+    """How the tiers before the LLM did on the messages they decided."""
+
+    decided: int
+    accuracy: float
+    llm_share: float
+    chat_to_rag: int
+
+
+def cheap_tiers(rows: list[dict[str, Any]], answers: list[str], tiers: list[str]) -> Cheap:
+    decided = [i for i, tier in enumerate(tiers) if tier != "llm"]
+    right = sum(answers[i] == rows[i]["label"] for i in decided)
+    wrong_rag = sum(answers[i] == "rag" and rows[i]["label"] == "chat" for i in decided)
+    return Cheap(
+        len(decided),
+        right / max(len(decided), 1),
+        (len(rows) - len(decided)) / max(len(rows), 1),
+        wrong_rag,
+    )
+
+
+async def route_all(
+    deps: GraphDeps, rows: list[dict[str, Any]], llm: ScriptedRouterLLM
+) -> tuple[list[str], list[bool], list[str], list[float | None]]:
+    """Each row through the router node: (route, asked the LLM, tier, probe score)."""
+    graph = _router_graph()
+    answers, asked, tiers, probes = [], [], [], []
+    for row in rows:
+        llm.label = row["label"]
+        before = llm.calls
+        context = deps.begin(row["text"])
+        try:
+            out = await graph.ainvoke(state_for(row), context=context)
+        finally:
+            context.search.close()
+        answers.append(out["route"])
+        asked.append(llm.calls > before)
+        tiers.append(out["routed_by"])
+        probes.append(out.get("probe_score"))
+    return answers, asked, tiers, probes
 
 
 def _probe_report(rows: list[dict[str, Any]], probes: list[float | None]) -> None:

@@ -48,7 +48,8 @@ from ingest.keys import chunk_id, content_key  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"
-ROOT = Path("/tmp/retrieval-latency")
+ROOT = Path(os.environ.get("DOCENT_LATENCY_DIR", "/tmp/retrieval-latency"))
+"""Shared by the worktrees: a branch whose index differs sets ``DOCENT_LATENCY_DIR``."""
 VERSION = "3"  # texts in metadata, as the app writes them; older fills are redone
 PER_DOC = 50
 PORT = 8741

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+HEADING_SEPARATOR = " > "
+"""How a heading path is joined (``Chunk.heading``, cut by the chunker)."""
+
 
 class DocStatus(StrEnum):
     """Where a document is in the pipeline."""

@@ -202,7 +202,7 @@ async def test_scan_recovers_files_left_unfinished_and_missing_from_store(rig: R
     assert rig.status("a.txt") == rig.status("b.txt") == DocStatus.READY
     assert rig.store.document_ids() == {rig.key("a.txt"), b_key}
     # a.txt's chunks were all there: only b.txt's lost chunks are embedded again.
-    assert [t for call in rig.embedder.calls[calls:] for t in call] == ["lost from the store"]
+    assert [t for call in rig.embedder.calls[calls:] for t in call] == ["b: lost from the store"]
     assert (await rig.indexer.check()).differences() == []
 
 

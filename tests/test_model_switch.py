@@ -13,6 +13,7 @@ import pytest
 from app.container import Container
 from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
+from ingest.index.vectors import ChromaStore
 from ingest.pipeline.progress import IngestEvent
 from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder
@@ -293,3 +294,66 @@ async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_pat
         assert found.passages and found.passages[0].path == "n.md"
     finally:
         await app.stop()
+
+
+class HoldsContext(FakeEmbedder):
+    """A model whose vectors of chunks behind their context wait for ``go`` (the
+    re-embedding is under way); questions and plain texts pass."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(dim=32, name=name)
+        self.go = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if any(": " in text for text in texts):
+            self.go.wait(30)
+        return super().embed(texts)
+
+
+async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
+    tmp_path: Path,
+) -> None:
+    settings = Settings.model_validate({"data_dir": tmp_path / "data"})
+    settings.docs_dir.mkdir(parents=True)
+    for i in range(3):
+        (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
+    model = FakeEmbedder(dim=32, name="model-a")
+    first = Container(settings, llm=FakeChatModel(), embedder=model)
+    await first.indexer.index_all()
+    # Make it the library an older Docent left: vectors of the text alone, in the model's
+    # plain collection, and a registry that does not say what its vectors are made from.
+    old = ChromaStore(first.store.client, model, vector_text=1)
+    for key in first.store.document_ids():
+        chunks = first.store.document_chunks(key)
+        old.add_chunks(key, chunks, model.embed([c.text for c in chunks]))
+    first.store.drop()
+    spec = json.loads(first.registry.state("embedder") or "{}")
+    del spec["vector_text"]
+    first.registry.set_state("embedder", json.dumps(spec))
+    first.registry.close()
+    first.index_lock.release()
+
+    held = HoldsContext("model-a")
+    second = Container(settings, llm=FakeChatModel(), embedder=held)
+    await second.start(watch=False)
+    try:
+        assert second.switch is not None
+        # The text-only collection answers, alone, until every document has a new vector.
+        assert (second.store.name, second.store.vector_text) == ("docent-model-a", 1)
+        assert second.retriever.reader.dense is second.store
+        assert len(second.store.search("hedgehogs", k=5)) == 3
+
+        held.go.set()
+        await eventually(lambda: second.switch is None, what="the re-embedding")
+        assert (second.store.name, second.store.vector_text) == ("docent-model-a-ctx", 2)
+        assert second.retriever.reader.dense is second.store
+        assert len(second.store.search("hedgehogs", k=5)) == 3
+        embedded = [t for call in held.calls for t in call if "Hedgehogs" in t]
+        assert sorted(embedded) == [
+            f"n{i} > Note {i}: # Note {i}\n\nHedgehogs number {i}." for i in range(3)
+        ]
+        await eventually(lambda: collections(second) == {second.store.name}, what="the drop")
+        assert json.loads(second.registry.state("embedder") or "{}")["vector_text"] == 2
+    finally:
+        held.go.set()
+        await second.stop()

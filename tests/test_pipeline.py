@@ -105,7 +105,9 @@ async def test_identical_files_are_embedded_once_and_both_are_sources(rig: Rig) 
 
     await rig.indexer.index_all()
 
-    assert rig.embedded() == [text]
+    # Embedded once, behind the title of whichever copy was indexed first: both run at
+    # once, so either may be.
+    assert rig.embedded() in ([f"a: {text}"], [f"b: {text}"])
     assert rig.key("a.txt") == rig.key("copy/b.txt")
     hits = rig.store.search("capybaras rodents", k=5)
     assert len(hits) == 1 and hits[0].paths == ("a.txt", "copy/b.txt")

@@ -182,8 +182,29 @@ async def test_follow_up_after_chat_is_not_forced_to_search() -> None:
         ("write a summary of the attached report", False, "rag"),
         ("and who signed it?", True, "rag"),
         ("and who signed it?", False, None),
-        ("What is the capital of France?", False, None),
+        ("What is the capital of France?", False, "chat"),
+        ("Why is the sky blue?", False, None),
         ("How do I request leave?", False, None),
+        # A greeting in front: the rules judge what follows it.
+        ("Hi! What's 18% of 65?", False, "chat"),
+        ("thanks a lot! Now tell me a joke", False, "chat"),
+        ("Hello there, can you write me a short poem about rain?", False, "chat"),
+        ("Hi! How do I request leave?", False, None),
+        ("hey, what does the policy say about overtime?", False, "rag"),
+        # Writing on text given after a colon is not about a document.
+        ("Improve this paragraph: we was late because the bus were slow", False, "chat"),
+        ("Summarize this paragraph of the report", False, "rag"),
+        ("Make this sound more polite: send it now", False, "chat"),
+        ("Is it 'affect' or 'effect' in my sentence?", False, "chat"),
+        # Arithmetic and general knowledge no document answers.
+        ("How many seconds are in a day?", False, "chat"),
+        ("what is half of 350", False, "chat"),
+        ("Is 97 a prime number?", False, "chat"),
+        ("Who discovered penicillin?", False, "chat"),
+        ("Give me a synonym for happy", False, "chat"),
+        ("How many hours of leave do I earn each pay period?", False, None),
+        ("How many days a week can I telework?", False, None),
+        ("Who approves travel requests?", False, None),
     ],
 )
 def test_rules(text: str, after_search: bool, route: str | None) -> None:

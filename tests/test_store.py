@@ -73,7 +73,10 @@ def test_unreachable_server_is_a_typed_error() -> None:
     ],
 )
 def test_collection_names_follow_chroma_rules(name: str, expected: str) -> None:
-    assert collection_name(name) == expected
+    assert collection_name(name, vector_text=1) == expected
+    # Vectors made with the chunk's context live in a collection of their own.
+    assert collection_name(name) == expected + "-ctx"
+    assert collection_name("x" * 600).endswith("-ctx") and len(collection_name("x" * 600)) == 512
 
 
 def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> None:
@@ -83,10 +86,12 @@ def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> Non
     a.replace_document("d1", _chunks("d1", "x.txt", [(None, "apples and pears")]))
 
     assert (a.count(), b.count()) == (1, 0)
-    assert client.get_collection(a.name).metadata == {"embedder": "model-a"}
+    assert client.get_collection(a.name).metadata == {"embedder": "model-a", "vector_text": 2}
 
     query = "apples and plums and figs"
-    doc_vec, query_vec = embedder.embed(["apples and pears", query])
+    # The stored vector is of the chunk behind its title ("x: apples and pears").
+    (embedded,) = a.embedding_texts(a.document_chunks("d1"))
+    doc_vec, query_vec = embedder.embed([embedded, query])
     cosine = sum(x * y for x, y in zip(doc_vec, query_vec, strict=True))
     (hit,) = a.search(query, k=1)
     assert hit.score == pytest.approx(cosine, abs=1e-4)  # l2 would give 2 * cosine - 1

@@ -56,8 +56,10 @@ async def app(tmp_path: Path) -> AsyncIterator[Container]:
 
     model = FakeChatModel(token_delay=0.01)
     model.responder = side_calls
+    # 256 dimensions: at 64, "garden" and "spare" share a bucket of the hashed words, and
+    # garden.md, embedded behind its heading ("Garden: # Garden…"), outranked the notes.
     built = Container(
-        settings, llm=model, embedder=FakeEmbedder(name="model-a"), embedder_factory=load
+        settings, llm=model, embedder=FakeEmbedder(dim=256, name="model-a"), embedder_factory=load
     )
     await built.start(watch=False)
     await eventually(lambda: len(built.ready_paths()) == 2, what="the notes indexed")

@@ -1,8 +1,13 @@
-"""The index's collections: one per embedding model, and which of them answers.
+"""The index's collections: one per embedding model and kind of vector, and which answers.
 
 Opened once at start: the configured model's collection answers, unless the index was
 built with another model, whose collection then keeps answering while the new one is
 built (a switch left unfinished resumes). ``EmbeddingModels`` takes them over from there.
+
+A library indexed before chunks were embedded with their title and heading path
+(``ingest.index.context``) is rebuilt the same way, in the background, from the chunks its
+collection holds: the old vectors answer until every document has a new one, so a search
+never compares vectors of the two kinds.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from chromadb.api import ClientAPI
 
 from app.services.embedders import embedder_from, embedder_spec
 from app.settings import Settings
+from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, collection_name
@@ -55,21 +61,23 @@ def open_collections(
     store = ChromaStore(client, embedder, lookup=registry)
     found = Collections(settings, client, registry, events, embedder, store, [store], None)
     active = registry.state("embedder")
-    if active is None or json.loads(active)["name"] == embedder.name:
+    spec = json.loads(active) if active is not None else {"name": embedder.name}
+    same_model = spec["name"] == embedder.name
+    old_text = int(spec.get("vector_text", 1 if active is not None else VECTOR_TEXT_VERSION))
+    if same_model and old_text == VECTOR_TEXT_VERSION:
         registry.set_state("embedder", embedder_spec(embedder, settings))
         return found
-    spec = json.loads(active)
     names = {c.name for c in client.list_collections()}
-    old_name = collection_name(spec["name"])
+    old_name = collection_name(spec["name"], old_text)
     try:
         if old_name not in names:
             raise EmbedderUnavailable(f"no collection {old_name}")
-        old_embedder = previous or embedder_from(spec)
+        old_embedder = embedder if same_model else previous or embedder_from(spec)
     except Exception as exc:  # the old model is gone: rebuild from the files instead
         log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
         registry.set_state("embedder", embedder_spec(embedder, settings))
         return found
-    old = ChromaStore(client, old_embedder, lookup=registry, name=old_name)
+    old = ChromaStore(client, old_embedder, lookup=registry, name=old_name, vector_text=old_text)
     store.building = True
     found.store, found.indexes[:] = old, [old, store]  # the old one answers until the swap
     found.switch = ModelSwitch(registry, old, store, events)

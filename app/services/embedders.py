@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from app.settings import Settings
+from ingest.index.context import VECTOR_TEXT_VERSION
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
 from models.openai_embedder import OpenAIEmbedder
@@ -39,10 +40,11 @@ def embedder_from(spec: dict[str, str]) -> Embedder:
 
 
 def embedder_spec(embedder: Embedder, settings: Settings) -> str:
-    """What the registry remembers of the model the index answers with."""
+    """What the registry remembers of the model the index answers with, and of what its
+    vectors are made from (a spec without ``vector_text`` is of text-only vectors)."""
     spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
     host = settings.embed_url if settings.embed_backend == "openai" else settings.embed_ollama_host
-    return json.dumps({**spec, "host": host})
+    return json.dumps({**spec, "host": host, "vector_text": VECTOR_TEXT_VERSION})
 
 
 def model_label(settings: Settings) -> str:

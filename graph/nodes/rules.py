@@ -43,6 +43,21 @@ SMALL_TALK = _rule(
     r"everyone|all|then|for (?:that|this|the help|your help)))*)\W*$",
 )
 
+_GREETING = (
+    r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
+    r"good (?:morning|afternoon|evening|day)|thanks?|thank you|thx|ty|cheers|"
+    r"ok(?:ay)?|cool|great|nice|awesome|perfect|got it|sure|alright|all right)"
+)
+GREETING_FIRST = re.compile(
+    r"^\W*" + _GREETING + r"(?:[\s,]+(?:there|again|so much|a lot|very much|docent|friend|"
+    r"buddy|mate|everyone|all|cool|great))*\s*[!,.:;\u2014-]+\s*"
+    r"(?:(?:also|now|and|so|then|next|quick question|one more(?: thing| question)?|"
+    r"another (?:one|question))\b[\s,:;!.\u2014-]*)*",
+    re.IGNORECASE,
+)
+"""A greeting or thanks before the message proper ("Hi! What's 18% of 65?"): the rules
+judge what follows it, so a greeting never hides a question's kind."""
+
 ABOUT_ME = _rule(
     "about the assistant",
     "chat",
@@ -122,13 +137,40 @@ WRITING = _rule(
     r"^\W*(?:(?:please|pls|can you|could you|would you|will you|help me|i need you to|"
     r"i want you to|let'?s)\s+)*(?:write|draft|compose|pen|create|generate|make up|"
     r"come up with|brainstorm|invent|suggest|give me|tell me|rewrite|rephrase|paraphrase|"
-    r"reword|proofread|polish|shorten|expand|fix|correct|improve|edit)\s+"
+    r"reword|word|phrase|proofread|polish|shorten|expand|fix|correct|improve|edit|check)\s+"
     r"(?:me\s+|us\s+)?(?:a|an|some|\d+|ten|five|three|few|the grammar|this|my|another)?\s*"
-    r"(?:\w+[\s-]){0,3}?(?:poems?|story|stories|emails?|e-mails?|letters?|haikus?|jokes?|"
+    r"(?:\w+[\s-]){0,5}?(?:poems?|story|stories|emails?|e-mails?|letters?|haikus?|jokes?|"
     r"songs?|lyrics|limericks?|essays?|tweets?|posts?|slogans?|toasts?|speech|names?|"
     r"ideas?|titles?|captions?|messages?|notes?|invitations?|recipes?|riddles?|puns?|"
     r"taglines?|bio|cover letter|sentences?|paragraph|text|fact|quotes?|headlines?|"
-    r"grammar|spelling|code|function|script|program|query|regex|rhymes?|dialogue)\b",
+    r"grammar|spelling|code|function|script|program|query|regex|rhymes?|dialogue|"
+    r"reminders?|repl(?:y|ies)|responses?|greetings?|wishes|apology)\b|"
+    r"\bmake (?:this|that|it|my) (?:\w+ )?(?:sound|more|less|shorter|longer|funnier|"
+    r"clearer|friendlier|better)\b|\bsubject line\b|"
+    r"\b(?:grammar|spelling|punctuation|grammatically)\b|"
+    r"['\"\u2018\u201c]\w+['\"\u2019\u201d] or ['\"\u2018\u201c]\w+['\"\u2019\u201d]",
+)
+
+INLINE_WRITING = _rule(
+    "writing task on given text",
+    "chat",
+    r"^\W*(?:(?:please|pls|can you|could you|would you|help me)\s+)*(?:rephrase|rewrite|"
+    r"reword|proofread|polish|shorten|improve|edit|fix|correct|check|make)\b[^:\n]{0,60}:\s*\S",
+)
+"""A writing task whose text follows a colon ("Improve this paragraph: we was late…"):
+"this paragraph" is the text given, not a document to search."""
+
+GENERAL = _rule(
+    "general knowledge",
+    "chat",
+    r"\bcapital (?:city )?of\b|\bpopulation of\b|"
+    r"\bwho (?:wrote|invented|discovered|painted|composed|directed|sang|won)\b|"
+    r"\bwho is the author of\b|\bfun facts?\b|\blike i'?m (?:five|5|a child|a kid)\b|"
+    r"\brhymes? with\b|\b(?:synonyms?|antonyms?)\b|"
+    r"\b(?:what does|meaning of|define) the word\b|"
+    r"\brecommend (?:me )?(?:a|an|some|any|good) (?:\w+ )?(?:books?|novels?|movies?|films?|"
+    r"podcasts?|songs?|albums?|shows?|series|games?|restaurants?|recipes?)\b|"
+    r"\b(?:tell|give) me (?:a|another) joke\b",
 )
 
 TRANSLATE = _rule(
@@ -146,6 +188,14 @@ ARITHMETIC = _rule(
     r"^\W*(?:what(?:'s| is)|how much is|calculate|compute|solve)\s+[\d(.-][\d\s.,()]*"
     r"(?:[+\-*/x×÷^%]|times|plus|minus|divided|squared|cubed|to the power)|"
     r"\b(?:square root|percent of|\d+\s*% of|times \d|plus \d|minus \d|divided by)\b|"
+    r"\b(?:half|a third|a quarter|double|twice|triple) of \$?\d|"
+    r"\b(?:average|mean|median|sum|product) of \d|\b\d+(?:\.\d+)? (?:squared|cubed)\b|"
+    r"\bis \d+ (?:a )?(?:prime|even|odd|divisible)\b|^\W*round \d|"
+    r"\bsplit (?:a |the )?\$?\d[\w\s$]*\bbetween \d|"
+    r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years|ounces|pounds|grams|"
+    r"kilograms|teaspoons|tablespoons|cups|pints|quarts|gallons|liters|litres|inches|feet|"
+    r"yards|miles|meters|metres|centimeters|millimeters)\b(?: are| is)? (?:in|is) "
+    r"(?:a|an|one|\d)|"
     r"\bconvert \d|\b\d+(?:\.\d+)? ?(?:km|miles|kg|lbs?|°?[cf]|celsius|fahrenheit|"
     r"inches|cm|feet|meters|usd|eur|dollars|euros) (?:to|in|into) \w+",
 )
@@ -242,6 +292,7 @@ def whole_document_rule(question: str, mentioned: int) -> Rule | None:
 _ORDER = (
     SMALL_TALK,
     ABOUT_ME,
+    INLINE_WRITING,
     FIND,
     DOCUMENTS,
     READING,
@@ -249,6 +300,7 @@ _ORDER = (
     TRANSLATE,
     ARITHMETIC,
     PROGRAMMING,
+    GENERAL,
 )
 
 
@@ -258,11 +310,16 @@ def apply_rules(question: str, *, after_search: bool) -> Rule | None:
     Small talk wins over everything; then a question about the set of documents (which
     of them, how many, list all) finds; then a message that names the documents or asks
     what a text says searches, even if it also asks for writing ("summarize the report as a
-    poem"); then writing, translation, arithmetic and programming chat. ``after_search``
-    says the previous turn searched: a short follow-up then searches again.
+    poem"); then writing, translation, arithmetic, programming and general knowledge chat.
+    A greeting before a message is small talk only if nothing follows it: the rules after
+    small talk judge what does. ``after_search`` says the previous turn searched: a short
+    follow-up then searches again.
     """
     text = question.strip()
-    for rule in _ORDER:
+    if SMALL_TALK.pattern.search(text):
+        return SMALL_TALK
+    text = GREETING_FIRST.sub("", text, count=1) or text
+    for rule in _ORDER[1:]:
         if rule.pattern.search(text):
             return rule
     if after_search and len(text.split()) <= FOLLOW_UP_WORDS and FOLLOW_UP.pattern.search(text):

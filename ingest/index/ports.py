@@ -55,6 +55,13 @@ class VectorIndex(ChunkIndex, Protocol):
 
     embedder: Embedder
     """The model its vectors come from (two collections, two models, during a switch)."""
+    vector_text: int
+    """What its vectors are made from (``ingest.index.context.VECTOR_TEXT_VERSION``):
+    chunks embedded once serve every index of the same model and version."""
+
+    def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
+        """The texts its embedder is given for ``chunks`` (their context, then the text)."""
+        ...
 
     def add_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]

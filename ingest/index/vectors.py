@@ -1,4 +1,10 @@
-"""The Chroma store: one collection of chunks per embedding model.
+"""The Chroma store: one collection of chunks per embedding model and kind of vector.
+
+A chunk's vector is made from its text behind its title and heading path
+(``ingest.index.context``, vector text version 2); collections written before that
+(version 1) hold vectors of the text alone. The two kinds are never mixed in one
+collection: a version-2 collection has a name of its own, and a library indexed before
+is re-embedded into it in the background while the old one answers (``ModelSwitch``).
 
 We always pass embeddings ourselves: collections are created without an embedding
 function, so chromadb never loads (or downloads) its default ONNX model. All methods are
@@ -20,6 +26,7 @@ from urllib.parse import urlsplit
 import chromadb
 from chromadb.api import ClientAPI
 
+from ingest.index.context import VECTOR_TEXT_VERSION, text_for_vector
 from ingest.index.group_commit import GroupCommit
 from ingest.keys import chunk_id
 from ingest.types import Chunk, Hit
@@ -88,8 +95,9 @@ def make_chroma_client(data_dir: Path, url: str | None = None) -> ClientAPI:
         ) from exc
 
 
-def collection_name(embedder_name: str) -> str:
-    """A Chroma collection name for an embedding model, e.g. ``docent-all-minilm-l6-v2``.
+def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) -> str:
+    """A Chroma collection name for an embedding model and kind of vector, e.g.
+    ``docent-all-minilm-l6-v2-ctx`` (``docent-all-minilm-l6-v2`` for text-only vectors).
 
     Chroma allows 3-512 characters from [a-zA-Z0-9._-], alphanumeric at both ends and
     no "..": everything else becomes "-".
@@ -97,7 +105,8 @@ def collection_name(embedder_name: str) -> str:
     slug = re.sub(r"[^a-z0-9._-]+", "-", embedder_name.lower())
     slug = re.sub(r"\.{2,}", ".", slug)
     slug = re.sub(r"-{2,}", "-", slug).strip("._-")
-    return f"docent-{slug or 'default'}"[:512].rstrip("._-")
+    suffix = {1: "", 2: "-ctx"}.get(vector_text, f"-ctx{vector_text}")
+    return f"docent-{slug or 'default'}"[: 512 - len(suffix)].rstrip("._-") + suffix
 
 
 def _metadata(chunk: Chunk) -> dict[str, str | int | float]:
@@ -194,15 +203,18 @@ class ChromaStore:
         *,
         lookup: KeyLookup | None = None,
         name: str | None = None,
+        vector_text: int = VECTOR_TEXT_VERSION,
     ) -> None:
         self.client = client
         self.embedder = embedder
         self.lookup = lookup
-        self.name = name or collection_name(embedder.name)
+        self.vector_text = vector_text
+        """What its vectors are made from (``ingest.index.context.VECTOR_TEXT_VERSION``)."""
+        self.name = name or collection_name(embedder.name, vector_text)
         self._collection = client.get_or_create_collection(
             name=self.name,
             configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": embedder.name},
+            metadata={"embedder": embedder.name, "vector_text": vector_text},
             embedding_function=None,
         )
         # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
@@ -219,11 +231,15 @@ class ChromaStore:
         """
         vectors: list[list[float]] = []
         for batch in _batches(chunks, EMBED_BATCH):
-            vectors.extend(self.embedder.embed([chunk.text for chunk in batch]))
+            vectors.extend(self.embedder.embed(self.embedding_texts(batch)))
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         self.delete_document(doc_id)
         self.add_chunks(doc_id, chunks, vectors)
+
+    def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
+        """What the embedder reads for these chunks, in this collection's kind of vector."""
+        return [text_for_vector(chunk, self.vector_text) for chunk in chunks]
 
     def add_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]

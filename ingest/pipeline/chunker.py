@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ingest.types import Page
+from ingest.types import HEADING_SEPARATOR, Page
 
 # Where a chunk may end, best first. Each pattern's match end is the cut point.
 _PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
@@ -24,7 +24,6 @@ _BREAKS = (_PARAGRAPH, _SENTENCE, _LINE, _SPACE)
 
 _MIN_FILL = 0.5
 """A chunk is cut at a boundary only if it keeps at least this share of ``size``."""
-HEADING_SEPARATOR = " > "
 
 
 @dataclass(frozen=True)

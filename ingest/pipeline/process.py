@@ -283,21 +283,22 @@ class Pipeline:
     ) -> int:
         """Embed what each vector index lacks, once per embedder, and write each its share.
 
-        Indexes normally share one embedder; while the embedding model changes, the old
-        and the new collection each get vectors from their own model.
+        Indexes normally share one embedder; while the embedding model (or the kind of
+        vector) changes, the old and the new collection each get their own vectors.
         """
-        computed: dict[int, dict[int, Sequence[float]]] = {}
+        computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
         embedded = 0
         for index, have in zip(indexes, held, strict=True):
             missing = [c for c in chunks if c.index not in have]
             if not missing:
                 continue
             embedder = index.embedder
-            cache = computed.setdefault(id(embedder), {})
+            cache = computed.setdefault((id(embedder), index.vector_text), {})
             needed = [c for c in missing if c.index not in cache]
             if needed:
                 started = time.perf_counter()
-                vectors = (self.batcher(embedder) or embedder).embed([c.text for c in needed])
+                texts = index.embedding_texts(needed)
+                vectors = (self.batcher(embedder) or embedder).embed(texts)
                 self.timings["embed"] += time.perf_counter() - started
                 cache.update(zip((c.index for c in needed), vectors, strict=True))
                 embedded += len(needed)

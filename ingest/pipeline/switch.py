@@ -1,4 +1,5 @@
-"""Changing the embedding model: build the new collection while the old one answers.
+"""Changing the embedding model (or what vectors are made from): build the new
+collection while the old one answers.
 
 The chunks are in the old collection already, so nothing is loaded or chunked again:
 each ready content's chunks are read back, embedded with the new model and written to
@@ -95,5 +96,5 @@ class ModelSwitch:
         for chunks in self.old.chunks_of(key, _BATCH):
             missing = [c for c in chunks if c.index not in have]
             if missing:
-                vectors = self.new.embedder.embed([c.text for c in missing])
+                vectors = self.new.embedder.embed(self.new.embedding_texts(missing))
                 self.new.add_chunks(key, missing, vectors)

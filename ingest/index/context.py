@@ -1,0 +1,59 @@
+"""Where a chunk sits: its document's title and heading path, as the embedder is given them.
+
+A section-bounded chunk knows less about what its page is about than a long one did: a
+paragraph under "Eligibility" rarely says "parental leave". So the embedder reads each
+chunk behind its place ("Paid parental leave > Eligibility: …"). The stored text, the
+citation offsets and the highlights never change: only what the embedder is given.
+
+The keyword index is not given the context: as a separate, lighter field it lowered the
+handbook paraphrases' R@1 at every weight measured (docs/retrieval.md).
+
+Everything here is derived from the chunk's own fields (file name and heading path), so
+a collection can be rebuilt from the chunks another one stores, without the files.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from ingest.types import HEADING_SEPARATOR, Chunk
+
+VECTOR_TEXT_VERSION = 2
+"""What a chunk's vector is made from: 1, its text alone; 2, its context, then its text.
+Vectors of the two kinds must never share a collection (see ``ingest.index.vectors``)."""
+
+_SEPARATORS = re.compile(r"[\s_\-.+]+")
+_WORD = re.compile(r"\w+")
+
+
+def title_of(file: str) -> str:
+    """A document's title as its file name says it: ``Super_Bowl_50.md`` -> "Super Bowl 50"."""
+    stem = PurePosixPath(file).stem if "." in file else file
+    return " ".join(_SEPARATORS.split(stem)).strip()
+
+
+def context_of(chunk: Chunk) -> str:
+    """The chunk's place: its file's title, then its heading path, e.g.
+    "paid parental leave > Paid parental leave > Eligibility" shortened to the path when
+    the path already begins with the title (most front-matter titles)."""
+    path = [part for part in chunk.heading.split(HEADING_SEPARATOR) if part]
+    title = title_of(chunk.file)
+    if title and not (path and _words(title) <= _words(path[0])):
+        path.insert(0, title)
+    return HEADING_SEPARATOR.join(path)
+
+
+def embedded_text(chunk: Chunk) -> str:
+    """What the embedder reads for a chunk: its context, a colon, then its text."""
+    context = context_of(chunk)
+    return f"{context}: {chunk.text}" if context else chunk.text
+
+
+def text_for_vector(chunk: Chunk, version: int) -> str:
+    """The text a vector of ``version`` (``VECTOR_TEXT_VERSION``) is made from."""
+    return embedded_text(chunk) if version >= 2 else chunk.text
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
