@@ -202,8 +202,8 @@ async def main() -> None:
                 f" / rag from {options.probe_rag_above:.2f}"
             )
             print()
-            cheap = [tier != "llm" for tier in tiers]
-            summarise(f"whole router, {what}", rows, answers, asked, cheap)
+            settled = [tier != "llm" for tier in tiers]
+            summarise(f"whole router, {what}", rows, answers, asked, settled)
             counts = {t: tiers.count(t) for t in dict.fromkeys(tiers)}
             print("  decided by: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
             cheap = cheap_tiers(rows, answers, tiers)

@@ -35,8 +35,9 @@ ANSWER = (
     "up 8 percent.\n\n| Quarter | Revenue | Change |\n|---|---|---|\n"
     "| Q2 | 11.1 M€ | +3% |\n| Q3 | 12.0 M€ | +8% |\n\n"
     '```python\ngrowth = (12.0 - 11.1) / 11.1\nprint(f"{growth:.0%}")\n```\n\n'
-    + "The board expects steady growth next year [2]. "
-    * 40
+    # Paragraphs, not one long one: the answer must grow taller than the window while it
+    # streams, whatever the width its text wraps at.
+    + "The board expects steady growth next year [2].\n\n" * 40
 )
 
 
