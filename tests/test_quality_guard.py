@@ -50,11 +50,13 @@ SQUAD_QUESTIONS = 150
 # contextual vectors, the keyword index on chunk text alone. The retrieval figures were
 # the same in three runs; the router's moved a little between runs on one machine (cheap
 # tiers .992-.993 on 265-267 messages decided, LLM share .057-.064): the least favourable
-# run is recorded.
+# run is recorded. With the find, document and compare routes the labelled set grew to
+# 349 messages and the cheap tiers decide 330 of them at .985 (LLM share .054): the
+# router's accuracy figure is that run's.
 SQUAD_R1, SQUAD_R5 = 0.887, 0.967
 HANDBOOK_R1, HANDBOOK_R5 = 0.548, 0.935
 FLOOR_PRECISION = 1.0
-CHEAP_ACCURACY, LLM_SHARE = 0.992, 0.064
+CHEAP_ACCURACY, LLM_SHARE = 0.985, 0.064
 MARGIN_SQUAD = 0.015
 """About two of the 150 questions."""
 MARGIN_HANDBOOK = 0.035
