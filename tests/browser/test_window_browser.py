@@ -37,7 +37,8 @@ ANSWER = (
     '```python\ngrowth = (12.0 - 11.1) / 11.1\nprint(f"{growth:.0%}")\n```\n\n'
     # Paragraphs, not one long one: the answer must grow taller than the window while it
     # streams, whatever the width its text wraps at.
-    + "The board expects steady growth next year [2].\n\n" * 40
+    + "The board expects steady growth next year [2].\n\n"
+    * 40
 )
 
 
