@@ -92,10 +92,11 @@ async def test_an_answer_the_documents_dont_cover_shows_what_was_searched(
 ) -> None:
     llm(container).enqueue("The moon is made of cheese [1].")
     await user.open("/")
-    await send(user, "What is the moon made of?")
+    await send(user, "What do my notes say the moon is made of?")
     await eventually(lambda: answer_shows(user, prompts.NOT_COVERED), what="the plain answer")
     await eventually(lambda: _has(user, "searched"), what="what was searched")
-    assert contents(user, "searched-query") == ["Searched for: “What is the moon made of?”"]
+    asked = "What do my notes say the moon is made of?"
+    assert contents(user, "searched-query") == [f"Searched for: “{asked}”"]
     assert contents(user, "searched-draft") == ["The moon is made of cheese."]
     await user.should_see(marker="searched-nearest")
     await user.should_see("notes.md", marker="searched-nearest")
