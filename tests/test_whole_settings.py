@@ -23,7 +23,7 @@ def test_the_settings_dialog_offers_it_and_refuses_a_budget_too_small(tmp_path: 
     preferences = Preferences(Settings(data_dir=tmp_path), {})
     names = [name for name, _, _ in preferences.fields()]
     assert "max_calls_per_question" in names
-    with pytest.raises(InvalidSetting, match="max_calls_per_question"):
+    with pytest.raises(InvalidSetting, match="Max calls per question must be at least 2"):
         preferences.update({"max_calls_per_question": 1})
     assert preferences.update({"max_calls_per_question": 40}) == ["max_calls_per_question"]
     # Saved: the next start reads it.
