@@ -3,6 +3,9 @@ icon (a screen reader reads out an icon's ligature, "content_copy", otherwise)."
 
 from __future__ import annotations
 
+import asyncio
+import re
+
 from nicegui import ui
 from nicegui.testing import User
 
@@ -45,6 +48,22 @@ async def test_the_shortcuts_do_what_help_says(
     await user.should_not_see(marker="empty-hint")
     emit(user, "docent_shortcut", "new-chat")
     await user.should_see(marker="empty-hint")  # a new, empty chat
+
+
+async def test_a_shortcut_pressed_as_the_page_loads_is_not_undone(
+    user: User, container: Container, page: None
+) -> None:
+    # NiceGUI asks the browser on connect whether the drawer is open; Ctrl+K pressed before
+    # that answer landed opened the sidebar, and the late answer ("closed", in a narrow
+    # window) shut it again.
+    user.javascript_rules[re.compile(".*__IS_DRAWER_OPEN__")] = lambda _: False
+    await user.open("/")
+    drawer = user.find(kind=ui.left_drawer).elements.pop()
+    assert drawer.value is None  # not answered yet
+    emit(user, "docent_shortcut", "search")
+    await eventually(lambda: drawer.value is not None, what="the answer")
+    await asyncio.sleep(0.3)  # time for a late answer to undo the shortcut
+    assert drawer.value is True
 
 
 async def test_icon_buttons_and_menus_have_names_and_roles(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -103,6 +105,8 @@ class ChatPage:
         drawer = ui.left_drawer(value=None).props(f"breakpoint={NARROW_PX} bordered")
         with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
             self._drawer()
+        self._drawer_known = asyncio.Event()
+        drawer.on_value_change(self._drawer_answered)
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
@@ -213,22 +217,37 @@ class ChatPage:
         except (TypeError, ValueError):
             pass
 
-    def toggle_drawer(self) -> None:
+    def _drawer_answered(self) -> None:
+        if self.drawer.value is not None:
+            self._drawer_known.set()
+
+    async def _drawer_settled(self) -> None:
+        """Return once the drawer's state is known here. It starts as the window's width
+        decides (None), and NiceGUI asks the browser for it on connect: a show or hide set
+        before that answer is applied would be undone by it (Ctrl+K pressed as the page
+        loads opened the sidebar and shut it again)."""
+        if self.drawer.value is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._drawer_known.wait(), timeout=5)
+
+    async def toggle_drawer(self) -> None:
+        await self._drawer_settled()
         self.drawer.toggle()
 
-    def shortcut(self, event: GenericEventArguments) -> None:
+    async def shortcut(self, event: GenericEventArguments) -> None:
         """A shortcut from ui/shortcuts.py, pressed in this tab."""
         action = str(event.args)
         if action == "new-chat":
             self.new_chat()
             ui.run_javascript("docent.focusInput()")
         elif action == "search":
+            await self._drawer_settled()
             self.drawer.show()
             ui.run_javascript("docent.focusSearch()")
         elif action == "stop":
             self.stop()
         elif action == "sidebar":
-            self.toggle_drawer()
+            await self.toggle_drawer()
 
     def _picked(self) -> None:
         if self.narrow:
