@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
@@ -13,8 +13,13 @@ from app.services.preferences import ChatModels
 SUGGESTED = ("llama3.2", "qwen2.5:7b", "mistral", "gemma3")
 
 
-def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
-    """Open the pull dialog, pre-filled with ``name`` (a missing model) if given."""
+def show_pull(
+    models: ChatModels,
+    name: str = "",
+    on_done: Callable[[str], Awaitable[None]] | None = None,
+) -> None:
+    """Open the pull dialog, pre-filled with ``name`` (a missing model) if given;
+    ``on_done`` is awaited with the model's name once it is there."""
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-md gap-3").mark("pull-dialog"):
         ui.label("Pull a model").classes("text-lg font-semibold")
         ui.label("Ollama downloads it once; after that it works offline.").classes(
@@ -56,7 +61,7 @@ def show_pull(models: ChatModels, name: str = "", on_done: Any = None) -> None:
                 bar.set_value(1.0)
                 status.set_text(f"{model} is ready.")
                 if on_done is not None:
-                    on_done(model)
+                    await on_done(model)
             except Exception as error:  # Ollama's refusal, said as it said it
                 status.set_text(str(error))
                 status.classes("text-negative")
