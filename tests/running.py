@@ -152,17 +152,20 @@ def run_py(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def served_process(data_dir: Path, *flags: str, timeout: float = 180) -> Iterator[ServedProcess]:
+def served_process(
+    data_dir: Path, *flags: str, timeout: float = 180, env: dict[str, str] | None = None
+) -> Iterator[ServedProcess]:
     """Start `run.py --no-browser` on a free port; wait until its services are ready.
 
-    Its settings are the flags alone: a module-scoped fixture starts before the autouse
-    one that clears the developer's DOCENT_* variables."""
+    Its settings are the flags alone, and ``env`` on top of the user's environment: a
+    module-scoped fixture starts before the autouse one that clears the developer's
+    DOCENT_* variables."""
     port = free_port()
-    env = {
+    environment = {
         k: v
         for k, v in user_environment().items()
         if not k.startswith("DOCENT_") and k != "OLLAMA_HOST"
-    }
+    } | (env or {})
     process = subprocess.Popen(
         [
             sys.executable,
@@ -175,7 +178,7 @@ def served_process(data_dir: Path, *flags: str, timeout: float = 180) -> Iterato
             *flags,
         ],
         cwd=ROOT,
-        env=env,
+        env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

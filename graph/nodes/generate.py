@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
-from langgraph.types import StreamWriter
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
@@ -17,7 +15,8 @@ from graph.checking import CheckedAnswer, nothing_found, settle, start_check
 from graph.citations import order_by_citation
 from graph.context import TurnContext
 from graph.coverage import coverage_of
-from graph.events import Status, Token
+from graph.events import Status
+from graph.nodes.streamed import StreamedAnswer
 from graph.options import TurnOptions
 from graph.readable import readable_markdown
 from graph.scope import describe, in_scope
@@ -128,21 +127,6 @@ def build_prompt(
     return Prompt(messages, sources[: len(kept)], len(sources) - len(kept))
 
 
-@dataclass
-class _Answer:
-    """The answer as it streams out, and when its first token left."""
-
-    tell: StreamWriter
-    pieces: list[str] = field(default_factory=list)
-    first_token_at: float | None = None
-
-    def say(self, text: str) -> None:
-        if self.first_token_at is None:
-            self.first_token_at = time.time()
-        self.pieces.append(text)
-        self.tell(Token(text))
-
-
 def _find_header(found: dict[str, Any], shown: int) -> str:
     """The find answer's first line, from the code's count."""
     scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
@@ -170,7 +154,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     rag = state.get("route") in ("rag", "find")
     sources = state.get("sources", []) if rag else []
     found = state.get("found") if state.get("route") == "find" else None
-    answer = _Answer(runtime.stream_writer)
+    answer = StreamedAnswer(runtime.stream_writer)
     if notice := unmatched_notice(state):
         answer.say(notice + "\n\n")
     if rag and not context.known_files():
@@ -206,7 +190,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     # The passages are embedded for the check while the model starts to write.
     embedder = context.search.reader.embedder
     live = start_check(prompt.sources, state["passages"], embedder) if rag else None
-    prefix = "".join(answer.pieces)
+    prefix = answer.text
     usage = Usage()
     streamed = 0
     failure: LLMError | None = None
@@ -224,7 +208,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         if live is not None:
             live.cancel()
         raise
-    checked = CheckedAnswer("".join(answer.pieces))
+    checked = CheckedAnswer(answer.text)
     if live is not None and failure is None:
         draft = checked.text[len(prefix) :]
         checked = await settle(prefix, draft, live, prompt.sources, state, context.search)
@@ -238,13 +222,13 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
 def _finish(
     state: AgentState,
     context: TurnContext,
-    answer: _Answer,
+    answer: StreamedAnswer,
     prompt: Prompt,
     usage: Usage | None,
     failure: LLMError | None = None,
     checked: CheckedAnswer | None = None,
 ) -> AgentState:
-    checked = checked or CheckedAnswer("".join(answer.pieces))
+    checked = checked or CheckedAnswer(answer.text)
     text = checked.text
     sources = order_by_citation(prompt.sources, text)
     started = state.get("turn_started")

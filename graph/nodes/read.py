@@ -9,20 +9,18 @@ context, else from notes taken section by section (graph/whole/reading.py).
 from __future__ import annotations
 
 import asyncio
-import time
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
-from langgraph.types import StreamWriter
 
 from graph import prompts
 from graph.citations import order_by_citation
 from graph.context import TurnContext
-from graph.events import Sources, Status, Token
+from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
+from graph.nodes.streamed import StreamedAnswer
 from graph.state import AgentState, Source
 from graph.whole.reading import Document, Reading
 from graph.whole.sections import units_of
@@ -31,25 +29,6 @@ from models.protocols import Usage
 
 CANDIDATES = 8
 """Passages searched to guess which documents an unnamed request means."""
-
-
-@dataclass
-class _Answer:
-    """The answer as it streams out."""
-
-    tell: StreamWriter
-    pieces: list[str] = field(default_factory=list)
-    first_token_at: float | None = None
-
-    def say(self, text: str) -> None:
-        if self.first_token_at is None:
-            self.first_token_at = time.time()
-        self.pieces.append(text)
-        self.tell(Token(text))
-
-    @property
-    def text(self) -> str:
-        return "".join(self.pieces)
 
 
 def aspect_of(state: AgentState) -> str:
@@ -95,7 +74,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Read the named documents whole and answer from them, with page citations."""
     context = runtime.context
     compare = state.get("route") == "compare"
-    answer = _Answer(runtime.stream_writer)
+    answer = StreamedAnswer(runtime.stream_writer)
     if notice := unmatched_notice(state):
         answer.say(notice + "\n\n")
     paths = await asyncio.to_thread(_targets, state, context, 2 if compare else 1)
@@ -156,7 +135,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
 
 
 def _finish(
-    answer: _Answer,
+    answer: StreamedAnswer,
     context: TurnContext,
     sources: list[Source],
     reading: dict[str, Any],

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import TracebackType
 
+from ingest.closing import Closing
 from ingest.types import Page, Section
 
 BLOCK_CHARS = 1 << 20
@@ -15,7 +15,7 @@ BLOCK_CHARS = 1 << 20
 _BREAKS = (re.compile(r"\n[ \t\r]*\n"), re.compile(r"\n"), re.compile(r"\s"))
 
 
-class Document:
+class Document(Closing):
     """A file opened for reading; ``pages()`` reads it lazily, ``close()`` lets it go."""
 
     page_count: int | None = None
@@ -29,17 +29,6 @@ class Document:
 
     def close(self) -> None:
         """Release the file; the pipeline calls it when it stops reading early."""
-
-    def __enter__(self) -> Document:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def cut_point(text: str, target: int) -> int:

@@ -14,10 +14,10 @@ there stops expat and comes out of ``feed()`` as it was raised.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from types import TracebackType
 from typing import IO
 from xml.etree import ElementTree as ET
 
+from ingest.closing import Closing
 from ingest.loaders.errors import LONG_TEXT, MANY_ELEMENTS, TOO_EXPANDED, UnreadableFile
 
 PART_BYTES = 256 << 20
@@ -31,7 +31,7 @@ TEXT_CHARS = 1 << 20
 _FEED_BYTES = 1 << 16
 
 
-class CappedPart:
+class CappedPart(Closing):
     """A part's stream that refuses to give more than ``limit`` bytes in all."""
 
     def __init__(self, stream: IO[bytes], part: str, kind: str, limit: int = PART_BYTES) -> None:
@@ -54,17 +54,6 @@ class CappedPart:
 
     def close(self) -> None:
         self._stream.close()
-
-    def __enter__(self) -> CappedPart:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class _CountingBuilder(ET.TreeBuilder):

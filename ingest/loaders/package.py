@@ -14,10 +14,10 @@ import posixpath
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import IO
 from xml.etree import ElementTree as ET
 
+from ingest.closing import Closing
 from ingest.loaders.errors import DAMAGED_OFFICE, EMPTY_FILE, LOCKED_OFFICE, UnreadableFile
 from ingest.loaders.limits import CappedPart, parse_whole, stream_events
 
@@ -43,7 +43,7 @@ def open_package(path: Path, kind: str) -> Package:
         raise damaged(kind, "not a zip package") from exc
 
 
-class Package:
+class Package(Closing):
     """A zip package of ``kind`` ("Word", "e-book"…) whose parts are read under the limits
     of ``ingest.loaders.limits``; a part that passes one raises UnreadableFile."""
 
@@ -102,17 +102,6 @@ class Package:
 
     def close(self) -> None:
         self._zip.close()
-
-    def __enter__(self) -> Package:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class _OwnedZip(zipfile.ZipFile):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ingest.closing import Closing
 from ingest.parsing.wire import Item, Task
 from ingest.types import Page
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ingest.parsing.pool import Lease, ParserPool
 
 
-class RemoteDocument:
+class RemoteDocument(Closing):
     """A document being read in a worker process (see ``ingest.loaders.LoadedDocument``)."""
 
     def __init__(self, lease: Lease, page_count: int | None) -> None:
@@ -63,14 +63,3 @@ class RemoteDocument:
     def close(self) -> None:
         """Give the worker back (killed, if it is still reading); safe from any thread."""
         self._lease.release()
-
-    def __enter__(self) -> RemoteDocument:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
