@@ -109,6 +109,9 @@ class Container:
             ParserPool.for_ocr(settings.ocr_memory_mb) if settings.ocr == "auto" else None
         )
         """The OCR lane's one worker process (None when OCR is off)."""
+        self.notes = SectionNotes(settings.data_dir / NOTES_FILE)
+        """What the model wrote about each section of a document read whole; a content's
+        notes go when its chunks do."""
         self.indexer = Indexer(
             settings.docs_dir,
             self.registry,
@@ -123,6 +126,7 @@ class Container:
             parsers=self.parsers,
             ocr_parsers=self.ocr_parsers,
             ocr_page_seconds=settings.ocr_page_seconds,
+            on_collected=self.notes.forget,
         )
         self.documents = DocumentService(
             settings.docs_dir,
@@ -150,8 +154,6 @@ class Container:
             collections, self.retriever, self.indexer, factory=embedder_factory
         )
         """The answering collection, a new model's being built, and switching models."""
-        self.notes = SectionNotes(settings.data_dir / NOTES_FILE)
-        """What the model wrote about each section of a document read whole."""
         self.deps = GraphDeps(
             self.llm, self.retriever, self.ready_paths, turn_options(settings), self.notes
         )
@@ -175,6 +177,7 @@ class Container:
             "top_k": lambda k: self.retriever.configure(top_k=k),
             "rerank_candidates": lambda n: self.retriever.configure(rerank_candidates=n),
             "rerank_download": self._prepare_reranker,
+            "max_calls_per_question": lambda n: self.deps.tune(max_calls=n),
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
         self.reranking = Reranking(self.reranker, self.preferences)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from graph.context import TurnContext
 from graph.nodes.route import may_search_as_is
@@ -14,7 +15,7 @@ from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 
 
-@dataclass(frozen=True)
+@dataclass
 class GraphDeps:
     """The long-lived services turns draw on; built by the container, faked in tests."""
 
@@ -26,6 +27,11 @@ class GraphDeps:
     """Budgets, thresholds and switches of the router, rewriter and generator."""
     notes: SectionNotes = field(default_factory=SectionNotes)
     """Notes on sections of documents read whole (the container's file in the data dir)."""
+
+    def tune(self, **changes: Any) -> None:
+        """Change some of the options (a setting changed in the window); the next turn
+        has them, a turn under way keeps the ones it began with."""
+        self.options = replace(self.options, **changes)
 
     def begin(
         self,

@@ -243,6 +243,13 @@ async def test_the_model_picker_lists_ollamas_models_and_switches(
         what="the missing-model banner to clear",
     )
     assert app.settings.chat_model == "llama3.2"  # what a restart answers with
+    # Settings offers the same chat models: the embedding model only as an embedder.
+    user.find(marker="settings").click()
+    await user.should_see(marker="settings-dialog")
+    chat = user.find(marker="setting-chat_model").elements.pop()
+    assert "nomic-embed-text" not in chat.props["options"] and "llama3.2" in str(chat.props)
+    embed = user.find(marker="setting-embed_model").elements.pop()
+    assert "nomic-embed-text" in str(embed.props["options"])
 
 
 async def test_pull_starts_with_enter_and_shows_size_and_speed(

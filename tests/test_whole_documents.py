@@ -317,3 +317,21 @@ def test_a_comparison_table_shows_each_cells_citation_as_a_link() -> None:
     assert '<div class="docent-table" tabindex="0"><table>' in html
     cells = re.findall(r"<td>(.*?)</td>", html)
     assert 'data-n="1"' in cells[1] and 'data-n="3"' in cells[2]
+
+
+async def test_a_documents_notes_go_when_its_content_leaves_the_library(tmp_path: Path) -> None:
+    from tests.api_app import api_app
+
+    async with api_app(tmp_path, files={"minutes.md": "# Minutes\n\nThe board met twice."}) as app:
+        container = app.container
+        keys = {}
+        for path in ("notes.md", "minutes.md"):
+            record = container.registry.get_by_path(path)
+            assert record is not None and record.content_key is not None
+            keys[path] = record.content_key
+            container.notes.put(path, "m", "v1", "", record.content_key, "A note.")
+        (container.settings.docs_dir / "minutes.md").unlink()
+        # Collected once the library has been idle a few seconds (a rename has its chance).
+        gone = keys["minutes.md"]
+        await eventually(lambda: container.notes.count(gone) == 0, timeout=60, what="forgotten")
+        assert container.notes.count(keys["notes.md"]) == 1

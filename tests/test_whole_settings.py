@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import turn_options
+from app.container import Container, turn_options
 from app.services.preferences import InvalidSetting, Preferences, with_saved
 from app.settings import Settings
 
@@ -28,3 +28,10 @@ def test_the_settings_dialog_offers_it_and_refuses_a_budget_too_small(tmp_path: 
     assert preferences.update({"max_calls_per_question": 40}) == ["max_calls_per_question"]
     # Saved: the next start reads it.
     assert with_saved(Settings(data_dir=tmp_path)).max_calls_per_question == 40
+
+
+async def test_a_budget_changed_in_the_window_holds_from_the_next_question(
+    container: Container,
+) -> None:
+    assert container.preferences.update({"max_calls_per_question": 9}) == []  # no restart
+    assert container.deps.begin("Summarise @notes.md").options.max_calls == 9

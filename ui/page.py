@@ -64,6 +64,8 @@ class ChatPage:
         self.container = container
         self.documents = container.documents
         self.narrow = False
+        self.catalog: ModelCatalog | None = None
+        """The server's models as last asked: chat and embedding models apart."""
         self.file_count = 0
         dark = theme.apply()
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
@@ -434,6 +436,7 @@ class ChatPage:
     async def refresh_models(self) -> None:
         """Ask the server for its models' sizes and capabilities, and redraw the menu."""
         found = await self.container.chat_models.catalog()
+        self.catalog = found
         if not self.model_menu.is_deleted:
             self._fill_models(found)
 
@@ -457,7 +460,7 @@ class ChatPage:
         s = self.container.settings
         show_settings(
             self.container.preferences,
-            self.container.chat_models.installed,
+            self.catalog or named(self.container.chat_models.installed),
             self.container.token,
             f"http://{s.host}:{s.port}",
             self.container.embedding,

@@ -8,6 +8,7 @@ from typing import Any
 from nicegui import ui
 
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
+from app.services.model_catalog import ModelCatalog
 from app.services.preferences import InvalidSetting, Preferences
 from app.services.reranking import Reranking
 
@@ -94,7 +95,7 @@ def chosen_embedding(backend: str, model: str) -> str:
 
 def show_settings(
     preferences: Preferences,
-    models: list[str],
+    models: ModelCatalog,
     token: str,
     base_url: str,
     embedding: EmbeddingModels | None = None,
@@ -124,7 +125,8 @@ def show_settings(
                 description = f"{description} {RESTART_NOTE}"
             elif name == "embed_model":
                 backend = settings.embed_backend
-                choices = embedding_options(backend, str(value), models, settings.llm_api)
+                names = [m.name for m in [*models.embedding, *models.chat]]
+                choices = embedding_options(backend, str(value), names, settings.llm_api)
                 chosen = chosen_embedding(backend, str(value))
                 element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
                 element.props("outlined dense")
@@ -133,8 +135,9 @@ def show_settings(
                     "until the new one is complete."
                 )
                 value = chosen
-            elif name == "chat_model" and models:
-                options = sorted({*models, str(value)})
+            elif name == "chat_model" and models.chat:
+                # Only models that answer: an embedding model can't be a chat model.
+                options = sorted({*(m.name for m in models.chat), str(value)})
                 element = ui.select(options, value=str(value), label=label, new_value_mode="add")
                 element.props("outlined dense")
             else:

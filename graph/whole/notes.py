@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 SCHEMA = """
@@ -70,10 +71,12 @@ class SectionNotes:
             where = query + " WHERE doc_key=?"
             return int(self._conn.execute(where, (doc_key,)).fetchone()[0])
 
-    def forget(self, doc_key: str) -> None:
-        """Drop a document's notes (its content is gone from the library)."""
+    def forget(self, doc_keys: Iterable[str]) -> None:
+        """Drop the notes of documents whose content is gone from the library."""
         with self._lock, self._conn:
-            self._conn.execute("DELETE FROM section_notes WHERE doc_key=?", (doc_key,))
+            self._conn.executemany(
+                "DELETE FROM section_notes WHERE doc_key=?", [(key,) for key in doc_keys]
+            )
 
     def close(self) -> None:
         with self._lock:

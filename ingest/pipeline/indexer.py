@@ -80,6 +80,7 @@ class Indexer:
         max_retries: int = 10,
         gc_delay: float = 5.0,
         space_retry_seconds: float = 5.0,
+        on_collected: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
@@ -101,7 +102,12 @@ class Indexer:
             chunk_overlap=chunk_overlap,
         )
         self.reconciler = Reconciler(
-            self.docs_dir, registry, indexes, self.pipeline.key_for, self.pipeline.busy_keys
+            self.docs_dir,
+            registry,
+            indexes,
+            self.pipeline.key_for,
+            self.pipeline.busy_keys,
+            on_collected=on_collected,
         )
         self.max_file_bytes = max_file_bytes
         self.time_budget = time_budget

@@ -93,12 +93,15 @@ class Reconciler:
         indexes: list[ChunkIndex],
         key_for: Callable[[str], str],
         busy_keys: Callable[[], set[str]] = set,
+        on_collected: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.docs_dir = docs_dir
         self.registry = registry
         self.indexes = indexes
         self.key_for = key_for
         self.busy_keys = busy_keys
+        self.on_collected = on_collected
+        """Told the content keys just collected (others keep things by content key too)."""
 
     def check(self) -> Report:
         """Compare everything; change nothing."""
@@ -170,6 +173,11 @@ class Reconciler:
         if keys:
             self.registry.drop_contents(keys)
             log.info("collected %d contents no file uses", len(keys))
+            if self.on_collected is not None:
+                try:
+                    self.on_collected(keys)
+                except Exception:  # what others keep about a content is theirs to redo
+                    log.exception("could not forget what was kept about collected contents")
 
     def garbage(self) -> set[str]:
         """Contents no row wants (cheap: registry only)."""

@@ -20,6 +20,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.running import eventually
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page
@@ -156,3 +157,37 @@ async def open_window(browser: Browser, link: str, *, height: int = 900) -> tupl
     await page.goto(link)
     await page.locator("textarea").wait_for()
     return page, errors
+
+
+ANSWERS = ".docent-md[data-turn]"
+CHIPS = ".docent-source-chip:not(.docent-suggestion)"
+"""An answer's source chips (the suggestions under it are chips too)."""
+
+
+async def ask_in_new_chat(
+    page: Page, shot: Path, question: str, *, patience: float = 60
+) -> tuple[str, list[str]]:
+    """Ask ``question`` in a new chat and wait for the whole answer and its suggestions;
+    print and screenshot it (to ``shot``), and return its text and its chips' labels.
+    ``patience`` is the seconds an answer may take to begin (and again to end)."""
+    answers = page.locator(ANSWERS)
+    await page.get_by_role("button", name="New chat").click()
+    await eventually(lambda: count_is(answers, 0), timeout=patience / 2, what="a new chat")
+    box = page.locator("textarea")
+    await box.fill(question)
+    await box.press("Enter")
+    await eventually(lambda: count_is(answers, 1), timeout=patience, what=f"{shot.stem}")
+    await page.locator(".docent-streaming").wait_for(state="detached", timeout=patience * 1000)
+    await page.locator(".docent-suggestion").last.wait_for(timeout=patience * 500)
+    text = await answers.first.inner_text()
+    # a chip's text is its icon's name, then its label
+    chips = await page.locator(CHIPS).all_inner_texts()
+    labels = [label.strip().split("\n")[-1] for label in chips]
+    print(f"{shot.stem}: {question!r}\n  answer: {text.strip()!r}\n  chips: {labels}")
+    await page.screenshot(path=shot)
+    return text, labels
+
+
+async def count_is(locator: Any, count: int) -> bool:
+    """Whether ``locator`` matches ``count`` elements now (for ``eventually``)."""
+    return bool(await locator.count() == count)

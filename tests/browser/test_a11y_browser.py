@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.harness import ROOT, fresh_shots, running_app, skip_without_chromium
+from tests.browser.harness import ROOT, count_is, fresh_shots, running_app, skip_without_chromium
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
@@ -226,7 +226,7 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     await page.keyboard.type("Compare @", delay=20)
     options = page.locator(".docent-mention-option")
     # Both files, then the folder one of them is in (files come first).
-    await eventually(lambda: _count_is(options, 3), timeout=10, what="both files listed")
+    await eventually(lambda: count_is(options, 3), timeout=10, what="both files listed")
     first = await options.nth(0).locator(".q-item__label").first.inner_text()
     await page.keyboard.press("ArrowDown")
     await eventually(
@@ -249,7 +249,7 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     await options.first.wait_for()
     await page.keyboard.press("Backspace")
     # Both files, then the folder one of them is in (files come first).
-    await eventually(lambda: _count_is(options, 3), timeout=10, what="both files listed")
+    await eventually(lambda: count_is(options, 3), timeout=10, what="both files listed")
     await page.keyboard.press("ArrowDown")
     await eventually(lambda: _active_is(page, 1), timeout=10, what="the second one highlighted")
     await page.keyboard.press("ArrowDown")
@@ -272,7 +272,7 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     await page.keyboard.type("with @rep", delay=20)
     await options.first.wait_for()
     await page.keyboard.press("Enter")  # Enter picks while the list is open...
-    await eventually(lambda: _count_is(chip, 2), timeout=10, what="the second chip")
+    await eventually(lambda: count_is(chip, 2), timeout=10, what="the second chip")
     await page.keyboard.type("please.", delay=10)
     await page.keyboard.press("Enter")  # ...and sends once it is closed
     bubble = page.locator(".docent-bubble").last
@@ -280,10 +280,6 @@ async def test_the_mention_picker_from_the_keyboard_alone(
     assert "Compare" in await bubble.inner_text()
     assert await chip.count() == 0  # the box is empty again
     assert page.errors == []
-
-
-async def _count_is(locator: Any, count: int) -> bool:
-    return bool(await locator.count() == count)
 
 
 async def _active_is(page: Any, index: int) -> bool:

@@ -26,6 +26,7 @@ import pytest
 from graph.prompts import NOT_COVERED
 from tests.browser.harness import (
     ROOT,
+    ask_in_new_chat,
     fresh_shots,
     open_window,
     running_app,
@@ -33,7 +34,6 @@ from tests.browser.harness import (
     turn_routes,
 )
 from tests.fakes.ollama_server import FakeOllamaServer
-from tests.running import eventually
 
 pytestmark = skip_without_chromium
 
@@ -120,24 +120,9 @@ async def test_retrieval_in_the_window(library: tuple[str, Path], browser: objec
     assert isinstance(browser, Browser)
     shots = fresh_shots("retrieval")
     page, errors = await open_window(browser, link, height=1000)
-    box = page.locator("textarea")
-    answers = page.locator(".docent-md[data-turn]")
-    chips = page.locator(".docent-source-chip:not(.docent-suggestion)")
 
     async def ask(name: str, question: str) -> tuple[str, list[str]]:
-        await page.get_by_role("button", name="New chat").click()
-        await eventually(lambda: _count_is(answers, 0), timeout=30, what="an empty new chat")
-        await box.fill(question)
-        await box.press("Enter")
-        await eventually(lambda: _count_is(answers, 1), timeout=60, what=f"the {name} answer")
-        await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
-        await page.locator(".docent-suggestion").last.wait_for(timeout=30_000)
-        text = await answers.first.inner_text()
-        # a chip's text is its icon's name, then its label
-        labels = [label.strip().split("\n")[-1] for label in await chips.all_inner_texts()]
-        print(f"{name}: {question!r}\n  answer: {text.strip()!r}\n  chips: {labels}")
-        await page.screenshot(path=shots / f"{name}.png")
-        return text, labels
+        return await ask_in_new_chat(page, shots / f"{name}.png", question, patience=60)
 
     # Every question is asked and shown before any is judged, so one miss hides no other.
     missed: list[str] = []
@@ -180,7 +165,3 @@ async def test_retrieval_in_the_window(library: tuple[str, Path], browser: objec
         print(f"route {turn['route']} ({turn['by']}) sources {turn['sources']}")
     assert errors == []
     assert missed == []
-
-
-async def _count_is(locator: object, count: int) -> bool:
-    return bool(await locator.count() == count)  # type: ignore[attr-defined]

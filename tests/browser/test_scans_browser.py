@@ -30,6 +30,9 @@ from PIL import Image
 
 from graph.prompts import NOT_COVERED
 from tests.browser.harness import (
+    ANSWERS,
+    CHIPS,
+    ask_in_new_chat,
     fresh_shots,
     open_window,
     running_app,
@@ -129,9 +132,8 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     assert isinstance(browser, Browser)
     shots = fresh_shots("scans")
     page, errors = await open_window(browser, link, height=1000)
-    box = page.locator("textarea")
-    answers = page.locator(".docent-md[data-turn]")
-    chips = page.locator(".docent-source-chip:not(.docent-suggestion)")
+    answers = page.locator(ANSWERS)
+    chips = page.locator(CHIPS)
 
     # Added as a person adds them: the Add files chooser's input.
     await page.locator(".docent-uploader input[type=file]").set_input_files(
@@ -157,18 +159,7 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     await page.screenshot(path=shots / "01-library-ready.png")
 
     async def ask(name: str, question: str) -> tuple[str, list[str]]:
-        await page.get_by_role("button", name="New chat").click()
-        await eventually(lambda: _count_is(answers, 0), timeout=60, what="an empty new chat")
-        await box.fill(question)
-        await box.press("Enter")
-        await eventually(lambda: _count_is(answers, 1), timeout=120, what=f"the {name} answer")
-        await page.locator(".docent-streaming").wait_for(state="detached", timeout=120_000)
-        await page.locator(".docent-suggestion").last.wait_for(timeout=60_000)
-        text = await answers.first.inner_text()
-        labels = [label.strip().split("\n")[-1] for label in await chips.all_inner_texts()]
-        print(f"{name}: {question!r}\n  answer: {text.strip()!r}\n  chips: {labels}")
-        await page.screenshot(path=shots / f"{name}-answer.png")
-        return text, labels
+        return await ask_in_new_chat(page, shots / f"{name}-answer.png", question, patience=120)
 
     # The scanned PDF: the fact is on page 2; [1] opens PDF.js there.
     text, labels = await ask("02-scan", "When does the pilot boat Kestrel sail?")
@@ -232,7 +223,3 @@ async def _shown(viewer: Any, number: str) -> bool:
 
 async def _drawn(image: Any) -> bool:
     return bool(await image.evaluate("(img) => img.complete && img.naturalWidth > 0"))
-
-
-async def _count_is(locator: Any, count: int) -> bool:
-    return bool(await locator.count() == count)
