@@ -28,6 +28,19 @@ class Section:
 
 
 @dataclass(frozen=True)
+class PlacedLine:
+    """A line OCR read, and where it sits on its page: the box around it, as fractions of
+    the page's width and height from its top left (what the viewer marks a passage with,
+    the picture having no text of its own)."""
+
+    text: str
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+
+@dataclass(frozen=True)
 class PageOcr:
     """How a page read by OCR was read."""
 
@@ -35,6 +48,8 @@ class PageOcr:
     """Mean recognition confidence of its characters (0..1); None when nothing was read."""
     unread: bool = False
     """It holds text in a script the bundled models do not read (its text is then "")."""
+    lines: tuple[PlacedLine, ...] = ()
+    """The lines read, where they are on the page."""
 
 
 @dataclass(frozen=True)

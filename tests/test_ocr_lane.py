@@ -124,3 +124,25 @@ async def test_reading_a_scan_through_mcp_says_where_its_text_is(tmp_path: Path)
             assert "scanned on page 1" in str(failed) and "search_documents" in str(failed)
         else:
             raise AssertionError("read_document should say the page is scanned")
+
+
+async def test_a_scanned_page_keeps_where_each_line_was_read_for_the_viewer(
+    tmp_path: Path,
+) -> None:
+    async with api_app(tmp_path) as app:
+        docs = app.container.settings.docs_dir
+        notice = page_image(["Berth four closes", "at noon on Fridays."], size=(900, 300))
+        image_pdf(docs / "scan.pdf", [notice])
+        await eventually(
+            lambda: _status(app, "scan.pdf") == DocStatus.READY, timeout=60, what="the scan"
+        )
+        record = app.container.registry.get_by_path("scan.pdf")
+        assert record is not None
+        placed = app.container.documents.placed_lines(record.id, 1)
+        texts = [text for text, *_ in placed]
+        assert texts == ["Berth four closes", "at noon on Fridays."], placed
+        for _, left, top, right, bottom in placed:
+            assert 0 <= left < right <= 1 and 0 <= top < bottom <= 1
+        first, second = placed
+        assert first[4] <= second[2]  # the first line sits above the second
+        assert app.container.documents.placed_lines(record.id, 2) == []

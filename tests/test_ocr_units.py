@@ -21,7 +21,7 @@ from ingest.ocr.types import DeferredReader, Line, Lines, NeedsOcr, OcrText
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import WorkQueue
-from ingest.types import Page, PageOcr
+from ingest.types import Page, PageOcr, PlacedLine
 from tests.pdfs import make_pdf
 from tests.scans import image_pdf, mixed_pdf, page_image, tiff, workbook
 
@@ -124,6 +124,17 @@ def test_a_page_of_lines_the_models_do_not_know_was_not_read() -> None:
     assert result == OcrText("", None, unread=True)
     one_speck = judge(Lines(blanks[:1], 0, 800, 600))  # a speck on a photo says nothing
     assert not one_speck.unread
+
+
+def test_each_line_read_is_placed_on_its_page_as_fractions_of_it() -> None:
+    straight = _line(100, 60, "Kestrel sails at dawn.", width=400, height=30)
+    slanted = Line(((100, 330), (500, 310), (500, 340), (100, 360)), "from the north quay.", 0.97)
+    speck = Line(_line(700, 500, "").points, "      ,", 0.5)
+    read = judge(Lines([straight, slanted, speck], 0, 800, 600))
+    assert read.lines == (
+        PlacedLine("Kestrel sails at dawn.", 0.125, 0.1, 0.625, 0.15),
+        PlacedLine("from the north quay.", 0.125, 0.5167, 0.625, 0.6),  # all its corners
+    )  # the speck was not read, so it is not placed
 
 
 # -- which pages a loader hands to OCR ----------------------------------------------------

@@ -154,8 +154,11 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
   --total-scale-factor: calc(var(--scale-factor) * var(--user-unit));
   --scale-round-x: 1px; --scale-round-y: 1px; }
 .docent-pdf-page canvas { display: block; }
-.docent-pdf-page .textLayer .highlight.docent-pdf-mark {
+.docent-pdf-page .textLayer .highlight.docent-pdf-mark,
+.docent-picture .textLayer .highlight.docent-pdf-mark {
   --highlight-bg-color: rgba(245,158,11,0.45); }
+.docent-picture { position: relative; margin: 0 auto; }
+.docent-picture img { display: block; width: 100%; height: auto; }
 .docent-pdf-note { padding: 1rem; color: #b91c1c; }
 
 /* Any width from 360 px: a card's children stretch to the card (NiceGUI's cards and

@@ -32,7 +32,7 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from nicegui import app, ui
 
-from app.services.documents import DocumentError, DocumentService, SheetPage
+from app.services.documents import DocumentError, DocumentService, PlacedLineRow, SheetPage
 from ui import markdown
 from ui.claims import Wrap
 
@@ -114,9 +114,14 @@ def file_url(path: Path, name: str) -> str:
     route = f"{PDF_ROUTE}/{{token}}/{{name}}"
     if not any(getattr(r, "path", None) == route for r in app.routes):
         app.add_api_route(route, _links.serve, methods=["GET"], include_in_schema=False)
+    _serve_static()
+    return _links.make(path, name)
+
+
+def _serve_static() -> None:
+    """The viewer's scripts and PDF.js, served from the first document opened on."""
     if not any(getattr(r, "path", None) == STATIC_ROUTE for r in app.routes):
         app.add_static_files(STATIC_ROUTE, STATIC)
-    return _links.make(path, name)
 
 
 def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
@@ -258,7 +263,9 @@ async def open_document(
                 )
             else:
                 view._props.update({"data-src": url, "data-passage": passage})
-                dialog.on("show", lambda: _load_pdf(view.id, url, page, passage))
+                # A scanned page: where OCR read its lines, to mark the passage on it.
+                placed = await asyncio.to_thread(documents.placed_lines, doc.id, page or 1)
+                dialog.on("show", lambda: _load_pdf(view.id, url, page, passage, placed))
         elif suffix in TEXT_SUFFIXES:
             try:
                 text = await asyncio.to_thread(_read, documents.file_path(doc.id))
@@ -275,7 +282,11 @@ async def open_document(
                 "viewer-error"
             )
         elif suffix in BROWSER_PICTURES | DRAWN_PICTURES:
-            await _show_picture(documents, doc.id, name, suffix, page)
+            picture = await _show_picture(documents, doc.id, name, suffix, page)
+            passage = span["text"] if span else snippet
+            placed = await asyncio.to_thread(documents.placed_lines, doc.id, page or 1)
+            if picture is not None and placed:  # the passage marked where OCR read it
+                dialog.on("show", lambda: _mark_picture(picture.id, placed, passage))
         else:
             ui.label("This kind of file can't be shown here.").classes("p-4")
     dialog.open()
@@ -300,8 +311,9 @@ def _show_text(
 
 async def _show_picture(
     documents: DocumentService, doc_id: str, name: str, suffix: str, page: int | None
-) -> None:
-    """The picture itself, or (a TIFF) its cited frame drawn as PNG in a parser process."""
+) -> ui.element | None:
+    """The picture itself, or (a TIFF) its cited frame drawn as PNG in a parser process;
+    the element that holds it (None when it can't be shown)."""
     try:
         if suffix in BROWSER_PICTURES:
             source = file_url(documents.file_path(doc_id), name)
@@ -310,15 +322,30 @@ async def _show_picture(
             source = "data:image/png;base64," + base64.b64encode(drawn).decode()
     except Exception as error:  # gone, unreadable, or a symlink out of the folder
         ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark("viewer-error")
-        return
+        return None
     with ui.scroll_area().classes("flex-grow w-full"):
-        ui.image(source).props("fit=contain").classes("w-full").mark("viewer-image")
+        # A plain <img> sized by its width, so a box OCR placed on it is where it shows.
+        with ui.element("div").classes("docent-picture") as picture:
+            image = ui.element("img").mark("viewer-image")
+            image._props.update({"src": source, "alt": name})
+    return picture
 
 
-def _load_pdf(element_id: int, url: str, page: int | None, passage: str) -> None:
+def _mark_picture(element_id: int, placed: list[PlacedLineRow], passage: str) -> None:
+    _serve_static()
+    ui.run_javascript(
+        f"docent.markPicture({element_id}, {json.dumps(STATIC_ROUTE + '/marking.mjs')}, "
+        f"{json.dumps(placed)}, {json.dumps(passage)})"
+    )
+
+
+def _load_pdf(
+    element_id: int, url: str, page: int | None, passage: str, placed: list[PlacedLineRow]
+) -> None:
     ui.run_javascript(
         f"docent.openPdf({element_id}, {json.dumps(url)}, {int(page or 1)}, "
-        f"{json.dumps(passage)}, {json.dumps(STATIC_ROUTE + '/pdf_view.mjs')})"
+        f"{json.dumps(passage)}, {json.dumps(STATIC_ROUTE + '/pdf_view.mjs')}, "
+        f"{json.dumps(placed)})"
     )
 
 

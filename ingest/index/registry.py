@@ -10,16 +10,17 @@ in the same file: ``apply_migrations`` versions each owner's schema separately.
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ingest.keys import doc_id_for
-from ingest.types import DocStatus, DocumentRecord
+from ingest.types import DocStatus, DocumentRecord, PlacedLine
 
 __all__ = ["ContentRecord", "Registry", "apply_migrations", "connect", "doc_id_for"]
 
@@ -59,6 +60,15 @@ _DOCUMENTS_SCHEMA: tuple[str, ...] = (
     # confidence"), kept with the content it describes
     "ALTER TABLE documents ADD COLUMN note TEXT",
     "ALTER TABLE contents ADD COLUMN note TEXT",
+    # v11: where the lines OCR read sit on their pages, for the viewer's highlight
+    """
+    CREATE TABLE ocr_lines (
+        key   TEXT NOT NULL,
+        page  INTEGER NOT NULL,
+        lines TEXT NOT NULL,
+        PRIMARY KEY (key, page)
+    )
+    """,
 )
 
 _COLUMNS = (
@@ -125,6 +135,10 @@ def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str])
                 " ON CONFLICT(owner) DO UPDATE SET version = excluded.version",
                 (owner, len(steps)),
             )
+
+
+def _lines_json(lines: Sequence[PlacedLine]) -> str:
+    return json.dumps([[p.text, p.left, p.top, p.right, p.bottom] for p in lines])
 
 
 def _now() -> str:
@@ -394,16 +408,24 @@ class Registry:
         pages: int | None,
         chunks: int,
         note: str | None = None,
+        placed: Mapping[int, Sequence[PlacedLine]] | None = None,
         **fields: Any,
     ) -> DocumentRecord:
         """In one transaction: ``key`` is ready in every index and ``rel_path`` points at it
-        (``note``: what a person should know about it, shown with its status)."""
+        (``note``: what a person should know about it, shown with its status; ``placed``:
+        the lines OCR read on each page it read, and where they sit, when it was read)."""
         with self._lock, self._conn:
             self._conn.execute(
                 "UPDATE contents SET state = ?, pages = ?, chunks = ?, note = ?, updated_at = ?"
                 " WHERE key = ?",
                 (READY, pages, chunks, note, _now(), key),
             )
+            if placed is not None:  # (None: the content was read before; keep its lines)
+                self._conn.execute("DELETE FROM ocr_lines WHERE key = ?", (key,))
+                self._conn.executemany(
+                    "INSERT INTO ocr_lines (key, page, lines) VALUES (?, ?, ?)",
+                    [(key, page, _lines_json(lines)) for page, lines in placed.items()],
+                )
             return self._upsert(
                 rel_path,
                 DocStatus.READY,
@@ -454,5 +476,16 @@ class Registry:
 
     def drop_contents(self, keys: Iterable[str]) -> None:
         """Forget content rows (after their chunks left every index)."""
+        rows = [(k,) for k in keys]
         with self._lock, self._conn:
-            self._conn.executemany("DELETE FROM contents WHERE key = ?", [(k,) for k in keys])
+            self._conn.executemany("DELETE FROM contents WHERE key = ?", rows)
+            self._conn.executemany("DELETE FROM ocr_lines WHERE key = ?", rows)
+
+    def placed_lines(self, key: str, page: int) -> builtins.list[PlacedLine]:
+        """The lines OCR read on ``page`` of ``key``, where they sit ([] for a page that
+        was not read by OCR)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT lines FROM ocr_lines WHERE key = ? AND page = ?", (key, page)
+            ).fetchone()
+        return [PlacedLine(*line) for line in json.loads(row[0])] if row else []

@@ -61,7 +61,9 @@ class ImageDocument(Document):
                 had_text = had_text or bool(read.text.strip())
                 unread = unread or read.unread
                 yield Page(
-                    number=index + 1, text=read.text, ocr=PageOcr(read.confidence, read.unread)
+                    number=index + 1,
+                    text=read.text,
+                    ocr=PageOcr(read.confidence, read.unread, read.lines),
                 )
         finally:
             self.close()

@@ -93,7 +93,7 @@ class PdfDocument(Document):
                 ocr: PageOcr | None = None
                 if draws and self._ocr is not None:
                     read = self._ocr.read(partial(self._render, number))
-                    text, ocr = read.text, PageOcr(read.confidence, read.unread)
+                    text, ocr = read.text, PageOcr(read.confidence, read.unread, read.lines)
                     unread = unread or read.unread
                 if text.strip():
                     had_text = True

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from ingest.ocr.layout import reading_text
 from ingest.ocr.script import is_read, plausible_share
-from ingest.ocr.types import Lines, OcrText
+from ingest.ocr.types import Line, Lines, OcrText
+from ingest.types import PlacedLine
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -73,4 +74,27 @@ def judge(found: Lines) -> OcrText:
     if not read:
         return OcrText("", None)
     confidence = sum(line.score * len(line.text) for line in read) / kept
-    return OcrText(text, round(confidence, 4))
+    return OcrText(text, round(confidence, 4), lines=placed(found, read))
+
+
+def placed(found: Lines, lines: list[Line]) -> tuple[PlacedLine, ...]:
+    """``lines`` with their boxes as fractions of the image (the page as shown): the
+    corners' bounds, so a slanted line's box holds all of it."""
+
+    def share(value: float, whole: int) -> float:
+        return round(min(max(value / max(whole, 1), 0.0), 1.0), 4)
+
+    boxes = []
+    for line in lines:
+        xs = [x for x, _ in line.points]
+        ys = [y for _, y in line.points]
+        boxes.append(
+            PlacedLine(
+                line.text,
+                share(min(xs), found.width),
+                share(min(ys), found.height),
+                share(max(xs), found.width),
+                share(max(ys), found.height),
+            )
+        )
+    return tuple(boxes)

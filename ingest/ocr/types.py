@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ingest.types import PlacedLine
+
 if TYPE_CHECKING:
     from PIL import Image
 
@@ -52,6 +54,8 @@ class OcrText:
     """Mean recognition confidence of its characters (0..1); None when nothing was read."""
     unread: bool = False
     """Text was there, in a script the bundled models do not read."""
+    lines: tuple[PlacedLine, ...] = ()
+    """The lines the text was made of, placed on the page."""
 
 
 class PageReader(Protocol):

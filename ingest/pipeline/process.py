@@ -39,7 +39,7 @@ from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
 from ingest.pipeline.source import UnreadableFile, chunk_stream, open_source
 from ingest.pipeline.write_behind import WriteBehind
-from ingest.types import Chunk, DocStatus, DocumentRecord, Page
+from ingest.types import Chunk, DocStatus, DocumentRecord, Page, PlacedLine
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -214,6 +214,7 @@ class Pipeline:
 
         everything: list[Chunk] = []
         count = embedded = pages = 0
+        counted = _Counted(loaded.pages(), tally, on_page)
         with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
             embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
@@ -221,7 +222,6 @@ class Pipeline:
                 if batcher is not None:  # this file's batches may share calls with others'
                     stack.enter_context(batcher.producing())
             try:
-                counted = _Counted(loaded.pages(), tally, on_page)
                 batches = self._read_ahead(counted, rel, full.name, sha, key, cancelled)
                 for batch in batches:
                     if cancelled.is_set():
@@ -250,7 +250,13 @@ class Pipeline:
         self.timings["store"] += time.perf_counter() - started
         pages_total = total if total is not None else None
         record = self.registry.finish_content(
-            rel, key, pages=pages_total, chunks=count, note=tally.note(), sha256=sha
+            rel,
+            key,
+            pages=pages_total,
+            chunks=count,
+            note=tally.note(),
+            placed=counted.placed,
+            sha256=sha,
         )
         return Outcome("ready", record, embedded)
 
@@ -433,10 +439,14 @@ class _Counted:
         self._tally = tally
         self._on_page = on_page
         self.count = 0
+        self.placed: dict[int, tuple[PlacedLine, ...]] = {}
+        """The lines OCR read on each page it read, where they sit."""
 
     def __iter__(self) -> Iterator[Page]:
         last: int | None = None
         for page in self._pages:
+            if page.ocr is not None and page.ocr.lines and page.number is not None:
+                self.placed[page.number] = page.ocr.lines
             if page.number is None or page.number != last:
                 self.count += 1
                 self._tally.add(page)

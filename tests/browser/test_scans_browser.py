@@ -169,10 +169,21 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     viewer = page.locator(".docent-pdf")
     await viewer.wait_for(timeout=60_000)
     await eventually(lambda: _shown(viewer, "2"), timeout=120, what="the scan's page 2 drawn")
-    # The page is a picture: nothing to mark on it, and the label says why (not "not found").
-    assert await viewer.get_attribute("data-marked") == "scanned"
+    # The page is a picture: the passage is marked where OCR read it, on its second line.
+    assert await viewer.get_attribute("data-marked") in ("whole", "ends"), "not marked"
     label = await viewer.locator(".docent-pdf-label").inner_text()
-    assert label.startswith("Page 2 of 3 · a scanned page"), label
+    assert label == "Page 2 of 3 · a scanned page: its text as OCR read it", label
+    highlight = viewer.locator(".docent-pdf-mark").first
+    marked_text = " ".join(await viewer.locator(".docent-pdf-mark").all_inner_texts())
+    assert "Kestrel sails at dawn" in marked_text, marked_text
+    placed = await highlight.evaluate(
+        "(m) => { const page = m.closest('.docent-pdf-page').getBoundingClientRect();"
+        " const box = m.getBoundingClientRect();"
+        " return [(box.top - page.top) / page.height, (box.bottom - page.top) / page.height,"
+        " (box.left - page.left) / page.width]; }"
+    )
+    # Printed at 174 to about 210 pixels down a 600-pixel page, from 110 across 1000.
+    assert 0.25 < placed[0] < placed[1] < 0.42 and 0.05 < placed[2] < 0.2, placed
     await page.screenshot(path=shots / "02-scan-viewer.png")
     await page.keyboard.press("Escape")
     await viewer.wait_for(state="detached")
@@ -186,6 +197,17 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     await image.wait_for(timeout=60_000)
     assert "photo.png" in (await image.get_attribute("src") or "")
     await eventually(partial(_drawn, image), timeout=60, what="the photo drawn")
+    # The sentence is marked on the photo, on the line OCR read it from (the second).
+    picture = page.locator(".q-dialog .docent-picture")
+    await eventually(partial(_marked, picture), timeout=30, what="the photo's passage marked")
+    marked_text = " ".join(await picture.locator(".docent-pdf-mark").all_inner_texts())
+    assert "freezer key hangs behind the clock" in marked_text, marked_text
+    top = await picture.locator(".docent-pdf-mark").first.evaluate(
+        "(m) => (m.getBoundingClientRect().top - m.closest('.docent-picture')"
+        ".getBoundingClientRect().top) / m.closest('.docent-picture').clientHeight"
+    )
+    # Printed 174 pixels down a 600-pixel page, pasted 50 down a 720-pixel photo.
+    assert 0.25 < top < 0.42, top
     await page.screenshot(path=shots / "03-photo-viewer.png")
     await page.keyboard.press("Escape")
     await image.wait_for(state="detached")
@@ -219,6 +241,10 @@ async def _ready(row: Any) -> bool:
 
 async def _shown(viewer: Any, number: str) -> bool:
     return bool(await viewer.get_attribute("data-shown") == number)
+
+
+async def _marked(picture: Any) -> bool:
+    return bool(await picture.get_attribute("data-marked") in ("whole", "ends"))
 
 
 async def _drawn(image: Any) -> bool:

@@ -178,17 +178,22 @@
 
   // PDFs: drawn by PDF.js (ui/static/pdf_view.mjs, loaded the first time a PDF opens) at
   // the cited page, with the passage marked in the page's text.
-  docent.openPdf = async (id, url, page, passage, viewer) => {
+  docent.openPdf = async (id, url, page, passage, viewer, placed) => {
     const root = getHtmlElement(id);
     if (!root) return;
     try {
-      await (await import(viewer)).show(root, url, page, passage);
+      await (await import(viewer)).show(root, url, page, passage, placed || []);
     } catch (error) {
       const note = document.createElement("p");
       note.className = "docent-pdf-note";
       note.textContent = `This PDF can't be shown here: ${error.message || error}`;
       root.replaceChildren(note);
     }
+  };
+
+  docent.markPicture = async (id, module, placed, passage) => {
+    const root = getHtmlElement(id);
+    if (root) await (await import(module)).markPicture(root, placed, passage);
   };
 
   // A login that ended (Lock in another tab, long idle, a restart) closes the socket and
