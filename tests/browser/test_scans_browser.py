@@ -139,6 +139,19 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     await page.locator(".docent-uploader input[type=file]").set_input_files(
         [made / "scan.pdf", made / "photo.png"]
     )
+    # One toast for the two, at the top, clear of the message box.
+    toast = page.locator(".docent-upload-summary")
+    await toast.wait_for(timeout=60_000)
+    assert await toast.count() == 1
+    assert "Added 2 files; indexing them now." in await toast.inner_text()
+    boxes = await page.evaluate(
+        "(() => [document.querySelector('.docent-upload-summary'),"
+        " document.querySelector('.docent-composer')].map((e) => {"
+        " const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }))()"
+    )
+    assert boxes[0][1] < boxes[1][0], boxes  # the toast ends above the box begins
+    await eventually(partial(_settled, toast), timeout=10, what="the toast in place")
+    await page.screenshot(path=shots / "01-added-toast.png")
     for name in ("ship.xlsx", "scan.pdf", "photo.png"):
         row = page.locator(f".docent-doclist [data-path='{name}']")
         await row.wait_for(timeout=180_000)
@@ -241,6 +254,11 @@ async def _ready(row: Any) -> bool:
 
 async def _shown(viewer: Any, number: str) -> bool:
     return bool(await viewer.get_attribute("data-shown") == number)
+
+
+async def _settled(element: Any) -> bool:
+    """Whether ``element`` is done arriving (its entry animation over)."""
+    return bool(await element.evaluate("(e) => getComputedStyle(e).opacity === '1'"))
 
 
 async def _marked(picture: Any) -> bool:
