@@ -31,9 +31,9 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from ingest.closing import Closing
 from ingest.loaders import UnreadableFile
 from ingest.parsing.remote import RemoteDocument
 from ingest.parsing.tasks import OcrMode, read_document
@@ -168,7 +168,7 @@ class ParserPool:
             worker.stop()
 
 
-class Lease:
+class Lease(Closing):
     """One worker, held for one task. ``release`` gives it back, from any thread; a
     worker let go with a request unanswered is killed, so nothing runs on unwatched."""
 
@@ -242,15 +242,8 @@ class Lease:
             pass  # no reader is left on the pipe now
         self._pool._give_back(self._worker, keep)
 
-    def __enter__(self) -> Lease:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """``release``: what leaving a ``with`` block does."""
         self.release()
 
     def _send(self, request: Start | Next, payload: bytes | None = None) -> None:
