@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from nicegui.testing import User
 
 from app.container import Container, turn_options
 from app.services.preferences import InvalidSetting, Preferences, with_saved
@@ -35,3 +36,13 @@ async def test_a_budget_changed_in_the_window_holds_from_the_next_question(
 ) -> None:
     assert container.preferences.update({"max_calls_per_question": 9}) == []  # no restart
     assert container.deps.begin("Summarise @notes.md").options.max_calls == 9
+
+
+async def test_the_dialog_names_the_budget_in_words(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    user.find(marker="settings").click()
+    await user.should_see(marker="settings-dialog")
+    await user.should_see("Model calls per question (reading whole documents)")
+    await user.should_not_see("max_calls_per_question")

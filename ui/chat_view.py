@@ -241,6 +241,10 @@ class ChatView:
             self.last.box.delete()
             self.answers.pop(self.last.turn_id, None)
             self.last = None
+            with self.column:
+                # The button pressed went with its card: focus would fall to the page, and
+                # a keyboard user would start over from the top.
+                ui.run_javascript("docent.focusInput()")
         await self.follow(turn, kept)
 
     def stop(self) -> bool:

@@ -9,7 +9,7 @@ from nicegui import ui
 
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.services.model_catalog import ModelCatalog
-from app.services.preferences import InvalidSetting, Preferences
+from app.services.preferences import InvalidSetting, Preferences, setting_name
 from app.services.reranking import Reranking
 
 LABELS = {
@@ -24,6 +24,7 @@ LABELS = {
     "rerank_candidates": "Rerank depth (passages the reranker reorders)",
     "rerank_download": "Download the reranking model once",
     "suggestions": "Suggest follow-up questions",
+    "max_calls_per_question": "Model calls per question (reading whole documents)",
     "docs": "Documents folder",
 }
 
@@ -113,7 +114,7 @@ def show_settings(
         for name, value, description in preferences.fields():
             if name == "embed_backend":
                 continue  # one choice with the model: built in, or a server's model
-            label = LABELS.get(name, name)
+            label = LABELS.get(name) or setting_name(name)
             if not preferences.is_live(name):
                 label += " (after restart)"
             if isinstance(value, bool):
@@ -207,7 +208,7 @@ def show_settings(
                 return
             said = "Saved."
             if restart:
-                names = ", ".join(LABELS.get(n, n) for n in restart)
+                names = ", ".join(LABELS.get(n) or setting_name(n) for n in restart)
                 said = f"Saved. {names}: restart Docent to apply."
             say(said)
             pending = embedding.pending if embedding is not None else None

@@ -92,9 +92,12 @@ async def test_reload_mid_answer_versions_edit_and_export(
     await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
     assert "blue flowerpot" in await answers.first.inner_text()
 
-    # 2. Regenerate keeps the first answer: ‹ 1/2 › flips between them.
-    await _icon_button(page, "refresh").last.click()
+    # 2. Regenerate keeps the first answer: ‹ 1/2 › flips between them. Pressed from the
+    # keyboard, focus goes to the message box, not to the page (its button is gone).
+    await _icon_button(page, "refresh").last.focus()
+    await page.keyboard.press("Enter")
     await page.get_by_text("2/2", exact=True).wait_for(timeout=60_000)
+    await eventually(lambda: _focus_in(page, ".docent-composer"), what="focus in the box")
     await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
     assert "that is where" in await answers.last.inner_text()
     await _icon_button(page, "chevron_left").last.click()
@@ -190,3 +193,8 @@ async def test_first_start_models_and_settings_views(login_link: str, browser: o
     await page.emulate_media(color_scheme="dark")
     await page.screenshot(path=shots / "settings-dark.png")
     assert errors == []
+
+
+async def _focus_in(page: Any, selector: str) -> bool:
+    found = await page.evaluate(f"!!document.activeElement.closest({json.dumps(selector)})")
+    return bool(found)
