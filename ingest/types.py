@@ -29,15 +29,13 @@ class Section:
 
 @dataclass(frozen=True)
 class PlacedLine:
-    """A line OCR read, and where it sits on its page: the box around it, as fractions of
-    the page's width and height from its top left (what the viewer marks a passage with,
-    the picture having no text of its own)."""
+    """A line OCR read, and where it sits on its page: its four corners, clockwise from
+    the text's top left, as fractions of the page's width and height from its top left
+    (what the viewer marks a passage with, the picture having no text of its own). A
+    slanted or sideways line keeps its slant: the viewer turns its box to match."""
 
     text: str
-    left: float
-    top: float
-    right: float
-    bottom: float
+    corners: tuple[tuple[float, float], ...]
 
 
 @dataclass(frozen=True)

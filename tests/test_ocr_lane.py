@@ -141,8 +141,9 @@ async def test_a_scanned_page_keeps_where_each_line_was_read_for_the_viewer(
         placed = app.container.documents.placed_lines(record.id, 1)
         texts = [text for text, *_ in placed]
         assert texts == ["Berth four closes", "at noon on Fridays."], placed
-        for _, left, top, right, bottom in placed:
+        for _, ((left, top), (right, top_right), (_, bottom), _) in placed:
             assert 0 <= left < right <= 1 and 0 <= top < bottom <= 1
-        first, second = placed
-        assert first[4] <= second[2]  # the first line sits above the second
+            assert abs(top - top_right) < 0.01  # printed level
+        (_, first), (_, second) = placed
+        assert first[2][1] <= second[0][1]  # the first line sits above the second
         assert app.container.documents.placed_lines(record.id, 2) == []

@@ -132,8 +132,13 @@ def test_each_line_read_is_placed_on_its_page_as_fractions_of_it() -> None:
     speck = Line(_line(700, 500, "").points, "      ,", 0.5)
     read = judge(Lines([straight, slanted, speck], 0, 800, 600))
     assert read.lines == (
-        PlacedLine("Kestrel sails at dawn.", 0.125, 0.1, 0.625, 0.15),
-        PlacedLine("from the north quay.", 0.125, 0.5167, 0.625, 0.6),  # all its corners
+        PlacedLine(
+            "Kestrel sails at dawn.", ((0.125, 0.1), (0.625, 0.1), (0.625, 0.15), (0.125, 0.15))
+        ),
+        # slanted: its own corners, so the viewer turns its box with it
+        PlacedLine(
+            "from the north quay.", ((0.125, 0.55), (0.625, 0.5167), (0.625, 0.5667), (0.125, 0.6))
+        ),
     )  # the speck was not read, so it is not placed
 
 

@@ -161,7 +161,7 @@ def test_safe_from_many_threads(registry: Registry) -> None:
 def test_where_ocr_read_its_lines_stays_with_the_content_until_it_goes(
     registry: Registry,
 ) -> None:
-    line = PlacedLine("Kestrel sails at dawn.", 0.1, 0.2, 0.6, 0.25)
+    line = PlacedLine("Kestrel sails at dawn.", ((0.1, 0.2), (0.6, 0.2), (0.6, 0.25), (0.1, 0.25)))
     registry.begin_content("k1", "sha")
     registry.finish_content("scan.pdf", "k1", pages=2, chunks=1, placed={2: [line]})
     assert registry.placed_lines("k1", 2) == [line]
@@ -170,7 +170,7 @@ def test_where_ocr_read_its_lines_stays_with_the_content_until_it_goes(
     registry.finish_content("copy.pdf", "k1", pages=2, chunks=1)
     assert registry.placed_lines("k1", 2) == [line]
     # Read again (the OCR models changed): the new lines replace the old.
-    moved = PlacedLine("Kestrel sails at dawn.", 0.1, 0.3, 0.6, 0.35)
+    moved = PlacedLine("Kestrel sails at dawn.", ((0.1, 0.3), (0.6, 0.3), (0.6, 0.35), (0.1, 0.35)))
     registry.finish_content("scan.pdf", "k1", pages=2, chunks=1, placed={2: [moved]})
     assert registry.placed_lines("k1", 2) == [moved]
     registry.drop_contents(["k1"])

@@ -117,8 +117,8 @@ class Added:
     created: bool
 
 
-PlacedLineRow = tuple[str, float, float, float, float]
-"""A line OCR read, and its box on the page (see ``ingest.types.PlacedLine``)."""
+PlacedLineRow = tuple[str, tuple[tuple[float, float], ...]]
+"""A line OCR read, and its corners on the page (see ``ingest.types.PlacedLine``)."""
 
 
 class DocumentService:
@@ -189,14 +189,14 @@ class DocumentService:
         )
 
     def placed_lines(self, doc_id: str, page: int) -> builtins.list[PlacedLineRow]:
-        """The lines OCR read on ``page`` of a document, each as its text and its box
-        (left, top, right, bottom, as fractions of the page); [] for a page with text of
-        its own, or one read before Docent kept where its lines were."""
+        """The lines OCR read on ``page`` of a document, each as its text and its corners
+        (clockwise from the text's top left, as fractions of the page); [] for a page with
+        text of its own, or one read before Docent kept where its lines were."""
         record = self.registry.get(doc_id)
         if record is None or record.content_key is None:
             return []
         placed = self.registry.placed_lines(record.content_key, page)
-        return [(p.text, p.left, p.top, p.right, p.bottom) for p in placed]
+        return [(p.text, p.corners) for p in placed]
 
     def preview(self, doc_id: str, page: int | None) -> bytes:
         """Page ``page`` (1-based) of a picture document as PNG bytes, drawn in a parser

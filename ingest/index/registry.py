@@ -138,7 +138,7 @@ def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str])
 
 
 def _lines_json(lines: Sequence[PlacedLine]) -> str:
-    return json.dumps([[p.text, p.left, p.top, p.right, p.bottom] for p in lines])
+    return json.dumps([[p.text, p.corners] for p in lines])
 
 
 def _now() -> str:
@@ -488,4 +488,9 @@ class Registry:
             row = self._conn.execute(
                 "SELECT lines FROM ocr_lines WHERE key = ? AND page = ?", (key, page)
             ).fetchone()
-        return [PlacedLine(*line) for line in json.loads(row[0])] if row else []
+        if row is None:
+            return []
+        return [
+            PlacedLine(text, tuple((x, y) for x, y in corners))
+            for text, corners in json.loads(row[0])
+        ]

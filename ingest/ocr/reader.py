@@ -78,23 +78,15 @@ def judge(found: Lines) -> OcrText:
 
 
 def placed(found: Lines, lines: list[Line]) -> tuple[PlacedLine, ...]:
-    """``lines`` with their boxes as fractions of the image (the page as shown): the
-    corners' bounds, so a slanted line's box holds all of it."""
+    """``lines`` with their corners as fractions of the image (the page as shown)."""
 
     def share(value: float, whole: int) -> float:
         return round(min(max(value / max(whole, 1), 0.0), 1.0), 4)
 
-    boxes = []
-    for line in lines:
-        xs = [x for x, _ in line.points]
-        ys = [y for _, y in line.points]
-        boxes.append(
-            PlacedLine(
-                line.text,
-                share(min(xs), found.width),
-                share(min(ys), found.height),
-                share(max(xs), found.width),
-                share(max(ys), found.height),
-            )
+    return tuple(
+        PlacedLine(
+            line.text,
+            tuple((share(x, found.width), share(y, found.height)) for x, y in line.points),
         )
-    return tuple(boxes)
+        for line in lines
+    )

@@ -221,6 +221,12 @@ async def test_scans_a_photo_and_a_sheet_are_asked_about_in_the_window(
     )
     # Printed 174 pixels down a 600-pixel page, pasted 50 down a 720-pixel photo.
     assert 0.25 < top < 0.42, top
+    # The photo is turned 3° counter-clockwise: the marked line's box is turned with it.
+    turn = await picture.locator(".docent-pdf-mark").first.evaluate(
+        "(m) => { const t = new DOMMatrix(getComputedStyle(m.closest('.docent-ocr-line'))"
+        ".transform); return Math.atan2(t.b, t.a) * 180 / Math.PI; }"
+    )
+    assert -4.5 < turn < -1.5, turn  # degrees
     await page.screenshot(path=shots / "03-photo-viewer.png")
     await page.keyboard.press("Escape")
     await image.wait_for(state="detached")

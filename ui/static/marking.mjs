@@ -91,26 +91,37 @@ export function mark(divs, items, passage) {
   return { first, how: found.how };
 }
 
-// A scanned page has no text of its own: the lines OCR read (``placed``: text and box as
-// fractions of the page) are laid over the picture as a text layer of their own, each
-// stretched to its box as PDF.js stretches its text, so a passage is marked where it
-// was read, and the words can be selected and copied.
+// A scanned page has no text of its own: the lines OCR read (``placed``: text and corners
+// as fractions of the page) are laid over the picture as a text layer of their own, each
+// stretched along its box and turned with it, as PDF.js lays out its text, so a passage
+// is marked where it was read, and the words can be selected and copied.
 export function ocrLayer(layer, placed, width, height) {
-  const spans = placed.map(([text, left, top, right, bottom]) => {
+  const boxes = placed.map(([, corners]) => {
+    const [a, b, c] = corners.map(([x, y]) => [x * width, y * height]);
+    // Along the text's top edge, then down its left: a slanted line's box turns with it.
+    return {
+      at: a,
+      long: Math.hypot(b[0] - a[0], b[1] - a[1]),
+      tall: Math.hypot(c[0] - b[0], c[1] - b[1]),
+      angle: Math.atan2(b[1] - a[1], b[0] - a[0]),
+    };
+  });
+  const spans = placed.map(([text], i) => {
     const span = element("span", "docent-ocr-line", text);
-    const tall = (bottom - top) * height;
-    span.style.left = `${left * width}px`;
-    span.style.top = `${top * height}px`;
+    const { at, tall } = boxes[i];
+    span.style.left = `${at[0]}px`;
+    span.style.top = `${at[1]}px`;
     span.style.fontSize = `${tall * 0.85}px`;
     span.style.lineHeight = `${tall}px`;
-    span.dataset.width = String((right - left) * width);
     return span;
   });
   layer.append(...spans);
-  for (const span of spans) {
+  spans.forEach((span, i) => {
     const drawn = span.getBoundingClientRect().width;
-    if (drawn > 0) span.style.transform = `scaleX(${Number(span.dataset.width) / drawn})`;
-  }
+    const { long, angle } = boxes[i];
+    const stretch = drawn > 0 ? long / drawn : 1;
+    span.style.transform = `rotate(${angle}rad) scaleX(${stretch})`;
+  });
   return spans;
 }
 
