@@ -14,8 +14,23 @@ import pytest
 import ingest.pipeline.process as pipeline_module
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.parsing import ParserPool
 from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
+
+
+@contextmanager
+def warm_parsers(workers: int) -> Iterator[ParserPool]:
+    """A parser pool with ``workers`` processes started and idle: a test of a time budget
+    then times parsing alone, not how fast a loaded machine starts a process."""
+    pool = ParserPool()
+    leases = [pool.lease() for _ in range(workers)]
+    for lease in leases:
+        lease.release()
+    try:
+        yield pool
+    finally:
+        pool.close()
 
 
 @dataclass
