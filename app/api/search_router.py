@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -32,17 +34,26 @@ NO_SCOPE: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("/api/search", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
-async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
-    """The passages that best match the query, past the relevance floor."""
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """The search service's refusals as the API's errors, alike for every route here."""
     try:
-        results = await service.search(body.query, body.files or (), body.k, body.scope)
+        yield
     except QueryTooLong as error:
         raise ApiError(413, "query_too_long", str(error)) from error
+    except TextTooLong as error:
+        raise ApiError(413, "text_too_long", str(error)) from error
     except (EmptyQuery, BadScope) as error:
         raise ApiError(422, "invalid_request", str(error)) from error
     except EmptyScope as error:
         raise ApiError(404, "scope_empty", str(error)) from error
+
+
+@router.post("/api/search", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
+async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
+    """The passages that best match the query, past the relevance floor."""
+    with _refusals():
+        results = await service.search(body.query, body.files or (), body.k, body.scope)
     return SearchResponse.model_validate({"results": results})
 
 
@@ -50,14 +61,8 @@ async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
 async def find(body: FindRequest, service: SearchDep) -> FindResponse:
     """Every document with at least one passage about the query, with no top-k: how many
     were searched, how many matched, and each one's best passage."""
-    try:
+    with _refusals():
         found = await service.find(body.query, body.scope, body.files or ())
-    except QueryTooLong as error:
-        raise ApiError(413, "query_too_long", str(error)) from error
-    except (EmptyQuery, BadScope) as error:
-        raise ApiError(422, "invalid_request", str(error)) from error
-    except EmptyScope as error:
-        raise ApiError(404, "scope_empty", str(error)) from error
     return FindResponse.model_validate(found)
 
 
@@ -65,12 +70,6 @@ async def find(body: FindRequest, service: SearchDep) -> FindResponse:
 async def verify(body: VerifyRequest, service: SearchDep) -> VerifyResponse:
     """Check a text against the library, sentence by sentence: a verdict for each, the
     numbers, dates and names its best passage lacks, and the span that supports it."""
-    try:
+    with _refusals():
         checked = await service.verify(body.text, body.files or (), body.scope)
-    except TextTooLong as error:
-        raise ApiError(413, "text_too_long", str(error)) from error
-    except BadScope as error:
-        raise ApiError(422, "invalid_request", str(error)) from error
-    except EmptyScope as error:
-        raise ApiError(404, "scope_empty", str(error)) from error
     return VerifyResponse.model_validate({"sentences": [s.as_dict() for s in checked]})

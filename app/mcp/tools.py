@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.services.chat import ChatService, Failed, MessageRejected
+from app.services.chat import ChatService, Failed, MessageRejected, Turn
 from app.services.documents import DocumentError, DocumentService, DocumentView
 from app.services.search import (
     EmptyQuery,
@@ -175,14 +175,9 @@ class DocentTools:
         try:
             entries = scope_entries(scope)
             turn = self._chat().start_turn(None, text, "rag" if files else "auto", scope=entries)
-        except BadScope as error:
+        except (BadScope, MessageRejected) as error:
             raise ToolFailed(str(error)) from error
-        except MessageRejected as error:
-            raise ToolFailed(str(error)) from error
-        final = await turn.result()
-        if isinstance(final, Failed):
-            raise ToolFailed(final.message)
-        return Answer.model_validate(payload(final))
+        return await _answer(turn)
 
     async def summarize_document(self, path: str) -> Answer:
         """The whole document read in order (section by section when it is long), summed up
@@ -195,10 +190,7 @@ class DocentTools:
             turn = self._chat().start_turn(None, text, "document")
         except MessageRejected as error:
             raise ToolFailed(str(error)) from error
-        final = await turn.result()
-        if isinstance(final, Failed):
-            raise ToolFailed(final.message)
-        return Answer.model_validate(payload(final))
+        return await _answer(turn)
 
     async def list_documents(self) -> DocumentList:
         return DocumentList(
@@ -284,3 +276,11 @@ def _text(document: LoadedDocument, page: int | None) -> str:
         if size > MAX_READ_CHARS:
             break  # the rest is never read (its parser process is let go)
     return "\n\n".join(texts)
+
+
+async def _answer(turn: Turn) -> Answer:
+    """The turn's answer once it is done, or its failure as the tool's."""
+    final = await turn.result()
+    if isinstance(final, Failed):
+        raise ToolFailed(final.message)
+    return Answer.model_validate(payload(final))
