@@ -11,7 +11,7 @@ from functools import partial
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from app.paths import open_data_dir
+from app.core import Core, open_core
 from app.services.chat import ChatService
 from app.services.chat_server import build_chat_model, server_name
 from app.services.collections import open_collections
@@ -19,11 +19,10 @@ from app.services.documents import DocumentService
 from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
-from app.services.preferences import ChatModels, Preferences, with_saved
+from app.services.preferences import ChatModels, Preferences
 from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
-from app.services.status import StatusService
 from app.settings import Settings
 from graph.deps import GraphDeps
 from graph.graph import build_graph
@@ -33,7 +32,6 @@ from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.whole.notes import SectionNotes
 from ingest.index.keyword.index import KeywordIndex
-from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import PLACES, Indexer
@@ -74,6 +72,7 @@ class Container:
         self,
         settings: Settings,
         *,
+        core: Core | None = None,
         llm: ChatModel | None = None,
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
@@ -81,16 +80,17 @@ class Container:
         embedder_factory: Callable[[Settings], Embedder] = build_embedder,
         index_lock: IndexLock | None = None,
     ) -> None:
-        settings = with_saved(settings)  # what the window's settings dialog saved
+        """``core``: the light services, when the caller opened them already (a serving
+        app does, before it listens); otherwise they are opened here, with ``llm``."""
+        core = core or open_core(settings, llm=llm)
+        settings = core.settings
         self.settings = settings
-        self.token = open_data_dir(
-            settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url
-        )
-        self.llm: ChatModel = llm or build_chat_model(settings)
+        self.token = core.token
+        self.llm: ChatModel = core.llm
         self.reranker: Reranker = reranker or FlashRankReranker(
             settings.data_dir / "models" / "flashrank"
         )
-        self.registry = Registry(settings.data_dir / "docent.db")
+        self.registry = core.registry
         self.sessions = SessionIndex(settings.data_dir / "docent.db")
         self.events = EventBus()
         collections = open_collections(
@@ -165,13 +165,7 @@ class Container:
         )
         """Search and verify, for the API and MCP alike."""
         self.health = HealthMonitor(self.llm, self.reranker)
-        self.status = StatusService(
-            self.registry,
-            self.llm.health,
-            chat_model=lambda: self.llm.model,
-            embed_model=lambda: self.embedder.name,
-            queued=lambda: self.indexer.queued,
-        )
+        self.status = core.status
         live = {
             "chat_model": self.llm.use,
             "top_k": lambda k: self.retriever.configure(top_k=k),
@@ -234,6 +228,9 @@ class Container:
             max_message_chars=self.settings.max_message_chars,
             llm_for_model=self._llm_for_model,
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
+        )
+        self.status.follow(
+            embed_model=lambda: self.embedder.name, queued=lambda: self.indexer.queued
         )
         self._prepare_reranker(self.settings.rerank_download)
         if not self.index_lock.acquire():

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -22,13 +23,28 @@ from ingest.pipeline.lock import IndexLock
 
 if TYPE_CHECKING:
     from app.container import Container
+    from app.core import Core
+    from app.services.status import StatusService
     from app.settings import Settings
 
 DataDirLock = IndexLock
 """The data dir's lock, as the window holds it (ui/ sees it through app/)."""
 
-Building = tuple["Future[Container]", dict[str, float]]
-"""The services' build under way (``begin_building``): its future and its timings."""
+
+@dataclass(frozen=True)
+class Building:
+    """The services' build under way (``begin_building``)."""
+
+    status: Future[StatusService] = field(default_factory=Future)
+    """Done first, before the heavy imports: `/api/status` answers from it meanwhile."""
+    container: Future[Container] = field(default_factory=Future)
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds each step took, filled in as it goes."""
+    listening: threading.Event = field(default_factory=threading.Event)
+    """Set once the server listens: the heavy imports wait for it, so that they do not
+    slow (through the GIL) importing NiceGUI and opening the socket, which the window and
+    the status wait for."""
+
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +60,14 @@ class Services:
         self,
         build: Callable[[], Container],
         *,
+        status: Future[StatusService] | None = None,
         watch: bool = True,
         on_ready: Callable[[], None] | None = None,
     ) -> None:
+        """``status``: the status of the light services, when they are ready before the
+        container (otherwise the container's, once it is built)."""
         self._build = build
+        self._status = status
         self._watch = watch
         self._on_ready = on_ready
         """Runs in the event loop once the container has started, before anyone gets it."""
@@ -73,6 +93,15 @@ class Services:
             return self._container
         try:
             return await asyncio.shield(self.start())
+        except Exception as error:
+            raise ServicesFailed(str(error)) from error
+
+    async def status(self) -> StatusService:
+        """The status service, as soon as the light services are open."""
+        if self._status is None or self._container is not None:
+            return (await self.container()).status
+        try:
+            return await asyncio.wrap_future(self._status)
         except Exception as error:
             raise ServicesFailed(str(error)) from error
 
@@ -135,43 +164,55 @@ def begin_building(
 ) -> Building:
     """Start building the services in a thread, now: before the window is imported.
 
-    Importing the graph, Chroma and onnxruntime and loading the models then overlap
-    importing NiceGUI and starting the server, instead of following them. ``then`` runs in
-    the same thread after the build (the entry point imports the window's page there).
-    Returns the container's future and the build's timings, filled in as it goes.
+    The light services (``open_core``) come first, so the status answers as soon as the
+    server listens. Importing the graph, Chroma and onnxruntime and loading the models
+    follow once the caller sets ``listening``. ``then`` runs in the same thread after the
+    build (the entry point imports the window's page there).
     """
     from app.paths import open_data_dir
 
     # The token exists before the thread starts: the window reads it meanwhile.
     open_data_dir(settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url)
-    future: Future[Container] = Future()
-    timings: dict[str, float] = {}
+    building = Building()
 
     def build() -> None:
         try:
-            container = build_container(settings, timings, index_lock)
+            from app.core import open_core
+
+            mark = time.perf_counter()
+            core = open_core(settings)
+            building.status.set_result(core.status)
+            building.timings["core"] = time.perf_counter() - mark
+            building.listening.wait()
+            container = build_container(settings, building.timings, index_lock, core)
             mark = time.perf_counter()
             from app.api import api_routers
 
             api_routers()  # imported now, added to the app once the services have started
             then()
-            timings["routes"] = time.perf_counter() - mark
+            building.timings["routes"] = time.perf_counter() - mark
             settle()  # the process's long-lived objects exist now
         except BaseException as error:
-            future.set_exception(error)
+            for future in (building.status, building.container):
+                if not future.done():
+                    future.set_exception(error)
         else:
-            future.set_result(container)
+            building.container.set_result(container)
 
     threading.Thread(target=build, name="build-services", daemon=True).start()
-    return future, timings
+    return building
 
 
 def build_container(
-    settings: Settings, timings: dict[str, float], index_lock: IndexLock | None = None
+    settings: Settings,
+    timings: dict[str, float],
+    index_lock: IndexLock | None = None,
+    core: Core | None = None,
 ) -> Container:
     """Import and build every service from ``settings``, noting each step's seconds.
 
-    ``index_lock``: the data dir's lock, when the caller took it already.
+    ``index_lock``: the data dir's lock, when the caller took it already; ``core``: the
+    light services, when the caller opened them already.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -180,7 +221,7 @@ def build_container(
     # Loading the model (onnxruntime builds its graph outside the GIL) overlaps importing
     # the graph, Chroma and the routers: about a second less before the services answer.
     with ThreadPoolExecutor(1, thread_name_prefix="load-embedder") as loader:
-        loading = loader.submit(build_embedder, settings)
+        loading = loader.submit(build_embedder, core.settings if core else settings)
         mark = time.perf_counter()
         from app.container import Container
 
@@ -189,6 +230,6 @@ def build_container(
         embedder = loading.result()
         timings["embedder"] = time.perf_counter() - mark  # beyond the imports
     mark = time.perf_counter()
-    container = Container(settings, embedder=embedder, index_lock=index_lock)
+    container = Container(settings, core=core, embedder=embedder, index_lock=index_lock)
     timings["store"] = time.perf_counter() - mark
     return container

@@ -3,8 +3,10 @@
 Starts `run.py --no-browser` as a separate process on a free port with a fresh data dir,
 exactly as a user would (Ollama need not run), and prints the median of each figure:
 - measured from outside: seconds until /api/health answers (and the CPU seconds the
-  process had used by then), until the logged-in window's page is served, and until
-  /api/status answers (the services are built);
+  process had used by then), until the logged-in window's page is served (its message
+  box takes a question from then on), until /api/status answers (the services are ready:
+  the light ones, which the status and the window need), and until it says no longer
+  `starting` (search, indexing and chat have loaded; a question asked before waits);
 - the floor: a bare NiceGUI page (bench/bare_nicegui.py) until it answers, in the same
   run, and Docent's services-ready time as a multiple of it (target ≤ 1.5×);
 - the app's own breakdown (its log's `startup:` line): `entered` = interpreter, command
@@ -114,6 +116,12 @@ def one_run() -> dict[str, float]:
             headers = {"Authorization": f"Bearer {app.token}"}
             wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
             figures["→ services ready"] = app.since()
+            wait(
+                lambda: (
+                    httpx.get(f"{app.base}/api/status", headers=headers).json()["starting"] is False
+                )
+            )
+            figures["→ search and chat loaded"] = app.since()
             wait(lambda: "startup:" in (app.data / "logs" / "docent.log").read_text())
             figures.update({f"  {k}": v for k, v in app.breakdown().items()})
         finally:

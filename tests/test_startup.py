@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import httpx
+import pytest
 import uvicorn
 from fastapi import FastAPI
 
 from app.api import include_routes, secure
 from app.container import Container
+from app.core import open_core
+from app.services.embedders import build_embedder, embedder_name
+from app.services.status import StatusService
 from app.settings import Settings
 from app.startup import Services
 from tests.fakes.chat import FakeChatModel
@@ -51,3 +56,55 @@ async def test_health_answers_while_the_services_are_still_being_built(tmp_path:
         await services.stop()
         server.should_exit = True
         await serving
+
+
+async def test_status_answers_from_the_light_services_while_the_rest_loads(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    core = open_core(settings, llm=FakeChatModel())
+    status: Future[StatusService] = Future()
+    status.set_result(core.status)
+    released = threading.Event()
+
+    def build() -> Container:  # the heavy imports and models, held back by the test
+        released.wait(60)
+        return Container(settings, core=core, embedder=FakeEmbedder())
+
+    services = Services(build, status=status, watch=False, on_ready=lambda: include_routes(app))
+    app = FastAPI()
+    secure(app, services, settings, core.token)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        headers = {"Authorization": f"Bearer {core.token}"}
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30
+        ) as client:
+            early = await client.get("/api/status")
+            assert early.status_code == 200
+            assert early.json()["starting"] is True
+            assert early.json()["embed_model"] == "all-MiniLM-L6-v2"
+            assert early.json()["index"] == {"documents": 0, "chunks": 0, "queued": 0, "errors": 0}
+            documents = asyncio.create_task(client.get("/api/documents"))
+            assert (await client.get("/api/status")).json()["starting"] is True
+            assert not documents.done() and not services.ready  # this one waits
+            released.set()
+            assert (await documents).status_code == 200
+            assert (await client.get("/api/status")).json()["starting"] is False
+    finally:
+        released.set()
+        await services.stop()
+        server.should_exit = True
+        await serving
+
+
+@pytest.mark.parametrize("backend", ["minilm", "ollama", "openai"])
+def test_the_status_names_the_embedder_before_it_is_loaded(tmp_path: Path, backend: str) -> None:
+    settings = Settings(
+        data_dir=tmp_path, embed_backend=backend, embed_model="bge-m3", llm_api_key="k"
+    )
+    assert embedder_name(settings) == build_embedder(settings).name

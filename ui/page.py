@@ -60,14 +60,17 @@ def chat_page(container: Container, access: Access) -> None:
 class ChatPage:
     """One tab's window; its handlers keep to this tab's elements."""
 
-    def __init__(self, container: Container, access: Access) -> None:
+    def __init__(
+        self, container: Container, access: Access, *, dark: ui.dark_mode | None = None
+    ) -> None:
+        """``dark``: the page's theme, when the starting frame applied it already."""
         self.container = container
         self.documents = container.documents
         self.narrow = False
         self.catalog: ModelCatalog | None = None
         """The server's models as last asked: chat and embedding models apart."""
         self.file_count = 0
-        dark = theme.apply()
+        dark = dark or theme.apply()
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
             ui.button(icon="menu", on_click=self.toggle_drawer).props(
                 'flat round aria-label="Show or hide the sidebar"'

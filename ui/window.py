@@ -25,6 +25,7 @@ from app.paths import make_private_dir
 from app.settings import Settings
 from app.startup import Building, Services, ServicesFailed, begin_building
 from app.token import load_or_create_token
+from ui.starting import open_window
 
 if TYPE_CHECKING:
     from app.startup import DataDirLock
@@ -77,9 +78,14 @@ class Window:
         self.failed: str | None = None
         make_private_dir(settings.data_dir)
         token = load_or_create_token(settings.token_path)
-        built, self.build_timings = building
+        self.build_timings = building.timings
+        self.listening = building.listening
         # The build runs in its own thread already: this only waits for it, off the loop.
-        self.services = Services(built.result, on_ready=lambda: include_routes(app, api_routers()))
+        self.services = Services(
+            building.container.result,
+            status=building.status,
+            on_ready=lambda: include_routes(app, api_routers()),
+        )
         self.access = access = secure(app, self.services, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
@@ -103,24 +109,7 @@ class Window:
 
     async def root(self) -> None:
         """The page at / (and any other window path)."""
-        waiting: ui.row | None = None
-        if not self.services.ready:
-            # Send the page now and fill it in over the socket once the services are up.
-            with ui.row().classes("w-full justify-center items-center gap-2 p-8") as waiting:
-                ui.spinner(size="lg")
-                ui.label("Docent is starting…").mark("starting")
-            await ui.context.client.connected()
-        try:
-            container = await self.services.container()
-        except ServicesFailed as error:
-            ui.label(f"Docent could not start: {error}").classes("text-negative p-4")
-            return
-        finally:
-            if waiting is not None:
-                waiting.delete()
-        from ui.page import chat_page
-
-        chat_page(container, self.access)
+        await open_window(self.services, self.access)
 
     def _on_startup(self) -> None:
         app.state.after_listening = asyncio.create_task(self._after_listening())
@@ -129,6 +118,7 @@ class Window:
         while not getattr(Server.instance, "started", False):
             await asyncio.sleep(0.02)
         self.marks["listening"] = self._since_start()
+        self.listening.set()
         # CPU seconds spent so far (the build starts only now): what an idle machine would wait.
         self.marks["cpu_to_listen"] = time.process_time()
         write_instance(self.settings.data_dir, self.url)

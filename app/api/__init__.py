@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI
 
-from app.api import entry
+from app.api import entry, status_router
 from app.api.body_limits import MB, BodyLimits
 from app.api.errors import install_error_handlers
 from app.api.guard import Access, install_guard, is_api_path, wrap_outermost
@@ -52,6 +52,7 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
     install_error_handlers(app)
     app.include_router(entry.public)
     app.include_router(entry.router)
+    app.include_router(status_router.router)
     return access
 
 
@@ -70,7 +71,7 @@ def new_access(settings: Settings, token: str) -> Access:
 
 
 def _needs_services(path: str) -> bool:
-    return is_api_path(path) and path not in entry.PATHS
+    return is_api_path(path) and path not in entry.PATHS | status_router.PATHS
 
 
 def api_routers() -> list[APIRouter]:
@@ -84,11 +85,9 @@ def api_routers() -> list[APIRouter]:
         openai_router,
         search_router,
         sessions_router,
-        status_router,
     )
 
     return [
-        status_router.router,
         chat_router.router,
         documents_router.router,
         library_router.router,

@@ -11,7 +11,6 @@ from app.services.chat import ChatService
 from app.services.documents import DocumentService
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
-from app.services.status import StatusService
 from app.startup import ServicesFailed
 
 if TYPE_CHECKING:
@@ -27,10 +26,6 @@ async def get_container(request: Request) -> Container:
 
 
 ContainerDep = Annotated["Container", Depends(get_container)]
-
-
-async def get_status(c: ContainerDep) -> StatusService:
-    return c.status
 
 
 async def get_documents(c: ContainerDep) -> DocumentService:
@@ -51,7 +46,6 @@ async def get_search(c: ContainerDep) -> SearchService:
 
 # Routers name the service they use (not the container): these resolve it, waiting for
 # the services while Docent starts.
-StatusDep = Annotated[StatusService, Depends(get_status)]
 DocumentsDep = Annotated[DocumentService, Depends(get_documents)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 SessionsDep = Annotated[SessionIndex, Depends(get_sessions)]

@@ -161,38 +161,6 @@ class ReindexResult(BaseModel):
     queued: int = Field(description="How many files were queued for indexing.")
 
 
-class OllamaStatus(BaseModel):
-    reachable: bool
-    host: str
-    chat_model: str
-    models: list[str]
-    error: str | None = None
-
-
-class ModelServerStatus(OllamaStatus):
-    """The chat model server, whichever API it speaks; ``ollama`` says the same."""
-
-    api: Literal["ollama", "openai"] = Field(
-        description="'ollama', or 'openai' for an OpenAI-compatible server (LM Studio, vLLM…)."
-    )
-
-
-class IndexStatus(BaseModel):
-    documents: int
-    chunks: int
-    queued: int
-    errors: int
-
-
-class StatusResponse(BaseModel):
-    ollama: OllamaStatus = Field(
-        description="The chat model server, as the contract names it (also when it is not Ollama)."
-    )
-    model_server: ModelServerStatus
-    index: IndexStatus
-    embed_model: str
-
-
 class ErrorDetail(BaseModel):
     code: str = Field(description="Stable machine-readable code, e.g. `session_busy`.")
     message: str = Field(description="What went wrong and how to fix it, for a person.")

@@ -27,6 +27,13 @@ def build_embedder(settings: Settings) -> Embedder:
     return MiniLMEmbedder()
 
 
+def embedder_name(settings: Settings) -> str:
+    """The name the embedder ``build_embedder`` makes will carry, without making it."""
+    if settings.embed_backend == "minilm":
+        return MiniLMEmbedder.name
+    return f"{settings.embed_backend}-{settings.embed_model}"
+
+
 def embedder_from(spec: dict[str, str]) -> Embedder:
     """The embedder a stored spec names (the model the index was built with)."""
     if spec.get("backend") == "ollama":

@@ -44,6 +44,8 @@ class Status:
     chat_model: str
     embed_model: str
     index: IndexCounts
+    starting: bool = False
+    """The library's search, indexing and chat are still loading (questions wait for them)."""
 
 
 class StatusService:
@@ -57,12 +59,21 @@ class StatusService:
         chat_model: Callable[[], str],
         embed_model: Callable[[], str],
         queued: Callable[[], int] = lambda: 0,
+        starting: bool = False,
     ) -> None:
         self._registry = registry
         self._health = health
         self._chat_model = chat_model
         self._embed_model = embed_model
         self._queued = queued
+        self._starting = starting
+        """Said until ``follow`` hands the built services' figures over."""
+
+    def follow(self, *, embed_model: Callable[[], str], queued: Callable[[], int]) -> None:
+        """Take the embedding model's name and the queue from the services once built."""
+        self._embed_model = embed_model
+        self._queued = queued
+        self._starting = False
 
     def index(self) -> IndexCounts:
         """The library's counts, from the registry alone."""
@@ -75,4 +86,4 @@ class StatusService:
     async def status(self) -> Status:
         """The model server's health (asked now) and the library's counts."""
         health, index = await asyncio.gather(self._health(), asyncio.to_thread(self.index))
-        return Status(health, self._chat_model(), self._embed_model(), index)
+        return Status(health, self._chat_model(), self._embed_model(), index, self._starting)

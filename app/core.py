@@ -1,0 +1,49 @@
+"""The light half of the services: what answers while the heavy half is still loading.
+
+The registry, the chat model's adapter and the status need no graph, Chroma or
+onnxruntime, so a serving app has them before its socket listens: `/api/status` and the
+window's message box answer at once, and the heavy half (``Container``) is built on
+these when its imports are done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.paths import open_data_dir
+from app.services.chat_server import build_chat_model
+from app.services.embedders import embedder_name
+from app.services.preferences import with_saved
+from app.services.status import StatusService
+from app.settings import Settings
+from ingest.index.registry import Registry
+from models.protocols import ChatModel
+
+
+@dataclass(frozen=True)
+class Core:
+    """The settings (with what the window saved), the token, the registry, the chat model
+    and the status; the container is built on them."""
+
+    settings: Settings
+    token: str
+    registry: Registry
+    llm: ChatModel
+    status: StatusService
+
+
+def open_core(settings: Settings, *, llm: ChatModel | None = None) -> Core:
+    """Open the data dir and the light services; ``llm``: a chat model to use instead
+    of the configured server's (tests pass fakes in)."""
+    settings = with_saved(settings)  # what the window's settings dialog saved
+    token = open_data_dir(settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url)
+    registry = Registry(settings.data_dir / "docent.db")
+    chat = llm or build_chat_model(settings)
+    status = StatusService(
+        registry,
+        chat.health,
+        chat_model=lambda: chat.model,
+        embed_model=lambda: embedder_name(settings),
+        starting=True,
+    )
+    return Core(settings, token, registry, chat, status)

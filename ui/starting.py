@@ -1,0 +1,113 @@
+"""What a tab shows while search and chat are still loading: the page's frame and a
+message box that keeps one question until Docent can answer it.
+
+Loading the graph, Chroma and the embedding model takes a second or two after the server
+listens. The window does not make the user wait for it: the box takes the question now,
+and the chat page, once built in this frame's place, sends it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nicegui import ui
+from nicegui.events import GenericEventArguments
+
+from app.startup import Services, ServicesFailed
+from ui import theme
+
+if TYPE_CHECKING:
+    from app.api.guard import Access
+
+PLACEHOLDER = "Ask about your documents…"
+
+# Enter sends, Shift+Enter is a new line, and IME composition is never interrupted (as in
+# the chat page's composer).
+ENTER_JS = """(e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    emit({});
+  }
+}"""
+
+
+class StartingPage:
+    """The header, a "starting" line and the message box; ``close`` hands over what the
+    user typed."""
+
+    def __init__(self) -> None:
+        self.dark = theme.apply()
+        self.held: str | None = None
+        """The question sent while starting: the chat page sends it once it is built."""
+        with ui.header().classes(
+            "docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"
+        ) as self.header:
+            # Where the chat page puts its sidebar button: the title does not move when it comes.
+            ui.button(icon="menu").props('flat round disable aria-label="Sidebar"')
+            ui.html("Docent", sanitize=False, tag="h1").classes("text-lg font-semibold")
+        with ui.column().classes("docent-messages gap-3 p-4") as self.body:
+            with ui.row().classes("w-full justify-end"):
+                self.question = ui.label().classes("docent-bubble").mark("held")
+                self.question.set_visibility(False)
+            with ui.row().classes("items-center gap-2").props("role=status aria-live=polite"):
+                ui.spinner(size="lg")
+                self.note = ui.label("Docent is starting…").mark("starting")
+        with ui.footer().classes("docent-footer bg-transparent p-2 pt-0") as self.footer:
+            with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
+                with ui.row().classes("w-full items-end no-wrap gap-2"):
+                    self.box = ui.textarea(placeholder=PLACEHOLDER)
+                    self.box.props('autogrow outlined dense rows=1 autofocus aria-label="Message"')
+                    self.box.classes("flex-grow min-w-0").mark("message-input")
+                    self.box.on("keydown", self._enter, js_handler=ENTER_JS)
+                    self.send_button = ui.button(icon="arrow_upward", on_click=self.hold)
+                    self.send_button.props('round unelevated aria-label="Send"').mark("send")
+
+    def _enter(self, _: GenericEventArguments) -> None:
+        self.hold()
+
+    def hold(self) -> None:
+        """Keep the box's question for the chat page; one question, as the page sends one
+        at a time."""
+        text = (self.box.value or "").strip()
+        if not text or self.held is not None:
+            return
+        self.held = text
+        self.box.set_value("")
+        self.question.set_text(text)
+        self.question.set_visibility(True)
+        self.note.set_text("Docent is starting… it answers as soon as it is ready.")
+        self.send_button.disable()
+
+    def close(self) -> str:
+        """Remove the frame; what is left in the message box (the chat page's draft)."""
+        draft = self.box.value or ""
+        for part in (self.header, self.body, self.footer):
+            part.delete()
+        return draft
+
+
+async def open_window(services: Services, access: Access) -> None:
+    """The window for one tab: the chat page, after the starting frame while the services
+    load (a question asked in the frame is sent from the chat page)."""
+    starting: StartingPage | None = None
+    if not services.ready:
+        starting = StartingPage()
+        await ui.context.client.connected()
+    try:
+        container = await services.container()
+    except ServicesFailed as error:
+        if starting is not None:
+            starting.close()
+        ui.label(f"Docent could not start: {error}").classes("text-negative p-4")
+        return
+    from ui.page import ChatPage  # imported by then: the build imports it
+
+    if starting is None:
+        ChatPage(container, access)
+        return
+    draft = starting.close()
+    page = ChatPage(container, access, dark=starting.dark)
+    page.composer.box.set_value(draft)
+    if starting.held is not None:
+        with page.anchor:
+            await page.send(starting.held)
