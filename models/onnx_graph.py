@@ -1,7 +1,7 @@
-"""Exact simplifications of the MiniLM encoder's ONNX graph, made before onnxruntime loads it.
+"""Simplifications of the MiniLM encoder's ONNX graph, made before onnxruntime loads it.
 
 The shipped model was exported by torch's dynamo exporter, whose patterns onnxruntime's
-own optimizer does not recognise:
+own optimizer does not recognise. Two rewrites are exact:
 
 - every attention Softmax is followed by ``Where(IsNaN(p), 0, p)``. The softmax can
   only give NaN when a row is masked entirely, and the model masks with the float32
@@ -11,12 +11,24 @@ own optimizer does not recognise:
   the largest activations. onnxruntime's ``Gelu`` computes the same function in one,
   and its optimizer then folds the bias Add before it in too (``BiasGelu``).
 
-The vectors are the model's own either way (a test compares them); only the time differs.
+One is not: the weights ship as int8 with a scale per column, and the graph turns them
+back into float32 (``Cast``, ``Mul``) for float matmuls, which are most of the time
+spent. ``DynamicQuantizeMatMul`` multiplies by the int8 weights themselves, with each
+activation tensor quantised to 8 bits on the way in: about twice the speed. The vectors
+move by less than 1% on prose (cosine 0.993 to the float ones; a test holds them above
+0.98) and retrieval moves within noise: dense R@1 .663 → .669 and R@5 .886 → .882 on
+1,500 SQuAD questions; in the quality guard's hybrid search, SQuAD R@1 .887 → .893 and
+R@5 .967 → .967, the 62 handbook paraphrases R@1 34 → 32 and R@5 58 → 57. Since a run's
+activations share one scale, ``MiniLMEmbedder`` runs each text on its own.
+Where the CPU's signed int8 kernel would saturate (x86 with AVX2 but no VNNI), the
+weights are shifted to unsigned, which is exact there, at a smaller gain.
+
 A graph without these patterns (another export) is left as it is.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,17 +38,111 @@ _MS_DOMAIN = "com.microsoft"
 """onnxruntime's contrib operators, where ``Gelu`` lives."""
 
 
-def simplified_model(path: Path) -> bytes:
-    """The model at ``path``, serialised, with the rewrites above applied where they match."""
+def simplified_model(path: Path, *, int8_matmuls: bool = True) -> bytes:
+    """The model at ``path``, serialised, with the rewrites above applied where they match;
+    ``int8_matmuls`` False keeps to the exact ones."""
     import onnx
 
     model = onnx.load(str(path))
     graph = model.graph
-    if _drop_nan_guards(graph) + _fuse_gelu(graph):
+    changed = _drop_nan_guards(graph) + _fuse_gelu(graph)
+    if int8_matmuls:
+        changed += _int8_matmuls(graph, signed=signed_int8_is_exact())
+    if changed:
         if not any(o.domain == _MS_DOMAIN for o in model.opset_import):
             model.opset_import.append(onnx.helper.make_opsetid(_MS_DOMAIN, 1))
         _drop_unread_constants(graph)
     return bytes(model.SerializeToString())
+
+
+def _int8_matmuls(graph: Any, *, signed: bool) -> int:
+    """Replace ``MatMul(x, Cast(w_int8) * scale)`` by ``DynamicQuantizeMatMul`` on ``w_int8``
+    (per-column scales); ``signed`` False feeds the weights as uint8 around 128."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    made = _producers(graph.node)
+    readers = _readers(graph.node)
+    weights = {t.name: t for t in graph.initializer}
+    doomed: list[Any] = []
+    fused: dict[str, Any] = {}
+    for matmul in graph.node:
+        if matmul.op_type != "MatMul":
+            continue
+        scaled = made.get(matmul.input[1])
+        if scaled is None or scaled.op_type != "Mul" or scaled.input[1] not in weights:
+            continue
+        cast = made.get(scaled.input[0])
+        if cast is None or cast.op_type != "Cast" or cast.input[0] not in weights:
+            continue
+        quantised = numpy_helper.to_array(weights[cast.input[0]])
+        scale = numpy_helper.to_array(weights[scaled.input[1]])
+        if quantised.dtype != np.int8 or quantised.ndim != 2:
+            continue
+        if scale.size != quantised.shape[1]:
+            continue
+        if len(readers[cast.output[0]]) != 1 or len(readers[scaled.output[0]]) != 1:
+            continue
+        name = matmul.output[0]
+        if signed:
+            held, zero = quantised, np.zeros(scale.size, np.int8)
+        else:
+            held = (quantised.astype(np.int16) + 128).astype(np.uint8)
+            zero = np.full(scale.size, 128, np.uint8)
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(held, f"{name}_w8"),
+                numpy_helper.from_array(scale.reshape(-1).astype(np.float32), f"{name}_scale"),
+                numpy_helper.from_array(zero, f"{name}_zero"),
+            ]
+        )
+        fused[name] = helper.make_node(
+            "DynamicQuantizeMatMul",
+            [matmul.input[0], f"{name}_w8", f"{name}_scale", f"{name}_zero"],
+            [name],
+            name=f"{matmul.name}_int8",
+            domain=_MS_DOMAIN,
+        )
+        doomed += [cast, scaled]
+    _rebuild(graph, doomed, fused)
+    return len(fused)
+
+
+@functools.cache
+def signed_int8_is_exact() -> bool:
+    """Whether this CPU's int8 × uint8 kernel sums without saturating.
+
+    x86 with AVX2 but no VNNI adds pairs of products into 16 bits (``vpmaddubsw``), which
+    clips 2 × 255 × 127. One matmul that hits exactly that case answers the question on
+    any platform, without reading CPU flags.
+    """
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    depth, width = 64, 8
+    weights = numpy_helper.from_array(np.full((depth, width), 127, np.int8), "w")
+    scale = numpy_helper.from_array(np.ones(width, np.float32), "s")
+    zero = numpy_helper.from_array(np.zeros(width, np.int8), "z")
+    node = helper.make_node("DynamicQuantizeMatMul", ["a", "w", "s", "z"], ["y"], domain=_MS_DOMAIN)
+    graph = helper.make_graph(
+        [node],
+        "probe",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, depth])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, width])],
+        [weights, scale, zero],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(_MS_DOMAIN, 1)]
+    )
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(
+        model.SerializeToString(), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    # Every activation quantises to 255 (scale 1/255, zero point 0).
+    (out,) = session.run(None, {"a": np.ones((1, depth), np.float32)})
+    return bool(np.allclose(out, depth * 127.0, rtol=1e-3))
 
 
 def _drop_nan_guards(graph: Any) -> int:

@@ -258,7 +258,9 @@ def test_agrees_with_chromadb_default_function_on_the_same_weights(
     ]
     chroma = offline_chroma_ef(files, tmp_path)
     theirs = np.asarray(chroma(texts), dtype=np.float64)
+    exact = vectors(MiniLMEmbedder(files, int8_matmuls=False), texts)
     ours = vectors(embedder, texts)
 
-    cosines = np.sum(theirs * ours, axis=1)
-    assert cosines.min() > 0.999
+    assert np.sum(theirs * exact, axis=1).min() > 0.999  # the float form: the same model
+    # The int8 matmuls move a vector by a little more on a one-word text than on prose.
+    assert np.sum(theirs * ours, axis=1).min() > 0.98

@@ -1,4 +1,5 @@
-"""The encoder graph's rewrites: the same vectors as the shipped graph, with fewer passes."""
+"""The encoder graph's rewrites: the same vectors as the shipped graph with fewer passes,
+and nearly the same with int8 matmuls."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from models import onnx_graph
 from models.embeddings import MiniLMEmbedder, MiniLMFiles, locate_minilm
 from models.onnx_graph import simplified_model
 
@@ -34,7 +36,7 @@ def ops(model: bytes) -> Counter[str]:
 
 def test_the_shipped_graph_loses_its_nan_guards_and_spelt_out_gelu(files: MiniLMFiles) -> None:
     before = Counter(node.op_type for node in onnx.load(str(files.model)).graph.node)
-    after = ops(simplified_model(files.model))
+    after = ops(simplified_model(files.model, int8_matmuls=False))
 
     assert before["IsNaN"] == 6 and before["Erf"] == 6
     assert after["IsNaN"] == 0 and after["Erf"] == 0
@@ -44,14 +46,49 @@ def test_the_shipped_graph_loses_its_nan_guards_and_spelt_out_gelu(files: MiniLM
 
 
 def test_the_simplified_graph_gives_the_shipped_graphs_vectors(files: MiniLMFiles) -> None:
-    ours = MiniLMEmbedder(files)
-    shipped = MiniLMEmbedder(files)
+    ours = MiniLMEmbedder(files, int8_matmuls=False)
+    shipped = MiniLMEmbedder(files, int8_matmuls=False)
     shipped._session = ort.InferenceSession(str(files.model), providers=["CPUExecutionProvider"])
 
     a = one_padded_batch(ours, TEXTS)
     b = one_padded_batch(shipped, TEXTS)
 
     assert np.abs(a - b).max() < 1e-5
+
+
+def test_the_weight_matmuls_run_in_int8_on_the_shipped_weights(files: MiniLMFiles) -> None:
+    before = Counter(node.op_type for node in onnx.load(str(files.model)).graph.node)
+    after = ops(simplified_model(files.model))
+
+    assert after["DynamicQuantizeMatMul"] == 36  # Q, K, V, output and two FFN, six layers
+    assert after["MatMul"] == before["MatMul"] - 36  # attention's own products stay float
+    assert after["Cast"] == before["Cast"] - 36  # the weights are no longer turned to float
+
+
+def test_int8_vectors_stay_close_to_the_shipped_ones_and_ignore_their_batch(
+    files: MiniLMFiles,
+) -> None:
+    exact = np.asarray(MiniLMEmbedder(files, int8_matmuls=False).embed(TEXTS))
+    int8 = MiniLMEmbedder(files)
+    ours = np.asarray(int8.embed(TEXTS))
+
+    assert np.sum(exact * ours, axis=1).min() > 0.98
+    # A text's vector is its own, whatever it is embedded with.
+    alone = np.asarray([int8.embed([text])[0] for text in TEXTS])
+    assert np.abs(alone - ours).max() == 0
+
+
+def test_unsigned_int8_weights_give_the_signed_products(
+    files: MiniLMFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unsigned form, for CPUs whose signed int8 kernel saturates, is the same arithmetic
+    (where the signed kernel saturates, both embedders here are unsigned)."""
+    chosen = np.asarray(MiniLMEmbedder(files).embed(TEXTS))
+    monkeypatch.setattr(onnx_graph, "signed_int8_is_exact", lambda: False)
+    unsigned = MiniLMEmbedder(files)
+
+    assert ops(simplified_model(files.model))["DynamicQuantizeMatMul"] == 36
+    np.testing.assert_allclose(np.asarray(unsigned.embed(TEXTS)), chosen, atol=1e-5)
 
 
 def one_padded_batch(embedder: MiniLMEmbedder, texts: list[str]) -> np.ndarray:
