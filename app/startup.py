@@ -46,6 +46,9 @@ class Building:
     the status wait for."""
 
 
+LISTEN_WAIT = 10.0
+"""Seconds the heavy imports wait for the server to listen before they start anyway."""
+
 log = logging.getLogger(__name__)
 
 
@@ -183,7 +186,8 @@ def begin_building(
             core = open_core(settings)
             building.status.set_result(core.status)
             building.timings["core"] = time.perf_counter() - mark
-            building.listening.wait()
+            # At most a while: a server that never listens must not hold the build.
+            building.listening.wait(LISTEN_WAIT)
             container = build_container(settings, building.timings, index_lock, core)
             mark = time.perf_counter()
             from app.api import api_routers
