@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
 from concurrent.futures import Future
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -23,6 +25,28 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 
 
+@asynccontextmanager
+async def serving(app: FastAPI, services: Services, token: str) -> AsyncIterator[httpx.AsyncClient]:
+    """``app`` served on a free port, and a client that holds ``token``; the services are
+    stopped at the end (release a held build first)."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        ) as client:
+            yield client
+    finally:
+        await services.stop()
+        server.should_exit = True
+        await task
+
+
 async def test_health_answers_while_the_services_are_still_being_built(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     container = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
@@ -35,27 +59,16 @@ async def test_health_answers_while_the_services_are_still_being_built(tmp_path:
     services = Services(build, on_ready=lambda: include_routes(app))
     app = FastAPI()
     secure(app, services, settings, container.token)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.02)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        headers = {"Authorization": f"Bearer {container.token}"}
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30
-        ) as client:
+    async with serving(app, services, container.token) as client:
+        try:
             status = asyncio.create_task(client.get("/api/status"))
             health = await client.get("/api/health")
             assert health.status_code == 200 and health.json() == {"status": "ok"}
             assert not status.done()  # it waits for the services, as it should
             released.set()
             assert (await status).status_code == 200
-    finally:
-        released.set()
-        await services.stop()
-        server.should_exit = True
-        await serving
+        finally:
+            released.set()
 
 
 async def test_status_answers_from_the_light_services_while_the_rest_loads(
@@ -74,16 +87,8 @@ async def test_status_answers_from_the_light_services_while_the_rest_loads(
     services = Services(build, status=status, watch=False, on_ready=lambda: include_routes(app))
     app = FastAPI()
     secure(app, services, settings, core.token)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.02)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        headers = {"Authorization": f"Bearer {core.token}"}
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30
-        ) as client:
+    async with serving(app, services, core.token) as client:
+        try:
             early = await client.get("/api/status")
             assert early.status_code == 200
             assert early.json()["starting"] is True
@@ -95,11 +100,8 @@ async def test_status_answers_from_the_light_services_while_the_rest_loads(
             released.set()
             assert (await documents).status_code == 200
             assert (await client.get("/api/status")).json()["starting"] is False
-    finally:
-        released.set()
-        await services.stop()
-        server.should_exit = True
-        await serving
+        finally:
+            released.set()
 
 
 @pytest.mark.parametrize("backend", ["minilm", "ollama", "openai"])
