@@ -14,7 +14,8 @@ def edit_question(text: str, send: Callable[[str], Awaitable[bool]]) -> None:
         ui.label(
             "The answer comes in a new chat that branches from here; this one stays as it is."
         ).classes("text-sm docent-muted")
-        box = ui.textarea(value=text).props("outlined autogrow autofocus").classes("w-full")
+        box = ui.textarea(value=text).props('outlined autogrow autofocus aria-label="Question"')
+        box.classes("w-full")
         box.mark("edit-input")
 
         async def go() -> None:
@@ -22,7 +23,10 @@ def edit_question(text: str, send: Callable[[str], Awaitable[bool]]) -> None:
             if not new:
                 return
             dialog.close()
-            await send(new)
+            if await send(new):
+                # The pencil pressed was in the chat left behind: focus would fall to the
+                # page. It goes where the next message is typed, as after any sending.
+                ui.run_javascript("docent.focusInput()")
 
         # Enter sends, Shift+Enter breaks the line, as in the message box.
         box.on(

@@ -269,17 +269,28 @@ class AnswerView:
     def _versions_nav(self) -> None:
         count = len(self.versions) + 1
         at = count - 1 if self.shown is None else self.shown
-        back = ui.button(icon="chevron_left", on_click=lambda: self.show_version(at - 1))
+        back = ui.button(icon="chevron_left", on_click=lambda: self._step(at, -1))
         back.props('flat dense round size=sm aria-label="Earlier answer"').tooltip(
             "Earlier answer"
         ).mark("version-back")
         back.set_enabled(at > 0)
         ui.label(f"{at + 1}/{count}").classes("text-xs docent-muted").mark("version-label")
-        on = ui.button(icon="chevron_right", on_click=lambda: self.show_version(at + 1))
+        on = ui.button(icon="chevron_right", on_click=lambda: self._step(at, 1))
         on.props('flat dense round size=sm aria-label="Later answer"').tooltip("Later answer").mark(
             "version-next"
         )
         on.set_enabled(at < count - 1)
+        self._arrows = (back, on)
+
+    def _step(self, at: int, by: int) -> None:
+        """Show the version ``by`` away from ``at``. The row of buttons is built anew, so
+        focus goes to the new arrow the same way (the other one at either end); a keyboard
+        user keeps flipping instead of starting over from the top of the page."""
+        client = ui.context.client  # the pressed arrow, and its slot, go with the old row
+        self.show_version(at + by)
+        back, on = self._arrows
+        arrow = (back if back.enabled else on) if by < 0 else (on if on.enabled else back)
+        client.run_javascript(f"setTimeout(() => document.getElementById('c{arrow.id}')?.focus())")
 
     def snapshot(self) -> dict[str, Any]:
         """The answer on show as a version: what a Regenerate keeps of it."""

@@ -206,7 +206,9 @@ class ChatPage:
                     ui.notify(f"Downloading the reranking model ({reranking.size}).")
                 else:
                     reranking.decline()
-                card.delete()
+                client = ui.context.client  # the button's slot goes with the card
+                card.delete()  # and focus with it: it goes to the message box instead
+                client.run_javascript("docent.focusInput()")
 
             with ui.row().classes("w-full justify-end gap-1"):
                 ui.button("Not now", on_click=lambda: answer(False)).props("flat no-caps").mark(

@@ -100,8 +100,13 @@ async def test_reload_mid_answer_versions_edit_and_export(
     await eventually(lambda: _focus_in(page, ".docent-composer"), what="focus in the box")
     await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
     assert "that is where" in await answers.last.inner_text()
-    await _icon_button(page, "chevron_left").last.click()
+    # Flipped from the keyboard, focus stays on the arrows though their row is rebuilt: at
+    # 1/2 the earlier arrow is disabled, so it goes to the later one.
+    await _icon_button(page, "chevron_left").last.focus()
+    await page.keyboard.press("Enter")
     await page.get_by_text("1/2", exact=True).wait_for(timeout=10_000)
+    later = '[aria-label="Later answer"]'
+    await eventually(lambda: _focus_in(page, later), what="focus on the later arrow")
     assert "that is where" not in await answers.last.inner_text()
     assert "blue flowerpot" in await answers.last.inner_text()
     await page.screenshot(path=shots / "versions.png")
@@ -126,6 +131,8 @@ async def test_reload_mid_answer_versions_edit_and_export(
     await editor.fill("Where exactly is the spare key kept?")
     await page.locator(".q-dialog").get_by_role("button", name="Send").click()
     await eventually(lambda: page.url != address and _url_is_chat(page), what="the branch")
+    # The pencil stayed behind in the first chat: focus goes where the next message is typed.
+    await eventually(lambda: _focus_in(page, ".docent-composer"), what="focus in the box")
     await page.locator(".docent-streaming").wait_for(state="detached", timeout=60_000)
     bubbles = await page.locator(".docent-bubble").all_inner_texts()
     assert [b.strip() for b in bubbles] == ["Where exactly is the spare key kept?"]
@@ -164,8 +171,11 @@ async def test_first_start_models_and_settings_views(login_link: str, browser: o
     await page.emulate_media(color_scheme="dark")
     await page.screenshot(path=shots / "offer-dark.png")
     await page.emulate_media(color_scheme="light")
-    await page.get_by_role("button", name="Not now").click()
+    # Answered from the keyboard: the card goes, and focus to the message box, not the page.
+    await page.get_by_role("button", name="Not now").focus()
+    await page.keyboard.press("Enter")
     await offer.wait_for(state="detached")
+    await eventually(lambda: _focus_in(page, ".docent-composer"), what="focus in the box")
     assert await page.locator(".docent-banner").count() == 0  # no "Reranking is off" warning
 
     await page.locator("header button", has_text="llama3.2").click()
