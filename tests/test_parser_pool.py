@@ -288,6 +288,9 @@ async def test_a_file_past_its_time_budget_has_its_worker_killed(
         try:
             indexer.enqueue(parts.docs / "stuck.txt")
             pid = await _stuck_worker(parts.docs, "stuck.txt")
+            # A file takes its budget as it starts: the next one's is out of reach of any
+            # machine's slowness, and only the stuck file's 3 s are ever used up.
+            indexer.time_budget = 600.0
             await indexer.wait_idle()
 
             stuck = parts.registry.get_by_path("stuck.txt")

@@ -380,8 +380,8 @@ async def test_deleting_a_file_cancels_its_running_work(parts: IngestParts) -> N
 async def test_a_file_past_its_time_budget_fails_and_the_others_go_on(parts: IngestParts) -> None:
     embedder = GateEmbedder()
     parts.store.embedder = embedder
-    # stuck.txt waits on its gate however long the budget is; fine.txt, parsed by a
-    # worker already started, needs milliseconds of it.
+    # stuck.txt waits on its gate however long its budget is, and is seen in a worker
+    # already started long before the budget ends.
     with warm_parsers(2) as parsers:
         await _past_budget_others_go_on(parts, embedder, parsers)
 
@@ -394,8 +394,15 @@ async def _past_budget_others_go_on(
     )
     (parts.docs / "stuck.txt").write_text("BIGFILE never finishes")
     (parts.docs / "fine.txt").write_text("a file about herons")
+    await indexer.start()
     try:
-        await indexer.index_all()
+        indexer.enqueue(parts.docs / "stuck.txt")
+        await eventually(embedder.waiting.is_set, what="stuck.txt stuck in the embedder")
+        # A file takes its budget as it starts: fine.txt's is out of reach of any machine's
+        # slowness, and only stuck.txt's 3 s are ever used up.
+        indexer.time_budget = 600.0
+        indexer.enqueue(parts.docs / "fine.txt")
+        await indexer.wait_idle()
         stuck = parts.registry.get_by_path("stuck.txt")
         assert stuck is not None and stuck.status == DocStatus.ERROR
         assert stuck.error is not None and "time budget (3 s)" in stuck.error
