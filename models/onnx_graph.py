@@ -84,21 +84,23 @@ def _int8_matmuls(graph: Any, *, signed: bool) -> int:
         if len(readers[cast.output[0]]) != 1 or len(readers[scaled.output[0]]) != 1:
             continue
         name = matmul.output[0]
+        weight = cast.input[0]  # signed: the shipped int8 tensor itself, not a copy
         if signed:
-            held, zero = quantised, np.zeros(scale.size, np.int8)
+            zero = np.zeros(scale.size, np.int8)
         else:
+            weight = f"{name}_w8"
             held = (quantised.astype(np.int16) + 128).astype(np.uint8)
+            graph.initializer.append(numpy_helper.from_array(held, weight))
             zero = np.full(scale.size, 128, np.uint8)
         graph.initializer.extend(
             [
-                numpy_helper.from_array(held, f"{name}_w8"),
                 numpy_helper.from_array(scale.reshape(-1).astype(np.float32), f"{name}_scale"),
                 numpy_helper.from_array(zero, f"{name}_zero"),
             ]
         )
         fused[name] = helper.make_node(
             "DynamicQuantizeMatMul",
-            [matmul.input[0], f"{name}_w8", f"{name}_scale", f"{name}_zero"],
+            [matmul.input[0], weight, f"{name}_scale", f"{name}_zero"],
             [name],
             name=f"{matmul.name}_int8",
             domain=_MS_DOMAIN,
