@@ -173,12 +173,14 @@ class Library:
         self.anchor = ui.element("div")
         """Dialogs and notices live here, not in a row that the next event redraws away."""
         self.unsubscribe = documents.subscribe(self._on_event)
+        ui.context.client.on_delete(self.close)
         self.redraw()
 
     def close(self) -> None:
         self.unsubscribe()
         if self._pending is not None:
             self._pending.cancel()
+            self._pending = None
 
     def _on_event(self, _event: IngestEvent) -> None:
         if self.list.is_deleted:
@@ -191,7 +193,8 @@ class Library:
 
     def _redraw_now(self) -> None:
         self._pending = None
-        if not self.list.is_deleted:
+        # A redraw already timed when the app shut down would read closed stores.
+        if not self.list.is_deleted and not self.documents.closed:
             started = time.perf_counter()
             self.redraw()
             self._redraw_cost = time.perf_counter() - started

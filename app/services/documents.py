@@ -148,6 +148,11 @@ class DocumentService:
 
     # -- reading ---------------------------------------------------------------------
 
+    @property
+    def closed(self) -> bool:
+        """True once the app has shut its stores: there is nothing left to read."""
+        return self.registry.closed
+
     def list(self) -> list[DocumentView]:
         """Every document, sorted by path."""
         return [self._view(record) for record in self.registry.list()]

@@ -185,6 +185,8 @@ class Registry:
         self.db_path = db_path
         self._conn = connect(db_path)
         self._lock = threading.RLock()
+        self.closed = False
+        """True once ``close`` ran: work deferred to later (a timer) checks it first."""
         with self._lock:
             apply_migrations(self._conn, "documents", _DOCUMENTS_SCHEMA)
 
@@ -299,6 +301,7 @@ class Registry:
     def close(self) -> None:
         """Close the connection; the registry is unusable afterwards."""
         with self._lock:
+            self.closed = True
             self._conn.close()
 
     def list(self) -> builtins.list[DocumentRecord]:
