@@ -145,6 +145,35 @@ def prior(weight: float, first_chunk: bool = False) -> Wrap:
     return make
 
 
+def shy_prior(weight: float, power: float = 2.0) -> Wrap:
+    """The document prior, leaned on only as far as the query's words fail to pin a chunk:
+    each candidate gains ``weight × (1 − c)^power ×`` the z-score of its document vector's
+    cosine, where c is the best coverage among the candidates (the share of the query's
+    idf mass one chunk holds). A question that shares its words with a passage (most of
+    SQuAD's) keeps its order; a paraphrase (the handbook's) leans on its page's topic."""
+
+    def make(indexed: Indexed) -> Callable[[Fusion], Fusion]:
+        docs = document_vectors(indexed)
+
+        def wrap(fuse: Fusion) -> Fusion:
+            def fused(candidates: Sequence[Candidate], query: str) -> float | None:
+                trust = fuse(candidates, query)
+                if not candidates:
+                    return trust
+                shy = (1 - max(c.coverage for c in candidates)) ** power
+                q = np.asarray(indexed.queries.known[" ".join(query.split())], dtype=np.float32)
+                cos = np.asarray([float(docs[c.key[0]] @ q) for c in candidates])
+                for c, z in zip(candidates, _z(cos).tolist(), strict=True):
+                    c.fused += weight * shy * z
+                return trust
+
+            return fused
+
+        return wrap
+
+    return make
+
+
 def title_boost(boost: float) -> Wrap:
     """After fusion: add ``boost`` to the chunks of a document whose title the query names
     (every term of the title, or of its path's folder and stem, is among the query's)."""
@@ -199,6 +228,8 @@ IDEAS = [
     Idea("ctx vectors + document prior .5", Variant(2), prior(0.5)),
     Idea("ctx vectors + first-chunk prior .25", Variant(2), prior(0.25, first_chunk=True)),
     Idea("ctx vectors + first-chunk prior .5", Variant(2), prior(0.5, first_chunk=True)),
+    Idea("ctx vectors + shy prior 2", Variant(2), shy_prior(2.0)),
+    Idea("ctx vectors + shy prior 3", Variant(2), shy_prior(3.0)),
     Idea("ctx vectors + title boost .5", Variant(2), title_boost(0.5)),
     Idea("ctx vectors + title boost 1", Variant(2), title_boost(1.0)),
 ]
