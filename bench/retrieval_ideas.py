@@ -114,10 +114,16 @@ def _z(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
 
 
-def prior(weight: float, first_chunk: bool = False) -> Wrap:
+def prior(weight: float, first_chunk: bool = False, shy: float = 0.0) -> Wrap:
     """After fusion: add ``weight`` times the z-score of the cosine between the query and
     each candidate's document vector (with ``first_chunk``: its first chunk's stored
-    vector, which with contextual vectors holds its title and first headings)."""
+    vector, which with contextual vectors holds its title and first headings).
+
+    With ``shy`` the prior is leaned on only as far as the query's words fail to pin a
+    chunk: it is scaled by ``(1 − c)^shy``, c being the best coverage among the candidates
+    (the share of the query's idf mass that one chunk holds). A question that shares its
+    words with a passage (most of SQuAD's) keeps its order; a paraphrase (the handbook's)
+    leans on its page's topic."""
 
     def make(indexed: Indexed) -> Callable[[Fusion], Fusion]:
         if first_chunk:
@@ -134,37 +140,9 @@ def prior(weight: float, first_chunk: bool = False) -> Wrap:
                     return trust
                 q = np.asarray(indexed.queries.known[" ".join(query.split())], dtype=np.float32)
                 cos = np.asarray([float(docs[c.key[0]] @ q) for c in candidates])
+                scale = weight * (1 - max(c.coverage for c in candidates)) ** shy
                 for c, z in zip(candidates, _z(cos).tolist(), strict=True):
-                    c.fused += weight * z
-                return trust
-
-            return fused
-
-        return wrap
-
-    return make
-
-
-def shy_prior(weight: float, power: float = 2.0) -> Wrap:
-    """The document prior, leaned on only as far as the query's words fail to pin a chunk:
-    each candidate gains ``weight × (1 − c)^power ×`` the z-score of its document vector's
-    cosine, where c is the best coverage among the candidates (the share of the query's
-    idf mass one chunk holds). A question that shares its words with a passage (most of
-    SQuAD's) keeps its order; a paraphrase (the handbook's) leans on its page's topic."""
-
-    def make(indexed: Indexed) -> Callable[[Fusion], Fusion]:
-        docs = document_vectors(indexed)
-
-        def wrap(fuse: Fusion) -> Fusion:
-            def fused(candidates: Sequence[Candidate], query: str) -> float | None:
-                trust = fuse(candidates, query)
-                if not candidates:
-                    return trust
-                shy = (1 - max(c.coverage for c in candidates)) ** power
-                q = np.asarray(indexed.queries.known[" ".join(query.split())], dtype=np.float32)
-                cos = np.asarray([float(docs[c.key[0]] @ q) for c in candidates])
-                for c, z in zip(candidates, _z(cos).tolist(), strict=True):
-                    c.fused += weight * shy * z
+                    c.fused += scale * z
                 return trust
 
             return fused
@@ -228,8 +206,8 @@ IDEAS = [
     Idea("ctx vectors + document prior .5", Variant(2), prior(0.5)),
     Idea("ctx vectors + first-chunk prior .25", Variant(2), prior(0.25, first_chunk=True)),
     Idea("ctx vectors + first-chunk prior .5", Variant(2), prior(0.5, first_chunk=True)),
-    Idea("ctx vectors + shy prior 2", Variant(2), shy_prior(2.0)),
-    Idea("ctx vectors + shy prior 3", Variant(2), shy_prior(3.0)),
+    Idea("ctx vectors + shy prior 2", Variant(2), prior(2.0, shy=2)),
+    Idea("ctx vectors + shy prior 3", Variant(2), prior(3.0, shy=2)),
     Idea("ctx vectors + title boost .5", Variant(2), title_boost(0.5)),
     Idea("ctx vectors + title boost 1", Variant(2), title_boost(1.0)),
 ]
