@@ -5,12 +5,11 @@ gains, and what it costs per question.
 
 Docent shows passages in fused order moved by term proximity when no reranker runs. Most
 SQuAD misses at R@1 are the right article's second passage (73 of 157 held-out misses, at
-proximity strength 1). This
-measures a cheaper stand-in for a reranker: every sentence of the top ``--top`` passages is
-embedded with the same MiniLM, and each passage's score is moved by ``weight ×`` the
-z-score of its best sentence's cosine. R@5 and R@10 cannot change (the reorder stays inside
-the top five); R@1 and MRR can. The cost is timed cold, as a new question would pay it:
-no sentence vector is kept from one question to the next.
+proximity strength 1). This measures a cheaper stand-in for a reranker: every sentence of
+the top ``--top`` passages is embedded with the same MiniLM, and each passage's score is
+moved by ``weight ×`` the z-score of its best sentence's cosine. R@5 and R@10 cannot change
+(the reorder stays inside the top five); R@1 and MRR can. The cost is timed cold, as a new
+question would pay it: no sentence vector is kept from one question to the next.
 
 Same sets and indexes as ``bench/retrieval_ideas.py``; the weight was chosen on the SQuAD
 tuning split only.
