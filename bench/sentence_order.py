@@ -29,14 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
-from bench.retrieval_ideas import DATA, Rank, figures  # noqa: E402
+from bench.retrieval_ideas import DATA, Rank, _z, figures  # noqa: E402
 from graph.retrieval.types import Passage, Retrieval  # noqa: E402
 from graph.support.sentences import split_sentences  # noqa: E402
-
-
-def _z(values: np.ndarray) -> np.ndarray:
-    std = float(values.std())
-    return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
 
 
 def best_sentences(indexed: Indexed, query: str, passages: Sequence[Passage]) -> np.ndarray:
