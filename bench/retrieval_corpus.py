@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
@@ -21,7 +22,7 @@ from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.loaders import UnreadableFile, load
 from ingest.pipeline.chunker import chunk_pages
-from ingest.types import Chunk, Page
+from ingest.types import Chunk, DocumentVector, Page
 from models.embeddings import MiniLMEmbedder
 from models.protocols import Embedder
 from models.reranker import FlashRankReranker
@@ -73,10 +74,25 @@ class RememberingEmbedder:
 
 @dataclass(frozen=True)
 class Variant:
-    """Which ideas an index is built with: what vectors are made from (1: the chunk's text,
-    2: its title and heading path, then its text). The keyword index is the same for all."""
+    """Which ideas a retriever runs with: what vectors are made from (1: the chunk's text,
+    2: its title and heading path, then its text), and whether search leans on document
+    vectors (``graph.retrieval.prior``). The keyword index is the same for all."""
 
     vector_text: int = VECTOR_TEXT_VERSION
+    prior: bool = True
+
+
+class _NoDocuments:
+    """A store whose documents have no vectors: search without the document prior."""
+
+    def __init__(self, store: ChromaStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def document_vectors(self, doc_ids: Collection[str]) -> dict[str, DocumentVector]:
+        return {}
 
 
 @dataclass
@@ -123,6 +139,8 @@ class Indexed:
                     f"embedded {self.name} ({store.name}): {store.count()} chunks"
                     f" in {time.perf_counter() - started:.0f} s"
                 )
+            elif filled := store.fill_document_vectors():  # a cache from before them
+                print(f"gave {filled} documents of {self.name} their document vector")
             self._stores[vector_text] = store
         return self._stores[vector_text]
 
@@ -141,8 +159,9 @@ class Indexed:
         reranker = FlashRankReranker(self.cache / "no-reranker")
         settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
         fuse = FUSIONS[fusion]
+        store = self.vectors(variant.vector_text)
         return Retriever(
-            self.vectors(variant.vector_text),
+            store if variant.prior else cast(ChromaStore, _NoDocuments(store)),
             self.keyword,
             self.queries,
             reranker,

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from bench.retrieval_corpus import CACHE, CORPUS, Indexed, Variant, index_folder  # noqa: E402
+from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
 from graph.retrieval.fusion import Fusion  # noqa: E402
 from graph.retrieval.types import Candidate, Retrieval  # noqa: E402
 from ingest.index.context import title_of  # noqa: E402
@@ -92,21 +92,9 @@ def table(
 
 
 def document_vectors(indexed: Indexed) -> dict[str, np.ndarray]:
-    """Each document's vector: its title, its headings and its first chunk, embedded once."""
-    cache = CACHE / indexed.name / f"documents-{indexed.embedder.name}.json"
-    if cache.is_file():
-        return {
-            k: np.asarray(v, dtype=np.float32) for k, v in json.loads(cache.read_text()).items()
-        }
-    texts = {}
-    for doc_id, chunks in indexed.chunks.items():
-        headings = list(dict.fromkeys(h for c in chunks for h in c.heading.split(" > ") if h))
-        place = " > ".join([title_of(chunks[0].file), *headings])[:400]
-        texts[doc_id] = f"{place}: {chunks[0].text}"
-    vectors = indexed.embedder.embed(list(texts.values()))
-    out = dict(zip(texts, vectors, strict=True))
-    cache.write_text(json.dumps(out))
-    return {k: np.asarray(v, dtype=np.float32) for k, v in out.items()}
+    """Each document's vector as the product stores it (its title, outline and first chunk)."""
+    stored = indexed.store.document_vectors(list(indexed.chunks))
+    return {k: np.asarray(v.vector, dtype=np.float32) for k, v in stored.items()}
 
 
 def _z(values: np.ndarray) -> np.ndarray:
@@ -199,17 +187,19 @@ def main() -> None:
     table(IDEAS, sets)
 
 
+OFF = Variant(2, prior=False)
 IDEAS = [
-    Idea("today (text vectors)", Variant(1)),
-    Idea("+ contextual vectors (shipped)", Variant(2)),
-    Idea("ctx vectors + document prior .25", Variant(2), prior(0.25)),
-    Idea("ctx vectors + document prior .5", Variant(2), prior(0.5)),
-    Idea("ctx vectors + first-chunk prior .25", Variant(2), prior(0.25, first_chunk=True)),
-    Idea("ctx vectors + first-chunk prior .5", Variant(2), prior(0.5, first_chunk=True)),
-    Idea("ctx vectors + shy prior 2", Variant(2), prior(2.0, shy=2)),
-    Idea("ctx vectors + shy prior 3", Variant(2), prior(3.0, shy=2)),
-    Idea("ctx vectors + title boost .5", Variant(2), title_boost(0.5)),
-    Idea("ctx vectors + title boost 1", Variant(2), title_boost(1.0)),
+    Idea("text vectors alone", Variant(1, prior=False)),
+    Idea("+ contextual vectors", OFF),
+    Idea("+ short-page shy prior (shipped)", Variant(2)),
+    Idea("ctx vectors + document prior .25", OFF, prior(0.25)),
+    Idea("ctx vectors + document prior .5", OFF, prior(0.5)),
+    Idea("ctx vectors + first-chunk prior .25", OFF, prior(0.25, first_chunk=True)),
+    Idea("ctx vectors + first-chunk prior .5", OFF, prior(0.5, first_chunk=True)),
+    Idea("ctx vectors + shy prior 2", OFF, prior(2.0, shy=2)),
+    Idea("ctx vectors + shy prior 3", OFF, prior(3.0, shy=2)),
+    Idea("ctx vectors + title boost .5", OFF, title_boost(0.5)),
+    Idea("ctx vectors + title boost 1", OFF, title_boost(1.0)),
 ]
 
 

@@ -50,7 +50,9 @@ from models.embeddings import MiniLMEmbedder  # noqa: E402
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "squad"
 ROOT = Path(os.environ.get("DOCENT_LATENCY_DIR", "/tmp/retrieval-latency"))
 """Shared by the worktrees: a branch whose index differs sets ``DOCENT_LATENCY_DIR``."""
-VERSION = "3"  # texts in metadata, as the app writes them; older fills are redone
+VERSION = (
+    "4"  # texts in metadata and document vectors, as the app writes them; older fills are redone
+)
 PER_DOC = 50
 PORT = 8741
 FILL_BATCH = 2_000
@@ -92,6 +94,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     collection = container.store._collection
     ids: list[str] = []
     metas: list[dict[str, Any]] = []
+    keys: list[str] = []
     for d in range(size // PER_DOC):
         rel = f"doc{d:05d}.md"
         chunks = [" ".join(rng.sample(pool, 7)) for _ in range(PER_DOC)]
@@ -105,6 +108,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
                 {"doc_id": key, "path": rel, "file": rel, "page": -1, "index": i,
                  "start": i * 850, "end": i * 850 + 1000, "sha256": sha, TEXT_KEY: text}
             )  # fmt: skip
+        keys.append(key)
         stat = (docs / rel).stat()
         container.registry.begin_content(key, sha)
         container.registry.finish_content(
@@ -115,7 +119,12 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
             unit = vectors.standard_normal((len(ids), 384)).astype(np.float32)
             unit /= np.linalg.norm(unit, axis=1, keepdims=True)
             collection.add(ids=ids, embeddings=cast(Any, unit), metadatas=cast(Any, metas))
-            ids, metas = [], []
+            outline = vectors.standard_normal((len(keys), 384)).astype(np.float32)
+            outline /= np.linalg.norm(outline, axis=1, keepdims=True)
+            container.store._documents.add(
+                ids=keys, embeddings=cast(Any, outline), metadatas=[{"chunks": PER_DOC}] * len(keys)
+            )
+            ids, metas, keys = [], [], []
     container.registry.close()
     container.sessions.close()
     (data / "filled").write_text(f"{size} v{VERSION}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -133,3 +134,12 @@ class DocumentRecord:
     note: str | None = None
     """What a person should know about a ready document, e.g. "4 pages read with low
     confidence"; None when nothing."""
+
+
+@dataclass(frozen=True)
+class DocumentVector:
+    """A document's vector (of ``ingest.index.context.document_text``) and how many chunks
+    the document has: the document prior's weight depends on it."""
+
+    vector: Sequence[float]
+    chunks: int

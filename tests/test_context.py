@@ -9,11 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.context import context_of, embedded_text, text_for_vector, title_of
+from ingest.index.context import (
+    Outline,
+    context_of,
+    document_text,
+    embedded_text,
+    text_for_vector,
+    title_of,
+)
 from ingest.index.keyword.index import KeywordIndex
 from ingest.pipeline.indexer import Indexer
 from tests.fakes.search import make_chunk
 from tests.ingest_parts import IngestParts, ingest_parts
+from tests.running import eventually
 
 PAGE = """---
 title: Paid parental leave
@@ -64,14 +72,19 @@ async def test_the_embedder_reads_the_heading_path_and_the_store_keeps_the_text(
     await indexer.index_all()
 
     embedded = [text for call in parts.embedder.calls for text in call]
+    outline = "parental > Paid parental leave > Eligibility > How to apply: Some intro words."
     assert embedded == [
         "Paid parental leave: Some intro words.",
         "Paid parental leave > Eligibility: ## Eligibility\n\n"
         "You qualify after twelve months of federal service.",
         "Paid parental leave > How to apply: ## How to apply\n\nSend the form to your supervisor.",
+        outline,  # the document's own vector: its title, its outline, its first chunk
     ]
     key = parts.key("parental.md")
     assert key is not None
+    stored = parts.store.document_vectors([key])[key]
+    assert stored.chunks == 3
+    assert list(stored.vector) == pytest.approx(parts.embedder.embed([outline])[0], abs=1e-6)
     chunks = parts.store.document_chunks(key)
     assert chunks and all(not c.text.startswith("Paid parental leave") for c in chunks)
     # Citations and highlights read these spans: they are the file's own characters.
@@ -82,6 +95,48 @@ async def test_the_embedder_reads_the_heading_path_and_the_store_keeps_the_text(
     assert (
         eligibility.text == "## Eligibility\n\nYou qualify after twelve months of federal service."
     )
+
+
+def test_an_outline_gathered_batch_by_batch_reads_as_the_whole_document() -> None:
+    headings = ["Guide", "Guide > Start", "Guide > Start", "Guide > Pay", "Guide > Start", "Annex"]
+    chunks = [
+        replace(make_chunk("docs/travel_guide.md", None, f"part {i}", i), heading=h)
+        for i, h in enumerate(headings)
+    ]
+    outline = Outline()
+    for batch in (chunks[:1], chunks[1:4], chunks[4:]):
+        outline.add(batch)
+
+    assert outline.text() == document_text(chunks)
+    assert outline.text() == "travel guide > Guide > Start > Pay > Annex: part 0"
+    assert Outline().text() is None
+    long = [replace(c, heading=f"Heading number {c.index} " * 5) for c in chunks * 3]
+    assert len(document_text(long).split(": part 0")[0]) == 400  # room left for the text
+
+
+async def test_documents_indexed_before_document_vectors_get_theirs_when_idle(
+    parts: IngestParts,
+) -> None:
+    (parts.docs / "parental.md").write_text(PAGE)
+    first = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder)
+    await first.index_all()
+    await first.stop()
+    key = parts.key("parental.md")
+    assert key is not None
+    parts.store._documents.delete(ids=[key])  # as an older version left the library
+    assert parts.store.documents_without_vector() == {key}
+
+    again = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, gc_delay=0.05)
+    await again.start()
+    try:
+        assert await again.scan() == 0  # nothing changed, so no file is read again
+        await eventually(lambda: not parts.store.documents_without_vector(), what="filled")
+    finally:
+        await again.stop()
+    stored = parts.store.document_vectors([key])[key]
+    assert stored.chunks == 3
+    expected = document_text(parts.store.document_chunks(key))
+    assert list(stored.vector) == pytest.approx(parts.embedder.embed([expected])[0], abs=1e-6)
 
 
 def test_the_keyword_index_reads_the_text_alone() -> None:

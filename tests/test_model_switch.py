@@ -13,7 +13,7 @@ import pytest
 from app.container import Container
 from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
-from ingest.index.vectors import ChromaStore
+from ingest.index.vectors import DOCUMENTS_SUFFIX, ChromaStore
 from ingest.pipeline.progress import IngestEvent
 from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder
@@ -68,7 +68,9 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
         assert len(second.store.search("hedgehogs", k=5)) == 3
         assert len(old_model.calls) == files_embedded  # nothing re-read or re-embedded old
         # The old collection is gone once no search reads it.
-        await eventually(lambda: collections(second) == {second.store.name}, what="the drop")
+        await eventually(
+            lambda: collections(second) == with_documents(second.store.name), what="the drop"
+        )
         assert (await second.indexer.check()).differences() == []
         assert switch_events and switch_events[-1].pages_done == switch_events[-1].pages_total == 3
     finally:
@@ -133,6 +135,11 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
 
 def collections(app: Container) -> set[str]:
     return {c.name for c in app.store.client.list_collections()}
+
+
+def with_documents(name: str) -> set[str]:
+    """A collection of chunks and its collection of document vectors."""
+    return {name, name + DOCUMENTS_SUFFIX}
 
 
 async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_path: Path) -> None:
@@ -267,7 +274,9 @@ async def test_choosing_again_during_a_rebuild_cancels_it(tmp_path: Path) -> Non
         c.go.set()
         assert "model-a" in await choosing
         assert app.switch is None and app.store.embedder.name == "model-a"
-        await eventually(lambda: collections(app) == {app.store.name}, what="only model-a's")
+        await eventually(
+            lambda: collections(app) == with_documents(app.store.name), what="only model-a's"
+        )
         assert (await asyncio.to_thread(app.retriever.retrieve, "hedgehogs")).passages
     finally:
         b.go.set()
@@ -352,7 +361,9 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
         assert sorted(embedded) == [
             f"n{i} > Note {i}: # Note {i}\n\nHedgehogs number {i}." for i in range(3)
         ]
-        await eventually(lambda: collections(second) == {second.store.name}, what="the drop")
+        await eventually(
+            lambda: collections(second) == with_documents(second.store.name), what="the drop"
+        )
         assert json.loads(second.registry.state("embedder") or "{}")["vector_text"] == 2
     finally:
         held.go.set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 
@@ -320,6 +321,35 @@ def test_without_a_reranker_the_sentence_that_holds_the_question_goes_first(tmp_
     first = result.passages[0].scores()
     assert first["proximity"] == pytest.approx(1.0) and first["rerank"] is None
     assert result.passages[1].scores()["proximity"] < 1.0
+
+
+def commuting_notes() -> Library:
+    """A paraphrase's page says what it is about only in its headings."""
+    lib = Library(top_k=3, floor=Floor(-1))
+    transit = chunk("benefits/transit.md", 0, 0, "Apply through the portal each month.")
+    lib.add("benefits/transit.md", [replace(transit, heading="Commuting subsidy > How to claim")])
+    trips = chunk("travel/bus-trips.md", 0, 0, "Book bus trips for work travel in the portal.")
+    lib.add("travel/bus-trips.md", [replace(trips, heading="Work trips")])
+    for i in range(6):
+        other = chunk(f"other{i}.md", 0, 0, f"unrelated text number {i} about the portal")
+        lib.add(f"other{i}.md", [replace(other, heading=f"Other {i}")])
+    return lib
+
+
+def test_a_paraphrase_finds_the_page_its_outline_names() -> None:
+    question = "how do I get the subsidy for commuting by bus"
+    lib = commuting_notes()
+    assert [p.path for p in lib.retriever.retrieve(question).passages][:2] == [
+        "benefits/transit.md",
+        "travel/bus-trips.md",
+    ]
+    # Without document vectors (a library not yet given them) the shared word "bus" wins.
+    lib = commuting_notes()
+    lib.dense.documents.clear()
+    assert [p.path for p in lib.retriever.retrieve(question).passages][:2] == [
+        "travel/bus-trips.md",
+        "benefits/transit.md",
+    ]
 
 
 def test_proximity_moves_nothing_when_keywords_are_not_trusted() -> None:

@@ -10,6 +10,7 @@ import pytest
 from chromadb.api import ClientAPI
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
+from ingest.index.context import document_text
 from ingest.index.vectors import (
     EMBED_BATCH,
     TEXT_KEY,
@@ -162,7 +163,8 @@ def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: Clien
 
     store.replace_document("big", _chunks("big", "big.pdf", many))
 
-    assert [len(call) for call in embedder.calls] == [EMBED_BATCH, EMBED_BATCH, 22]
+    # Then the document's own vector: its title, outline and first chunk.
+    assert [len(call) for call in embedder.calls] == [EMBED_BATCH, EMBED_BATCH, 22, 1]
     assert store.count() == total
 
     class Broken(FakeEmbedder):
@@ -185,6 +187,47 @@ def test_delete_document_and_ids(client: ClientAPI) -> None:
 
     assert store.document_ids() == {"b"}
     assert store.count() == 1
+
+
+def test_each_document_has_its_vector_through_edits_and_drop(client: ClientAPI) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    chunks = _chunks("a", "leave/parental.md", [(None, "one"), (None, "two")])
+    store.replace_document("a", chunks)
+    store.replace_document("b", _chunks("b", "b.txt", [(None, "three")]))
+
+    found = store.document_vectors(["a", "b", "never-existed"])
+    assert set(found) == {"a", "b"} and found["a"].chunks == 2 and found["b"].chunks == 1
+    expected = embedder.embed([document_text(chunks)])[0]
+    assert list(found["a"].vector) == pytest.approx(expected, abs=1e-6)
+    assert document_text(chunks) == "parental: one"
+
+    store.replace_document("a", _chunks("a", "leave/parental.md", [(None, "only")]))
+    assert store.document_vectors(["a"])["a"].chunks == 1
+    store.delete_document("b")
+    assert set(store.document_vectors(["a", "b"])) == {"a"}
+    assert store.document_vectors([]) == {}
+
+    store.drop()
+    assert client.list_collections() == []
+
+
+def test_documents_stored_without_a_vector_are_filled_from_their_chunks(
+    client: ClientAPI,
+) -> None:
+    embedder = FakeEmbedder()
+    store = ChromaStore(client, embedder)
+    old = _chunks("old", "old.txt", [(None, "kept words"), (None, "more words")])
+    store.add_chunks("old", old, embedder.embed([c.text for c in old]))  # as an older version
+    store.replace_document("new", _chunks("new", "new.txt", [(None, "fresh")]))
+    assert store.documents_without_vector() == {"old"}
+
+    assert store.fill_document_vectors(lambda: False) == 0  # told to stop: fills nothing
+    assert store.fill_document_vectors() == 1
+    assert store.documents_without_vector() == set()
+    filled = store.document_vectors(["old"])["old"]
+    assert filled.chunks == 2
+    assert list(filled.vector) == pytest.approx(embedder.embed([document_text(old)])[0], abs=1e-6)
 
 
 def test_empty_store_and_empty_query(client: ClientAPI) -> None:

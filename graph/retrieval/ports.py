@@ -7,7 +7,7 @@ from typing import Protocol
 
 from graph.retrieval.types import Key
 from ingest.index.keyword.index import KeywordScores
-from ingest.types import Chunk
+from ingest.types import Chunk, DocumentVector
 
 
 class DenseIndex(Protocol):
@@ -21,6 +21,10 @@ class DenseIndex(Protocol):
 
     def vectors(self, keys: Sequence[Key]) -> Mapping[Key, Sequence[float]]:
         """The stored vectors of the chunks with these keys that exist."""
+        ...
+
+    def document_vectors(self, doc_ids: Collection[str]) -> Mapping[str, DocumentVector]:
+        """The vectors of these documents' outlines, for those that have one."""
         ...
 
     def get_chunks(self, keys: Sequence[Key]) -> list[Chunk]:

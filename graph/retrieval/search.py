@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
+from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from models.reranker import RerankerUnavailable, reranking_active
@@ -251,6 +252,9 @@ class Search:
         # Asking about a named file is an answerable question about that file.
         if not files and not s.floor.passes(candidates):
             return Retrieval([], candidates, answerable=False)
+        # After the floor, so what it refuses does not depend on the prior.
+        lean_on_documents(candidates, vector, dense.document_vectors)
+        candidates.sort(key=lambda c: -c.fused)
         problem = self.reranker.problem
         if problem is None:
             head = candidates[: max(k, s.rerank_candidates)]

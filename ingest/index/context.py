@@ -15,6 +15,7 @@ a collection can be rebuilt from the chunks another one stores, without the file
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from ingest.types import HEADING_SEPARATOR, Chunk
@@ -57,3 +58,37 @@ def text_for_vector(chunk: Chunk, version: int) -> str:
 
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
+
+
+_OUTLINE_CHARS = 400
+"""How much of a document's outline its vector reads: the embedder keeps 256 tokens, and
+the first chunk's words should still fit after the headings."""
+
+
+class Outline:
+    """What ``document_text`` needs of a document that streams past a batch at a time: its
+    first chunk, and the first chunk under each heading path."""
+
+    def __init__(self) -> None:
+        self.chunks: list[Chunk] = []
+        self._headings: set[str] = set()
+
+    def add(self, chunks: Sequence[Chunk]) -> None:
+        for chunk in chunks:
+            if not self.chunks or chunk.heading not in self._headings:
+                self.chunks.append(chunk)
+                self._headings.add(chunk.heading)
+
+    def text(self) -> str | None:
+        """The document's ``document_text``; None before any chunk."""
+        return document_text(self.chunks) if self.chunks else None
+
+
+def document_text(chunks: Sequence[Chunk]) -> str:
+    """What a document's vector is made from: its title and the headings of ``chunks``
+    (its outline), then its first chunk's text. ``chunks`` start at the document's first."""
+    headings = dict.fromkeys(
+        part for chunk in chunks for part in chunk.heading.split(HEADING_SEPARATOR) if part
+    )
+    outline = HEADING_SEPARATOR.join([title_of(chunks[0].file), *headings])[:_OUTLINE_CHARS]
+    return f"{outline}: {chunks[0].text}"

@@ -14,7 +14,7 @@ the whole document through ``replace_document`` once its chunks are known.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from ingest.types import Chunk
@@ -73,6 +73,16 @@ class VectorIndex(ChunkIndex, Protocol):
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
         """Keep these chunks of ``doc_id`` until the next ``flush`` writes them."""
+        ...
+
+    def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:
+        """Store the vector of the document's outline (``ingest.index.context.document_text``)
+        and how many chunks it has."""
+        ...
+
+    def fill_document_vectors(self, keep_going: Callable[[], bool]) -> int:
+        """Store a vector for each document that has chunks but none (an older library),
+        while ``keep_going()``; returns how many."""
         ...
 
     def flush(self) -> dict[str, BaseException]:

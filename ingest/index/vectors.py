@@ -1,5 +1,10 @@
 """The Chroma store: one collection of chunks per embedding model and kind of vector.
 
+Beside each collection of chunks, a collection of document vectors (``-documents``): one
+vector per document, of its title, outline and first chunk (``document_text``), which
+search leans on for questions that share few words with their page
+(``graph.retrieval.prior``).
+
 A chunk's vector is made from its text behind its title and heading path
 (``ingest.index.context``, vector text version 2); collections written before that
 (version 1) hold vectors of the text alone. The two kinds are never mixed in one
@@ -17,7 +22,7 @@ import logging
 import re
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, cast
@@ -26,10 +31,10 @@ from urllib.parse import urlsplit
 import chromadb
 from chromadb.api import ClientAPI
 
-from ingest.index.context import VECTOR_TEXT_VERSION, text_for_vector
+from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
 from ingest.keys import chunk_id
-from ingest.types import Chunk, Hit
+from ingest.types import Chunk, DocumentVector, Hit
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -47,6 +52,9 @@ metadata instead. Collections written before keep their texts as documents: ever
 takes either."""
 OCR_KEY = "ocr_confidence"
 """Metadata of a chunk read by OCR: its page's mean recognition confidence."""
+DOCUMENTS_SUFFIX = "-documents"
+_CHUNKS_KEY = "chunks"
+"""Document vectors' metadata: how many chunks the document has."""
 _ID_PAGE = 10_000
 _SLACK = 8
 """Extra results asked of Chroma, so dropping content no path holds still leaves k."""
@@ -219,6 +227,12 @@ class ChromaStore:
         )
         # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
         # few records it holds (see ingest.group_commit).
+        self._documents = client.get_or_create_collection(
+            name=self.name[: 512 - len(DOCUMENTS_SUFFIX)] + DOCUMENTS_SUFFIX,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedder": embedder.name},
+            embedding_function=None,
+        )
         self.writes = GroupCommit(self._upsert, max(1, min(client.get_max_batch_size(), 1000)))
         self._held: list[tuple[str, list[_Record]]] = []
         self._holding = threading.Lock()
@@ -234,8 +248,63 @@ class ChromaStore:
             vectors.extend(self.embedder.embed(self.embedding_texts(batch)))
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
+        whole = self.embedder.embed([document_text(chunks)])[0] if chunks else None
         self.delete_document(doc_id)
         self.add_chunks(doc_id, chunks, vectors)
+        if whole is not None:
+            self.set_document_vector(doc_id, whole, len(chunks))
+
+    def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:
+        """Store the document's vector (of ``document_text``) and its number of chunks."""
+        self._documents.upsert(
+            ids=[doc_id],
+            embeddings=cast(Any, [list(vector)]),
+            metadatas=[{_CHUNKS_KEY: chunks}],
+        )
+
+    def document_vectors(self, doc_ids: Collection[str]) -> dict[str, DocumentVector]:
+        """The stored vectors of these documents, for those that have one."""
+        if not doc_ids:
+            return {}
+        page = self._documents.get(
+            ids=sorted(doc_ids), include=cast(Any, ["embeddings", "metadatas"])
+        )
+        embeddings = page.get("embeddings")
+        if embeddings is None:
+            return {}
+        return {
+            doc_id: DocumentVector(vector, int(cast(Any, meta).get(_CHUNKS_KEY, 0)))
+            for doc_id, vector, meta in zip(
+                page["ids"], embeddings, page["metadatas"] or [], strict=True
+            )
+        }
+
+    def fill_document_vectors(self, keep_going: Callable[[], bool] = lambda: True) -> int:
+        """Give each document stored without a vector its vector, from its stored chunks,
+        while ``keep_going()``; returns how many were filled. Libraries indexed before
+        document vectors existed get them this way, without reading a file again."""
+        filled = 0
+        for doc_id in sorted(self.documents_without_vector()):
+            if not keep_going():
+                break
+            chunks = self.document_chunks(doc_id)
+            if chunks:
+                vector = self.embedder.embed([document_text(chunks)])[0]
+                self.set_document_vector(doc_id, vector, len(chunks))
+                filled += 1
+        return filled
+
+    def documents_without_vector(self) -> set[str]:
+        """Documents with chunks but no document vector (indexed by an older version)."""
+        have: set[str] = set()
+        offset = 0
+        while True:
+            page = self._documents.get(include=[], limit=_ID_PAGE, offset=offset)
+            have.update(page["ids"])
+            if len(page["ids"]) < _ID_PAGE:
+                break
+            offset += _ID_PAGE
+        return self.document_ids() - have
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
         """What the embedder reads for these chunks, in this collection's kind of vector."""
@@ -276,8 +345,9 @@ class ChromaStore:
         )
 
     def delete_document(self, doc_id: str) -> None:
-        """Remove every chunk of the document (no error if it has none)."""
+        """Remove every chunk of the document and its vector (no error if it has none)."""
         self._collection.delete(where={"doc_id": doc_id})
+        self._documents.delete(ids=[doc_id])
 
     def chunk_indexes(self, doc_id: str) -> set[int]:
         """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
@@ -296,8 +366,9 @@ class ChromaStore:
             yield [_chunk(meta, text) for text, meta in zip(texts, metas, strict=True)]
 
     def drop(self) -> None:
-        """Delete the whole collection (after a model switch)."""
+        """Delete the whole collection and its document vectors (after a model switch)."""
         self.client.delete_collection(self.name)
+        self.client.delete_collection(self._documents.name)
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
         """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ingest.index.ports import ChunkIndex
+from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
 from ingest.loaders import needs_ocr
@@ -129,6 +129,7 @@ class Indexer:
         self._gc_timer: asyncio.TimerHandle | None = None
         self._gc_task: asyncio.Task[None] | None = None
         self.gc_delay = gc_delay
+        self._vectors_filled = False
         self.space_retry_seconds = space_retry_seconds
         self._no_space: dict[str, None] = {}
         """Paths that met a full disk, in order: queued again once writes succeed."""
@@ -289,6 +290,8 @@ class Indexer:
         queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
         for rel in report.gone:
             self._put_or_hold(rel, 0)
+        if self._queue.idle:  # nothing to do, so nothing will call for a collection later
+            self._collect_later()
         return len(queued)
 
     def _put_or_hold(self, rel: str, size: int) -> bool:
@@ -635,6 +638,31 @@ class Indexer:
                 await asyncio.to_thread(self.reconciler.collect, garbage)
         except Exception:
             log.exception("could not collect unused chunks; the next start tries again")
+        await self._fill_document_vectors()
+
+    async def _fill_document_vectors(self) -> None:
+        """While idle, give documents indexed by an older version their document vector;
+        once every index is done, never again in this run (new documents get theirs as
+        they are indexed)."""
+        indexes = [ix for ix in self.reconciler.indexes if isinstance(ix, VectorIndex)]
+        # During a model switch the new collection gets them as it is built, and the old
+        # one is about to go.
+        if self._vectors_filled or any(index.building for index in indexes):
+            return
+        done = True
+        for index in indexes:
+            try:
+                filled = await asyncio.to_thread(
+                    index.fill_document_vectors, lambda: self._queue.idle
+                )
+            except Exception:
+                log.exception("could not fill document vectors; the next start tries again")
+                done = False
+                continue
+            if filled:
+                log.info("gave %d documents their document vector", filled)
+            done = done and self._queue.idle
+        self._vectors_filled = done
 
 
 def _finished(record: DocumentRecord) -> IngestEvent:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ingest.index.context import Outline
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import content_key, doc_id_for
@@ -213,6 +214,8 @@ class Pipeline:
                 self._publish(IngestEvent("pages", rel, doc_id, count, total, ocr=True))
 
         everything: list[Chunk] = []
+        outline = Outline()
+        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]] = {}
         count = embedded = pages = 0
         counted = _Counted(loaded.pages(), tally, on_page)
         with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
@@ -230,7 +233,8 @@ class Pipeline:
                     pages = batch.pages_done
                     if plain_indexes:
                         everything.extend(batch.chunks)
-                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held)
+                    outline.add(batch.chunks)
+                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held, firsts)
                     self._publish(
                         IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
                     )
@@ -244,6 +248,7 @@ class Pipeline:
             after = full.stat()
             if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
                 raise Busy("the file changed while it was read")
+        self._write_document_vector(key, outline, count, vector_indexes, firsts)
         started = time.perf_counter()
         for index in plain_indexes:
             index.replace_document(key, everything)
@@ -285,12 +290,19 @@ class Pipeline:
         self.writes.settle(key, now=cancelled.is_set())
 
     def _write_vectors(
-        self, key: str, chunks: list[Chunk], indexes: list[VectorIndex], held: list[set[int]]
+        self,
+        key: str,
+        chunks: list[Chunk],
+        indexes: list[VectorIndex],
+        held: list[set[int]],
+        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
     ) -> int:
         """Embed what each vector index lacks, once per embedder, and write each its share.
 
         Indexes normally share one embedder; while the embedding model (or the kind of
-        vector) changes, the old and the new collection each get their own vectors.
+        vector) changes, the old and the new collection each get their own vectors. The
+        first chunk's text and vector are kept in ``firsts``: a one-section document's
+        outline is often the same words.
         """
         computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
         embedded = 0
@@ -307,10 +319,38 @@ class Pipeline:
                 vectors = (self.batcher(embedder) or embedder).embed(texts)
                 self.timings["embed"] += time.perf_counter() - started
                 cache.update(zip((c.index for c in needed), vectors, strict=True))
+                if needed[0].index == 0:
+                    firsts[(id(embedder), index.vector_text)] = (texts[0], vectors[0])
                 embedded += len(needed)
             index.hold_chunks(key, missing, [cache[c.index] for c in missing])
             self.writes.held(len(missing))
         return embedded
+
+    def _write_document_vector(
+        self,
+        key: str,
+        outline: Outline,
+        count: int,
+        indexes: list[VectorIndex],
+        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
+    ) -> None:
+        """Embed the document's outline once per embedder and store it in each index."""
+        text = outline.text()
+        if text is None:
+            return
+        computed: dict[int, Sequence[float]] = {}
+        for (embedder_id, _), (first_text, vector) in firsts.items():
+            if first_text == text:
+                computed[embedder_id] = vector
+        for index in indexes:
+            embedder = index.embedder
+            if id(embedder) not in computed:
+                started = time.perf_counter()
+                computed[id(embedder)] = (self.batcher(embedder) or embedder).embed([text])[0]
+                self.timings["embed"] += time.perf_counter() - started
+            started = time.perf_counter()
+            index.set_document_vector(key, computed[id(embedder)], count)
+            self.timings["store"] += time.perf_counter() - started
 
     def _flush(self) -> dict[str, BaseException]:
         """Write what every vector index holds (``WriteBehind`` calls this)."""

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ingest.index.context import Outline
 from ingest.index.registry import READY, Registry
 from ingest.index.vectors import ChromaStore
 from ingest.pipeline.progress import EventBus, IngestEvent
@@ -93,8 +95,20 @@ class ModelSwitch:
 
     def _copy(self, key: str) -> None:
         have = self.new.chunk_indexes(key)
+        outline, count = Outline(), 0
+        first: tuple[str, Sequence[float]] | None = None
         for chunks in self.old.chunks_of(key, _BATCH):
+            outline.add(chunks)
+            count += len(chunks)
             missing = [c for c in chunks if c.index not in have]
             if missing:
-                vectors = self.new.embedder.embed(self.new.embedding_texts(missing))
+                texts = self.new.embedding_texts(missing)
+                vectors = self.new.embedder.embed(texts)
                 self.new.add_chunks(key, missing, vectors)
+                if missing[0].index == 0:
+                    first = texts[0], vectors[0]
+        text = outline.text()
+        if text is not None:
+            # A one-section document's outline is often its first chunk's words.
+            vector = first[1] if first and first[0] == text else self.new.embedder.embed([text])[0]
+            self.new.set_document_vector(key, vector, count)

@@ -7,7 +7,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from ingest.types import Chunk
+from ingest.index.context import document_text
+from ingest.types import Chunk, DocumentVector
 from tests.fakes.embedder import FakeEmbedder
 
 
@@ -21,6 +22,7 @@ class FakeDenseIndex:
         self.embedder = embedder or FakeEmbedder()
         self.chunks: dict[tuple[str, int], Chunk] = {}
         self.stored: dict[tuple[str, int], list[float]] = {}
+        self.documents: dict[str, DocumentVector] = {}
         self.filters: list[list[str] | None] = []
         self.reads: list[list[tuple[str, int]]] = []
         """The keys of each ``get_chunks`` call: what texts retrieval read."""
@@ -32,10 +34,14 @@ class FakeDenseIndex:
         ):
             self.chunks[(doc_id, chunk.index)] = chunk
             self.stored[(doc_id, chunk.index)] = vector
+        if chunks:
+            outline = self.embedder.embed([document_text(chunks)])[0]
+            self.documents[doc_id] = DocumentVector(outline, len(chunks))
 
     def delete_document(self, doc_id: str) -> None:
         for key in [k for k in self.chunks if k[0] == doc_id]:
             del self.chunks[key], self.stored[key]
+        self.documents.pop(doc_id, None)
 
     def document_ids(self) -> set[str]:
         return {k[0] for k in self.chunks}
@@ -57,6 +63,9 @@ class FakeDenseIndex:
 
     def vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], list[float]]:
         return {k: self.stored[k] for k in keys if k in self.stored}
+
+    def document_vectors(self, doc_ids: Collection[str]) -> dict[str, DocumentVector]:
+        return {d: self.documents[d] for d in doc_ids if d in self.documents}
 
     def get_chunks(self, keys: Sequence[tuple[str, int]]) -> list[Chunk]:
         self.reads.append(list(keys))
