@@ -160,8 +160,11 @@ class Indexed:
         settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
         fuse = FUSIONS[fusion]
         store = self.vectors(variant.vector_text)
+        # The prior moves scores in the z units of Docent's fusion; the single-list
+        # baselines (bm25, dense, rrf) stay what they are named.
+        prior = variant.prior and fusion == "docent"
         return Retriever(
-            store if variant.prior else cast(ChromaStore, _NoDocuments(store)),
+            store if prior else cast(ChromaStore, _NoDocuments(store)),
             self.keyword,
             self.queries,
             reranker,

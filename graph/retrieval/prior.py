@@ -28,8 +28,9 @@ from graph.retrieval.types import Candidate
 from ingest.types import DocumentVector
 
 WEIGHT = 3.0
-"""How far one standard deviation of document similarity moves a candidate, in fused-score
-units, for a question none of whose words a passage holds, in a short document."""
+"""How far one standard deviation of document similarity moves a candidate, for a question
+none of whose words a passage holds, in a short document; in the units of Docent's fusion,
+whose scores are z-scores (``graph.retrieval.fusion.adaptive``)."""
 SHYNESS = 2.0
 """The power of ``1 - coverage``: how fast the prior steps aside as the words agree."""
 SPAN = 8

@@ -238,6 +238,8 @@ class Pipeline:
                     self._publish(
                         IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
                     )
+                # While the file is still in flight, so the outline shares a batch.
+                self._write_document_vector(key, outline, count, vector_indexes, firsts)
             finally:
                 loaded.close()
         if count == 0:
@@ -248,7 +250,6 @@ class Pipeline:
             after = full.stat()
             if (after.st_size, after.st_mtime_ns) != (info.size, info.mtime_ns):
                 raise Busy("the file changed while it was read")
-        self._write_document_vector(key, outline, count, vector_indexes, firsts)
         started = time.perf_counter()
         for index in plain_indexes:
             index.replace_document(key, everything)
