@@ -2,12 +2,14 @@
 
     uv run python bench/retrieval_ideas.py [--sample 1300]
 
-Rows are configurations: today's indexes (vectors of the chunk's text alone), then
-contextual vectors (title and heading path in front), then each document-level idea on top
-of them. Columns: R@1, R@5, R@10 and MRR@10 on the SQuAD tuning split (300, where any
-constant was chosen), the SQuAD held-out questions (1,000) and the handbook paraphrases
-(62). A keyword "context field" (the same words as a lighter keyword field) was measured
-too and left out of the product; docs/retrieval.md has that table and why.
+Rows are configurations: vectors of the chunk's text alone, then contextual vectors
+(title and heading path in front), then the shipped search (with the document prior of
+``graph.retrieval.prior``), then each other document-level idea on contextual vectors
+without the shipped prior. Columns: R@1, R@5, R@10 and MRR@10 on the SQuAD tuning split
+(300, where any constant was chosen), the SQuAD held-out questions (1,000) and the
+handbook paraphrases (62). A keyword "context field" (the same words as a lighter
+keyword field) was measured too and left out of the product; docs/retrieval.md has that
+table and why.
 
 The end of ``bench/retrieval_eval.py``'s output; also runnable alone. Set
 ``DOCENT_EVAL_CACHE`` to a folder of your own if your chunks or vectors differ from
