@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import chromadb
 from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection as ChromaCollection
 
 from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
@@ -296,14 +297,7 @@ class ChromaStore:
 
     def documents_without_vector(self) -> set[str]:
         """Documents with chunks but no document vector (indexed by an older version)."""
-        have: set[str] = set()
-        offset = 0
-        while True:
-            page = self._documents.get(include=[], limit=_ID_PAGE, offset=offset)
-            have.update(page["ids"])
-            if len(page["ids"]) < _ID_PAGE:
-                break
-            offset += _ID_PAGE
+        have = {doc_id for ids in self._id_pages(self._documents) for doc_id in ids}
         return self.document_ids() - have
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
@@ -496,14 +490,18 @@ class ChromaStore:
             for document, meta in zip(documents, metadatas, strict=True):
                 yield _chunk(meta, document).text
 
-    def _id_pages(self) -> Iterator[list[str]]:
-        for page in self._pages([]):
+    def _id_pages(self, collection: ChromaCollection | None = None) -> Iterator[list[str]]:
+        for page in self._pages([], collection):
             yield page["ids"]
 
-    def _pages(self, include: list[str]) -> Iterator[Any]:
+    def _pages(
+        self, include: list[str], collection: ChromaCollection | None = None
+    ) -> Iterator[Any]:
+        """Every record of ``collection`` (the chunks' by default), a page at a time."""
+        collection = self._collection if collection is None else collection
         offset = 0
         while True:
-            page = self._collection.get(include=cast(Any, include), limit=_ID_PAGE, offset=offset)
+            page = collection.get(include=cast(Any, include), limit=_ID_PAGE, offset=offset)
             yield page
             if len(page["ids"]) < _ID_PAGE:
                 return
