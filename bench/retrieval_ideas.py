@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,9 +32,11 @@ import numpy as np  # noqa: E402
 
 from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
 from graph.retrieval.fusion import Fusion  # noqa: E402
+from graph.retrieval.prior import lean_on_documents  # noqa: E402
 from graph.retrieval.types import Candidate, Retrieval  # noqa: E402
 from ingest.index.context import title_of  # noqa: E402
 from ingest.index.keyword.terms import terms  # noqa: E402
+from ingest.types import DocumentVector  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 Rank = int | None
@@ -93,21 +96,16 @@ def table(
     return out
 
 
-def document_vectors(indexed: Indexed) -> dict[str, np.ndarray]:
-    """Each document's vector as the product stores it (its title, outline and first chunk)."""
-    stored = indexed.store.document_vectors(list(indexed.chunks))
-    return {k: np.asarray(v.vector, dtype=np.float32) for k, v in stored.items()}
-
-
 def _z(values: np.ndarray) -> np.ndarray:
     std = float(values.std())
     return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
 
 
 def prior(weight: float, first_chunk: bool = False, shy: float = 0.0) -> Wrap:
-    """After fusion: add ``weight`` times the z-score of the cosine between the query and
-    each candidate's document vector (with ``first_chunk``: its first chunk's stored
-    vector, which with contextual vectors holds its title and first headings).
+    """After fusion: the product's prior (``graph.retrieval.prior``) without its length
+    term: ``weight`` times the z-score of the cosine between the query and each
+    candidate's document vector (with ``first_chunk``: its first chunk's stored vector,
+    which with contextual vectors holds its title and first headings).
 
     With ``shy`` the prior is leaned on only as far as the query's words fail to pin a
     chunk: it is scaled by ``(1 − c)^shy``, c being the best coverage among the candidates
@@ -119,20 +117,17 @@ def prior(weight: float, first_chunk: bool = False, shy: float = 0.0) -> Wrap:
         if first_chunk:
             store = indexed.vectors(2)
             stored = store.vectors([(doc_id, 0) for doc_id in indexed.chunks])
-            docs = {k[0]: np.asarray(v, dtype=np.float32) for k, v in stored.items()}
+            docs = {k[0]: DocumentVector(v, 1) for k, v in stored.items()}
         else:
-            docs = document_vectors(indexed)
+            docs = dict(indexed.store.document_vectors(list(indexed.chunks)))
 
         def wrap(fuse: Fusion) -> Fusion:
             def fused(candidates: Sequence[Candidate], query: str) -> float | None:
                 trust = fuse(candidates, query)
-                if not candidates:
-                    return trust
-                q = np.asarray(indexed.queries.known[" ".join(query.split())], dtype=np.float32)
-                cos = np.asarray([float(docs[c.key[0]] @ q) for c in candidates])
-                scale = weight * (1 - max(c.coverage for c in candidates)) ** shy
-                for c, z in zip(candidates, _z(cos).tolist(), strict=True):
-                    c.fused += scale * z
+                q = indexed.queries.known[" ".join(query.split())]
+                lean_on_documents(
+                    candidates, q, lambda ids: docs, weight=weight, shyness=shy, span=math.inf
+                )
                 return trust
 
             return fused

@@ -41,11 +41,16 @@ def lean_on_documents(
     candidates: Sequence[Candidate],
     query: Sequence[float],
     read: Callable[[Collection[str]], Mapping[str, DocumentVector]],
+    *,
+    weight: float = WEIGHT,
+    shyness: float = SHYNESS,
+    span: float = SPAN,
 ) -> None:
     """Add the prior to each candidate's ``fused`` score (in place); ``read`` gives the
     vectors of the documents asked for (read only when the prior has weight). Candidates
-    whose document has no vector (not filled yet) are left as they are."""
-    scale = WEIGHT * (1.0 - max((c.coverage for c in candidates), default=1.0)) ** SHYNESS
+    whose document has no vector (not filled yet) are left as they are. The keywords are
+    for the benchmark's variants; search uses the constants."""
+    scale = weight * (1.0 - max((c.coverage for c in candidates), default=1.0)) ** shyness
     if scale <= 0 or len(candidates) < 2:
         return
     documents = read({c.key[0] for c in candidates})
@@ -61,4 +66,4 @@ def lean_on_documents(
         return
     for c, z in zip(have, ((cosine - cosine.mean()) / spread).tolist(), strict=True):
         chunks = max(1, documents[c.key[0]].chunks)
-        c.fused += scale * min(1.0, SPAN / chunks) ** 0.5 * z
+        c.fused += scale * min(1.0, span / chunks) ** 0.5 * z
