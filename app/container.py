@@ -147,6 +147,7 @@ class Container:
             RetrievalSettings(
                 top_k=settings.top_k,
                 rerank_candidates=settings.rerank_candidates,
+                sentence_order=settings.sentence_order,
                 context_chars=settings.context_chars,
             ),
         )
@@ -171,6 +172,7 @@ class Container:
             "top_k": lambda k: self.retriever.configure(top_k=k),
             "rerank_candidates": lambda n: self.retriever.configure(rerank_candidates=n),
             "rerank_download": self._prepare_reranker,
+            "sentence_order": lambda on: self.retriever.configure(sentence_order=on),
             "max_calls_per_question": lambda n: self.deps.tune(max_calls=n),
         }
         self.preferences = Preferences(settings, live, embedding=self.embedding.choose)

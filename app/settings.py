@@ -82,6 +82,12 @@ class Settings(BaseSettings):
         "in the background. Off unless you turn it on: Docent connects to nothing but the "
         "model server without your yes.",
     )
+    sentence_order: bool = Field(
+        False,
+        description="Without a reranking model, order the top five passages by their best "
+        "sentence, read by the embedding model: the right passage comes first more often, "
+        "and each search takes about 0.2 s longer.",
+    )
     context_chars: int = Field(
         12_000, ge=1_000, description="@mentioned files up to this size are given whole."
     )

@@ -152,12 +152,17 @@ class Indexed:
         floor: Floor | None = None,
         top_k: int = 10,
         wrap: Callable[[Fusion], Fusion] | None = None,
+        sentence_order: bool = False,
+        embedder: Embedder | None = None,
     ) -> Retriever:
-        """A retriever over the variant's indexes; ``wrap`` adds a step after fusion."""
+        """A retriever over the variant's indexes; ``wrap`` adds a step after fusion.
+        Queries are embedded by ``embedder``, or by one that remembers every text."""
         variant = variant or Variant()
         # No model on disk and downloads off: the reranker stays out, as on a fresh machine.
         reranker = FlashRankReranker(self.cache / "no-reranker")
-        settings = RetrievalSettings(top_k=top_k, floor=floor or Floor(relevance=-1))
+        settings = RetrievalSettings(
+            top_k=top_k, floor=floor or Floor(relevance=-1), sentence_order=sentence_order
+        )
         fuse = FUSIONS[fusion]
         store = self.vectors(variant.vector_text)
         # The prior moves scores in the z units of Docent's fusion; the single-list
@@ -166,7 +171,7 @@ class Indexed:
         return Retriever(
             store if prior else cast(ChromaStore, _NoDocuments(store)),
             self.keyword,
-            self.queries,
+            embedder or self.queries,
             reranker,
             self.library,
             settings,

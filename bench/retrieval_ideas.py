@@ -28,7 +28,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
 
 from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
 from graph.retrieval.fusion import Fusion  # noqa: E402
@@ -94,11 +93,6 @@ def table(
         cells = " | ".join(" ".join(f"{v:.3f}" for v in row[name]).center(27) for name, *_ in sets)
         print(f"{idea.name:36s} {cells}", flush=True)
     return out
-
-
-def _z(values: np.ndarray) -> np.ndarray:
-    std = float(values.std())
-    return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
 
 
 def prior(weight: float, first_chunk: bool = False, shy: float = 0.0) -> Wrap:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from graph.retrieval.retriever import Reader, RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
 from ingest.index.keyword.index import KeywordIndex
 from ingest.types import Chunk
+from models.llm import LLMError
 from models.protocols import Reranker
 from models.reranker import FlashRankReranker, PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
@@ -368,3 +370,62 @@ def test_proximity_moves_nothing_when_keywords_are_not_trusted() -> None:
         c.key,
     ]
     assert best_sentence_share("東京タワーです。高い山。", {"東京": 1.0, "高い": 1.0}) == 0.5
+
+
+class SentencesFail(FakeEmbedder):
+    """Embeds a question, and fails on more texts than one: sentences can't be read."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.failing and len(texts) > 1:
+            raise LLMError("the embedding server stopped answering")
+        return super().embed(texts)
+
+    failing = False
+
+
+def heron_notes(embedder: FakeEmbedder | None = None, **settings: object) -> Library:
+    """Two passages each hold the question's words in one sentence; the shorter one ranks
+    first, the other has a sentence that is nothing but the question's words."""
+    lib = Library(None, embedder, top_k=4, floor=Floor(-1), **settings)
+    lib.retriever.reranker = FlashRankReranker(Path("/nonexistent/flashrank"))
+    diluted = "A grey heron has its nest by the fish pond."
+    pure = (
+        "Heron nest fish. Boats sail past the pier. Grain ships dock at dawn. "
+        "Traders sell wool and salt. Carts roll to town."
+    )
+    lib.add("diluted.md", [chunk("diluted.md", 0, 0, diluted)])
+    lib.add("pure.md", [chunk("pure.md", 0, 0, pure)])
+    for i in range(6):
+        lib.add(f"other{i}.md", [chunk(f"other{i}.md", 0, 0, f"unrelated text number {i}")])
+    return lib
+
+
+def test_the_order_by_sentences_puts_the_passage_with_the_best_sentence_first() -> None:
+    off = heron_notes().retriever.retrieve("heron nest fish")
+    assert [p.path for p in off.passages][:2] == ["diluted.md", "pure.md"]
+    assert off.passages[0].scores()["sentence"] is None
+
+    lib = heron_notes(sentence_order=True)
+    on = lib.retriever.retrieve("heron nest fish")
+    assert [p.path for p in on.passages][:2] == ["pure.md", "diluted.md"]
+    best = {p.path: p.scores()["sentence"] for p in on.passages}
+    assert best["pure.md"] == pytest.approx(1.0) and best["diluted.md"] < 0.6
+    # One call reads the sentences of the four passages shown, and of no other.
+    read = lib.embedder.calls[-1]
+    assert "Heron nest fish." in read and "Grain ships dock at dawn." in read
+    assert len(read) == 1 + 5 + 2
+
+
+def test_the_setting_applies_from_the_next_search() -> None:
+    lib = heron_notes()
+    lib.retriever.configure(sentence_order=True)
+    assert lib.retriever.retrieve("heron nest fish").passages[0].path == "pure.md"
+
+
+def test_when_sentences_cannot_be_read_the_search_keeps_its_order_and_says_so() -> None:
+    embedder = SentencesFail()
+    lib = heron_notes(embedder, sentence_order=True)
+    embedder.failing = True
+    result = lib.retriever.retrieve("heron nest fish")
+    assert [p.path for p in result.passages][:2] == ["diluted.md", "pure.md"]
+    assert any("Ordering by sentences is off" in n and "stopped" in n for n in result.notes)

@@ -68,10 +68,12 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     guide = user.find(marker="tools-guide").elements.pop().content
     assert "curl" in guide and "/v1" in guide and "/mcp" in guide
     user.find(marker="setting-top_k").elements.pop().value = 8
+    user.find(marker="setting-sentence_order").elements.pop().value = True
     user.find(marker="setting-ollama_host").elements.pop().value = "http://gpu-box:11434"
     user.find(marker="settings-save").click()
     await user.should_see("restart Docent", marker="settings-message")
     assert container.retriever.settings.top_k == 8  # live
+    assert container.retriever.settings.sentence_order
     assert container.settings.ollama_host != "http://gpu-box:11434"  # after a restart
     saved = (container.settings.data_dir / "preferences.json").read_text()
     assert '"top_k": 8' in saved and "gpu-box" in saved

@@ -23,6 +23,7 @@ LABELS = {
     "top_k": "Passages per answer (top-k)",
     "rerank_candidates": "Rerank depth (passages the reranker reorders)",
     "rerank_download": "Download the reranking model once",
+    "sentence_order": "Without a reranker, order passages by their best sentence (slower)",
     "suggestions": "Suggest follow-up questions",
     "max_calls_per_question": "Model calls per question (reading whole documents)",
     "docs": "Documents folder",

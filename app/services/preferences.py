@@ -29,6 +29,7 @@ EDITABLE = (
     "top_k",
     "rerank_candidates",
     "rerank_download",
+    "sentence_order",
     "suggestions",
     "max_calls_per_question",
     "docs",
@@ -52,6 +53,7 @@ NAMES = {
     "top_k": "Top K",
     "rerank_candidates": "Rerank depth",
     "rerank_download": "Download the reranking model",
+    "sentence_order": "Order passages by their best sentence",
     "suggestions": "Follow-up questions",
     "docs": "Documents folder",
 }

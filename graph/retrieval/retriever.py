@@ -44,6 +44,9 @@ class RetrievalSettings:
     """Chunks each search contributes before fusion."""
     rerank_candidates: int = 30
     """Fused chunks the reranker reorders."""
+    sentence_order: bool = False
+    """Without a reranker, move the top passages by their best sentence
+    (``graph.retrieval.sentences``): better first passages, about 170 ms more a search."""
     max_passage_chars: int = 2_400
     context_chars: int = 12_000
     """Mentioned files up to this size in all are given whole (full-document mode)."""
@@ -73,7 +76,8 @@ class Retriever:
         self._users = threading.Condition()
 
     def configure(self, **changes: Any) -> None:
-        """Change settings (``top_k``, ``rerank_candidates``) from the next search on."""
+        """Change settings (``top_k``, ``rerank_candidates``, ``sentence_order``) from the
+        next search on."""
         self.settings = dataclasses.replace(self.settings, **changes)
 
     def begin(self) -> Search:

@@ -23,7 +23,10 @@ from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
+from graph.retrieval.sentences import order_by_sentences
 from graph.retrieval.types import Candidate, Key, Passage, Retrieval
+from models.embeddings import EmbedderUnavailable
+from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active
 
 if TYPE_CHECKING:
@@ -275,8 +278,10 @@ class Search:
                 chosen = order_by_proximity(chosen, self.keyword.term_weights(query), trust)
             notes = [f"Reranking is off ({problem}); ordered by the search scores."]
         score_of = {c.key: _shown_score(c) for c in chosen}
-        passages = expand(chosen, near.values(), s.max_passage_chars, score_of)
-        return Retrieval(self._located(passages), candidates, notes)
+        passages = self._located(expand(chosen, near.values(), s.max_passage_chars, score_of))
+        if problem is not None and s.sentence_order:
+            passages, notes = self._order_by_sentences(passages, vector, notes)
+        return Retrieval(passages, candidates, notes)
 
     def _rerank(self, query: str, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
         if not candidates:
@@ -288,6 +293,14 @@ class Search:
         for c, score in zip(candidates, scores, strict=True):
             c.rerank = score
         return sorted(candidates, key=lambda c: -(c.rerank or 0.0)), []
+
+    def _order_by_sentences(
+        self, passages: list[Passage], vector: Sequence[float], notes: list[str]
+    ) -> tuple[list[Passage], list[str]]:
+        try:
+            return order_by_sentences(passages, vector, self.reader.embedder), notes
+        except (LLMError, EmbedderUnavailable) as error:
+            return passages, [*notes, f"Ordering by sentences is off ({error})."]
 
     def _located(self, passages: list[Passage]) -> list[Passage]:
         """Passages with the paths their documents have now; those of gone documents dropped."""

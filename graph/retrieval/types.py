@@ -33,6 +33,9 @@ class Candidate:
     """Share of the query's idf mass in the chunk's best sentence (shown candidates only)."""
     final: float | None = None
     """Fused score moved by proximity: the order shown when no reranker runs."""
+    sentence: float | None = None
+    """The cosine to the query of the best sentence of the passage it leads (only with
+    ``sentence_order``, for the top passages)."""
     rerank: float | None = None
     chunk: Chunk | None = None
 
@@ -56,6 +59,7 @@ class Candidate:
             "bm25_rank": self.bm25_rank,
             "fused": _round(self.fused),
             "proximity": _round(self.proximity),
+            "sentence": _round(self.sentence),
             "rerank": _round(self.rerank),
         }
 
