@@ -20,7 +20,7 @@ from ingest.index.keyword.index import KeywordIndex
 from ingest.types import Chunk
 from models.llm import LLMError
 from models.protocols import Reranker
-from models.reranker import FlashRankReranker, PassThroughReranker
+from models.reranker import FlashRankReranker, PassThroughReranker, RerankerUnavailable
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary
 from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
 
@@ -383,11 +383,14 @@ class SentencesFail(FakeEmbedder):
     failing = False
 
 
-def heron_notes(embedder: FakeEmbedder | None = None, **settings: object) -> Library:
+def heron_notes(
+    embedder: FakeEmbedder | None = None, reranker: Reranker | None = None, **settings: object
+) -> Library:
     """Two passages each hold the question's words in one sentence; the shorter one ranks
-    first, the other has a sentence that is nothing but the question's words."""
-    lib = Library(None, embedder, top_k=4, floor=Floor(-1), **settings)
-    lib.retriever.reranker = FlashRankReranker(Path("/nonexistent/flashrank"))
+    first, the other has a sentence that is nothing but the question's words. No
+    reranking model unless one is given."""
+    absent = FlashRankReranker(Path("/nonexistent/flashrank"))
+    lib = Library(reranker or absent, embedder, top_k=4, floor=Floor(-1), **settings)
     diluted = "A grey heron has its nest by the fish pond."
     pure = (
         "Heron nest fish. Boats sail past the pier. Grain ships dock at dawn. "
@@ -429,3 +432,31 @@ def test_when_sentences_cannot_be_read_the_search_keeps_its_order_and_says_so() 
     result = lib.retriever.retrieve("heron nest fish")
     assert [p.path for p in result.passages][:2] == ["diluted.md", "pure.md"]
     assert any("Ordering by sentences is off" in n and "stopped" in n for n in result.notes)
+
+
+def test_a_reranking_model_orders_alone_and_none_lets_the_sentences_order() -> None:
+    reranked = heron_notes(reranker=Reverse(), sentence_order=True, rerank_candidates=4)
+    result = reranked.retriever.retrieve("heron nest fish")
+    assert [p.scores()["sentence"] for p in result.passages] == [None] * 4
+    assert result.passages[-1].path == "diluted.md"  # the reversed fused order
+    # The pass-through reranker stands for none: the sentences are read.
+    passed = heron_notes(reranker=PassThroughReranker(), sentence_order=True)
+    shown = passed.retriever.retrieve("heron nest fish").passages
+    assert all(p.scores()["sentence"] is not None for p in shown)
+
+
+class Unloadable:
+    """A reranking model that seemed ready and fails when asked."""
+
+    problem = None
+
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
+        raise RerankerUnavailable("its model file is damaged")
+
+
+def test_when_the_reranking_model_fails_the_sentences_order_as_without_one() -> None:
+    result = heron_notes(reranker=Unloadable(), sentence_order=True).retriever.retrieve(
+        "heron nest fish"
+    )
+    assert any("damaged" in note for note in result.notes)
+    assert result.passages[0].path == "pure.md"

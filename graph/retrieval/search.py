@@ -279,7 +279,9 @@ class Search:
             notes = [f"Reranking is off ({problem}); ordered by the search scores."]
         score_of = {c.key: _shown_score(c) for c in chosen}
         passages = self._located(expand(chosen, near.values(), s.max_passage_chars, score_of))
-        if problem is not None and s.sentence_order:
+        # Not after a reranking model's order; but after one that failed, as without one.
+        model_ordered = reranking_active(self.reranker) and not notes
+        if s.sentence_order and not model_ordered:
             passages, notes = self._order_by_sentences(passages, vector, notes)
         return Retrieval(passages, candidates, notes)
 
