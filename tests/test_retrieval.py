@@ -460,3 +460,14 @@ def test_when_the_reranking_model_fails_the_sentences_order_as_without_one() -> 
     )
     assert any("damaged" in note for note in result.notes)
     assert result.passages[0].path == "pure.md"
+
+
+def test_a_search_embeds_each_sentence_once_for_all_its_queries() -> None:
+    lib = heron_notes(sentence_order=True)
+    with lib.retriever.begin() as search:
+        first = search.retrieve("heron nest fish")
+        calls = len(lib.embedder.calls)
+        again = search.retrieve("the heron's nest and its fish")
+    # The second query's own vector, and no sentence read again.
+    assert lib.embedder.calls[calls:] == [["the heron's nest and its fish"]]
+    assert first.passages[0].path == again.passages[0].path == "pure.md"

@@ -63,6 +63,9 @@ class Search:
         self._questions: dict[str, _Question] = {}
         """The texts searched for: the message, or the rewriter's queries."""
         self._weighed: list[Candidate] = []
+        self._sentences: dict[str, list[float]] = {}
+        """Sentence vectors made for ``sentence_order``: a turn's queries (a follow-up's
+        rewrites, expanded queries) often show the same passages."""
         self._lock = threading.Lock()
         self._closed = False
 
@@ -300,9 +303,17 @@ class Search:
         self, passages: list[Passage], vector: Sequence[float], notes: list[str]
     ) -> tuple[list[Passage], list[str]]:
         try:
-            return order_by_sentences(passages, vector, self.reader.embedder), notes
+            return order_by_sentences(passages, vector, self._embed_sentences), notes
         except (LLMError, EmbedderUnavailable) as error:
             return passages, [*notes, f"Ordering by sentences is off ({error})."]
+
+    def _embed_sentences(self, texts: list[str]) -> list[list[float]]:
+        """Each text's vector, embedded once in this search."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._sentences]
+        if missing:
+            vectors = self.reader.embedder.embed(missing)
+            self._sentences.update(zip(missing, vectors, strict=True))
+        return [self._sentences[t] for t in texts]
 
     def _located(self, passages: list[Passage]) -> list[Passage]:
         """Passages with the paths their documents have now; those of gone documents dropped."""

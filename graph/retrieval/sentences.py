@@ -13,13 +13,12 @@ which costs several times the search it follows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from graph.retrieval.types import Passage
 from graph.support.sentences import split_sentences
-from models.protocols import Embedder
 
 TOP = 5
 """Passages whose sentences are read: the head, where the first place is decided."""
@@ -29,11 +28,13 @@ deviations of the head's scores; chosen on the SQuAD tuning split (.25, .5, .75,
 
 
 def order_by_sentences(
-    passages: Sequence[Passage], question: Sequence[float], embedder: Embedder
+    passages: Sequence[Passage],
+    question: Sequence[float],
+    embed: Callable[[list[str]], Sequence[Sequence[float]]],
 ) -> list[Passage]:
     """``passages`` (best first) with the first ``TOP`` reordered among themselves by
-    their best sentence; their first hit's ``sentence`` is set. The embedder's errors
-    reach the caller, and nothing has changed then.
+    their best sentence; their first hit's ``sentence`` is set. ``embed`` is the search's
+    embedding model's; its errors reach the caller, and nothing has changed then.
 
     Only the head's scores change, and only upwards (the passage with the weakest
     sentence keeps its score), so they stay above the rest and the list stays sorted."""
@@ -41,7 +42,7 @@ def order_by_sentences(
     if len(head) < 2:
         return list(passages)
     texts = [[s.text for s in split_sentences(p.text)] or [p.text] for p in head]
-    vectors = np.asarray(embedder.embed([t for each in texts for t in each]), dtype=np.float32)
+    vectors = np.asarray(embed([t for each in texts for t in each]), dtype=np.float32)
     cosines = vectors @ np.asarray(question, dtype=np.float32)
     best, at = [], 0
     for each in texts:
