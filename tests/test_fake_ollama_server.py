@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import threading
 
-import httpx
 import ollama
 import pytest
 
@@ -38,15 +37,19 @@ async def test_streamed_chat_arrives_in_several_chunks_one_at_a_time(ollama_serv
     assert "".join(pieces) == "It stands in Paris, France."
 
 
-async def test_first_token_delay_holds_back_the_first_chunk(ollama_server):
-    # A client that waits a tenth of the delay gives up before the first chunk; only a
-    # slower machine could make it wait longer, never shorter.
-    ollama_server.enqueue_reply("Loaded.", first_token_delay=2)
-
-    async with ollama.AsyncClient(host=ollama_server.url, timeout=0.2) as client:
-        with pytest.raises(httpx.TimeoutException):
-            stream = await client.chat(model="llama3.2", messages=USER, stream=True)
-            await anext(stream)
+async def test_the_first_token_gate_holds_back_the_first_chunk(ollama_server):
+    ollama_server.first_token_gate = threading.Event()
+    ollama_server.enqueue_reply("Loaded.")
+    async with ollama.AsyncClient(host=ollama_server.url) as client:
+        stream = await client.chat(model="llama3.2", messages=USER, stream=True)
+        first = asyncio.ensure_future(anext(stream))
+        try:  # the bound only turns a hang into a failure
+            assert await asyncio.to_thread(ollama_server.holding.wait, 30)
+            assert not first.done()  # the server waits before it sends anything
+        finally:
+            ollama_server.first_token_gate.set()
+        assert (await asyncio.wait_for(first, timeout=30)).message.content == "Loaded."
+        await stream.aclose()
 
 
 async def test_stream_false_returns_one_message_with_the_whole_reply(ollama_server):

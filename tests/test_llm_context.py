@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from models.llm import LLMError, OllamaChat
@@ -41,9 +43,11 @@ async def test_a_json_call_past_its_timeout_fails_with_a_clear_error(
     ollama_server: FakeOllamaServer,
 ) -> None:
     chat = OllamaChat(ollama_server.url, "llama3.2")
-    ollama_server.enqueue_json({"query": "late"}, first_token_delay=2)
+    ollama_server.first_token_gate = threading.Event()  # the reply waits until the end
+    ollama_server.enqueue_json({"query": "late"})
     try:
         with pytest.raises(LLMError, match="took longer than 0.2 s"):
             await chat.complete_json(MESSAGES, timeout=0.2)
     finally:
+        ollama_server.first_token_gate.set()
         await chat.aclose()

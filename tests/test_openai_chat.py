@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -197,9 +198,12 @@ async def test_a_json_call_past_its_timeout_says_so(
     server: FakeOpenAIServer, chat: OpenAIChat
 ) -> None:
     server.enqueue_json({"route": "chat"})
-    server.token_delay = 0.5  # the whole reply waits for its 3 tokens
-    with pytest.raises(LLMError, match="took longer than 0.2 s"):
-        await chat.complete_json(ASK, SCHEMA, timeout=0.2)
+    server.reply_gate = threading.Event()  # the reply waits until the end
+    try:
+        with pytest.raises(LLMError, match="took longer than 0.2 s"):
+            await chat.complete_json(ASK, SCHEMA, timeout=0.2)
+    finally:
+        server.reply_gate.set()
 
 
 async def test_a_server_that_refuses_stream_options_answers_without_token_counts(

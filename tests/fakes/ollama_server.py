@@ -45,7 +45,6 @@ MESSAGE_OVERHEAD = 4
 class _Reply:
     content: str
     delay: float | None = None
-    first_token_delay: float | None = None
 
 
 @dataclass
@@ -112,7 +111,6 @@ class FakeOllamaServer(ServedFake):
         *,
         embed_dim: int = 64,
         token_delay: float = 0.0,
-        first_token_delay: float = 0.0,
     ) -> None:
         super().__init__()
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
@@ -120,8 +118,11 @@ class FakeOllamaServer(ServedFake):
         self.embed_dim = embed_dim
         self.token_delay = token_delay
         """Default seconds between streamed tokens."""
-        self.first_token_delay = first_token_delay
-        """Default seconds before the first token (think: model loading)."""
+        self.first_token_gate: threading.Event | None = None
+        """When given, a chat reply waits for this event before its first token (think:
+        a model loading for as long as the test wants); ``holding`` says it is waiting."""
+        self.holding = threading.Event()
+        """Set while a reply waits at ``first_token_gate``."""
         self.stream_gate: threading.Event | None = None
         """When set, a streamed reply sends its first token, then waits for this event
         before the rest (holds an answer mid-way while a test reloads the page)."""
@@ -144,18 +145,14 @@ class FakeOllamaServer(ServedFake):
 
     # -- scripting -------------------------------------------------------------------
 
-    def enqueue_reply(
-        self, text: str, *, delay: float | None = None, first_token_delay: float | None = None
-    ) -> None:
+    def enqueue_reply(self, text: str, *, delay: float | None = None) -> None:
         """Queue the content of a later ``/api/chat`` reply (streamed word by word)."""
         with self._lock:
-            self._replies.append(_Reply(text, delay, first_token_delay))
+            self._replies.append(_Reply(text, delay))
 
-    def enqueue_json(
-        self, obj: Any, *, delay: float | None = None, first_token_delay: float | None = None
-    ) -> None:
+    def enqueue_json(self, obj: Any, *, delay: float | None = None) -> None:
         """Queue a reply whose content is ``obj`` as JSON (for ``format`` requests)."""
-        self.enqueue_reply(json.dumps(obj), delay=delay, first_token_delay=first_token_delay)
+        self.enqueue_reply(json.dumps(obj), delay=delay)
 
     def fail_next(
         self, status: int = 500, error: str = "internal server error", *, path: str | None = None
@@ -263,11 +260,6 @@ class _Handler(FakeHandler):
         messages = body.get("messages") or []
         reply = self.fake._next_reply(body, json_mode="format" in body)
         delay = self.fake.token_delay if reply.delay is None else reply.delay
-        first = (
-            self.fake.first_token_delay
-            if reply.first_token_delay is None
-            else reply.first_token_delay
-        )
         tokens = split_tokens(reply.content)
         started = time.monotonic_ns()
         final = {
@@ -282,12 +274,13 @@ class _Handler(FakeHandler):
             "eval_count": len(tokens),
         }
         if body.get("stream", True) is False:
-            time.sleep(first + delay * len(tokens))
+            self._wait_for_first_token()
+            time.sleep(delay * len(tokens))
             final["message"]["content"] = reply.content
             final.update(created_at=_now(), **_durations(started))
             return self._send_json(final)
         lines = self._start_stream()
-        time.sleep(first)
+        self._wait_for_first_token()
         for index, token in enumerate(tokens):
             if index:
                 time.sleep(delay)
@@ -393,6 +386,15 @@ class _Handler(FakeHandler):
 
     def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
         self.send_bytes(status, data, content_type)
+
+    def _wait_for_first_token(self) -> None:
+        gate = self.fake.first_token_gate
+        if gate is not None:
+            self.fake.holding.set()
+            try:
+                gate.wait()
+            finally:
+                self.fake.holding.clear()
 
     def _start_stream(self) -> Callable[[Any], bool]:
         """Send chunked NDJSON headers; return a writer of one line that says if it worked."""

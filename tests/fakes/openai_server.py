@@ -73,6 +73,9 @@ class FakeOpenAIServer(ServedFake):
         """Whether a stream asked for ``include_usage`` ends with a ``usage`` chunk."""
         self.token_delay = token_delay
         """Default seconds between streamed tokens."""
+        self.reply_gate: threading.Event | None = None
+        """When given, a chat reply waits for this event before it answers at all (a model
+        busy for as long as the test wants)."""
         self.embed_dim = embed_dim
         self.api_key: str | None = None
         """When set, requests without ``Authorization: Bearer <api_key>`` get 401."""
@@ -193,6 +196,8 @@ class _Handler(FakeHandler):
             message = f"'response_format.type' must be {accepted}"
             return self.send_json(error_body(message, "invalid_request_error"), 400)
         reply = self.fake._next_reply(body)
+        if self.fake.reply_gate is not None:
+            self.fake.reply_gate.wait()
         delay = self.fake.token_delay if reply.delay is None else reply.delay
         tokens = split_tokens(reply.content)
         usage = {
