@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 from pathlib import Path
 
@@ -46,13 +47,14 @@ async def test_done_does_not_wait_for_suggestions_and_frees_the_session(tmp_path
     llm = FakeChatModel()
     llm.enqueue("It was 12 million euros [1].")
     llm.enqueue_json({"suggestions": ["a?", "b?", "c?"]})
-    llm.json_delay = 0.5
+    llm.json_gate = asyncio.Event()  # the suggestions are written only once let through
     service = make_service(tmp_path, llm)
     turn = service.start_turn("s", "What does the report say on revenue?")
     final = await turn.result()
     assert isinstance(final, Done)
     assert not turn.closed  # the suggestions are still being written
     assert not service.is_busy("s")
+    llm.json_gate.set()
     await eventually(lambda: turn.closed, what="suggestions")
     assert [e.kind async for e in turn.events()][-1] == "suggestions"
 
