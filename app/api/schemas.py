@@ -199,6 +199,11 @@ class MessagePublic(BaseModel):
     coverage: dict[str, Any] | None = Field(
         None, description="How much of the library the answer read."
     )
+    interrupted: bool = Field(
+        False,
+        description="Stands for an answer that was cut off (the app was killed or quit "
+        "mid-answer, or the turn failed): nothing of it was saved; ask the question again.",
+    )
 
 
 class SessionDetail(SessionPublic):

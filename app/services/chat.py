@@ -101,8 +101,10 @@ class Turn:
 
     session_id: str
     question: str = ""
-    """What is being answered: a window reopening the session mid-answer shows it, since
-    the question is checkpointed only with its answer."""
+    """What is being answered: a window reopening the session before the question is
+    checkpointed (the turn's first write) shows it from here."""
+    question_id: str = ""
+    """The question's message id: while the turn runs, it is not an interrupted one."""
     versions: list[dict[str, Any]] = field(default_factory=list)
     """The answers a Regenerate replaced, oldest first: kept on the new one."""
     _events: list[ClientEvent] = field(default_factory=list)
@@ -207,6 +209,24 @@ class ChatService:
         await self._graph.aupdate_state(config, {"messages": drop}, as_node="recorder")
         return self.start_turn(session_id, text, mode, _versions=kept)
 
+    async def ask_again(self, session_id: str, message_id: str) -> Turn:
+        """Ask the session's question ``message_id`` again, in the mode it was asked in: it
+        leaves its place (an interrupted one has no answer to keep) and is answered last."""
+        if session_id in self._running:
+            raise SessionBusy(session_id)
+        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
+        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
+        asked = messages[at] if at >= 0 else None
+        if not isinstance(asked, HumanMessage):
+            raise MessageRejected("That question is not in this chat any more.")
+        if at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage):
+            raise MessageRejected("That question has its answer; Regenerate answers it anew.")
+        mode = cast(Mode, asked.additional_kwargs.get("mode", "auto"))
+        drop = {"messages": [RemoveMessage(id=message_id)]}
+        await self._graph.aupdate_state(config, drop, as_node="recorder")
+        return self.start_turn(session_id, str(asked.content), mode)
+
     async def branch(
         self, session_id: str, message_id: str, text: str, mode: Mode = "auto"
     ) -> Turn:
@@ -275,7 +295,8 @@ class ChatService:
         sid = session_id or uuid.uuid4().hex
         if sid in self._running:
             raise SessionBusy(sid)
-        turn = Turn(sid, question=text, versions=list(_versions or ()))
+        asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
+        turn = Turn(sid, question=text, question_id=str(asked.id), versions=list(_versions or ()))
         self._running[sid] = turn
         # A new session's first message has nothing to be rewritten against: its search
         # may start on it now.
@@ -286,17 +307,13 @@ class ChatService:
         touched = asyncio.create_task(
             asyncio.to_thread(self._sessions.touch, sid, _first_user_text(history) or text)
         )
-        earlier = _to_messages(history or ())
-        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
-        inputs: AgentState = {
-            "messages": [*earlier, HumanMessage(content=text)],
-            "question": text,
-            "mode": mode,
-        }
+        asking = [*_to_messages(history or ()), asked]
+        inputs: AgentState = {"question": text, "mode": mode}
         if scope is not None:
             inputs["scope"] = list(scope)
+        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
         turn.task = asyncio.create_task(
-            self._run(turn, context, inputs, touched), name=f"turn-{sid}"
+            self._run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
         )
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)
@@ -308,6 +325,7 @@ class ChatService:
         self,
         turn: Turn,
         context: TurnContext,
+        asking: list[AnyMessage],
         inputs: AgentState,
         touched: asyncio.Future[None],
     ) -> None:
@@ -315,7 +333,7 @@ class ChatService:
         # send every prompt and passage to a cloud: Docent's turns are never traced.
         with tracing_context(enabled=False):
             try:
-                answer = await self._answer(turn, context, inputs, touched)
+                answer = await self._answer(turn, context, asking, inputs, touched)
                 if answer is not None and self._suggest is not None:
                     await self._offer_suggestions(turn, inputs["question"], answer)
             finally:
@@ -325,6 +343,7 @@ class ChatService:
         self,
         turn: Turn,
         context: TurnContext,
+        asking: list[AnyMessage],
         inputs: AgentState,
         touched: asyncio.Future[None],
     ) -> str | None:
@@ -336,10 +355,14 @@ class ChatService:
         written: list[str] = []
         sources: list[Source] = []
         try:
-            # One checkpoint when the turn ends (also on an error or a Stop), not one per
-            # step: each step's save serialised the growing state on the event loop while
-            # the retriever searched, about 14 ms of a search turn's first token. A turn
-            # cut off by a crash is lost whole, as its answer would have been.
+            # The question is saved before any of the slow work, so that a crash mid-answer
+            # (a summary takes minutes on a CPU) leaves it in the session, shown as
+            # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
+            # search a new chat's first message started runs on meanwhile.
+            await graph.aupdate_state(config, {"messages": asking}, as_node="recorder")
+            # Then one checkpoint when the turn ends (also on an error or a Stop), not one
+            # per step: each step's save serialised the growing state on the event loop
+            # while the retriever searched, about 14 ms of a search turn's first token.
             stream = graph.astream(
                 inputs, config, context=context, stream_mode="custom", durability="exit"
             )
@@ -443,10 +466,13 @@ class ChatService:
         """The session's conversation as ``{"role", "id", "content", "sources", "trace"}``
         dicts (``trace`` is None for the user's messages); a checked answer adds
         ``support``, one that found nothing ``searched``, a regenerated one ``versions``
-        (the earlier answers), a rated one ``feedback``."""
+        (the earlier answers), a rated one ``feedback``. A question a crash cut off is
+        followed by an answer marked ``interrupted`` (not while its turn still runs)."""
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         state = await self._graph.aget_state(config)
-        return message_dicts(state.values.get("messages", []))
+        running = self._running.get(session_id)
+        asking = running.question_id if running is not None else None
+        return message_dicts(state.values.get("messages", []), asking)
 
     async def export(self, session_id: str, fmt: ExportFormat) -> tuple[str, str] | None:
         """(file name, text) of the chat written out as ``fmt``; None if there is no such chat."""

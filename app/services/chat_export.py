@@ -51,6 +51,9 @@ def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
         if message["role"] == "user":
             lines += ["## Question", "", message["content"].rstrip(), ""]
             continue
+        if message.get("interrupted"):
+            lines += ["## Answer", "", "*(interrupted: no answer was saved)*", ""]
+            continue
         versions = message.get("versions") or []
         for number, earlier in enumerate(versions, start=1):
             lines += [f"### Earlier answer {number} of {len(versions) + 1}", ""]

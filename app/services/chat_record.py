@@ -3,6 +3,10 @@
 An answer's message keeps, beside its text, what was shown with it (``sources``,
 ``trace``, ``support``, ``searched``, ``coverage``, ``stopped``), the answers a Regenerate replaced
 (``versions``, oldest first) and the user's thumbs up or down (``trace["feedback"]``).
+
+A turn saves its question before it starts answering, and its answer when it ends. A
+question with no answer after it, and no turn answering it, was cut off (the app was
+killed or quit mid-answer, or the turn failed): it is read with an ``interrupted`` answer.
 """
 
 from __future__ import annotations
@@ -15,6 +19,11 @@ Feedback = Literal["up", "down"]
 
 SHOWN = ("support", "searched", "coverage")
 """Kept on an answer only when set."""
+
+INTERRUPTED_NOTICE = "This answer was interrupted."
+INTERRUPTED = f"{INTERRUPTED_NOTICE} Ask again."
+"""What stands in for the answer a crash or a failure cut off (the window's card says
+the notice, with an Ask again button)."""
 
 
 def answer_dict(message: AIMessage) -> dict[str, Any]:
@@ -40,10 +49,13 @@ def answer_dict(message: AIMessage) -> dict[str, Any]:
     return out
 
 
-def message_dicts(messages: list[AnyMessage]) -> list[dict[str, Any]]:
-    """The conversation, oldest first; the user's messages have no sources or trace."""
+def message_dicts(messages: list[AnyMessage], asking: str | None = None) -> list[dict[str, Any]]:
+    """The conversation, oldest first; the user's messages have no sources or trace.
+
+    A question left without an answer is followed by an ``interrupted`` one, unless it is
+    ``asking``: the id of the question a running turn is answering."""
     out: list[dict[str, Any]] = []
-    for message in messages:
+    for at, message in enumerate(messages):
         if isinstance(message, HumanMessage):
             out.append(
                 {
@@ -54,9 +66,30 @@ def message_dicts(messages: list[AnyMessage]) -> list[dict[str, Any]]:
                     "trace": None,
                 }
             )
+            if _cut_off(messages, at) and message.id != asking:
+                out.append(interrupted_dict())
         elif isinstance(message, AIMessage):
             out.append(answer_dict(message))
     return out
+
+
+def _cut_off(messages: list[AnyMessage], at: int) -> bool:
+    """Whether question ``at`` was asked of Docent (a turn keeps its ``mode`` on it; a
+    client's own history, as the OpenAI API passes it, has none) and has no answer."""
+    asked = "mode" in messages[at].additional_kwargs
+    return asked and not (at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage))
+
+
+def interrupted_dict() -> dict[str, Any]:
+    """The answer a question cut off has: nothing saved, so nothing to rate or regenerate."""
+    return {
+        "role": "assistant",
+        "id": None,
+        "content": INTERRUPTED,
+        "sources": [],
+        "trace": None,
+        "interrupted": True,
+    }
 
 
 def earlier_versions(message: AIMessage) -> list[dict[str, Any]]:
