@@ -24,6 +24,7 @@ from app.services.chat import (
 )
 from app.services.chat_record import Feedback
 from ui.edit_question import edit_question
+from ui.interrupted import render_interrupted
 from ui.messages import AnswerActions, AnswerView, render_user
 
 _turn_ids = itertools.count(1)
@@ -101,20 +102,45 @@ class ChatView:
         self.last = None
         self.column.clear()
         with self.column:
+            asked: dict[str, Any] = {}
             for message in messages:
                 if message["role"] == "user":
                     self._question(message["content"])
+                    asked = message
+                elif message.get("interrupted"):
+                    self._interrupted(str(asked.get("id")))
                 else:
                     view = self._answer(streaming=False, message=message)
                     self._add(view)
         running = self.chat.running_turn(session_id)
         if running is not None:
-            # The question is checkpointed with its answer: until then only the turn has it.
+            # The question is checkpointed as its turn starts: until then only the turn has it.
             said = [m["content"] for m in messages if m["role"] == "user"]
             if not said or said[-1] != running.question or messages[-1]["role"] != "user":
                 with self.column:
                     self._question(running.question)
             await self.follow(running, running.versions)
+
+    def _interrupted(self, question_id: str) -> None:
+        """An answer a crash cut off: nothing to regenerate, its question to ask again."""
+        if self.last is not None:
+            self.last.retire()  # Regenerate would answer the interrupted question instead
+        self.last = None
+        render_interrupted(lambda: self.ask_again(question_id))
+
+    async def ask_again(self, question_id: str) -> None:
+        """Ask an interrupted question again: it moves to the end of the chat and is
+        answered there."""
+        with self.anchor:
+            if self.session_id is None or self.streaming:
+                ui.notify(BUSY, type="warning")
+                return
+            try:
+                turn = await self.chat.ask_again(self.session_id, question_id)
+            except (SessionBusy, MessageRejected) as error:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
+                return
+            await self.show_session(turn.session_id)
 
     def _question(self, text: str) -> None:
         """The user's message, with its Edit (which knows its place in the chat)."""
