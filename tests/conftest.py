@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import models  # noqa: F401  before any test module loads onnxruntime: telemetry off
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import FakeOllamaServer
 

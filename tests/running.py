@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,13 +153,19 @@ def run_py(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
 
 @contextmanager
 def served_process(
-    data_dir: Path, *flags: str, timeout: float = 180, env: dict[str, str] | None = None
+    data_dir: Path,
+    *flags: str,
+    timeout: float = 180,
+    env: dict[str, str] | None = None,
+    wrap: Sequence[str] = (),
 ) -> Iterator[ServedProcess]:
     """Start `run.py --no-browser` on a free port; wait until its services are ready.
 
     Its settings are the flags alone, and ``env`` on top of the user's environment: a
     module-scoped fixture starts before the autouse one that clears the developer's
-    DOCENT_* variables."""
+    DOCENT_* variables. ``wrap`` is a command that runs it (``strace -o log``, say): then
+    the two get a process group of their own, and the stopping Ctrl+C goes to the group,
+    since such a wrapper need not pass it on."""
     port = free_port()
     environment = {
         k: v
@@ -168,6 +174,7 @@ def served_process(
     } | (env or {})
     process = subprocess.Popen(
         [
+            *wrap,
             sys.executable,
             "run.py",
             "--no-browser",
@@ -182,6 +189,7 @@ def served_process(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=bool(wrap),
     )
     assert process.stdout is not None
     output: list[str] = []
@@ -204,11 +212,17 @@ def served_process(
         asyncio.run(eventually(services_ready, timeout=timeout, what="run.py to serve"))
         yield served
     finally:
-        process.send_signal(signal.SIGINT)
+        if wrap:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            process.kill()
+            if wrap:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
             process.wait()
         reader.join(timeout=5)
 
