@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.services.sessions import MAX_SEARCH_CHARS
 from tests.api_app import anonymous, api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.running import RunningApp, eventually
@@ -179,3 +180,14 @@ async def test_the_markdown_export_is_inert_and_the_json_export_verbatim(app: Ru
     assert "![x](" not in markdown and "](javascript:" not in markdown
     as_json = await app.client.get("/api/sessions/s1/export", params={"format": "json"})
     assert as_json.json()["messages"][0]["content"] == question
+
+
+async def test_a_search_over_the_limit_is_refused_naming_it(app: RunningApp) -> None:
+    await ask(app, "Where is the spare key?", "s1")
+    # 26,000 words: past SQLite's longest LIKE pattern, which once answered 500.
+    response = await app.client.get("/api/sessions", params={"q": " ".join(["a"] * 26_000)})
+    assert response.status_code == 422 and error_code(response) == "invalid_request"
+    message = response.json()["error"]["message"]
+    assert f"{MAX_SEARCH_CHARS:,}" in message and "51,999" in message
+    longest = await app.client.get("/api/sessions", params={"q": "x" * MAX_SEARCH_CHARS})
+    assert longest.status_code == 200 and longest.json() == {"sessions": []}
