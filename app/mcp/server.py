@@ -8,13 +8,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from app.mcp.tools import (
+    REFUSALS,
     Answer,
     DocentTools,
     DocumentList,
     DocumentText,
     FindResults,
     SearchResults,
-    ToolFailed,
     VerifyResults,
 )
 
@@ -106,10 +106,11 @@ def build_mcp_server(container: Container) -> MCPServer:
 
 
 async def _as_tool_error(call: Any) -> Any:
-    """A ToolFailed reaches the client as the tool's error text, for the model to read."""
+    """A refusal reaches the client as the tool's error text, for the model to read: the
+    reason the REST route gives, whichever tool and service refused."""
     try:
         return await call
-    except ToolFailed as error:
+    except REFUSALS as error:
         raise ToolError(str(error)) from error
 
 
