@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from app.error_text import bounded
 from app.mcp.tools import (
     REFUSALS,
     Answer,
@@ -111,7 +112,7 @@ async def _as_tool_error(call: Any) -> Any:
     try:
         return await call
     except REFUSALS as error:
-        raise ToolError(str(error)) from error
+        raise ToolError(bounded(str(error))) from error
 
 
 async def serve_stdio(settings: Settings) -> int:

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from app.error_text import listed
 from graph.retrieval.find import Found, find
 from graph.retrieval.retriever import Retriever
 from graph.retrieval.types import Retrieval
@@ -135,8 +136,8 @@ class SearchService:
         if files:
             inside = in_scope(inside, normalise(files))
         if not inside:
-            named = f" named {', '.join(files)}" if files else ""
-            where = f" in '{', '.join(entries)}'" if entries else " in the library"
+            named = f" named {listed(list(files))}" if files else ""
+            where = f" in {listed(entries)}" if entries else " in the library"
             raise EmptyScope(
                 f"No document{named} is{where}. The library's paths are relative to "
                 "the documents folder, e.g. 'tax/2024/'; GET /api/documents lists them."
