@@ -86,9 +86,10 @@ def build_mcp_server(container: Container) -> MCPServer:
     async def verify(text: str, scope: str | None = None) -> VerifyResults:
         """Check a text against the user's documents, sentence by sentence (no LLM).
 
-        Each sentence gets a verdict (supported, partly, unsupported), the numbers, dates
-        and names the documents don't back (with what they say instead) and the passage
-        that supports it.
+        Each sentence gets a verdict (supported, partly, unsupported; none when it has
+        nothing to check, as "Thanks!"; unchecked when the time for the check ran out),
+        the numbers, dates and names the documents don't back (with what they say
+        instead) and the passage that supports it.
         scope: only documents under this folder of the library, e.g. "tax/2024/".
         """
         return await _as_tool_error(tools.verify(text, scope))

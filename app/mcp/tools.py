@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,7 @@ from app.services.search import (
 )
 from graph.events import payload
 from graph.scope import BadScope
+from graph.support import Verdict
 from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
@@ -107,7 +108,10 @@ class CheckedSentence(BaseModel):
     text: str
     start: int = Field(description="Offsets of the sentence in the text given.")
     end: int
-    verdict: Literal["supported", "partly", "unsupported"]
+    verdict: Verdict = Field(
+        description='supported, partly, unsupported; none: nothing to check ("Thanks!"); '
+        "unchecked: the time for the check ran out first."
+    )
     score: float
     missing: list[str] = Field(description="Numbers, dates, names the documents don't back.")
     found: dict[str, str] = Field(description="What the documents say in their place.")

@@ -9,6 +9,7 @@ one ``Search`` of its own, so a model switch waits for it and never mixes two mo
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,10 @@ from graph.support import SentenceSupport
 from graph.support.library import verify_in_library
 from ingest.keys import doc_id_for
 
+SEARCH_SHARE = 0.6
+"""Of a verify's time budget, what searching for its sentences' passages may take; the
+check of what was found (embedding every passage's sentences) takes the rest."""
+
 
 class QueryTooLong(ValueError):
     """The query is over the setting ``max_query_chars``; the message says what to do."""
@@ -31,7 +36,7 @@ class EmptyQuery(ValueError):
 
 
 class TextTooLong(ValueError):
-    """A text to verify is over the setting ``max_message_chars``."""
+    """A text to verify is over the setting ``verify_max_chars``."""
 
 
 class EmptyScope(LookupError):
@@ -59,12 +64,18 @@ class SearchService:
         *,
         max_query_chars: int,
         max_text_chars: int,
+        verify_seconds: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._retriever = retriever
         self._known_files = known_files
         """Relative paths of the documents that can be searched."""
         self.max_query_chars = max_query_chars
         self.max_text_chars = max_text_chars
+        self.verify_seconds = verify_seconds
+        """A verify's budget, from the moment it is asked (so calls made at once each end
+        in about that long, however they share the machine)."""
+        self.clock = clock
 
     async def search(
         self,
@@ -125,9 +136,11 @@ class SearchService:
                 f"The text is {len(text):,} characters; the limit is {self.max_text_chars:,}. "
                 "Check it in parts."
             )
+        # Searching gets a share of the budget; the check then embeds what was found.
+        deadline = self.clock() + SEARCH_SHARE * self.verify_seconds
         entries = scope_entries(scope)
         limited = await asyncio.to_thread(self._limit, files, entries) if entries else files
-        return await asyncio.to_thread(self._verify, text, limited)
+        return await asyncio.to_thread(self._verify, text, limited, deadline)
 
     def _limit(self, files: Sequence[str], entries: Scope) -> list[str]:
         """The paths a call is limited to: those in the scope's ``entries``, kept to
@@ -144,9 +157,13 @@ class SearchService:
             )
         return inside
 
-    def _verify(self, text: str, files: Sequence[str]) -> list[SentenceSupport]:
+    def _verify(self, text: str, files: Sequence[str], deadline: float) -> list[SentenceSupport]:
+        def in_time() -> bool:
+            return self.clock() < deadline
+
         with self._retriever.begin() as search:
-            return verify_in_library(text, search, search.reader.embedder, files)
+            embedder = search.reader.embedder
+            return verify_in_library(text, search, embedder, files, in_time=in_time)
 
 
 def public_passages(found: Retrieval) -> list[dict[str, Any]]:
