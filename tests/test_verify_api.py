@@ -154,7 +154,7 @@ async def test_the_sentences_left_when_the_time_is_up_are_unchecked(app: Running
 
     app.container.retriever.begin = stepped  # type: ignore[method-assign]
     sentences = await verify(app, PASTED)
-    # Searching has 60% of the budget: a second search starts at 40%, a third would at 80%.
+    # Searching has 80% of the budget: a second search starts at 40%, a third would at 80%.
     assert [s["verdict"] for s in sentences] == [*("supported", "partly", "unchecked", "unchecked")]
     assert all(s["source"] is None for s in sentences[2:])
     async with mcp_client(app) as client:

@@ -36,6 +36,7 @@ from graph.support.windows import (
     Window,
     cut_pieces,
     make_windows,
+    piece_texts,
     plain,
     window_vectors,
 )
@@ -164,7 +165,7 @@ class SupportCheck:
         copied word for word from a passage reuses its piece's vector."""
         first_time = self._pieces is None
         pieces = cut_pieces(self.passages) if first_time else []
-        texts = [plain(self.passages[p.passage].text[p.start : p.end]) for p in pieces]
+        texts = piece_texts(self.passages, pieces)
         known = self._said.keys() | set(texts)
         new = [p for p in dict.fromkeys(said) if p not in known]
         if texts or new:
