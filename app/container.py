@@ -162,7 +162,8 @@ class Container:
             self.retriever,
             self.ready_paths,
             max_query_chars=settings.max_query_chars,
-            max_text_chars=settings.max_message_chars,
+            max_text_chars=settings.verify_max_chars,
+            verify_seconds=settings.verify_seconds,
         )
         """Search and verify, for the API and MCP alike."""
         self.health = HealthMonitor(self.llm, self.reranker)

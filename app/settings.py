@@ -130,6 +130,15 @@ class Settings(BaseSettings):
         description="Seconds each page adds to the time budget of a file read by OCR.",
     )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
+    verify_max_chars: int = Field(
+        20_000, ge=1, description="Longest text POST /api/verify (and MCP's verify) checks."
+    )
+    verify_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds a verify may spend checking sentences; the ones left when they "
+        "are spent come back 'unchecked'.",
+    )
     max_body_mb: float = Field(
         4, gt=0, description="Largest request body the API reads (uploads have their own cap)."
     )

@@ -6,7 +6,7 @@ so the figures are the loaders' alone); the child's address space is capped (``-
 so that a run on code without limits cannot take the machine down. ``--repo`` runs the
 child in another checkout (e.g. ``git worktree add /tmp/base main``) to measure before.
 
-    uv run python -m bench.bombs [--repo PATH] [--cap-gb 8] [--only NAME]
+    uv run python bench/bombs.py [--repo PATH] [--cap-gb 8] [--only NAME]
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.processes import TreeSampler
-from tests.bombs import BOMBS
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # also run as a path
+
+from bench.processes import TreeSampler  # noqa: E402
+from tests.bombs import BOMBS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,13 @@ from graph import prompts
 from graph.retrieval.nearest import nearest_passages
 from graph.retrieval.search import Search
 from graph.state import AgentState, Source
-from graph.support import SentenceSupport, SupportCheck, correct_citations, source_passages
+from graph.support import (
+    CHECKED,
+    SentenceSupport,
+    SupportCheck,
+    correct_citations,
+    source_passages,
+)
 from graph.support.live import LiveCheck
 from models.protocols import Embedder
 
@@ -61,7 +67,8 @@ async def settle(
         return CheckedAnswer(prefix + draft)
     cited = correct_citations(draft, support, [s["n"] for s in sources])
     ms = round((time.perf_counter() - began) * 1000, 1)
-    if support and all(s.verdict == "unsupported" for s in support):
+    checked = [s for s in support if s.verdict in CHECKED]
+    if checked and all(s.verdict == "unsupported" for s in checked):
         nearest = [_shown(s) for s in sources]
         searched = what_was_searched(state, nearest, draft=cited.text)
         return CheckedAnswer(prefix + prompts.NOT_COVERED, [], searched, ms)

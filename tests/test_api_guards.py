@@ -84,3 +84,33 @@ async def test_body_that_is_not_json_gets_422(app: RunningApp) -> None:
             path, content=b"{not json", headers={"Content-Type": "application/json"}
         )
         assert response.status_code == 422 and error_code(response) == "invalid_request"
+
+
+ECHOED = 100_000
+"""How many items, or characters, of a request an error might repeat back."""
+
+
+async def test_no_error_repeats_more_than_a_few_hundred_characters_of_the_request(
+    app: RunningApp,
+) -> None:
+    wrong = [0] * ECHOED  # each one a problem of its own
+    climbing = "../" + "a" * ECHOED
+    bodies = [
+        {"message": "hi", "query": "x", "text": "Tea.", "title": "t", "scope": wrong},
+        {"query": "x", "text": "Tea.", "title": "t", "scope": climbing},
+    ]
+    for method, path in await every_route(app):
+        for body in bodies:
+            response = await app.client.request(method, path, json=body)
+            # The MCP SDK's JSON-RPC errors name each of a few problems, with pydantic's
+            # shortened view of the input: bounded, if not as tightly as ours.
+            most = 4_000 if path == "/mcp" else 1_000
+            if response.status_code >= 400:
+                assert len(response.content) < most, (method, path, response.text[:300])
+    # The audit's: a scope of 100,000 folders, of which the error names a few.
+    folders = [f"folder-{i:06d}/" for i in range(ECHOED)]
+    response = await app.client.post("/api/verify", json={"text": "Tea.", "scope": folders})
+    assert response.status_code == 404 and error_code(response) == "scope_empty"
+    message = response.json()["error"]["message"]
+    assert "'folder-000000/', 'folder-000001/', 'folder-000002/' and 99,997 more" in message
+    assert message.endswith("GET /api/documents lists them.")

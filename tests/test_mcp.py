@@ -152,6 +152,25 @@ async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
     assert "limit is 4,000" in error_text(long_query)
 
 
+async def test_every_tool_refuses_with_the_reason_the_route_gives(app: RunningApp) -> None:
+    bad_scope = await app.client.post("/api/verify", json={"text": "Tea.", "scope": "../"})
+    assert bad_scope.status_code == 422
+    climbs = bad_scope.json()["error"]["message"]
+    too_long = await app.client.post("/api/find", json={"query": "key " * 1001})
+    assert too_long.status_code == 413
+    calls = [
+        ("verify", {"text": "The kettle must be descaled.", "scope": "../"}, climbs),
+        ("search_documents", {"query": "kettle", "scope": "../"}, climbs),
+        ("find_documents", {"query": "kettle", "scope": "../"}, climbs),
+        ("ask", {"question": "How often is the kettle descaled?", "scope": "../"}, climbs),
+        ("find_documents", {"query": "key " * 1001}, too_long.json()["error"]["message"]),
+    ]
+    async with http_client(app) as client:
+        for tool, arguments, reason in calls:
+            result = await client.call_tool(tool, arguments)
+            assert reason in error_text(result), tool
+
+
 async def test_read_document_never_parses_in_the_apps_process(
     app: RunningApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

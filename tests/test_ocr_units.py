@@ -4,6 +4,8 @@ pages a loader hands to the reader, spreadsheets, the lanes and their progress."
 from __future__ import annotations
 
 import asyncio
+import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -204,6 +206,29 @@ def test_a_picture_claiming_too_many_pixels_fails_before_decoding(
     with pytest.raises(UnreadableFile) as caught:
         ImageDocument(tmp_path / "big.png", FakeReader())
     assert "decompression bomb" in caught.value.reason
+
+
+def jpeg_claiming(path: Path, width: int, height: int) -> Path:
+    """A small JPEG whose header claims ``width`` × ``height`` pixels (never decoded)."""
+    page_image(["big"], size=(64, 48)).save(path, "JPEG")
+    data = bytearray(path.read_bytes())
+    frame = data.index(b"\xff\xc0")  # SOF0: length, precision, then height and width
+    data[frame + 5 : frame + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_picture_is_refused_at_the_number_its_message_names(tmp_path: Path) -> None:
+    # 196 megapixels: once refused by Pillow's own limit, naming ours (200,000,000).
+    poster = jpeg_claiming(tmp_path / "poster.jpg", 14_000, 14_000)
+    with pytest.raises(UnreadableFile) as caught:
+        ImageDocument(poster, FakeReader())
+    named = re.search(r"more than ([\d,]+) pixels", caught.value.reason)
+    assert named is not None, caught.value.reason
+    limit = int(named.group(1).replace(",", ""))
+    assert 14_000 * 14_000 > limit
+    side = math.isqrt(limit)  # a picture within the limit named opens
+    ImageDocument(jpeg_claiming(tmp_path / "within.jpg", side, side), FakeReader()).close()
 
 
 # -- spreadsheets ----------------------------------------------------------------------

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from graph.retrieval.retriever import Retriever
+from graph.retrieval.types import Retrieval
 from graph.state import Source
 from graph.support import SourcePassage, SupportCheck, source_passages, verify
 from graph.support.library import verify_in_library
@@ -205,8 +208,8 @@ def test_meaning_carries_a_paraphrase_and_not_a_new_claim(minilm: MiniLMEmbedder
     assert "emigrated to the United States in 1884" in source.text
 
 
-def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> None:
-    embedder = FakeEmbedder()
+def library(embedder: FakeEmbedder) -> Retriever:
+    """A retriever over PASSAGES, one chunk each."""
     dense, keyword = FakeDenseIndex(embedder), KeywordIndex()
     paths = []
     for passage in PASSAGES:
@@ -226,7 +229,12 @@ def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> No
         dense.replace_document(f"id-{passage.path}", chunks)
         keyword.replace_document(f"id-{passage.path}", chunks)
         paths.append(passage.path)
-    retriever = Retriever(dense, keyword, embedder, PassThroughReranker(), FakeLibrary(paths))
+    return Retriever(dense, keyword, embedder, PassThroughReranker(), FakeLibrary(paths))
+
+
+def test_a_text_is_checked_against_the_passages_the_library_finds_for_it() -> None:
+    embedder = FakeEmbedder()
+    retriever = library(embedder)
     text = "Tesla emigrated to the United States in 1884. The crisis created a rift within NATO."
     results = verify_in_library(text, retriever, embedder)
     assert [r.verdict for r in results] == ["supported", "supported"]
@@ -250,3 +258,50 @@ def test_a_turns_sources_become_the_checks_passages() -> None:
     ]
     (passage,) = source_passages(sources, [NATO.text])
     assert passage == SourcePassage(1, NATO.text, "nato.pdf", "history/nato.pdf", 4)
+
+
+SMALL_TALK = SourcePassage(
+    n=4, file="reply.md", path="reply.md", text="Ok, thanks! Sure, happy to help. Let me know."
+)
+
+
+def test_a_sentence_with_nothing_to_check_is_none_not_supported() -> None:
+    text = "Ok. Thanks! Sure. By March 1974 the price of oil had risen to nearly $12."
+    results = verify(text, [*PASSAGES, SMALL_TALK], FakeEmbedder())
+    assert [(r.text, r.verdict) for r in results] == [
+        ("Ok.", "none"),
+        ("Thanks!", "none"),
+        ("Sure.", "none"),
+        ("By March 1974 the price of oil had risen to nearly $12.", "supported"),
+    ]
+    assert all(r.source is None and r.score == 0.0 for r in results[:3])
+
+
+class CountedSearch:
+    """The library's search, counting its searches (each one a step of the time a check
+    is given)."""
+
+    def __init__(self, retriever: Retriever) -> None:
+        self.retriever = retriever
+        self.searches = 0
+
+    def retrieve(self, query: str, files: Sequence[str] = (), k: int | None = None) -> Retrieval:
+        self.searches += 1
+        return self.retriever.retrieve(query, files, k)
+
+
+def test_the_claims_left_when_the_time_is_up_are_unchecked() -> None:
+    embedder = FakeEmbedder()
+    search = CountedSearch(library(embedder))
+    text = (
+        "Tesla emigrated to the United States in 1884. The crisis created a rift within NATO. "
+        "Thanks! The embargo caused an oil crisis. Tesla was born in 1856."
+    )
+    results = verify_in_library(text, search, embedder, in_time=lambda: search.searches < 2)
+    assert search.searches == 2  # time for two searches: the rest are not searched
+    assert [r.verdict for r in results] == [
+        *("supported", "supported", "none", "unchecked", "unchecked")
+    ]
+    for result in results:
+        assert text[result.start : result.end] == result.text
+    assert results[3].source is None and results[3].missing == ()

@@ -231,6 +231,19 @@ def test_what_the_window_says_of_a_sentence() -> None:
     assert summary([{"verdict": "supported"}]) == "1 of 1 sentence found in the sources"
 
 
+def test_a_sentence_with_nothing_to_check_is_plain_text_and_not_counted() -> None:
+    text = "Sure. The rate rose to 12% [1]. Happy to help!"
+    support = [
+        {"start": 0, "end": 5, "verdict": "none", "source": None},
+        {"start": 6, "end": 31, "verdict": "supported", "source": {"n": 1}},
+        {"start": 32, "end": 46, "verdict": "none", "source": None},
+    ]
+    html = render(text, [{"n": 1, "file": "tax.pdf", "page": 2}], claim_wraps(support))
+    assert html.count("docent-claim ") == 1 and 'data-s="1"' in html
+    assert "<p>Sure. <span" in html and "Happy to help!</p>" in html
+    assert summary(support) == "1 of 1 sentence found in the sources"
+
+
 def test_a_source_read_by_ocr_is_marked_scanned_with_its_lowest_confidence() -> None:
     sources = [
         {

@@ -31,7 +31,7 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
         tmp_path,
         files={"home/boiler.txt": BOILER},
         pdfs={"home/kettle.pdf": KETTLE},
-        max_message_chars=2_000,
+        verify_max_chars=2_000,
     ) as running:
         yield running
 
@@ -92,13 +92,17 @@ async def test_a_text_over_the_limit_is_refused_with_413(app: RunningApp) -> Non
     assert "2,000" in response.json()["error"]["message"]
 
 
-async def test_the_mcp_tool_gives_what_the_route_gives(app: RunningApp) -> None:
-    route = await verify(app, PASTED, scope="home/")
+def mcp_client(app: RunningApp) -> Client:
     headers = {"Authorization": f"Bearer {app.container.token}"}
     transport = streamable_http_client(
         f"{app.url}/mcp", http_client=httpx2.AsyncClient(headers=headers, timeout=30)
     )
-    async with Client(transport) as client:
+    return Client(transport)
+
+
+async def test_the_mcp_tool_gives_what_the_route_gives(app: RunningApp) -> None:
+    route = await verify(app, PASTED, scope="home/")
+    async with mcp_client(app) as client:
         result = await client.call_tool("verify", {"text": PASTED, "scope": "home/"})
         empty = await client.call_tool("verify", {"text": PASTED, "scope": "tax/"})
     assert not result.is_error
@@ -108,3 +112,51 @@ async def test_the_mcp_tool_gives_what_the_route_gives(app: RunningApp) -> None:
     ]
     assert tool[1]["source"]["text"] == route[1]["source"]["text"]
     assert empty.is_error and "tax/" in empty.content[0].text
+
+
+async def test_small_talk_has_nothing_to_check(app: RunningApp) -> None:
+    text = "Ok. Thanks! The kettle must be descaled every month. Sure."
+    sentences = await verify(app, text)
+    assert [(s["text"], s["verdict"]) for s in sentences] == [
+        ("Ok.", "none"),
+        ("Thanks!", "none"),
+        ("The kettle must be descaled every month.", "supported"),
+        ("Sure.", "none"),
+    ]
+
+
+class SteppedClock:
+    """The verify's clock: time moves only as the library is searched, ``step`` a search."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_sentences_left_when_the_time_is_up_are_unchecked(app: RunningApp) -> None:
+    clock = SteppedClock(step=0.4 * app.container.settings.verify_seconds)
+    app.container.search.clock = clock
+    begin = app.container.retriever.begin
+
+    def stepped() -> Search:
+        search = begin()
+        retrieve = search.retrieve
+
+        def slow(*args: Any, **kwargs: Any) -> Any:
+            clock.now += clock.step
+            return retrieve(*args, **kwargs)
+
+        search.retrieve = slow  # type: ignore[method-assign]
+        return search
+
+    app.container.retriever.begin = stepped  # type: ignore[method-assign]
+    sentences = await verify(app, PASTED)
+    # Searching has 80% of the budget: a second search starts at 40%, a third would at 80%.
+    assert [s["verdict"] for s in sentences] == [*("supported", "partly", "unchecked", "unchecked")]
+    assert all(s["source"] is None for s in sentences[2:])
+    async with mcp_client(app) as client:
+        tool = (await client.call_tool("verify", {"text": PASTED})).structured_content
+    assert [s["verdict"] for s in tool["sentences"]] == [s["verdict"] for s in sentences]

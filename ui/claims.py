@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.services.chat_record import CHECKED
+
 OPEN = "\ue000"
 CLOSE = "\ue001"
 _DIGIT = 0xE010
@@ -74,10 +76,13 @@ def pieces(content: str, env: dict[str, Any]) -> Iterator[tuple[str, int | None]
 
 def claim_wraps(support: Sequence[dict[str, Any]]) -> list[Wrap]:
     """A span per checked sentence, classed by its verdict, saying why when it is not
-    supported; ``data-s`` is its place in ``support`` (a click opens its source)."""
+    supported; ``data-s`` is its place in ``support`` (a click opens its source). A
+    sentence with nothing to check (verdict ``none``) gets none."""
     wraps = []
     for index, sentence in enumerate(support):
         verdict = str(sentence.get("verdict", ""))
+        if verdict not in CHECKED:
+            continue  # nothing to check in it ("Thanks!"): shown as plain text
         attributes = f'class="docent-claim docent-claim-{verdict}" data-s="{index}"'
         reason = why(sentence)
         if reason:
@@ -107,8 +112,15 @@ def why(sentence: dict[str, Any]) -> str:
     return "; ".join(parts) + "." if parts else "Only partly found in the sources."
 
 
+def checked(support: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sentences that were checked: not those with nothing to check ("Thanks!")."""
+    return [s for s in support if s.get("verdict") in CHECKED]
+
+
 def summary(support: Sequence[dict[str, Any]]) -> str:
-    """The line under a checked answer: "7 of 8 sentences found in the sources"."""
+    """The line under a checked answer: "7 of 8 sentences found in the sources" (of the
+    sentences that had something to check)."""
+    support = checked(support)
     total = len(support)
     found = sum(s.get("verdict") == "supported" for s in support)
     partly = sum(s.get("verdict") == "partly" for s in support)

@@ -14,7 +14,7 @@ from app.services.chat_export import answer_with_sources
 from app.services.chat_record import Feedback
 from ui import markdown
 from ui.citations import group_sources, middle_ellipsis
-from ui.claims import claim_wraps
+from ui.claims import checked, claim_wraps
 from ui.coverage import show_coverage
 from ui.mention_picker import segments
 from ui.searched import show_searched, show_summary
@@ -167,8 +167,8 @@ class AnswerView:
         self.body.set_content(markdown.render(self.text, self.sources, wraps))
         self.footer.clear()
         with self.footer:
-            if self.support:
-                show_summary(self.support)
+            if checked(self.support or []):  # an answer of "Thanks!" alone has no line
+                show_summary(self.support or [])
             if self.searched:
                 show_searched(self.searched, self.actions.open_source)
             show_coverage(self.coverage, len(self.sources))

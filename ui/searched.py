@@ -9,12 +9,12 @@ from typing import Any
 from nicegui import ui
 
 from ui.citations import middle_ellipsis
-from ui.claims import summary
+from ui.claims import checked, summary
 
 
 def show_summary(support: list[dict[str, Any]]) -> None:
     """The Check line: "7 of 8 sentences found in the sources"."""
-    complete = all(s.get("verdict") == "supported" for s in support)
+    complete = all(s.get("verdict") == "supported" for s in checked(support))
     with ui.row().classes("items-center gap-1 text-xs docent-muted").mark("check"):
         ui.icon("task_alt" if complete else "rule", size="1rem").classes(
             "text-positive" if complete else "text-warning"

@@ -10,7 +10,7 @@ from nicegui import ui
 
 from app.services.chat import ChatService, SessionBusy
 from app.services.chat_export import MEDIA_TYPES, ExportFormat
-from app.services.sessions import SessionIndex
+from app.services.sessions import MAX_SEARCH_CHARS, SessionIndex
 from ui import shortcuts
 from ui.mention_picker import plain_title
 
@@ -55,7 +55,9 @@ class Sessions:
         self.search = ui.input(
             placeholder=f"Search chats ({shortcuts.keys('search')})", on_change=self._searched
         )
-        self.search.props('dense outlined clearable aria-label="Search chats"')
+        self.search.props(
+            f'dense outlined clearable aria-label="Search chats" maxlength={MAX_SEARCH_CHARS}'
+        )
         self.search.classes("w-full docent-session-search").mark("session-search")
         self.list = ui.column().classes("w-full gap-0").mark("session-list")
         self.list.props('role=list aria-label="Chats"')
@@ -65,7 +67,7 @@ class Sessions:
         self.redraw()
 
     def _searched(self) -> None:
-        self.query = (self.search.value or "").strip()
+        self.query = (self.search.value or "").strip()[:MAX_SEARCH_CHARS]
         self.redraw()
 
     def set_current(self, session_id: str | None) -> None:

@@ -12,9 +12,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from app.api.guard import is_api_path
+from app.error_text import bounded
 from ingest.pipeline.disk import is_disk_full
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+PROBLEMS_SHOWN = 5
+"""Problems of an invalid request its message names (a list of 100,000 wrong items has
+as many); the rest are counted."""
 
 
 class ApiError(Exception):
@@ -28,15 +32,19 @@ class ApiError(Exception):
 
 
 def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    """Every error body of the API; the message bounded, whatever of the request it repeats."""
+    body = {"error": {"code": code, "message": bounded(message)}}
+    return JSONResponse(body, status_code=status)
 
 
 def _describe(error: RequestValidationError) -> str:
+    problems = error.errors()
     parts = []
-    for item in error.errors():
+    for item in problems[:PROBLEMS_SHOWN]:
         where = ".".join(str(p) for p in item.get("loc", ()) if p != "body")
         parts.append(f"{where}: {item.get('msg')}" if where else str(item.get("msg")))
-    return "Invalid request. " + "; ".join(parts)
+    more = len(problems) - PROBLEMS_SHOWN
+    return "Invalid request. " + "; ".join(parts) + (f"; and {more:,} more" if more > 0 else "")
 
 
 def _http_message(request: Request, exc: StarletteHTTPException) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from starlette.types import Scope, Send
 
 from app.api.headers import SECURITY_HEADERS
+from app.error_text import bounded
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,7 @@ async def send_refusal(send: Send, refusal: Refusal, *, close: bool, html: bool)
     if html and refusal.page is not None:
         body, kind = refusal.page.encode(), b"text/html; charset=utf-8"
     else:
-        error = {"error": {"code": refusal.code, "message": refusal.message}}
-        body, kind = json.dumps(error).encode(), b"application/json"
+        body, kind = _json_body(refusal), b"application/json"
     headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
     if close:
         # Unread body bytes would otherwise be drained from the socket: hang up instead.
@@ -47,7 +47,7 @@ async def refuse(scope: Scope, send: Send, refusal: Refusal, *, body_pending: bo
     if scope["type"] == "http":
         await send_refusal(send, refusal, close=body_pending, html=True)
     elif "websocket.http.response" in scope.get("extensions", {}):
-        body = json.dumps({"error": {"code": refusal.code, "message": refusal.message}}).encode()
+        body = _json_body(refusal)
         await send(
             {
                 "type": "websocket.http.response.start",
@@ -58,3 +58,10 @@ async def refuse(scope: Scope, send: Send, refusal: Refusal, *, body_pending: bo
         await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": 1008})
+
+
+def _json_body(refusal: Refusal) -> bytes:
+    """The contract's error body; the message bounded, as app/api/errors.py bounds it."""
+    return json.dumps(
+        {"error": {"code": refusal.code, "message": bounded(refusal.message)}}
+    ).encode()

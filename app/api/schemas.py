@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from app.services.documents import DocumentView
 from app.services.sessions import MAX_TITLE_CHARS
 from graph.state import Mode
+from graph.support import Verdict
 
 
 class ChatRequest(BaseModel):
@@ -133,7 +134,11 @@ class SentenceSupportPublic(BaseModel):
     text: str = Field(description="The sentence: `text[start:end]` of what was checked.")
     start: int
     end: int
-    verdict: Literal["supported", "partly", "unsupported"]
+    verdict: Verdict = Field(
+        description="`supported`, `partly` or `unsupported`; `none` for a sentence with "
+        'nothing to check ("Thanks!"); `unchecked` for one left when the time budget of '
+        "`POST /api/verify` (`DOCENT_VERIFY_SECONDS`) ran out."
+    )
     score: float = Field(description="0..1: how closely the span says the same.")
     missing: list[str] = Field(
         description="Numbers, dates and names of the sentence that its best passage lacks."

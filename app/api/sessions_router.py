@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
 
 from app.api.deps import ChatDep, SessionsDep
 from app.api.errors import ApiError
@@ -21,7 +21,7 @@ from app.api.schemas import (
 from app.api.security import require_token
 from app.services.chat import SessionBusy
 from app.services.chat_export import MEDIA_TYPES, ExportFormat
-from app.services.sessions import SessionInfo
+from app.services.sessions import MAX_SEARCH_CHARS, SearchTooLong, SessionInfo
 
 router = APIRouter(
     prefix="/api/sessions",
@@ -48,10 +48,20 @@ def _public(info: SessionInfo) -> SessionPublic:
     )
 
 
+SEARCH = Query(
+    None,
+    description="Keep the sessions whose title contains this, or whose messages hold its "
+    f"words; at most {MAX_SEARCH_CHARS:,} characters (more gets 422).",
+)
+
+
 @router.get("")
-async def list_sessions(sessions: SessionsDep, q: str | None = None) -> SessionList:
+async def list_sessions(sessions: SessionsDep, q: str | None = SEARCH) -> SessionList:
     """Every session, most recently used first; `q` keeps those whose title contains it."""
-    found = sessions.search(q) if q else sessions.list()
+    try:
+        found = sessions.search(q) if q else sessions.list()
+    except SearchTooLong as error:
+        raise ApiError(422, "invalid_request", str(error)) from error
     return SessionList(sessions=[_public(s) for s in found])
 
 

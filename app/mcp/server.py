@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from app.error_text import bounded
 from app.mcp.tools import (
+    REFUSALS,
     Answer,
     DocentTools,
     DocumentList,
     DocumentText,
     FindResults,
     SearchResults,
-    ToolFailed,
     VerifyResults,
 )
 
@@ -85,9 +86,10 @@ def build_mcp_server(container: Container) -> MCPServer:
     async def verify(text: str, scope: str | None = None) -> VerifyResults:
         """Check a text against the user's documents, sentence by sentence (no LLM).
 
-        Each sentence gets a verdict (supported, partly, unsupported), the numbers, dates
-        and names the documents don't back (with what they say instead) and the passage
-        that supports it.
+        Each sentence gets a verdict (supported, partly, unsupported; none when it has
+        nothing to check, as "Thanks!"; unchecked when the time for the check ran out),
+        the numbers, dates and names the documents don't back (with what they say
+        instead) and the passage that supports it.
         scope: only documents under this folder of the library, e.g. "tax/2024/".
         """
         return await _as_tool_error(tools.verify(text, scope))
@@ -106,11 +108,12 @@ def build_mcp_server(container: Container) -> MCPServer:
 
 
 async def _as_tool_error(call: Any) -> Any:
-    """A ToolFailed reaches the client as the tool's error text, for the model to read."""
+    """A refusal reaches the client as the tool's error text, for the model to read: the
+    reason the REST route gives, whichever tool and service refused."""
     try:
         return await call
-    except ToolFailed as error:
-        raise ToolError(str(error)) from error
+    except REFUSALS as error:
+        raise ToolError(bounded(str(error))) from error
 
 
 async def serve_stdio(settings: Settings) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,7 @@ from app.services.search import (
 )
 from graph.events import payload
 from graph.scope import BadScope
+from graph.support import Verdict
 from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
@@ -29,6 +30,21 @@ MAX_READ_CHARS = 60_000
 
 class ToolFailed(Exception):
     """A tool could not do what was asked; the message says what to do instead."""
+
+
+REFUSALS: tuple[type[Exception], ...] = (
+    ToolFailed,
+    EmptyQuery,
+    QueryTooLong,
+    TextTooLong,
+    EmptyScope,
+    BadScope,
+    MessageRejected,
+    DocumentError,
+)
+"""What the tools and the services they call refuse with a message that says what went
+wrong and what to do (the REST routes' error messages): every tool gives it as its error
+text. Anything else is a crash, which the client sees only as "Error executing tool"."""
 
 
 class Passage(BaseModel):
@@ -92,7 +108,10 @@ class CheckedSentence(BaseModel):
     text: str
     start: int = Field(description="Offsets of the sentence in the text given.")
     end: int
-    verdict: Literal["supported", "partly", "unsupported"]
+    verdict: Verdict = Field(
+        description='supported, partly, unsupported; none: nothing to check ("Thanks!"); '
+        "unchecked: the time for the check ran out first."
+    )
     score: float
     missing: list[str] = Field(description="Numbers, dates, names the documents don't back.")
     found: dict[str, str] = Field(description="What the documents say in their place.")
@@ -143,27 +162,18 @@ class DocentTools:
             raise ToolFailed("The query is empty; say what to look for.")
         k = max(1, min(k, 50))
         # The same search as POST /api/search: passages past the relevance floor.
-        try:
-            results = await self._search.search(query, files or (), k, scope)
-        except (QueryTooLong, EmptyScope, BadScope) as exc:
-            raise ToolFailed(str(exc)) from exc
+        results = await self._search.search(query, files or (), k, scope)
         return SearchResults.model_validate({"results": results})
 
     async def find_documents(self, query: str, scope: str | None = None) -> FindResults:
         # The same find as POST /api/find: every matching document, no top-k.
-        try:
-            found = await self._search.find(query, scope)
-        except (EmptyQuery, QueryTooLong, EmptyScope, BadScope) as exc:
-            raise ToolFailed(str(exc)) from exc
+        found = await self._search.find(query, scope)
         return FindResults.model_validate(found)
 
     async def verify(self, text: str, scope: str | None = None) -> VerifyResults:
         if not text.strip():
             raise ToolFailed("The text is empty; give the text to check.")
-        try:
-            checked = await self._search.verify(text, scope=scope)
-        except (TextTooLong, EmptyScope) as exc:
-            raise ToolFailed(str(exc)) from exc
+        checked = await self._search.verify(text, scope=scope)
         return VerifyResults.model_validate({"sentences": [s.as_dict() for s in checked]})
 
     async def ask(
@@ -172,11 +182,8 @@ class DocentTools:
         # Files become @mentions, so the graph resolves them exactly as it does in the window.
         mentions = " ".join(f'@"{name}"' for name in files or ())
         text = f"{mentions} {question}" if mentions else question
-        try:
-            entries = scope_entries(scope)
-            turn = self._chat().start_turn(None, text, "rag" if files else "auto", scope=entries)
-        except (BadScope, MessageRejected) as error:
-            raise ToolFailed(str(error)) from error
+        entries = scope_entries(scope)
+        turn = self._chat().start_turn(None, text, "rag" if files else "auto", scope=entries)
         return await _answer(turn)
 
     async def summarize_document(self, path: str) -> Answer:
@@ -186,10 +193,7 @@ class DocentTools:
         if record.status != "ready":
             raise ToolFailed(f"{record.path} could not be indexed ({record.error}); fix it first.")
         text = f'Summarise @"{record.path}"'
-        try:
-            turn = self._chat().start_turn(None, text, "document")
-        except MessageRejected as error:
-            raise ToolFailed(str(error)) from error
+        turn = self._chat().start_turn(None, text, "document")
         return await _answer(turn)
 
     async def list_documents(self) -> DocumentList:
@@ -211,8 +215,6 @@ class DocentTools:
         try:
             # Parsed in a parser process, and only as far as the answer needs.
             text, count = await asyncio.to_thread(self._read, record.id, page)
-        except DocumentError as error:
-            raise ToolFailed(str(error)) from error
         except _NoSuchPage as missing:
             count_text = f"{missing.count} pages" if missing.count else "no pages (ask without one)"
             raise ToolFailed(f"{record.path} has {count_text}; there is no page {page}.") from None

@@ -480,7 +480,9 @@ class ChatService:
         if info is None:
             return None
         messages = await self.messages(session_id)
-        return file_name(info, fmt), export_text(info, messages, fmt)
+        # Making a long chat's Markdown inert parses it a few times: not on the event loop.
+        text = await asyncio.to_thread(export_text, info, messages, fmt)
+        return file_name(info, fmt), text
 
     async def delete_session(self, session_id: str) -> bool:
         """Forget the session: its row and its checkpointed conversation. False if unknown."""

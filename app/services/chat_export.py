@@ -1,7 +1,10 @@
 """A chat written out to keep: Markdown with each answer's sources, or JSON with everything.
 
 The same lines serve Copy (one answer and its sources), the window's Export and
-``GET /api/sessions/{id}/export``.
+``GET /api/sessions/{id}/export``. The Markdown file is made inert (images as text, raw
+HTML escaped, script links unlinked: app/services/inert_markdown.py), since whatever
+previewer opens it would render what a question or an answer carried; the JSON keeps
+every text as it was.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 import re
 from typing import Any, Literal
 
+from app.services.inert_markdown import inert_markdown
 from app.services.sessions import SessionInfo
 
 ExportFormat = Literal["markdown", "json"]
@@ -45,7 +49,8 @@ def answer_with_sources(text: str, sources: list[dict[str, Any]]) -> str:
 
 
 def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
-    """The chat as a Markdown document: each question, its answer and the answer's sources."""
+    """The chat as a Markdown document: each question, its answer and the answer's sources,
+    with nothing in it that a previewer would fetch or run."""
     lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
     for message in messages:
         if message["role"] == "user":
@@ -66,7 +71,7 @@ def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
             lines += ["*(stopped before the end)*", ""]
         if message.get("feedback") in FEEDBACK:
             lines += [f"Rated: {FEEDBACK[message['feedback']]}", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return inert_markdown("\n".join(lines)).rstrip() + "\n"
 
 
 def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:

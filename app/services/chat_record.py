@@ -15,6 +15,19 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
+from graph.support import CHECKED
+
+__all__ = [
+    "CHECKED",
+    "SHOWN",
+    "Feedback",
+    "answer_dict",
+    "earlier_versions",
+    "message_dicts",
+    "rated",
+    "with_extra",
+]
+
 Feedback = Literal["up", "down"]
 
 SHOWN = ("support", "searched", "coverage")

@@ -9,9 +9,11 @@ one ``Search`` of its own, so a model switch waits for it and never mixes two mo
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from app.error_text import listed
 from graph.retrieval.find import Found, find
 from graph.retrieval.retriever import Retriever
 from graph.retrieval.types import Retrieval
@@ -19,6 +21,11 @@ from graph.scope import Scope, clean_entry, in_scope, normalise
 from graph.support import SentenceSupport
 from graph.support.library import verify_in_library
 from ingest.keys import doc_id_for
+
+SEARCH_SHARE = 0.8
+"""Of a verify's time budget, what finding its claims' passages and embedding their
+sentences may take (the most of it: 22 of 27 s for 20,000 characters); judging the claims
+read takes the rest, which grows with their number times the passages'."""
 
 
 class QueryTooLong(ValueError):
@@ -30,7 +37,7 @@ class EmptyQuery(ValueError):
 
 
 class TextTooLong(ValueError):
-    """A text to verify is over the setting ``max_message_chars``."""
+    """A text to verify is over the setting ``verify_max_chars``."""
 
 
 class EmptyScope(LookupError):
@@ -58,12 +65,18 @@ class SearchService:
         *,
         max_query_chars: int,
         max_text_chars: int,
+        verify_seconds: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._retriever = retriever
         self._known_files = known_files
         """Relative paths of the documents that can be searched."""
         self.max_query_chars = max_query_chars
         self.max_text_chars = max_text_chars
+        self.verify_seconds = verify_seconds
+        """A verify's budget, from the moment it is asked (so calls made at once each end
+        in about that long, however they share the machine)."""
+        self.clock = clock
 
     async def search(
         self,
@@ -124,9 +137,11 @@ class SearchService:
                 f"The text is {len(text):,} characters; the limit is {self.max_text_chars:,}. "
                 "Check it in parts."
             )
+        # Reading claims gets a share of the budget; judging them takes the rest.
+        deadline = self.clock() + SEARCH_SHARE * self.verify_seconds
         entries = scope_entries(scope)
         limited = await asyncio.to_thread(self._limit, files, entries) if entries else files
-        return await asyncio.to_thread(self._verify, text, limited)
+        return await asyncio.to_thread(self._verify, text, limited, deadline)
 
     def _limit(self, files: Sequence[str], entries: Scope) -> list[str]:
         """The paths a call is limited to: those in the scope's ``entries``, kept to
@@ -135,17 +150,21 @@ class SearchService:
         if files:
             inside = in_scope(inside, normalise(files))
         if not inside:
-            named = f" named {', '.join(files)}" if files else ""
-            where = f" in '{', '.join(entries)}'" if entries else " in the library"
+            named = f" named {listed(list(files))}" if files else ""
+            where = f" in {listed(entries)}" if entries else " in the library"
             raise EmptyScope(
                 f"No document{named} is{where}. The library's paths are relative to "
                 "the documents folder, e.g. 'tax/2024/'; GET /api/documents lists them."
             )
         return inside
 
-    def _verify(self, text: str, files: Sequence[str]) -> list[SentenceSupport]:
+    def _verify(self, text: str, files: Sequence[str], deadline: float) -> list[SentenceSupport]:
+        def in_time() -> bool:
+            return self.clock() < deadline
+
         with self._retriever.begin() as search:
-            return verify_in_library(text, search, search.reader.embedder, files)
+            embedder = search.reader.embedder
+            return verify_in_library(text, search, embedder, files, in_time=in_time)
 
 
 def public_passages(found: Retrieval) -> list[dict[str, Any]]:

@@ -13,6 +13,13 @@ from pathlib import Path
 TITLE_CHARS = 60
 MAX_TITLE_CHARS = 200
 """Longest title a rename accepts; longer ones are refused, not cut."""
+MAX_SEARCH_CHARS = 500
+"""Longest text a session search takes: a few sentences to look for. SQLite refuses a LIKE
+pattern past 50,000 bytes, and every word is a term of the FTS5 query."""
+
+
+class SearchTooLong(ValueError):
+    """A session search over ``MAX_SEARCH_CHARS``; the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,11 @@ class SessionIndex:
     def search(self, text: str) -> builtins.list[SessionInfo]:
         """Sessions whose title contains ``text`` (any case) or whose messages hold its
         words (each word as a prefix, through FTS5), most recently used first."""
+        if len(text) > MAX_SEARCH_CHARS:
+            raise SearchTooLong(
+                f"The search is {len(text):,} characters; the limit is {MAX_SEARCH_CHARS:,}. "
+                "Search for a few words of the chat."
+            )
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         words = fts_query(text)
         if not words:

@@ -12,10 +12,12 @@ what a given passage says, and rewrites the answer's citations to match.
 ``source_passages(state["sources"], state["passages"])`` makes a turn's passages.
 """
 
-from graph.support.check import SupportBars, SupportCheck, is_claim, verify
+from graph.support.check import SupportBars, SupportCheck, verify
 from graph.support.cite import CitedAnswer, Mark, citation_marks, correct_citations
+from graph.support.claims import is_claim
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.types import (
+    CHECKED,
     SentenceSupport,
     SourcePassage,
     SupportSpan,
@@ -24,6 +26,7 @@ from graph.support.types import (
 )
 
 __all__ = [
+    "CHECKED",
     "CitedAnswer",
     "Mark",
     "SentenceSupport",

@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import numpy.typing as npt
 
+from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.sentences import Sentence, split_sentences
@@ -35,6 +36,7 @@ from graph.support.windows import (
     Window,
     cut_pieces,
     make_windows,
+    piece_texts,
     plain,
     window_vectors,
 )
@@ -126,13 +128,24 @@ class SupportCheck:
         sentences = [s for s in split_sentences(partial) if is_claim(s)][:-1]
         self._ensure_windows([plain(s.text) for s in sentences])
 
-    def check(self, text: str) -> list[SentenceSupport]:
-        """One result per claim of ``text`` (headings and lead-ins ending in ":" are not)."""
-        return [self.judge(e) for e in self.evidence(text)]
+    def check(self, text: str, claims: int | None = None) -> list[SentenceSupport]:
+        """One result per sentence of ``text`` (not its headings, nor lead-ins ending in
+        ":"): each claim's verdict, ``none`` for a sentence with nothing to check in it
+        ("Thanks!"), and ``unchecked`` for the claims after the first ``claims`` if given."""
+        sentences = [s for s in split_sentences(text) if is_said(s)]
+        judging = [s for s in sentences if is_claim(s)][:claims]
+        evidence = zip(judging, self._evidence(judging), strict=True)
+        judged = {s.start: self.judge(e) for s, e in evidence}
+        return [
+            judged.get(s.start) or not_judged(s, "unchecked" if is_claim(s) else "none")
+            for s in sentences
+        ]
 
     def evidence(self, text: str) -> list[Evidence]:
         """What the passages offer each claim of ``text``, before any bar is applied."""
-        sentences = [s for s in split_sentences(text) if is_claim(s)]
+        return self._evidence([s for s in split_sentences(text) if is_claim(s)])
+
+    def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
         said = [plain(s.text) for s in sentences]
         self._ensure_windows(said)
         if not sentences:
@@ -152,7 +165,7 @@ class SupportCheck:
         copied word for word from a passage reuses its piece's vector."""
         first_time = self._pieces is None
         pieces = cut_pieces(self.passages) if first_time else []
-        texts = [plain(self.passages[p.passage].text[p.start : p.end]) for p in pieces]
+        texts = piece_texts(self.passages, pieces)
         known = self._said.keys() | set(texts)
         new = [p for p in dict.fromkeys(said) if p not in known]
         if texts or new:
@@ -303,12 +316,6 @@ def _named_before(
 def _title_terms(passage: SourcePassage) -> frozenset[str]:
     name = PurePosixPath(passage.file or passage.path).stem
     return frozenset(content_terms(re.sub(r"[_\W]+", " ", name)))
-
-
-def is_claim(sentence: Sentence) -> bool:
-    """Whether a sentence states something to check: not a heading, a lead-in or a rule."""
-    text = sentence.text.rstrip("*_ ")
-    return not sentence.heading and not text.endswith(":") and bool(content_terms(plain(text)))
 
 
 def verify(

@@ -3,8 +3,9 @@
 A mark is a citation only when every number in it is a source given this turn; any
 other ("[4, 14]" copied from an article's own references) is dropped. A supported or
 partly supported sentence keeps the sources it cited that do support it, or else gets
-its best span's source; an unsupported one keeps no mark. Only marks change: every other
-character of the answer stays as it was.
+its best span's source; an unsupported one keeps no mark; one that was not judged
+(nothing to check in it, or left unchecked) keeps its marks that are citations. Only
+marks change: every other character of the answer stays as it was.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from graph.citations import cited_numbers
-from graph.support.types import SentenceSupport
+from graph.support.types import CHECKED, SentenceSupport
 
 _BRACKETS = re.compile(r"\[[^\[\]\n]{1,40}\](?!\()")
 """Anything in square brackets that is not a Markdown link; ``cited_numbers`` decides."""
@@ -86,9 +87,12 @@ def correct_citations(
     cited: list[tuple[int, ...]] = []
     for sentence in support:
         own = [m for m in marks if sentence.start <= m.start and m.end <= sentence.end]
-        claimed.update(own)
         valid = [m for m in own if set(m.numbers) <= given]
         said = tuple(dict.fromkeys(n for m in valid for n in m.numbers))
+        if sentence.verdict not in CHECKED:  # not judged: its marks are any sentence's
+            cited.append(said)
+            continue
+        claimed.update(own)
         final = _final(sentence, said)
         cited.append(final)
         if final == said and len(valid) == len(own):

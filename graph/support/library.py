@@ -1,16 +1,25 @@
 """Check any text against the library: each sentence's own passages, found by the
-retriever, then one support check over all of them (for ``POST /api/verify``)."""
+retriever, then one support check over all of them (for ``POST /api/verify``).
+
+A long text takes a while: a search per claim, and above all the embedding of every
+sentence of every passage found (40 of the 66 s that 20,000 characters took on a busy
+machine; bench/verify_budget.py). So a call may be given ``in_time``: claim by claim,
+while it says there is time, the claim's passages are found and their sentences
+embedded; the check then judges those claims, and the ones not reached come back
+``unchecked``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from graph.retrieval.types import Retrieval
-from graph.support.check import SupportBars, SupportCheck, is_claim
+from graph.support.check import SupportBars, SupportCheck
+from graph.support.claims import is_claim
 from graph.support.sentences import split_sentences
 from graph.support.types import SentenceSupport, SourcePassage
-from graph.support.windows import plain
+from graph.support.windows import cut_pieces, piece_texts, plain
 from models.protocols import Embedder
 
 PASSAGES_PER_SENTENCE = 3
@@ -24,15 +33,48 @@ class PassageSearch(Protocol):
         ...
 
 
+class RememberingEmbedder:
+    """An embedder that keeps each text's vector, so what was embedded as the passages
+    were found is not embedded again by the check."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.name = embedder.name
+        self._embedder = embedder
+        self._vectors: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order; only texts not seen before are embedded."""
+        new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if new:
+            self._vectors.update(zip(new, self._embedder.embed(new), strict=True))
+        return [self._vectors[t] for t in texts]
+
+
+def _always() -> bool:
+    return True
+
+
 def library_passages(
-    text: str, search: PassageSearch, files: Sequence[str] = (), k: int = PASSAGES_PER_SENTENCE
-) -> list[SourcePassage]:
+    text: str,
+    search: PassageSearch,
+    files: Sequence[str] = (),
+    k: int = PASSAGES_PER_SENTENCE,
+    *,
+    embedder: Embedder | None = None,
+    in_time: Callable[[], bool] = _always,
+) -> tuple[list[SourcePassage], int]:
     """The best ``k`` passages of each claim of ``text``, without repeats, numbered 1..N in
-    the order first found."""
+    the order first found, and how many claims were read: in order, each one while
+    ``in_time`` said there was time. With an ``embedder``, each claim and the sentences
+    of its new passages are embedded as they are found."""
     seen: dict[tuple[str, int | None, int, int], SourcePassage] = {}
+    read = 0
     for sentence in split_sentences(text):
         if not is_claim(sentence):
             continue
+        if not in_time():
+            break
+        new: list[SourcePassage] = []
         for passage in search.retrieve(plain(sentence.text), files, k).passages:
             key = (passage.path, passage.page, passage.start, passage.end)
             if key not in seen:
@@ -44,7 +86,11 @@ def library_passages(
                     passage.page,
                     passage.start,
                 )
-    return list(seen.values())
+                new.append(seen[key])
+        if embedder is not None:
+            embedder.embed([*piece_texts(new, cut_pieces(new)), plain(sentence.text)])
+        read += 1
+    return list(seen.values()), read
 
 
 def verify_in_library(
@@ -53,10 +99,13 @@ def verify_in_library(
     embedder: Embedder,
     files: Sequence[str] = (),
     bars: SupportBars | None = None,
+    in_time: Callable[[], bool] = _always,
 ) -> list[SentenceSupport]:
-    """Each claim of ``text`` checked against the library's passages for its claims.
+    """Each sentence of ``text`` checked against the library's passages for its claims;
+    the claims not read while ``in_time`` said yes are ``unchecked``.
 
     Blocking (search and embedding): async callers run it in a worker thread.
     """
-    passages = library_passages(text, search, files)
-    return SupportCheck(passages, embedder, bars).check(text)
+    remembering = RememberingEmbedder(embedder)
+    passages, read = library_passages(text, search, files, embedder=remembering, in_time=in_time)
+    return SupportCheck(passages, remembering, bars).check(text, claims=read)

@@ -8,7 +8,13 @@ from typing import Any, Literal
 
 from graph.state import Source
 
-Verdict = Literal["supported", "partly", "unsupported"]
+Verdict = Literal["supported", "partly", "unsupported", "none", "unchecked"]
+"""A sentence's: a passage says it (``supported``), says most of it but lacks the items
+named in ``missing`` (``partly``), or nothing found says it (``unsupported``); the
+sentence has nothing to check, as "Thanks!" (``none``); or it was left unchecked when a
+check's time ran out (``unchecked``, ``POST /api/verify``)."""
+CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
+"""The verdicts of a sentence that was checked against passages."""
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,11 @@ def cut_pieces(passages: Sequence[SourcePassage]) -> list[Piece]:
     return pieces
 
 
+def piece_texts(passages: Sequence[SourcePassage], pieces: Sequence[Piece]) -> list[str]:
+    """Each piece's text as it is embedded: no marks, no emphasis."""
+    return [plain(passages[p.passage].text[p.start : p.end]) for p in pieces]
+
+
 def _cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if end - start <= MAX_PIECE_CHARS:
         return [(start, end)]

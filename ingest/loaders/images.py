@@ -26,9 +26,11 @@ from ingest.types import Page, PageOcr
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 """Picture files Docent reads, by OCR."""
-MAX_PIXELS = 200_000_000
-"""Most pixels one frame may claim: a 200-megapixel frame is a poster scanned at
-600 dpi; past it, a file is built to exhaust memory."""
+MAX_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485)
+"""Most pixels one frame may claim: Pillow's own limit, past which it refuses to open a
+picture as a decompression bomb (twice ``Image.MAX_IMAGE_PIXELS``: 178,956,970 pixels,
+a poster scanned at 500 dpi). Ours is the same number, so a refusal names the one that
+was applied, whichever check caught it; past it, a file is built to exhaust memory."""
 NO_TEXT_SEEN = "no text found in this picture by OCR"
 _NOT_A_PICTURE = "not a picture Docent can open ({detail}): check its extension"
 _TOO_BIG = (
@@ -75,6 +77,7 @@ class ImageDocument(Document):
         image = self._image
         try:
             image.seek(index)
+            refuse_past_limit(image)
             if image.format == "JPEG":
                 image.draft("RGB", (MAX_SIDE, MAX_SIDE))
             frame = ImageOps.exif_transpose(image.convert("RGB"))
@@ -106,7 +109,13 @@ def open_picture(handle: IO[bytes]) -> Image.Image:
         raise UnreadableFile(_TOO_BIG.format(limit=MAX_PIXELS)) from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise UnreadableFile(_NOT_A_PICTURE.format(detail=detail(exc))) from exc
+    refuse_past_limit(image)
+    return image
+
+
+def refuse_past_limit(image: Image.Image) -> None:
+    """Refuse the current frame when it claims more than MAX_PIXELS (a TIFF's later frames
+    are only known once sought)."""
     width, height = image.size
     if width * height > MAX_PIXELS:
         raise UnreadableFile(_TOO_BIG.format(limit=MAX_PIXELS))
-    return image

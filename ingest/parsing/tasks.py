@@ -58,11 +58,12 @@ def preview_frame(path: str, frame: int, data: bytes | None) -> Iterator[Any]:
     PREVIEW_SIDE: a TIFF, which no browser shows, drawn for the window's viewer."""
     from PIL import Image
 
-    from ingest.loaders.images import frame_count, open_picture
+    from ingest.loaders.images import frame_count, open_picture, refuse_past_limit
 
     with Path(path).open("rb") as handle:
         image = open_picture(handle)
         image.seek(min(max(frame, 0), frame_count(image) - 1))
+        refuse_past_limit(image)
         shown = image.convert("RGB")
         shown.thumbnail((PREVIEW_SIDE, PREVIEW_SIDE), Image.Resampling.LANCZOS)
         out = io.BytesIO()

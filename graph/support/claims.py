@@ -1,0 +1,31 @@
+"""Which sentences of a text a check reads: the claims it judges, the sentences with
+nothing to check in them, and what is said of a sentence that was not judged."""
+
+from __future__ import annotations
+
+import re
+
+from graph.support.sentences import Sentence
+from graph.support.types import SentenceSupport, Verdict
+from graph.support.windows import plain
+from graph.support.words import checkable_terms
+
+_ANY_WORD = re.compile(r"\w")
+
+
+def is_said(sentence: Sentence) -> bool:
+    """Whether a sentence is part of what a text says: not a heading, a lead-in ending in
+    ":" or a line without a word (a rule)."""
+    text = sentence.text.rstrip("*_ ")
+    return not sentence.heading and not text.endswith(":") and bool(_ANY_WORD.search(text))
+
+
+def is_claim(sentence: Sentence) -> bool:
+    """Whether a sentence states something a passage could support: one that is said and
+    holds a content word that is not small talk ("Thanks!", "Sure." hold none)."""
+    return is_said(sentence) and bool(checkable_terms(plain(sentence.text.rstrip("*_ "))))
+
+
+def not_judged(sentence: Sentence, verdict: Verdict) -> SentenceSupport:
+    """A sentence with nothing to check (``none``) or left unchecked (``unchecked``)."""
+    return SentenceSupport(sentence.text, sentence.start, sentence.end, verdict, 0.0)
