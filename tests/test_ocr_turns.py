@@ -6,7 +6,7 @@ their text in their pixels, so hundreds of pages read in seconds."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -25,12 +25,17 @@ from tests.scans import coded_page, tiff
 
 
 @asynccontextmanager
-async def _app(tmp_path: Path, **settings: Any) -> AsyncIterator[RunningApp]:
-    """The app with OCR by ``CodedReader`` (log ``ocr.log``, gate ``gate``)."""
+async def _app(
+    tmp_path: Path, on_event: Callable[[IngestEvent], None] | None = None, **settings: Any
+) -> AsyncIterator[RunningApp]:
+    """The app with OCR by ``CodedReader`` (log ``ocr.log``, gate ``gate``); ``on_event``
+    hears its ingest events from the start."""
     config = Settings(data_dir=tmp_path / "data", suggestions=False, **settings)
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     reader = partial(CodedReader, tmp_path / "ocr.log", tmp_path / "gate")
     container = Container(config, llm=FakeChatModel(), embedder=FakeEmbedder(), ocr_reader=reader)
+    if on_event is not None:
+        container.events.subscribe(on_event)
     async with running_app(container) as app:
         yield app
 
@@ -150,11 +155,19 @@ async def test_a_scan_stopped_mid_file_continues_from_its_first_page_not_read(
     assert reads(log) == ledger[:5]  # stopped while page 6 was being read
 
     (tmp_path / "gate").touch()
-    async with _app(tmp_path) as app:
+    progress: list[tuple[str, int]] = []
+
+    def on_event(event: IngestEvent) -> None:
+        if event.path == "ledger.tif" and event.kind in ("started", "pages"):
+            progress.append((event.kind, event.pages_done))
+
+    async with _app(tmp_path, on_event) as app:
         await eventually(
             lambda: _status(app, "ledger.tif") == DocStatus.READY, timeout=60, what="ledger"
         )
         assert reads(log) == ledger  # pages 1 to 5 were not read again
+        assert progress[0] == ("started", 5)  # and its progress did not start at 0
+        assert min(done for _, done in progress) == 5
         stored = _stored(app)
         assert all(text in stored for text in ledger)
         record = app.container.registry.get_by_path("ledger.tif")

@@ -216,8 +216,10 @@ class Pipeline:
         started = time.perf_counter()
         scanning = lane == "ocr" and self.ocr_parsers is not None
         loaded: LoadedDocument
+        resumed = 0
+        """Pages kept from an earlier turn or run: the file's progress starts there."""
         if lane == "ocr" and self.ocr_parsers is not None:
-            loaded = open_scan(
+            scan = open_scan(
                 full,
                 read.data,
                 self.ocr_parsers,
@@ -227,6 +229,7 @@ class Pipeline:
                 max_pages=self.ocr_max_pages,
                 others_waiting=others_waiting,
             )
+            loaded, resumed = scan, scan.first_page - 1
         else:
             ocr: OcrMode = "defer" if self.ocr_parsers is not None else "off"
             loaded = open_source(full, read.data, self.parsers, cancelled, ocr)
@@ -235,11 +238,11 @@ class Pipeline:
         if on_open is not None:
             on_open(total)
         doc_id = doc_id_for(rel)
-        self._publish(IngestEvent("started", rel, doc_id, 0, total, ocr=scanning))
+        self._publish(IngestEvent("started", rel, doc_id, resumed, total, ocr=scanning))
         tally = OcrTally(limit=self.ocr_max_pages)
 
         def on_page(count: int) -> None:  # a scan's progress is its pages, not its chunks
-            if scanning:
+            if scanning and count > resumed:  # (kept pages replayed: no step back)
                 self._publish(IngestEvent("pages", rel, doc_id, count, total, ocr=True))
 
         everything: list[Chunk] = []
@@ -264,9 +267,10 @@ class Pipeline:
                         everything.extend(batch.chunks)
                     outline.add(batch.chunks)
                     embedded += self._write_vectors(key, batch.chunks, vector_indexes, held, firsts)
-                    self._publish(
-                        IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
-                    )
+                    if not resumed or pages > resumed:
+                        self._publish(
+                            IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
+                        )
                 # While the file is still in flight, so the outline shares a batch.
                 self._write_document_vector(key, outline, count, vector_indexes, firsts)
             finally:

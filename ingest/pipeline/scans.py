@@ -53,7 +53,8 @@ class ScanReading(Closing):
         self._remote = remote
         self._kept = kept
         self._sha256 = sha256
-        self._first_page = first_page
+        self.first_page = first_page
+        """The first page the worker reads; the ones before it are kept pages."""
         self._others_waiting = others_waiting
         self.page_count = remote.page_count
         self._read = 0
@@ -62,7 +63,7 @@ class ScanReading(Closing):
 
     def pages(self) -> Iterator[Page]:
         """The kept pages, then the pages read now; TurnOver when the turn was cut short."""
-        yield from self._kept.pages(self._sha256, self._first_page)
+        yield from self._kept.pages(self._sha256, self.first_page)
         for page in self._remote.pages(self._reads_on):
             self._kept.keep(self._sha256, page)
             yield page
