@@ -20,7 +20,7 @@ from ingest.ocr.script import plausible_share, usable_text_layer
 from ingest.ocr.types import DeferredReader, Line, Lines, NeedsOcr, OcrText
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ingest.pipeline.queue import WorkQueue
+from ingest.pipeline.queue import Job, WorkQueue
 from ingest.types import Page, PageOcr, PlacedLine
 from tests.pdfs import make_pdf
 from tests.scans import image_pdf, mixed_pdf, page_image, tiff, workbook
@@ -270,6 +270,43 @@ async def test_each_lane_takes_only_its_own_jobs() -> None:
     queue.done(job)
     moved = await asyncio.wait_for(queue.get("ocr"), 1)
     assert moved is not None and (moved.rel, moved.lane) == ("mixed.pdf", "ocr")
+
+
+async def test_scans_take_turns_and_a_new_one_goes_before_those_that_had_one() -> None:
+    queue = WorkQueue()
+
+    async def next_scan() -> Job:
+        job = await asyncio.wait_for(queue.get("ocr"), 1)
+        assert job is not None
+        return job
+
+    queue.put("ledger.tif", size=900, lane="ocr")
+    ledger = await next_scan()
+    assert not ledger.others_waiting.is_set()  # alone: it reads on
+    queue.put("atlas.tif", size=800, lane="ocr")
+    assert ledger.others_waiting.is_set()  # its turn ends at its next page
+    queue.requeue(ledger)
+    queue.done(ledger)
+    atlas = await next_scan()
+    assert atlas.rel == "atlas.tif" and atlas.others_waiting.is_set()
+    queue.put("note.tif", size=5, lane="ocr")
+    queue.requeue(atlas)
+    queue.done(atlas)
+    order = []
+    for _ in range(3):  # the new file, then the two long ones in turn
+        job = await next_scan()
+        order.append(job.rel)
+        if job.rel != "note.tif":
+            queue.requeue(job)
+        queue.done(job)
+    assert order == ["note.tif", "ledger.tif", "atlas.tif"]
+    last = await next_scan()
+    assert last.rel == "ledger.tif" and last.others_waiting.is_set()
+    queue.done(last)  # it read to its end
+    final = await next_scan()
+    assert final.rel == "atlas.tif" and not final.others_waiting.is_set()
+    queue.done(final)
+    assert queue.idle
 
 
 def test_ocr_progress_counts_pages_with_a_rate_and_an_eta() -> None:

@@ -53,7 +53,8 @@ class WorkQueue:
         self._small: list[tuple[int, int, int, str]] = []
         self._big: list[tuple[int, int, int, str]] = []
         self._scans: list[tuple[int, int, int, int, str]] = []
-        """The OCR lane's waiting paths, in order: turns had, priority, size."""
+        """The OCR lane's waiting paths, in order: turns had, priority, then the smaller
+        first among new files, and in the order they ended their turn among the others."""
         self._turns: dict[str, int] = {}
         """Turns each path of the OCR lane has had (while it has more to read)."""
         self._lanes: dict[str, Lane] = {}
@@ -91,7 +92,9 @@ class WorkQueue:
         self._lanes[rel] = lane
         entry = (URGENT if urgent else BACKGROUND, size, next(self._seq), rel)
         if lane == "ocr":
-            heapq.heappush(self._scans, (self._turns.get(rel, 0), *entry))
+            turns = self._turns.get(rel, 0)
+            first = size if turns == 0 else 0
+            heapq.heappush(self._scans, (turns, entry[0], first, entry[2], rel))
             for job in self._running.values():
                 if job.lane == "ocr":
                     job.others_waiting.set()
@@ -223,18 +226,18 @@ class WorkQueue:
             if lane == "ocr":
                 if not self._scans:
                     return None
-                _, _, size, _, rel = heapq.heappop(self._scans)
+                rel = heapq.heappop(self._scans)[-1]
             elif self._small:
-                _, size, _, rel = heapq.heappop(self._small)
+                rel = heapq.heappop(self._small)[-1]
             elif self._big and not any(
                 job.size > SMALL_BYTES and job.lane == "typed" for job in self._running.values()
             ):
-                _, size, _, rel = heapq.heappop(self._big)
+                rel = heapq.heappop(self._big)[-1]
             else:
                 return None
             if rel not in self._waiting or rel in self._running or self._lanes.get(rel) != lane:
                 continue  # a stale entry: the path was re-queued with another size or lane
-            self._waiting.pop(rel)
+            size = self._waiting.pop(rel)
             self._lanes.pop(rel, None)
             job = Job(rel, size, lane=lane)
             self._running[rel] = job
