@@ -574,7 +574,7 @@ class Indexer:
         self._attempts.pop(rel, None)
         record = self.registry.get_by_path(rel)
         if record is not None and record.sha256 is not None:  # what OCR read of it goes too
-            await asyncio.to_thread(self._forget_pages, record.sha256)
+            await asyncio.to_thread(self.pipeline.forget_kept, record.sha256)
         doc_id = doc_id_for(rel)
         if self.registry.remove(doc_id):
             self.events.publish(IngestEvent("removed", rel, doc_id))
@@ -650,22 +650,10 @@ class Indexer:
             garbage = await asyncio.to_thread(self.reconciler.garbage)
             if garbage:
                 await asyncio.to_thread(self.reconciler.collect, garbage)
-            await asyncio.to_thread(self._sweep_pages)
+            await asyncio.to_thread(self.pipeline.sweep_kept)
         except Exception:
             log.exception("could not collect unused chunks; the next start tries again")
         await self._fill_document_vectors()
-
-    def _forget_pages(self, sha256: str) -> None:
-        """Drop the kept OCR pages of these bytes, unless another path reads them now."""
-        if self.pipeline.key_for(sha256) not in self.pipeline.busy_keys():
-            self.pipeline.kept.forget(sha256)
-
-    def _sweep_pages(self) -> None:
-        """Drop the kept OCR pages of every file not queued or being indexed (it failed,
-        changed, or went while Docent was not running)."""
-        unfinished = (DocStatus.QUEUED, DocStatus.INDEXING)
-        reading = {r.sha256 for r in self.registry.list() if r.status in unfinished}
-        self.pipeline.kept.keep_only(sha for sha in reading if sha is not None)
 
     async def _fill_document_vectors(self) -> None:
         """While idle, give documents indexed by an older version their document vector;

@@ -135,6 +135,19 @@ class Pipeline:
         with self._lock:
             return set(self._busy_keys)
 
+    def forget_kept(self, sha256: str) -> None:
+        """Drop the OCR lane's kept pages of these bytes (their file is gone), unless
+        another path with the same bytes is being indexed now."""
+        if self.key_for(sha256) not in self.busy_keys():
+            self.kept.forget(sha256)
+
+    def sweep_kept(self) -> None:
+        """Drop the kept pages of every file not queued or being indexed (it failed,
+        changed, or went while Docent was not running)."""
+        unfinished = (DocStatus.QUEUED, DocStatus.INDEXING)
+        reading = {r.sha256 for r in self.registry.list() if r.status in unfinished}
+        self.kept.keep_only(sha for sha in reading if sha is not None)
+
     def process(
         self,
         full: Path,
