@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from ingest.loaders import load, open_document
+from ingest.loaders.base import Resumable
 from ingest.loaders.errors import NO_TEXT_LAYER, OCR_OFF, UnreadableFile
 from ingest.loaders.images import ImageDocument
 from ingest.ocr.layout import reading_text
@@ -158,6 +159,51 @@ def test_a_mixed_pdf_reads_only_its_image_pages_by_ocr(tmp_path: Path) -> None:
     assert pages[1].text.startswith("read ") and pages[1].ocr == PageOcr(0.95)
     width, height = reader.sizes[0]
     assert 1100 < width < 1400 and 1600 < height < 1900  # A4 rendered at 150 dpi
+
+
+def test_a_pdf_resumed_at_a_page_reads_on_as_a_whole_reading_does(tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    typed = mixed_pdf(
+        tmp_path / "typed.pdf",
+        ["Part one opens.", page_image(["scan"]), "Chapter A goes on.", page_image(["map"])],
+    )
+    writer = PdfWriter(clone_from=PdfReader(typed))
+    part = writer.add_outline_item(title="Part one", page_number=0)
+    writer.add_outline_item(title="Chapter A", page_number=2, parent=part)
+    writer.add_outline_item(title="Chapter B", page_number=3, parent=part)  # under part one
+    path = tmp_path / "book.pdf"
+    with path.open("wb") as handle:
+        writer.write(handle)
+    with open_document(path, FakeReader()) as document:
+        whole = list(document.pages())
+    reader = FakeReader()
+    with open_document(path, reader) as document:
+        assert isinstance(document, Resumable)
+        document.resume_at(3, seen_text=True)
+        rest = list(document.pages())
+    assert rest == whole[2:]
+    assert rest[1].sections[0].path == ("Part one", "Chapter B")
+    assert len(reader.sizes) == 1  # the scan on page 2 was not drawn again
+
+
+def test_ocr_past_its_limit_leaves_the_pages_out_unread_and_says_which(tmp_path: Path) -> None:
+    from ingest.parsing.tasks import ScanPlan, read_scan
+
+    path = tiff(tmp_path / "fax.tif", [page_image([str(n)], size=(300 + n, 200)) for n in range(5)])
+    count, *pages = read_scan(str(path), ScanPlan(FakeReader, ocr_pages=2), None)
+    assert count == 5
+    assert [p.text.startswith("read ") for p in pages] == [True, True, False, False, False]
+    assert all(p.ocr is not None and p.ocr.left_out for p in pages[2:])
+    tally = OcrTally(limit=2)
+    for page in pages:
+        tally.add(page)
+    assert tally.note() == (
+        "scanned: 2 pages read by OCR; pages 3–5 left out: OCR reads at most 2 pages of a"
+        " file (raise DOCENT_OCR_MAX_PAGES to read more)"
+    )
+    _, *resumed = read_scan(str(path), ScanPlan(FakeReader, first_page=4, ocr_pages=1), None)
+    assert [(p.number, p.text) for p in resumed] == [(4, "read 303x200 pixels"), (5, "")]
 
 
 def test_in_the_typed_lane_the_first_scanned_page_hands_the_file_over(tmp_path: Path) -> None:
