@@ -33,6 +33,7 @@ from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.whole.notes import SectionNotes
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.ocr.types import ReaderFactory
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import PLACES, Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
@@ -79,9 +80,11 @@ class Container:
         previous_embedder: Embedder | None = None,
         embedder_factory: Callable[[Settings], Embedder] = build_embedder,
         index_lock: IndexLock | None = None,
+        ocr_reader: ReaderFactory | None = None,
     ) -> None:
         """``core``: the light services, when the caller opened them already (a serving
-        app does, before it listens); otherwise they are opened here, with ``llm``."""
+        app does, before it listens); otherwise they are opened here, with ``llm``.
+        ``ocr_reader``: what reads scanned pages (None: the bundled OCR models)."""
         core = core or open_core(settings, llm=llm)
         settings = core.settings
         self.settings = settings
@@ -106,7 +109,9 @@ class Container:
         self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
         """The worker processes every file is opened in, for the indexer and MCP alike."""
         self.ocr_parsers = (
-            ParserPool.for_ocr(settings.ocr_memory_mb) if settings.ocr == "auto" else None
+            ParserPool.for_ocr(settings.ocr_memory_mb, ocr_reader)
+            if settings.ocr == "auto"
+            else None
         )
         """The OCR lane's one worker process (None when OCR is off)."""
         self.notes = SectionNotes(settings.data_dir / NOTES_FILE)
@@ -126,6 +131,7 @@ class Container:
             parsers=self.parsers,
             ocr_parsers=self.ocr_parsers,
             ocr_page_seconds=settings.ocr_page_seconds,
+            ocr_max_pages=settings.ocr_max_pages,
             on_collected=self.notes.forget,
         )
         self.documents = DocumentService(

@@ -129,6 +129,14 @@ class Settings(BaseSettings):
         gt=0,
         description="Seconds each page adds to the time budget of a file read by OCR.",
     )
+    ocr_max_pages: int = Field(
+        500,
+        ge=1,
+        description=(
+            "Pages of one file OCR reads at most (about half an hour of OCR on a laptop);"
+            " the file is indexed with those, and its note says which pages were left out."
+        ),
+    )
     max_message_chars: int = Field(16_000, ge=1, description="Longest chat message accepted.")
     verify_max_chars: int = Field(
         20_000, ge=1, description="Longest text POST /api/verify (and MCP's verify) checks."

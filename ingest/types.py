@@ -49,6 +49,8 @@ class PageOcr:
     """It holds text in a script the bundled models do not read (its text is then "")."""
     lines: tuple[PlacedLine, ...] = ()
     """The lines read, where they are on the page."""
+    left_out: bool = False
+    """Not read: the file had as many pages read by OCR as one may (its text is then "")."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """A child process for the crash tests: indexes a folder, and can park at a chosen point.
 
-    python -m tests.crash_child DATA_DIR LOG_FILE {none|load|embed|between}
+    python -m tests.crash_child DATA_DIR LOG_FILE {none|load|embed|between|ocr}
 
 With a point other than ``none`` it stops there while indexing ``interrupt.txt``, writes
 ``DATA_DIR/reached`` and sleeps, waiting for the test's SIGKILL. Every text it embeds is
 appended to LOG_FILE (one JSON string a line), so the test can tell what was embedded twice.
+With ``ocr`` it reads scans with ``CodedReader``: each page it reads is a line of
+LOG_FILE with the suffix ``.ocr``, and a page marked HOLD waits for ``DATA_DIR/gate``.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import ingest.pipeline.process as pipeline_module
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import Indexer
 from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.ocr import CodedReader
 
 MARK = "INTERRUPT"
 
@@ -72,12 +77,17 @@ def main() -> None:
             return real_finish(rel, key, **fields)
 
         registry.finish_content = parked_finish  # type: ignore[method-assign]
-    indexer = Indexer(docs, registry, [store], embedder, workers=2)
+    ocr = None
+    if crash_at == "ocr":
+        ocr = ParserPool.for_ocr(1024, partial(CodedReader, log.with_suffix(".ocr"), data / "gate"))
+    indexer = Indexer(docs, registry, [store], embedder, workers=2, ocr_parsers=ocr)
     if crash_at == "embed":
         # Each batch is written as soon as it is held, so the file killed mid-embedding
         # has stored batches whose re-embedding the test can catch.
         indexer.pipeline.writes.hold = 1
     asyncio.run(indexer.index_all())
+    if ocr is not None:
+        ocr.close()
     print("finished")
 
 

@@ -56,6 +56,15 @@ def page_image(
     return image
 
 
+def coded_page(text: str) -> Image.Image:
+    """A picture whose first row of pixels spells ``text`` (a byte a pixel, then a 0):
+    what ``tests.fakes.ocr.CodedReader`` reads back, losslessly, from a TIFF frame."""
+    data = text.encode("utf-8") + b"\0"
+    image = Image.new("L", (max(len(data), 16), 16), 255)
+    image.paste(Image.frombytes("L", (len(data), 1), data), (0, 0))
+    return image
+
+
 def image_pdf(path: Path, pages: Sequence[Image.Image], dpi: int = 150) -> Path:
     """An image-only PDF: each image is a page, as a scanner without OCR leaves them."""
     path.parent.mkdir(parents=True, exist_ok=True)

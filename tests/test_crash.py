@@ -7,6 +7,7 @@ chunks once, and nothing the first process had stored is embedded again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import signal
 import subprocess
@@ -18,9 +19,12 @@ import pytest
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, make_chroma_client
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.kept_pages import KeptPages
 from ingest.types import DocStatus
 from tests.crash_child import MARK
 from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.ocr import HOLD, reads
+from tests.scans import coded_page, tiff
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,3 +107,42 @@ async def test_kill_9_mid_ingest_then_restart(tmp_path: Path, crash_at: str) -> 
     finally:
         registry.close()
         client.close()
+
+
+async def test_kill_9_mid_ocr_then_restart_reads_only_the_pages_not_read(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    docs = data / "documents"
+    docs.mkdir(parents=True)
+    pages = [f"Folio {n} {HOLD if n == 8 else 'lists'} {n * 11} barrels." for n in range(1, 21)]
+    tiff(docs / "ledger.tif", [coded_page(text) for text in pages])
+    sha = hashlib.sha256((docs / "ledger.tif").read_bytes()).hexdigest()
+    kept = KeptPages(data / "docent.db")
+    first = _child(data, tmp_path / "first.jsonl", "ocr")
+    try:
+        # Page 8 waits for a gate that stays shut: seven pages read, and kept.
+        while kept.kept(sha).next_page < 8:
+            assert first.poll() is None, first.communicate()[0].decode()
+            await asyncio.sleep(0.05)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    assert reads(tmp_path / "first.ocr") == pages[:7]
+
+    (data / "gate").touch()
+    second = _child(data, tmp_path / "second.jsonl", "ocr")
+    out, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, out.decode()
+    assert reads(tmp_path / "second.ocr") == pages[7:]  # not one page read again
+    stored = "\n".join(_stored_texts(data))
+    assert all(text in stored for text in pages)
+    registry = Registry(data / "docent.db")
+    try:
+        record = registry.get_by_path("ledger.tif")
+        assert record is not None and record.status == DocStatus.READY
+        assert record.note == "scanned: 20 pages read by OCR"
+    finally:
+        registry.close()
+    assert kept.kept(sha).next_page == 1  # indexed: its kept pages are gone
+    kept.close()

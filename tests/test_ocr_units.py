@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from ingest.loaders import load, open_document
+from ingest.loaders.base import Resumable
 from ingest.loaders.errors import NO_TEXT_LAYER, OCR_OFF, UnreadableFile
 from ingest.loaders.images import ImageDocument
 from ingest.ocr.layout import reading_text
@@ -22,7 +23,7 @@ from ingest.ocr.script import plausible_share, usable_text_layer
 from ingest.ocr.types import DeferredReader, Line, Lines, NeedsOcr, OcrText
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ingest.pipeline.queue import WorkQueue
+from ingest.pipeline.queue import Job, WorkQueue
 from ingest.types import Page, PageOcr, PlacedLine
 from tests.pdfs import make_pdf
 from tests.scans import image_pdf, mixed_pdf, page_image, tiff, workbook
@@ -162,6 +163,51 @@ def test_a_mixed_pdf_reads_only_its_image_pages_by_ocr(tmp_path: Path) -> None:
     assert 1100 < width < 1400 and 1600 < height < 1900  # A4 rendered at 150 dpi
 
 
+def test_a_pdf_resumed_at_a_page_reads_on_as_a_whole_reading_does(tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    typed = mixed_pdf(
+        tmp_path / "typed.pdf",
+        ["Part one opens.", page_image(["scan"]), "Chapter A goes on.", page_image(["map"])],
+    )
+    writer = PdfWriter(clone_from=PdfReader(typed))
+    part = writer.add_outline_item(title="Part one", page_number=0)
+    writer.add_outline_item(title="Chapter A", page_number=2, parent=part)
+    writer.add_outline_item(title="Chapter B", page_number=3, parent=part)  # under part one
+    path = tmp_path / "book.pdf"
+    with path.open("wb") as handle:
+        writer.write(handle)
+    with open_document(path, FakeReader()) as document:
+        whole = list(document.pages())
+    reader = FakeReader()
+    with open_document(path, reader) as document:
+        assert isinstance(document, Resumable)
+        document.resume_at(3, seen_text=True)
+        rest = list(document.pages())
+    assert rest == whole[2:]
+    assert rest[1].sections[0].path == ("Part one", "Chapter B")
+    assert len(reader.sizes) == 1  # the scan on page 2 was not drawn again
+
+
+def test_ocr_past_its_limit_leaves_the_pages_out_unread_and_says_which(tmp_path: Path) -> None:
+    from ingest.parsing.tasks import ScanPlan, read_scan
+
+    path = tiff(tmp_path / "fax.tif", [page_image([str(n)], size=(300 + n, 200)) for n in range(5)])
+    count, *pages = read_scan(str(path), ScanPlan(FakeReader, ocr_pages=2), None)
+    assert count == 5
+    assert [p.text.startswith("read ") for p in pages] == [True, True, False, False, False]
+    assert all(p.ocr is not None and p.ocr.left_out for p in pages[2:])
+    tally = OcrTally(limit=2)
+    for page in pages:
+        tally.add(page)
+    assert tally.note() == (
+        "scanned: 2 pages read by OCR; pages 3–5 left out: OCR reads at most 2 pages of a"
+        " file (raise DOCENT_OCR_MAX_PAGES to read more)"
+    )
+    _, *resumed = read_scan(str(path), ScanPlan(FakeReader, first_page=4, ocr_pages=1), None)
+    assert [(p.number, p.text) for p in resumed] == [(4, "read 303x200 pixels"), (5, "")]
+
+
 def test_in_the_typed_lane_the_first_scanned_page_hands_the_file_over(tmp_path: Path) -> None:
     path = mixed_pdf(tmp_path / "mixed.pdf", ["Typed first.", page_image(["scan"])])
     with open_document(path, DeferredReader()) as document:
@@ -295,6 +341,43 @@ async def test_each_lane_takes_only_its_own_jobs() -> None:
     queue.done(job)
     moved = await asyncio.wait_for(queue.get("ocr"), 1)
     assert moved is not None and (moved.rel, moved.lane) == ("mixed.pdf", "ocr")
+
+
+async def test_scans_take_turns_and_a_new_one_goes_before_those_that_had_one() -> None:
+    queue = WorkQueue()
+
+    async def next_scan() -> Job:
+        job = await asyncio.wait_for(queue.get("ocr"), 1)
+        assert job is not None
+        return job
+
+    queue.put("ledger.tif", size=900, lane="ocr")
+    ledger = await next_scan()
+    assert not ledger.others_waiting.is_set()  # alone: it reads on
+    queue.put("atlas.tif", size=800, lane="ocr")
+    assert ledger.others_waiting.is_set()  # its turn ends at its next page
+    queue.requeue(ledger)
+    queue.done(ledger)
+    atlas = await next_scan()
+    assert atlas.rel == "atlas.tif" and atlas.others_waiting.is_set()
+    queue.put("note.tif", size=5, lane="ocr")
+    queue.requeue(atlas)
+    queue.done(atlas)
+    order = []
+    for _ in range(3):  # the new file, then the two long ones in turn
+        job = await next_scan()
+        order.append(job.rel)
+        if job.rel != "note.tif":
+            queue.requeue(job)
+        queue.done(job)
+    assert order == ["note.tif", "ledger.tif", "atlas.tif"]
+    last = await next_scan()
+    assert last.rel == "ledger.tif" and last.others_waiting.is_set()
+    queue.done(last)  # it read to its end
+    final = await next_scan()
+    assert final.rel == "atlas.tif" and not final.others_waiting.is_set()
+    queue.done(final)
+    assert queue.idle
 
 
 def test_ocr_progress_counts_pages_with_a_rate_and_an_eta() -> None:

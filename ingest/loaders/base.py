@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from ingest.closing import Closing
 from ingest.types import Page, Section
@@ -29,6 +30,18 @@ class Document(Closing):
 
     def close(self) -> None:
         """Release the file; the pipeline calls it when it stops reading early."""
+
+
+@runtime_checkable
+class Resumable(Protocol):
+    """A document whose reading can pick up at a page: the OCR lane's, whose pages read
+    before a stop (a crash, or another file's turn) are kept and not read again."""
+
+    def resume_at(self, first: int, seen_text: bool) -> None:
+        """Begin ``pages()`` at page ``first`` (1-based), skipping the pages before it
+        unread; ``seen_text`` says whether they held any text (a document with none at
+        all still fails, saying why)."""
+        ...
 
 
 def cut_point(text: str, target: int) -> int:

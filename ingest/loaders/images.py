@@ -22,7 +22,7 @@ from ingest.loaders.base import Document
 from ingest.loaders.errors import OCR_OFF, UNREAD_SCRIPT, UnreadableFile, detail
 from ingest.ocr.engine import MAX_SIDE, fitting_scale
 from ingest.ocr.types import PageReader
-from ingest.types import Page, PageOcr
+from ingest.types import Page
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 """Picture files Docent reads, by OCR."""
@@ -54,19 +54,21 @@ class ImageDocument(Document):
             self.close()
             raise
         self.page_count = frame_count(self._image)
+        self._first = 1
+        self._seen_text = False
+
+    def resume_at(self, first: int, seen_text: bool) -> None:
+        """Begin ``pages()`` at frame ``first`` (see ``Resumable``)."""
+        self._first, self._seen_text = max(first, 1), seen_text
 
     def pages(self) -> Iterator[Page]:
-        had_text = unread = False
+        had_text, unread = self._seen_text, False
         try:
-            for index in range(self.page_count or 1):
+            for index in range(self._first - 1, self.page_count or 1):
                 read = self._ocr.read(partial(self._frame, index))
                 had_text = had_text or bool(read.text.strip())
                 unread = unread or read.unread
-                yield Page(
-                    number=index + 1,
-                    text=read.text,
-                    ocr=PageOcr(read.confidence, read.unread, read.lines),
-                )
+                yield Page(number=index + 1, text=read.text, ocr=read.page_ocr())
         finally:
             self.close()
         if not had_text:

@@ -77,15 +77,26 @@ class PdfDocument(Document):
         except BaseException:
             self.close()
             raise
+        self._first = 1
+        self._seen_text = False
+
+    def resume_at(self, first: int, seen_text: bool) -> None:
+        """Begin ``pages()`` at page ``first`` (see ``Resumable``); the pages before it
+        are neither extracted nor drawn, only their bookmarks followed, so the headings
+        of the pages after are what a whole reading gives them."""
+        self._first, self._seen_text = max(first, 1), seen_text
 
     def pages(self) -> Iterator[Page]:
         if self._file is None:
             raise ValueError(f"{self.path.name} is closed")
-        had_text = has_images = unread = False
+        had_text, has_images, unread = self._seen_text, False, False
         first_error: BaseException | None = None
         trail = HeadingTrail()
+        for number in range(1, min(self._first, (self.page_count or 0) + 1)):
+            for level, title in self._outline.get(number, []):
+                trail.enter(level, title)
         try:
-            for number in range(1, (self.page_count or 0) + 1):
+            for number in range(self._first, (self.page_count or 0) + 1):
                 with self._log:
                     text, error = _extract(self._reader, number)
                     draws = _scanned(self._reader.pages[number - 1], text)
@@ -93,7 +104,7 @@ class PdfDocument(Document):
                 ocr: PageOcr | None = None
                 if draws and self._ocr is not None:
                     read = self._ocr.read(partial(self._render, number))
-                    text, ocr = read.text, PageOcr(read.confidence, read.unread, read.lines)
+                    text, ocr = read.text, read.page_ocr()
                     unread = unread or read.unread
                 if text.strip():
                     had_text = True

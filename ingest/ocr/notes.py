@@ -4,12 +4,13 @@ A page whose mean recognition confidence is under ``LOW_CONFIDENCE`` is still in
 search may well find it), but its text is likely to hold misread words, and the person
 should know: "4 pages read with low confidence". Any page OCR read is counted in the line
 ("scanned: 3 pages read by OCR"), as the source chip marks its passages "scanned". A page
-in a script the models do not read is not indexed, and says so.
+in a script the models do not read is not indexed, and says so. So do the pages past
+the file's OCR limit (``DOCENT_OCR_MAX_PAGES``), by number: "pages 501–3000 left out".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ingest.types import Page
 
@@ -28,10 +29,18 @@ class OcrTally:
     """Of those, read with low confidence."""
     unread: int = 0
     """Pages holding text in a script the models do not read."""
+    limit: int | None = None
+    """How many pages of a file OCR reads at most (DOCENT_OCR_MAX_PAGES)."""
+    left_out: list[int] = field(default_factory=list)
+    """The numbers of the pages left out for that limit, in order."""
 
     def add(self, page: Page) -> None:
         """Count ``page`` (a page not read by OCR counts for nothing)."""
         if page.ocr is None:
+            return
+        if page.ocr.left_out:
+            if page.number is not None:
+                self.left_out.append(page.number)
             return
         self.read += 1
         if page.ocr.unread:
@@ -50,8 +59,36 @@ class OcrTally:
             parts.append(
                 f"{_pages(self.unread)} could not be read (a script the built-in OCR does not know)"
             )
+        if self.left_out:
+            limit = f" {self.limit}" if self.limit is not None else ""
+            parts.append(
+                f"{_numbered(self.left_out)} left out: OCR reads at most{limit} pages of a"
+                " file (raise DOCENT_OCR_MAX_PAGES to read more)"
+            )
         return "; ".join(parts) or None
 
 
 def _pages(count: int) -> str:
     return "1 page" if count == 1 else f"{count} pages"
+
+
+_RANGES_SHOWN = 6
+"""Runs of page numbers a note lists before it says how many more there are."""
+
+
+def _numbered(numbers: list[int]) -> str:
+    """'page 7', 'pages 501–3000', 'pages 4, 6–9 and 12' (runs past the sixth counted)."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    shown = [f"{a}" if a == b else f"{a}–{b}" for a, b in runs[:_RANGES_SHOWN]]
+    hidden = sum(b - a + 1 for a, b in runs[_RANGES_SHOWN:])
+    if hidden:
+        shown.append(f"{_pages(hidden)} more")
+    label = "page" if len(numbers) == 1 else "pages"
+    if len(shown) == 1:
+        return f"{label} {shown[0]}"
+    return f"{label} {', '.join(shown[:-1])} and {shown[-1]}"

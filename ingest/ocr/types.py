@@ -4,7 +4,8 @@ A loader that meets a page with no usable text hands a ``PageReader`` a way to d
 (a callable, so that a reader that will not read never renders). The real reader
 (``ingest.ocr.reader.RapidReader``) reads it in the OCR lane's worker; ``DeferredReader``
 raises NeedsOcr, which sends the whole file to that lane, so the typed lane never waits
-on OCR; no reader at all means OCR is off.
+on OCR; no reader at all means OCR is off. ``CappedReader`` reads a file's pages up to
+its limit (``DOCENT_OCR_MAX_PAGES``) and leaves the rest out, saying so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ingest.types import PlacedLine
+from ingest.types import PageOcr, PlacedLine
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -56,6 +57,12 @@ class OcrText:
     """Text was there, in a script the bundled models do not read."""
     lines: tuple[PlacedLine, ...] = ()
     """The lines the text was made of, placed on the page."""
+    left_out: bool = False
+    """Not read: the file's pages read by OCR reached their limit."""
+
+    def page_ocr(self) -> PageOcr:
+        """How the page was read, as its ``Page`` carries it."""
+        return PageOcr(self.confidence, self.unread, self.lines, self.left_out)
 
 
 class PageReader(Protocol):
@@ -71,3 +78,22 @@ class DeferredReader:
 
     def read(self, draw: Callable[[], Image.Image]) -> OcrText:
         raise NeedsOcr()
+
+
+ReaderFactory = Callable[[], PageReader]
+"""Makes the OCR worker's reader (once per worker process): a module-level class or
+function, since it crosses to the worker by name."""
+
+
+class CappedReader:
+    """Reads ``limit`` pages with ``reader``, then leaves every later page out unread."""
+
+    def __init__(self, reader: PageReader, limit: int) -> None:
+        self._reader = reader
+        self._left = limit
+
+    def read(self, draw: Callable[[], Image.Image]) -> OcrText:
+        if self._left <= 0:  # never drawn: a page left out costs nothing
+            return OcrText("", None, left_out=True)
+        self._left -= 1
+        return self._reader.read(draw)

@@ -19,7 +19,8 @@ the same way through ``lease``.
 
 OCR has a pool of its own (``ParserPool.for_ocr``): one worker, so scans are read one
 page at a time on one core whatever else is indexing, under a limit of its own, since
-onnxruntime and OpenCV reserve far more address space than pypdf ever needs.
+onnxruntime and OpenCV reserve far more address space than pypdf ever needs. Its
+``reader`` is what reads the pages (the bundled models; a test passes its own).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from typing import Any
 
 from ingest.closing import Closing
 from ingest.loaders import UnreadableFile
+from ingest.ocr.types import ReaderFactory
 from ingest.parsing.remote import RemoteDocument
-from ingest.parsing.tasks import OcrMode, read_document
+from ingest.parsing.tasks import OcrMode, ScanPlan, read_document, read_scan
 from ingest.parsing.wire import End, Failed, Item, Next, Ready, Start, Task, decode
 from ingest.parsing.worker import RETIRE_KB, serve
 
@@ -66,8 +68,11 @@ class ParserPool:
         *,
         retire_mb: int = RETIRE_KB >> 10,
         memory_setting: str = "DOCENT_PARSER_MEMORY_MB",
+        reader: ReaderFactory | None = None,
     ) -> None:
         self.size = size
+        self.reader = reader
+        """What reads page images in ``open_scan`` (None: the bundled models)."""
         self.memory_mb = memory_mb
         self.retire_mb = retire_mb
         """A worker whose peak memory passed this is replaced after its task."""
@@ -81,10 +86,15 @@ class ParserPool:
         self._starting = 0
 
     @classmethod
-    def for_ocr(cls, memory_mb: int) -> ParserPool:
-        """The OCR lane's pool: one worker that keeps its models between files."""
+    def for_ocr(cls, memory_mb: int, reader: ReaderFactory | None = None) -> ParserPool:
+        """The OCR lane's pool: one worker that keeps its models between files, reading
+        with ``reader`` (None: the bundled models)."""
         return cls(
-            1, memory_mb, retire_mb=memory_mb * 3 // 4, memory_setting="DOCENT_OCR_MEMORY_MB"
+            1,
+            memory_mb,
+            retire_mb=memory_mb * 3 // 4,
+            memory_setting="DOCENT_OCR_MEMORY_MB",
+            reader=reader,
         )
 
     @property
@@ -110,6 +120,28 @@ class ParserPool:
         treated as ``ocr`` says; raises what the loaders raise (UnsupportedFile,
         UnreadableFile, NeedsOcr, OSError), or Cancelled."""
         return RemoteDocument.open(self, read_document, (str(path), ocr), data, cancelled)
+
+    def open_scan(
+        self,
+        path: Path,
+        data: bytes | None,
+        cancelled: threading.Event | None,
+        *,
+        first_page: int = 1,
+        seen_text: bool = False,
+        ocr_pages: int | None = None,
+    ) -> RemoteDocument:
+        """Open ``path`` as the OCR lane reads it (``tasks.read_scan``): from page
+        ``first_page``, at most ``ocr_pages`` pages read by OCR; raises as
+        ``open_document`` does."""
+        if self.reader is None:
+            from ingest.ocr.reader import RapidReader
+
+            reader: ReaderFactory = RapidReader
+        else:
+            reader = self.reader
+        plan = ScanPlan(reader, first_page, seen_text, ocr_pages)
+        return RemoteDocument.open(self, read_scan, (str(path), plan), data, cancelled)
 
     def lease(self, cancelled: threading.Event | None = None) -> Lease:
         """A worker of one's own for one task; waits while all ``size`` are busy."""

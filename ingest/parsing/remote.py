@@ -8,7 +8,7 @@ cancelled, or the reader wanted only the start) kills its worker, which the pool
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ingest.closing import Closing
@@ -49,12 +49,20 @@ class RemoteDocument(Closing):
         """The process reading the file."""
         return self._lease.pid
 
-    def pages(self) -> Iterator[Page]:
-        """The pages in order; may end by raising what the loader raised."""
+    def pages(self, more: Callable[[Page], bool] | None = None) -> Iterator[Page]:
+        """The pages in order; may end by raising what the loader raised.
+
+        ``more`` is asked about each page as it arrives: once it says no, that page is the
+        last, and the worker, asked for nothing more, goes back to its pool whole (killing
+        it mid-page would cost the page and, for OCR, loading the models again).
+        """
         lease = self._lease
         try:
             lease.ask_next()
             while isinstance(reply := lease.receive(), Item):
+                if more is not None and not more(reply.value):
+                    yield reply.value
+                    return
                 lease.ask_next()  # the worker parses the next page while this one is used
                 yield reply.value
         finally:

@@ -1,22 +1,26 @@
 """The tasks a parser process runs: module-level functions the pool names in ``Start``.
 
-Reading a document is the one there is. How it treats page images is its ``ocr`` mode:
+Reading a document is the main one. How it treats page images is its ``ocr`` mode:
 "off" (scanned pages are empty, pictures fail saying OCR is off), "defer" (the first page
 that needs OCR raises NeedsOcr: the typed lane hands the file to the OCR lane), or
 "read" (OCR reads them here: the OCR lane's worker, whose models load on its first page
-and stay for every file it reads after).
+and stay for every file it reads after). The OCR lane reads with ``read_scan``: from the
+first page it has not kept yet, and only as many pages by OCR as a file may have.
 """
 
 from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path, PosixPath, WindowsPath
 from typing import IO, Any, Literal
 
 from ingest.loaders import UnreadableFile, open_document
-from ingest.ocr.types import DeferredReader, PageReader
+from ingest.loaders.base import Resumable
+from ingest.ocr.types import CappedReader, DeferredReader, PageReader, ReaderFactory
+from ingest.types import Page
 
 PAGE_CHARS = 8 << 20
 """Most characters one page may hand to the app. Pages cut from a stream are about a
@@ -26,8 +30,22 @@ megabyte; a single slide or PDF page past this is built to fill the app's memory
 OcrMode = Literal["off", "defer", "read"]
 """How ``read_document`` treats page images (see the module docstring)."""
 
-_reader: PageReader | None = None
+_readers: dict[ReaderFactory, PageReader] = {}
 """This process's OCR reader, once it has read a page (its models stay loaded)."""
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """How the OCR lane's worker reads a file."""
+
+    reader: ReaderFactory
+    """Makes the reader (once per worker: the real one loads its models)."""
+    first_page: int = 1
+    """The pages before this one were read before and kept: they are skipped unread."""
+    seen_text: bool = False
+    """Whether those pages held any text."""
+    ocr_pages: int | None = None
+    """How many more pages OCR may read (None: no limit); later ones are left out."""
 
 
 def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
@@ -36,17 +54,39 @@ def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
     ``data`` is the file's bytes when the app read them already: the file is then parsed
     from those, never read again, so its pages belong to the bytes the app hashed.
     """
-    source = Path(path) if data is None else HeldPath.holding(Path(path), data)
-    with open_document(source, _page_reader(ocr)) as document:
+    with open_document(_source(path, data), _page_reader(ocr)) as document:
         yield document.page_count
-        for page in document.pages():
-            if len(page.text) > PAGE_CHARS:
-                where = f"page {page.number}" if page.number is not None else "a part"
-                raise UnreadableFile(
-                    f"{where} of this file holds more than {PAGE_CHARS:,} characters of text,"
-                    " more than any real page: it may be a file made to exhaust memory"
-                )
-            yield page
+        yield from _checked(document.pages())
+
+
+def read_scan(path: str, plan: ScanPlan, data: bytes | None) -> Iterator[Any]:
+    """``read_document`` for the OCR lane: its page count, then its pages from
+    ``plan.first_page`` on, read by ``plan.reader`` within ``plan.ocr_pages``."""
+    reader = _made(plan.reader)
+    if plan.ocr_pages is not None:
+        reader = CappedReader(reader, plan.ocr_pages)
+    with open_document(_source(path, data), reader) as document:
+        yield document.page_count
+        if isinstance(document, Resumable):
+            document.resume_at(plan.first_page, plan.seen_text)
+        for page in _checked(document.pages()):
+            if page.number is None or page.number >= plan.first_page:
+                yield page  # (a document that cannot skip reads its kept pages again)
+
+
+def _source(path: str, data: bytes | None) -> Path:
+    return Path(path) if data is None else HeldPath.holding(Path(path), data)
+
+
+def _checked(pages: Iterable[Page]) -> Iterator[Page]:
+    for page in pages:
+        if len(page.text) > PAGE_CHARS:
+            where = f"page {page.number}" if page.number is not None else "a part"
+            raise UnreadableFile(
+                f"{where} of this file holds more than {PAGE_CHARS:,} characters of text,"
+                " more than any real page: it may be a file made to exhaust memory"
+            )
+        yield page
 
 
 PREVIEW_SIDE = 2000
@@ -72,16 +112,21 @@ def preview_frame(path: str, frame: int, data: bytes | None) -> Iterator[Any]:
 
 
 def _page_reader(mode: OcrMode) -> PageReader | None:
-    global _reader
     if mode == "off":
         return None
     if mode == "defer":
         return DeferredReader()
-    if _reader is None:
-        from ingest.ocr.reader import RapidReader
+    from ingest.ocr.reader import RapidReader
 
-        _reader = RapidReader(threads=1)
-    return _reader
+    return _made(RapidReader)
+
+
+def _made(factory: ReaderFactory) -> PageReader:
+    """The reader ``factory`` makes, made once in this process."""
+    if factory not in _readers:
+        _readers.clear()  # one reader's models at a time
+        _readers[factory] = factory()
+    return _readers[factory]
 
 
 if sys.platform == "win32":

@@ -14,7 +14,9 @@ Files read by OCR run in a lane of their own (``queue``): one place, one OCR wor
 process with onnxruntime on one thread, so a long scan holds none of the places typed
 files need and leaves them a core. A picture goes there at once; a PDF goes there when
 its typed run meets a page without usable text (NeedsOcr). Its time budget grows by
-``ocr_page_seconds`` for each of its pages.
+``ocr_page_seconds`` for each page OCR may read. Files there take turns, and what OCR
+read is kept page by page (``scans``): a file ending its turn (TurnOver) goes to the back
+of the lane and later continues where it stopped, as a file does after a crash.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from ingest.pipeline.process import Busy, Outcome, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
+from ingest.pipeline.scans import TurnOver
 from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
 from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
@@ -75,6 +78,7 @@ class Indexer:
         parsers: ParserPool | None = None,
         ocr_parsers: ParserPool | None = None,
         ocr_page_seconds: float = 60.0,
+        ocr_max_pages: int = 500,
         settle_seconds: float = 0.2,
         retry_seconds: float = 1.0,
         max_retries: int = 10,
@@ -100,6 +104,7 @@ class Indexer:
             ocr_parsers=ocr_parsers,
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
+            ocr_max_pages=ocr_max_pages,
         )
         self.reconciler = Reconciler(
             self.docs_dir,
@@ -184,6 +189,7 @@ class Indexer:
             await asyncio.sleep(0.02)
         if self._owns_parsers:  # a pool passed in is its owner's to close
             await asyncio.to_thread(self.parsers.close)
+        await asyncio.to_thread(self.pipeline.kept.close)
 
     @property
     def queued(self) -> int:
@@ -418,6 +424,9 @@ class Indexer:
             self.registry.upsert(rel, status=DocStatus.QUEUED)
             self._queue.hand_over(job, "ocr")
             return
+        except TurnOver:
+            self._queue.requeue(job)  # to the back of the OCR lane; it resumes there
+            return
         except PermissionError:
             self._retry_later(job, "permission denied")
             return
@@ -474,7 +483,8 @@ class Indexer:
 
         def on_open(pages: int | None) -> None:  # in the pipeline's thread
             if job.lane == "ocr":
-                budget[0] = self.time_budget + self.ocr_page_seconds * (pages or 1)
+                read = min(pages or 1, self.pipeline.ocr_max_pages)
+                budget[0] = self.time_budget + self.ocr_page_seconds * read
 
         def on_settle() -> None:
             place.give_back()
@@ -498,6 +508,7 @@ class Indexer:
                     on_settle=lambda: _call_soon(loop, on_settle),
                     lane=job.lane,
                     on_open=on_open,
+                    others_waiting=job.others_waiting,
                 )
             except BaseException as exc:
                 _call_soon(loop, settle, None, exc)
@@ -561,6 +572,9 @@ class Indexer:
 
     async def _remove(self, rel: str) -> None:
         self._attempts.pop(rel, None)
+        record = self.registry.get_by_path(rel)
+        if record is not None and record.sha256 is not None:  # what OCR read of it goes too
+            await asyncio.to_thread(self.pipeline.forget_kept, record.sha256)
         doc_id = doc_id_for(rel)
         if self.registry.remove(doc_id):
             self.events.publish(IngestEvent("removed", rel, doc_id))
@@ -636,6 +650,7 @@ class Indexer:
             garbage = await asyncio.to_thread(self.reconciler.garbage)
             if garbage:
                 await asyncio.to_thread(self.reconciler.collect, garbage)
+            await asyncio.to_thread(self.pipeline.sweep_kept)
         except Exception:
             log.exception("could not collect unused chunks; the next start tries again")
         await self._fill_document_vectors()

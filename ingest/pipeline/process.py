@@ -12,7 +12,8 @@ indexes already hold are not embedded again. Files are parsed in worker processe
 A file runs in one of two lanes (``ingest.queue``). In the typed lane its parser defers
 OCR: the first page that needs it raises NeedsOcr, and the indexer hands the file to the
 OCR lane, whose single worker reads it whole (typed pages as typed, scanned ones by OCR;
-the chunks embedded before the hand-over are resumed, not embedded again).
+the chunks embedded before the hand-over are resumed, not embedded again). There files
+take turns and every page read is kept (``ingest.pipeline.scans``).
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
+from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
-from ingest.pipeline.source import UnreadableFile, chunk_stream, open_source
+from ingest.pipeline.scans import open_scan
+from ingest.pipeline.source import LoadedDocument, UnreadableFile, chunk_stream, open_source
 from ingest.pipeline.write_behind import WriteBehind
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page, PlacedLine
 from models.protocols import Embedder
@@ -90,6 +93,7 @@ class Pipeline:
         chunk_size: int = 1000,
         chunk_overlap: int = 150,
         embed_batch: int = EMBED_BATCH,
+        ocr_max_pages: int = 500,
     ) -> None:
         self.registry = registry
         self.indexes = indexes
@@ -99,6 +103,10 @@ class Pipeline:
         """The worker processes that parse files (the app never parses one itself)."""
         self.ocr_parsers = ocr_parsers
         """The OCR lane's worker; None when OCR is off."""
+        self.ocr_max_pages = ocr_max_pages
+        """Pages of one file OCR reads at most; the rest are left out, and it says so."""
+        self.kept = KeptPages(registry.db_path)
+        """The pages the OCR lane has read of files not indexed yet."""
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.embed_batch = embed_batch
@@ -127,6 +135,19 @@ class Pipeline:
         with self._lock:
             return set(self._busy_keys)
 
+    def forget_kept(self, sha256: str) -> None:
+        """Drop the OCR lane's kept pages of these bytes (their file is gone), unless
+        another path with the same bytes is being indexed now."""
+        if self.key_for(sha256) not in self.busy_keys():
+            self.kept.forget(sha256)
+
+    def sweep_kept(self) -> None:
+        """Drop the kept pages of every file not queued or being indexed (it failed,
+        changed, or went while Docent was not running)."""
+        unfinished = (DocStatus.QUEUED, DocStatus.INDEXING)
+        reading = {r.sha256 for r in self.registry.list() if r.status in unfinished}
+        self.kept.keep_only(sha for sha in reading if sha is not None)
+
     def process(
         self,
         full: Path,
@@ -136,13 +157,15 @@ class Pipeline:
         *,
         lane: Lane = "typed",
         on_open: Callable[[int | None], None] | None = None,
+        others_waiting: threading.Event | None = None,
     ) -> Outcome:
         """Bring one file's registry row and index entries up to date with its bytes.
 
         ``on_settle`` is called when the file has nothing more to embed and waits for its
         chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
         ``on_open`` gets the page count once the file is open (its time budget may grow).
-        In the typed lane a file that needs OCR raises NeedsOcr.
+        In the typed lane a file that needs OCR raises NeedsOcr; in the OCR lane one raises
+        TurnOver after its turn while ``others_waiting`` is set.
         """
         rel = info.rel
         read = read_and_hash(full, info.size)  # the one read of the file's bytes
@@ -172,7 +195,15 @@ class Pipeline:
         self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
         try:
             return self._index(
-                full, info, read, key, cancelled, on_settle or _nothing, lane, on_open
+                full,
+                info,
+                read,
+                key,
+                cancelled,
+                on_settle or _nothing,
+                lane,
+                on_open,
+                others_waiting,
             )
         finally:
             with self._lock:
@@ -188,6 +219,7 @@ class Pipeline:
         on_settle: Callable[[], None],
         lane: Lane,
         on_open: Callable[[int | None], None] | None,
+        others_waiting: threading.Event | None,
     ) -> Outcome:
         rel, sha = info.rel, read.sha256
         self.registry.begin_content(key, sha)
@@ -196,8 +228,21 @@ class Pipeline:
         held = [ix.chunk_indexes(key) for ix in vector_indexes]  # resume what is there
         started = time.perf_counter()
         scanning = lane == "ocr" and self.ocr_parsers is not None
+        loaded: LoadedDocument
+        resumed = 0
+        """Pages kept from an earlier turn or run: the file's progress starts there."""
         if lane == "ocr" and self.ocr_parsers is not None:
-            loaded = open_source(full, read.data, self.ocr_parsers, cancelled, "read")
+            scan = open_scan(
+                full,
+                read.data,
+                self.ocr_parsers,
+                cancelled,
+                self.kept,
+                sha,
+                max_pages=self.ocr_max_pages,
+                others_waiting=others_waiting,
+            )
+            loaded, resumed = scan, scan.first_page - 1
         else:
             ocr: OcrMode = "defer" if self.ocr_parsers is not None else "off"
             loaded = open_source(full, read.data, self.parsers, cancelled, ocr)
@@ -206,11 +251,11 @@ class Pipeline:
         if on_open is not None:
             on_open(total)
         doc_id = doc_id_for(rel)
-        self._publish(IngestEvent("started", rel, doc_id, 0, total, ocr=scanning))
-        tally = OcrTally()
+        self._publish(IngestEvent("started", rel, doc_id, resumed, total, ocr=scanning))
+        tally = OcrTally(limit=self.ocr_max_pages)
 
         def on_page(count: int) -> None:  # a scan's progress is its pages, not its chunks
-            if scanning:
+            if scanning and count > resumed:  # (kept pages replayed: no step back)
                 self._publish(IngestEvent("pages", rel, doc_id, count, total, ocr=True))
 
         everything: list[Chunk] = []
@@ -235,9 +280,10 @@ class Pipeline:
                         everything.extend(batch.chunks)
                     outline.add(batch.chunks)
                     embedded += self._write_vectors(key, batch.chunks, vector_indexes, held, firsts)
-                    self._publish(
-                        IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
-                    )
+                    if not resumed or pages > resumed:
+                        self._publish(
+                            IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
+                        )
                 # While the file is still in flight, so the outline shares a batch.
                 self._write_document_vector(key, outline, count, vector_indexes, firsts)
             finally:
@@ -264,6 +310,8 @@ class Pipeline:
             placed=counted.placed,
             sha256=sha,
         )
+        if scanning:
+            self.kept.forget(sha)  # indexed: its pages are in the indexes now
         return Outcome("ready", record, embedded)
 
     @contextmanager

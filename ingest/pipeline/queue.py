@@ -8,6 +8,11 @@ busy file waits on a retry timer. Call everything on the event loop.
 Two lanes: "typed" for files whose text is text, "ocr" for files read by OCR. Each lane's
 workers take only its own jobs, so a long scan never stands in front of a typed file.
 A file found to need OCR halfway is handed over to the other lane (``hand_over``).
+
+Files in the OCR lane take turns (``ingest.pipeline.scans``): a running scan's
+``others_waiting`` is set while another waits, and one that ends its turn goes to the
+back (``requeue``): the lane serves files that had fewer turns first, so a new file goes
+before every file that had one, and two long scans alternate.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ class Job:
     size: int
     cancelled: threading.Event = field(default_factory=threading.Event)
     lane: Lane = "typed"
+    others_waiting: threading.Event = field(default_factory=threading.Event)
+    """Set while another path waits in the OCR lane: a scan then ends its turn."""
 
 
 class WorkQueue:
@@ -45,8 +52,11 @@ class WorkQueue:
     def __init__(self) -> None:
         self._small: list[tuple[int, int, int, str]] = []
         self._big: list[tuple[int, int, int, str]] = []
-        self._scans: list[tuple[int, int, int, str]] = []
-        """The OCR lane's waiting paths, in order."""
+        self._scans: list[tuple[int, int, int, int, str]] = []
+        """The OCR lane's waiting paths, in order: turns had, priority, then the smaller
+        first among new files, and in the order they ended their turn among the others."""
+        self._turns: dict[str, int] = {}
+        """Turns each path of the OCR lane has had (while it has more to read)."""
         self._lanes: dict[str, Lane] = {}
         """The lane of each waiting path."""
         self._waiting: dict[str, int] = {}
@@ -64,6 +74,10 @@ class WorkQueue:
     def put(self, rel: str, *, size: int = 0, urgent: bool = False, lane: Lane = "typed") -> bool:
         """Queue ``rel`` in ``lane``; False if it was already waiting. A running job for it
         is cancelled and the path runs again once that job is done (its file changed)."""
+        self._turns.pop(rel, None)  # new work on the path: its turns start again
+        return self._put(rel, size=size, urgent=urgent, lane=lane)
+
+    def _put(self, rel: str, *, size: int, urgent: bool, lane: Lane) -> bool:
         self._cancel_timer(rel)
         self._idle.clear()
         if rel in self._running:
@@ -78,7 +92,12 @@ class WorkQueue:
         self._lanes[rel] = lane
         entry = (URGENT if urgent else BACKGROUND, size, next(self._seq), rel)
         if lane == "ocr":
-            heapq.heappush(self._scans, entry)
+            turns = self._turns.get(rel, 0)
+            first = size if turns == 0 else 0
+            heapq.heappush(self._scans, (turns, entry[0], first, entry[2], rel))
+            for job in self._running.values():
+                if job.lane == "ocr":
+                    job.others_waiting.set()
         else:
             heapq.heappush(self._small if size <= SMALL_BYTES else self._big, entry)
         self._wake[lane].set()
@@ -91,6 +110,15 @@ class WorkQueue:
         self._again.add(job.rel)
         self._waiting[job.rel] = job.size
         self._lanes[job.rel] = lane
+
+    def requeue(self, job: Job) -> None:
+        """Queue ``job``'s path again once the job is done, behind the paths of its lane
+        that had fewer turns (it ended its turn to let them read)."""
+        self._idle.clear()
+        self._turns[job.rel] = self._turns.get(job.rel, 0) + 1
+        self._again.add(job.rel)
+        self._waiting[job.rel] = job.size
+        self._lanes[job.rel] = job.lane
 
     def retry_later(self, rel: str, delay: float, *, size: int = 0, lane: Lane = "typed") -> None:
         """Queue ``rel`` again after ``delay`` seconds (a busy file)."""
@@ -131,7 +159,9 @@ class WorkQueue:
             self._again.discard(job.rel)
             size = self._waiting.pop(job.rel, job.size)
             lane = self._lanes.get(job.rel, job.lane)
-            self.put(job.rel, size=size, urgent=True, lane=lane)
+            self._put(job.rel, size=size, urgent=True, lane=lane)
+        else:
+            self._turns.pop(job.rel, None)
         self._wake["typed"].set()  # a big slot may have freed up
         self._update_idle()
 
@@ -174,6 +204,7 @@ class WorkQueue:
         self._small.clear()
         self._big.clear()
         self._scans.clear()
+        self._turns.clear()
         self._lanes.clear()
         self._again.clear()
         for job in self._running.values():
@@ -195,21 +226,23 @@ class WorkQueue:
             if lane == "ocr":
                 if not self._scans:
                     return None
-                _, size, _, rel = heapq.heappop(self._scans)
+                rel = heapq.heappop(self._scans)[-1]
             elif self._small:
-                _, size, _, rel = heapq.heappop(self._small)
+                rel = heapq.heappop(self._small)[-1]
             elif self._big and not any(
                 job.size > SMALL_BYTES and job.lane == "typed" for job in self._running.values()
             ):
-                _, size, _, rel = heapq.heappop(self._big)
+                rel = heapq.heappop(self._big)[-1]
             else:
                 return None
             if rel not in self._waiting or rel in self._running or self._lanes.get(rel) != lane:
                 continue  # a stale entry: the path was re-queued with another size or lane
-            self._waiting.pop(rel)
+            size = self._waiting.pop(rel)
             self._lanes.pop(rel, None)
             job = Job(rel, size, lane=lane)
             self._running[rel] = job
+            if lane == "ocr" and self.waiting("ocr"):
+                job.others_waiting.set()
             return job
 
     def _fire_timer(self, rel: str, size: int, lane: Lane) -> None:
