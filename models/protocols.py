@@ -28,6 +28,9 @@ class Usage:
 
     prompt_tokens: int | None = None
     answer_tokens: int | None = None
+    hit_limit: bool = False
+    """The reply stopped at the token cap (finish reason 'length'), not where the model
+    meant to end it."""
 
 
 @runtime_checkable
@@ -66,6 +69,17 @@ class ChatModel(Protocol):
 
     async def aclose(self) -> None:
         """Let go of the connections to the host."""
+        ...
+
+
+@runtime_checkable
+class HearsFromServer(Protocol):
+    """A chat model that knows when its server last answered a request in full: a health
+    reading as good as any."""
+
+    @property
+    def heard_at(self) -> float | None:
+        """``time.monotonic()`` of the server's last whole answer; None before the first."""
         ...
 
 

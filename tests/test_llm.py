@@ -9,11 +9,11 @@ import pytest
 from models.llm import (
     LLMError,
     ModelNotFound,
-    OllamaChat,
     OllamaUnavailable,
     same_model,
     to_llm_error,
 )
+from models.ollama_chat import OllamaChat
 from models.protocols import ChatModel
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import unused_url
