@@ -59,15 +59,15 @@ class OllamaChat:
             # Ollama's own default (2,048 tokens) silently cuts long prompts from the front.
             self.options = {**(self.options or {}), "num_ctx": num_ctx}
         self._client = ollama.AsyncClient(host=host, timeout=client_timeout(timeout))
-        # Ollama queues requests for a model: a health check never disturbs an answer.
-        self._line = ServerLine(side_by_side=True)
+        self.line = ServerLine(side_by_side=True)
+        """Every request goes through it; Ollama queues requests, so none waits here."""
         self._json_from = 0
         """Index in ``JSON_FORMATS`` of the first way of asking for JSON worth trying."""
 
     @property
     def heard_at(self) -> float | None:
         """``time.monotonic()`` when Ollama last answered a request in full."""
-        return self._line.heard_at
+        return self.line.heard_at
 
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
@@ -78,7 +78,7 @@ class OllamaChat:
         that chunk raises ``AnswerCutShort``, one with no text ``EmptyAnswer``."""
         watch = AnswerWatch(self.host, self.model)
         began = False
-        async with self._line.turn():
+        async with self.line.turn():
             with ollama_errors(self.host, self.model):
                 stream = await self._client.chat(
                     model=self.model,
@@ -108,7 +108,7 @@ class OllamaChat:
                     if aclose is not None:
                         await aclose()
             watch.ended(usage)
-            self._line.heard()
+            self.line.heard()
 
     async def complete_json(
         self,
@@ -123,7 +123,7 @@ class OllamaChat:
         (Ollama stops working on a request its client left).
         """
         try:
-            async with asyncio.timeout(timeout), self._line.turn():
+            async with asyncio.timeout(timeout), self.line.turn():
                 return await self._json_reply(messages, schema)
         except TimeoutError as exc:
             raise LLMError(
@@ -158,7 +158,7 @@ class OllamaChat:
                     if form == forms[-1]:
                         raise refused from exc
                     continue
-            self._line.heard()
+            self.line.heard()
             try:
                 found = json_object_in(response.message.content or "", self.model, self.host)
             except LLMError as error:
@@ -242,5 +242,5 @@ class OllamaChat:
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""
-        await self._line.aclose()
+        await self.line.aclose()
         await self._client.close()

@@ -78,7 +78,8 @@ class OpenAIChat:
         self._json_from = 0
         """Index in ``JSON_MODES`` of the first way of asking for JSON worth trying."""
         self._refused: set[str] = set()
-        self._line = ServerLine()
+        self.line = ServerLine()
+        """Every request to the server goes through it (models/server_line.py)."""
         self._listed: list[str] | None = None
         """The models the last answer to ``/models`` listed."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
@@ -89,7 +90,7 @@ class OpenAIChat:
     @property
     def heard_at(self) -> float | None:
         """``time.monotonic()`` when the server last answered a request in full."""
-        return self._line.heard_at
+        return self.line.heard_at
 
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
@@ -102,7 +103,7 @@ class OpenAIChat:
         body = self._body(messages, stream=True)
         body["stream_options"] = {"include_usage": True}
         watch = AnswerWatch(self.host, self.model)
-        async with self._line.turn():
+        async with self.line.turn():
             with wire_errors(self.host, self.model):
                 response = await self._post(body)
             try:
@@ -126,7 +127,7 @@ class OpenAIChat:
                 # Release the connection now, also when the caller stops early.
                 await response.aclose()
             watch.ended(usage)
-            self._line.heard()
+            self.line.heard()
 
     async def complete_json(
         self,
@@ -141,13 +142,13 @@ class OpenAIChat:
         The seconds count from the request's turn on the line: on a one-at-a-time server
         it first waits for the request before it. A request given up on is left to finish
         there (the server goes on with it anyway), holding the line till then."""
-        async with self._line.turn() as handover:
+        async with self.line.turn() as handover:
             asking = asyncio.ensure_future(self._json_reply(messages, schema))
             try:
                 async with asyncio.timeout(timeout):
                     return await asyncio.shield(asking)
             except BaseException as exc:
-                if self._line.side_by_side:
+                if self.line.side_by_side:
                     asking.cancel()
                 else:
                     handover.leave(asking)
@@ -165,10 +166,10 @@ class OpenAIChat:
         ``error`` is also set when it answers but does not list ``self.model``. While a
         request of Docent's is in flight to a one-at-a-time server, nothing is sent: the
         request shows the server is alive, and the last listing stands."""
-        if not self._line.may_ask:
+        if not self.line.may_ask:
             return self._vouched()
         try:
-            async with asyncio.timeout(2 * HEALTH_TIMEOUT), self._line.turn():
+            async with asyncio.timeout(2 * HEALTH_TIMEOUT), self.line.turn():
                 response = await self._client.get("/models", timeout=HEALTH_TIMEOUT)
         except httpx.ReadTimeout:
             return self._busy_or_slow()
@@ -186,7 +187,7 @@ class OpenAIChat:
         except (ValueError, KeyError, TypeError) as exc:
             return self._health(False, error=words.not_openai(self.host, exc))
         owners = {str(card.get("owned_by", "")).lower() for card in cards if isinstance(card, dict)}
-        self._line.side_by_side = bool(owners & set(SIDE_BY_SIDE))
+        self.line.side_by_side = bool(owners & set(SIDE_BY_SIDE))
         self._listed = models
         return self._vouched()
 
@@ -196,7 +197,7 @@ class OpenAIChat:
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""
-        await self._line.aclose()
+        await self.line.aclose()
         await self._client.aclose()
 
     # -- health ------------------------------------------------------------------------
@@ -212,7 +213,7 @@ class OpenAIChat:
     def _busy_or_slow(self) -> Health:
         # Connected, then silent. A one-at-a-time server that listed its models before is
         # busy (with another app's request, or one Docent gave up on): it is not down.
-        if self._listed is not None and not self._line.side_by_side:
+        if self._listed is not None and not self.line.side_by_side:
             return self._vouched()
         return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
 
@@ -252,7 +253,7 @@ class OpenAIChat:
                     raise refused or error
                 refused = refused or error
                 continue
-            self._line.heard()
+            self.line.heard()
             try:
                 content = str(json.loads(raw)["choices"][0]["message"]["content"] or "")
             except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -37,6 +37,11 @@ class ServerLine:
         return self._in_flight > 0 or self._waiting > 0
 
     @property
+    def waiting(self) -> int:
+        """Requests waiting for their turn."""
+        return self._waiting
+
+    @property
     def may_ask(self) -> bool:
         """Whether a health check may send a request now without waiting or disturbing."""
         return self.side_by_side or not self.busy

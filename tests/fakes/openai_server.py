@@ -167,7 +167,7 @@ class FakeOpenAIServer(ServedFake):
         self._model_lock = threading.Lock()
         """Held by the request the model works on (``habits.one_at_a_time``)."""
         self._queued = 0
-        """Requests waiting for ``_model_lock``."""
+        self._answering = 0
 
     @property
     def url(self) -> str:
@@ -215,21 +215,35 @@ class FakeOpenAIServer(ServedFake):
                     return failure
         return None
 
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for the model (only a one-at-a-time server makes them wait)."""
+        with self._lock:
+            return self._queued
+
+    @property
+    def answering(self) -> int:
+        """Requests the model works on now (chat completions)."""
+        with self._lock:
+            return self._answering
+
     @contextmanager
     def _model_turn(self) -> Iterator[None]:
         """Wait for the model, as a one-at-a-time server makes every request wait."""
-        if not self.habits.one_at_a_time:
-            yield
-            return
         with self._lock:
             self._queued += 1
-        self._model_lock.acquire()
+        if self.habits.one_at_a_time:
+            self._model_lock.acquire()
         with self._lock:
             self._queued -= 1
+            self._answering += 1
         try:
             yield
         finally:
-            self._model_lock.release()
+            with self._lock:
+                self._answering -= 1
+            if self.habits.one_at_a_time:
+                self._model_lock.release()
 
     def _interrupted(self) -> bool:
         """Whether a stream must end now: another request waits (llama-cpp-python checks
@@ -273,8 +287,10 @@ class _Handler(FakeHandler):
             return
         if path == "/v1/models":
             owner = self.fake.habits.owned_by
-            with self.fake._model_turn():  # llama-cpp-python's /v1/models waits for the model
-                cards = [{"id": m, "object": "model", "owned_by": owner} for m in self.fake.models]
+            if self.fake.habits.one_at_a_time:
+                with self.fake._model_turn():  # llama-cpp-python's /v1/models waits for it
+                    pass
+            cards = [{"id": m, "object": "model", "owned_by": owner} for m in self.fake.models]
             return self.send_json({"object": "list", "data": cards})
         self.send_json(error_body(f"Unexpected endpoint {path}", "invalid_request_error"), 404)
 
