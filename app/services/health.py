@@ -107,13 +107,15 @@ class HealthMonitor:
         self._health = await self._llm.health()
         return self._publish(self._health)
 
-    def _heard_since_checked(self) -> bool:
-        """Whether the server answered a request in full since the last check, while all
-        was well: a fresh reading that needs no request."""
-        if self._heard is None or self._health is None or self.report.problems:
-            return False
-        heard = self._heard.heard_at
-        return heard is not None and heard > self._checked_at
+    async def check_due(self) -> HealthReport:
+        """The timer's check: ask the server, unless it answered a request in full since
+        the last check while all was well (that answer is as fresh a reading)."""
+        heard = self._heard.heard_at if self._heard is not None else None
+        fresh = heard is not None and heard > self._checked_at
+        if fresh and self._health is not None and not self.report.problems:
+            self._checked_at = time.monotonic()
+            return self._publish(self._health)  # the reranker's part may have changed
+        return await self.check_now()
 
     def _publish(self, health: Health) -> HealthReport:
         problems = []
@@ -150,11 +152,7 @@ class HealthMonitor:
         poked = True
         while True:
             before = self.report
-            if not poked and self._heard_since_checked() and self._health is not None:
-                self._checked_at = time.monotonic()
-                self._publish(self._health)  # the reranker's part may have changed
-            else:
-                await self.check_now()
+            await (self.check_now() if poked else self.check_due())
             wait = next_wait(wait, self.report, poked or self.report != before)
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
