@@ -1,4 +1,4 @@
-"""Docent end to end on model servers with their habits (tests/fakes/openai_server.py
+"""Docent end to end on model servers with their habits (tests/fakes/server_habits.py
 ``HABITS``): an answer arrives whole while the status is asked for, a follow-up is
 rewritten with its @file, suggestions and the router's JSON arrive, and an answer the
 server cut short says why."""

@@ -1,4 +1,4 @@
-"""OpenAIChat against fakes that keep the habits of real servers (tests/fakes/openai_server.py
+"""OpenAIChat against fakes that keep the habits of real servers (tests/fakes/server_habits.py
 ``HABITS``): llama-cpp-python's server cancels a streaming answer when any request arrives
 and refuses ``json_schema`` with a 500; vLLM takes requests side by side; any server may end
 a stream early."""
