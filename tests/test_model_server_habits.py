@@ -174,3 +174,18 @@ async def test_a_server_that_takes_requests_side_by_side_is_asked_while_it_strea
         finally:
             await chat.aclose()
     assert health.reachable and len(vllm.requests_to("/v1/models")) == 2
+
+
+async def test_a_server_busy_with_another_app_s_request_reads_as_busy_not_down(
+    llama: FakeOpenAIServer, chat: OpenAIChat
+) -> None:
+    llama.reply_gate = threading.Event()
+    body = {"model": MODEL, "messages": ASK, "stream": False}
+    other = asyncio.create_task(
+        asyncio.to_thread(httpx.post, llama.url + "/chat/completions", json=body, timeout=30)
+    )
+    await eventually(lambda: llama.answering == 1, what="the other app's request at work")
+    health = await chat.health()  # its listing waits behind that request, past the limit
+    llama.reply_gate.set()
+    assert (await other).status_code == 200
+    assert health.reachable and health.error is None and health.models == [MODEL]
