@@ -3,8 +3,9 @@ llama-cpp-python's server.
 
 Written over httpx rather than the ``openai`` package: Docent uses two endpoints here
 (``/models`` and ``/chat/completions``), whose stream is a dozen lines to read, and it has
-to read each server's own refusal to decide what to retry without (see ``openai_wire.JSON_MODES``).
-The package would add about a second of imports to every start-up and retry on its own.
+to read each server's own refusal to decide what to retry without (see
+``openai_wire.JSON_MODES``). The package would add about a second of imports to every
+start-up and retry on its own.
 """
 
 from __future__ import annotations

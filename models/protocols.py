@@ -43,7 +43,10 @@ class ChatModel(Protocol):
     def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as they arrive; fill ``usage`` at the end."""
+        """Yield the answer's text pieces as they arrive; fill ``usage`` at the end.
+
+        A stream the server ends before the model finished raises an ``LLMError`` that says
+        so (``models.answer_end``), as does one with no text at all."""
         ...
 
     async def complete_json(
@@ -55,7 +58,8 @@ class ChatModel(Protocol):
     ) -> dict[str, Any]:
         """Return one reply parsed as a JSON object (Ollama ``format``).
 
-        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on.
+        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on; on a server
+        that answers one request at a time they count from the request's turn.
         """
         ...
 
