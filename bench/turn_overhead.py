@@ -44,7 +44,7 @@ from app.container import Container  # noqa: E402
 from app.services.chat import Done, Failed, Token  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
-from models.llm import OllamaChat  # noqa: E402
+from models.ollama_chat import OllamaChat  # noqa: E402
 
 CHUNK_CHARS = 1000  # the default chunk size
 FILE_CHUNKS = 100

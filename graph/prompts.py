@@ -162,6 +162,13 @@ DEGRADED_HEADER = (
 
 DEGRADED_CHAT = "**No answer could be written: {error}**"
 
+ANSWER_AT_LIMIT = (
+    "\n\n*(The answer stops here: it reached the most one answer may run to. Ask for the "
+    "rest, or for less at a time.)*"
+)
+
+ANSWER_CUT_OFF = "\n\n*(The answer was cut off: {error})*"
+
 DEGRADED_SOURCE = "[{n}] `{file}`{page}:\n\n{snippet}\n\n"
 
 STATUS_ROUTE = "Reading the question…"

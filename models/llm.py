@@ -1,17 +1,17 @@
-"""Ollama chat adapter (`OllamaChat`) and the typed errors every Ollama adapter raises."""
+"""What the chat adapters share (``LLMError``, timeouts, reading JSON out of a reply) and
+the typed errors every Ollama adapter raises; the Ollama chat adapter is in
+models/ollama_chat.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import ollama
-
-from models.protocols import Health, Message, ModelInfo, PullProgress, Usage
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection: a host that is down should be reported quickly."""
@@ -21,6 +21,11 @@ DEFAULT_TIMEOUT = 300.0
 
 HEALTH_TIMEOUT = 5.0
 """Seconds a health check may take in total."""
+
+NOT_ABOUT_JSON = (401, 403, 404, 408, 429, 503)
+"""Refusals of a JSON request that asking for JSON another way would not change: the
+key, the path or the model, a server busy or still loading. Any other refusal (a 400, or
+llama-cpp-python's 500 for a ``json_schema``) moves the request to the next way."""
 
 OLLAMA_ERRORS = (ollama.ResponseError, ConnectionError, httpx.TransportError)
 """What the ``ollama`` client raises when talking to the host fails.
@@ -113,6 +118,31 @@ def parse_json_object(content: str, model: str, host: str) -> dict[str, Any]:
     return value
 
 
+_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+def json_object_in(text: str, model: str, url: str) -> dict[str, Any]:
+    """The JSON object a reply holds, as ``parse_json_object`` reads it, also when the
+    model wrapped it (a server that does not constrain the reply lets it): a ``<think>`` block
+    first, a Markdown fence around it, or a sentence before or after it."""
+    try:
+        return parse_json_object(text, model, url)
+    except LLMError as error:
+        first = error
+    text = _THINKING.sub("", text).strip()
+    found = _FENCED.search(text)
+    candidates = [found.group(1)] if found else []
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
+    for candidate in candidates:
+        try:
+            return parse_json_object(candidate, model, url)
+        except LLMError:
+            continue
+    raise first
+
+
 def same_model(a: str, b: str) -> bool:
     """Whether two Ollama model names mean the same model (``llama3.2`` is ``llama3.2:latest``)."""
     return _with_tag(a) == _with_tag(b)
@@ -128,164 +158,3 @@ def _says_model_missing(error: str) -> bool:
     # `model 'x' not found` (show, generate); a bare 404 from a proxy says neither.
     text = error.lower()
     return "model" in text and "not found" in text
-
-
-class OllamaChat:
-    """``ChatModel`` backed by an Ollama server through ``ollama.AsyncClient``.
-
-    Building one makes no network call; use ``health()`` to find out whether the host
-    answers. Call ``aclose()`` when done; the client is bound to the event loop that
-    first uses it.
-    """
-
-    def __init__(
-        self,
-        host: str,
-        model: str,
-        *,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        keep_alive: str | None = None,
-        options: dict[str, Any] | None = None,
-        num_ctx: int | None = None,
-    ) -> None:
-        self.host = host
-        self.model = model
-        self.keep_alive = keep_alive
-        self.options = dict(options) if options else None
-        if num_ctx is not None:
-            # Ollama's own default (2,048 tokens) silently cuts long prompts from the front.
-            self.options = {**(self.options or {}), "num_ctx": num_ctx}
-        self._client = ollama.AsyncClient(host=host, timeout=client_timeout(timeout))
-
-    async def stream_chat(
-        self, messages: Sequence[Message], usage: Usage | None = None
-    ) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as Ollama streams them (thinking is left out).
-
-        ``usage`` gets the token counts of Ollama's final chunk.
-        """
-        with ollama_errors(self.host, self.model):
-            stream = await self._client.chat(
-                model=self.model,
-                messages=list(messages),
-                stream=True,
-                options=self.options,
-                keep_alive=self.keep_alive,
-            )
-            try:
-                async for chunk in stream:
-                    if chunk.message.content:
-                        yield chunk.message.content
-                    if chunk.done and usage is not None:
-                        usage.prompt_tokens = chunk.prompt_eval_count
-                        usage.answer_tokens = chunk.eval_count
-            finally:
-                # Release the HTTP connection now, also when the caller stops early.
-                aclose = getattr(stream, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-
-    async def complete_json(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        """Return one reply parsed as a JSON object, constrained by ``schema`` if given.
-
-        Past ``timeout`` seconds (if given) the request is abandoned with an ``LLMError``.
-        """
-        try:
-            async with asyncio.timeout(timeout):
-                with ollama_errors(self.host, self.model):
-                    response = await self._client.chat(
-                        model=self.model,
-                        messages=list(messages),
-                        stream=False,
-                        format=schema or "json",
-                        options=self.options,
-                        keep_alive=self.keep_alive,
-                    )
-        except TimeoutError as exc:
-            raise LLMError(
-                f"Ollama at {self.host} took longer than {timeout:g} s to answer with "
-                f"'{self.model}'.",
-                host=self.host,
-            ) from exc
-        return parse_json_object(response.message.content or "", self.model, self.host)
-
-    async def health(self) -> Health:
-        """Whether the host answers and which models it has; never raises.
-
-        ``error`` is also set when the host answers but lacks ``self.model``.
-        """
-        try:
-            async with asyncio.timeout(HEALTH_TIMEOUT):
-                with ollama_errors(self.host, self.model):
-                    listing = await self._client.list()
-        except TimeoutError:
-            return Health(
-                reachable=False,
-                host=self.host,
-                error=f"Ollama at {self.host} did not answer within {HEALTH_TIMEOUT:g} seconds.",
-            )
-        except OllamaUnavailable as exc:
-            return Health(reachable=False, host=self.host, error=str(exc))
-        except LLMError as exc:
-            return Health(reachable=True, host=self.host, error=str(exc))
-        except Exception as exc:  # a health check must not take the caller down
-            return Health(
-                reachable=False,
-                host=self.host,
-                error=f"Something answered at {self.host}, but not like Ollama: {exc}",
-            )
-        models = [m.model for m in listing.models if m.model]
-        missing = not any(same_model(name, self.model) for name in models)
-        error = str(ModelNotFound(self.host, self.model)) if missing else None
-        return Health(reachable=True, host=self.host, models=models, error=error)
-
-    async def describe_models(self) -> list[ModelInfo]:
-        """Every installed model with its size and quantisation (``/api/tags``) and what it
-        can do (``/api/show``'s ``capabilities``: 'completion' answers, 'embedding' embeds)."""
-        with ollama_errors(self.host, self.model):
-            listing = await self._client.list()
-        names = [m.model for m in listing.models if m.model]
-
-        async def capabilities(name: str) -> tuple[str, ...] | None:
-            try:
-                with ollama_errors(self.host, name):
-                    shown = await self._client.show(name)
-            except LLMError:  # an older Ollama, or a model half pulled: it doesn't say
-                return None
-            return tuple(shown.capabilities) if shown.capabilities is not None else None
-
-        found = await asyncio.gather(*(capabilities(n) for n in names))
-        out = []
-        for entry, caps in zip((m for m in listing.models if m.model), found, strict=True):
-            details = entry.details
-            out.append(
-                ModelInfo(
-                    name=str(entry.model),
-                    size=int(entry.size) if entry.size is not None else None,
-                    parameters=details.parameter_size if details else None,
-                    quantization=details.quantization_level if details else None,
-                    capabilities=caps,
-                )
-            )
-        return out
-
-    async def pull(self, model: str) -> AsyncIterator[PullProgress]:
-        """Download ``model`` into Ollama, yielding its progress as Ollama streams it."""
-        with ollama_errors(self.host, model):
-            stream = await self._client.pull(model, stream=True)
-            async for step in stream:
-                yield PullProgress(step.status or "", step.completed, step.total)
-
-    def use(self, model: str) -> None:
-        """Answer with ``model`` from the next call on."""
-        self.model = model
-
-    async def aclose(self) -> None:
-        """Close the underlying HTTP connections."""
-        await self._client.close()

@@ -1,9 +1,11 @@
-"""OpenAI-compatible chat adapter (`OpenAIChat`): LM Studio, llama-server, vLLM, LocalAI, Jan.
+"""OpenAI-compatible chat adapter (`OpenAIChat`): LM Studio, llama-server, vLLM, LocalAI, Jan,
+llama-cpp-python's server.
 
 Written over httpx rather than the ``openai`` package: Docent uses two endpoints here
 (``/models`` and ``/chat/completions``), whose stream is a dozen lines to read, and it has
-to read each server's own refusal to decide what to retry without (see ``JSON_MODES``).
-The package would add about a second of imports to every start-up and retry on its own.
+to read each server's own refusal to decide what to retry without (see
+``openai_wire.JSON_MODES``). The package would add about a second of imports to every
+start-up and retry on its own.
 """
 
 from __future__ import annotations
@@ -16,27 +18,40 @@ from typing import Any
 import httpx
 
 from models import openai_words as words
-from models.llm import DEFAULT_TIMEOUT, HEALTH_TIMEOUT, LLMError, client_timeout, same_model
+from models.answer_end import AnswerWatch
+from models.llm import (
+    DEFAULT_TIMEOUT,
+    HEALTH_TIMEOUT,
+    NOT_ABOUT_JSON,
+    LLMError,
+    client_timeout,
+    json_object_in,
+    same_model,
+)
 from models.openai_wire import (
+    JSON_MODES,
     ModelNotLoaded,
     ServerUnavailable,
-    json_object_in,
     refusal,
+    response_format,
     says_model_missing,
     server_events,
+    transport_error,
     wire_errors,
 )
 from models.protocols import Health, Message, Usage
-
-JSON_MODES = ("json_schema", "json_object", None)
-"""How ``complete_json`` asks for JSON, best first. ``json_schema`` constrains the reply
-to the schema (vLLM, llama-server, LM Studio, Ollama's /v1); ``json_object`` only to
-JSON (LM Studio refuses it); None asks nothing and reads the JSON out of the text. A
-server's 400 naming ``response_format`` moves the adapter one step down, for good."""
+from models.server_line import ServerLine
 
 OPTIONAL_FIELDS = ("stream_options",)
 """Fields a server may refuse (with a 400 naming them) that the reply can do without: the
 stream's token counts come from ``stream_options``."""
+
+SIDE_BY_SIDE = ("vllm", "llamacpp")
+"""What ``/models`` says in ``owned_by`` on servers that batch requests (vLLM; llama.cpp's
+llama-server), so that a health check may ask them while an answer streams. The others
+are served one request at a time: llama-cpp-python's server ("me") cancels a streaming
+answer when another request arrives; LM Studio's and Ollama's /v1 are not known to take
+two at once."""
 
 
 class OpenAIChat:
@@ -45,7 +60,8 @@ class OpenAIChat:
     ``url`` is the server's base, ending in ``/v1``. Building one makes no network call;
     ``health()`` says whether the server answers. The server decides the context size
     (llama-server ``-c``, LM Studio's load settings): Docent fits its prompts to its own
-    ``context_tokens`` and caps each reply at ``max_tokens``.
+    ``context_tokens`` and caps each reply at ``max_tokens``. Every request goes through
+    one ``ServerLine`` (see models/server_line.py).
     """
 
     def __init__(
@@ -60,35 +76,59 @@ class OpenAIChat:
         self.host = url.rstrip("/")
         self.model = model
         self.max_tokens = max_tokens
-        self._json_modes = list(JSON_MODES)
+        self._json_from = 0
+        """Index in ``JSON_MODES`` of the first way of asking for JSON worth trying."""
         self._refused: set[str] = set()
+        self.line = ServerLine()
+        """Every request to the server goes through it (models/server_line.py)."""
+        self._listed: list[str] | None = None
+        """The models the last answer to ``/models`` listed."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         self._client = httpx.AsyncClient(
             base_url=self.host, timeout=client_timeout(timeout), headers=headers
         )
 
+    @property
+    def heard_at(self) -> float | None:
+        """``time.monotonic()`` when the server last answered a request in full."""
+        return self.line.heard_at
+
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
         """Yield the answer's text pieces as the server streams them (reasoning is left
-        out); ``usage`` gets the token counts of the stream's last chunk, when sent."""
+        out); ``usage`` gets the token counts of the stream's last chunk, when sent.
+
+        A stream that ends before its finish reason raises ``AnswerCutShort``, one with no
+        text ``EmptyAnswer``; one that stopped at ``max_tokens`` sets ``usage.hit_limit``."""
         body = self._body(messages, stream=True)
         body["stream_options"] = {"include_usage": True}
-        with wire_errors(self.host, self.model):
-            response = await self._post(body)
+        watch = AnswerWatch(self.host, self.model)
+        async with self.line.turn():
+            with wire_errors(self.host, self.model):
+                response = await self._post(body)
             try:
                 async for chunk in server_events(response, self.host):
                     for choice in chunk.get("choices") or []:
                         text = (choice.get("delta") or {}).get("content")
                         if text:
+                            watch.text(text)
                             yield text
+                        if choice.get("finish_reason"):
+                            watch.finish = str(choice["finish_reason"])
                     counts = chunk.get("usage")
                     if counts and usage is not None:
                         usage.prompt_tokens = counts.get("prompt_tokens")
                         usage.answer_tokens = counts.get("completion_tokens")
+            except httpx.TimeoutException as exc:
+                raise transport_error(exc, self.host, self.model) from exc
+            except httpx.TransportError as exc:
+                raise watch.broke(exc) from exc
             finally:
                 # Release the connection now, also when the caller stops early.
                 await response.aclose()
+            watch.ended(usage)
+            self.line.heard()
 
     async def complete_json(
         self,
@@ -98,58 +138,59 @@ class OpenAIChat:
         timeout: float | None = None,
     ) -> dict[str, Any]:
         """One reply parsed as a JSON object, constrained by ``schema`` where the server
-        can; past ``timeout`` seconds (if given) an ``LLMError``."""
-        body = self._body(messages, stream=False)
-        try:
-            async with asyncio.timeout(timeout):
-                with wire_errors(self.host, self.model):
-                    response = await self._post(body, json_reply=True, schema=schema)
-                    try:
-                        raw = await response.aread()
-                    finally:
-                        await response.aclose()
-        except TimeoutError as exc:
-            raise LLMError(
-                f"The model server at {self.host} took longer than {timeout:g} s to answer "
-                f"with '{self.model}'.",
-                host=self.host,
-            ) from exc
-        try:
-            content = json.loads(raw)["choices"][0]["message"]["content"] or ""
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise LLMError(
-                f"The model server at {self.host} answered in a shape Docent can't read: "
-                f"{raw[:200]!r}",
-                host=self.host,
-            ) from exc
-        return json_object_in(content, self.model, self.host)
+        can; past ``timeout`` seconds (if given) an ``LLMError``.
+
+        The seconds count from the request's turn on the line: on a one-at-a-time server
+        it first waits for the request before it. A request given up on is left to finish
+        there (the server goes on with it anyway), holding the line till then."""
+        async with self.line.turn() as handover:
+            asking = asyncio.ensure_future(self._json_reply(messages, schema))
+            try:
+                async with asyncio.timeout(timeout):
+                    return await asyncio.shield(asking)
+            except BaseException as exc:
+                if self.line.side_by_side:
+                    asking.cancel()
+                else:
+                    handover.leave(asking)
+                if isinstance(exc, TimeoutError):
+                    raise LLMError(
+                        f"The model server at {self.host} took longer than {timeout:g} s "
+                        f"to answer with '{self.model}'.",
+                        host=self.host,
+                    ) from exc
+                raise
 
     async def health(self) -> Health:
         """Whether the server answers and which models it lists; never raises.
 
-        ``error`` is also set when it answers but does not list ``self.model``.
-        """
+        ``error`` is also set when it answers but does not list ``self.model``. While a
+        request of Docent's is in flight to a one-at-a-time server, nothing is sent: the
+        request shows the server is alive, and the last listing stands."""
+        if not self.line.may_ask:
+            return self._vouched()
         try:
-            async with asyncio.timeout(HEALTH_TIMEOUT):
-                with wire_errors(self.host, self.model):
-                    response = await self._client.get("/models")
+            async with asyncio.timeout(2 * HEALTH_TIMEOUT), self.line.turn():
+                response = await self._client.get("/models", timeout=HEALTH_TIMEOUT)
+        except httpx.ReadTimeout:
+            return self._busy_or_slow()
         except TimeoutError:
             return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
-        except ServerUnavailable as exc:
-            return self._health(False, error=str(exc))
-        except LLMError as exc:  # connected, then too slow
-            return self._health(True, error=str(exc))
+        except httpx.TransportError as exc:
+            error = transport_error(exc, self.host, self.model)
+            return self._health(not isinstance(error, ServerUnavailable), error=str(error))
         if response.status_code >= 400:
             refused = refusal(response.status_code, response.text, self.host, "/models")
             return self._health(True, error=str(refused))
         try:
-            models = [str(card["id"]) for card in response.json()["data"]]
+            cards = response.json()["data"]
+            models = [str(card["id"]) for card in cards]
         except (ValueError, KeyError, TypeError) as exc:
             return self._health(False, error=words.not_openai(self.host, exc))
-        if any(same_model(name, self.model) for name in models):
-            return self._health(True, models=models)
-        missing = ModelNotLoaded(self.host, self.model, models)
-        return self._health(True, models=models, error=str(missing))
+        owners = {str(card.get("owned_by", "")).lower() for card in cards if isinstance(card, dict)}
+        self.line.side_by_side = bool(owners & set(SIDE_BY_SIDE))
+        self._listed = models
+        return self._vouched()
 
     def use(self, model: str) -> None:
         """Answer with ``model`` from the next call on."""
@@ -157,7 +198,30 @@ class OpenAIChat:
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""
+        await self.line.aclose()
         await self._client.aclose()
+
+    # -- health ------------------------------------------------------------------------
+
+    def _vouched(self) -> Health:
+        """Reachable, with the last listing (or, before any, the model Docent asks for)."""
+        models = self._listed if self._listed is not None else [self.model]
+        if any(same_model(name, self.model) for name in models):
+            return self._health(True, models=models)
+        missing = ModelNotLoaded(self.host, self.model, models)
+        return self._health(True, models=models, error=str(missing))
+
+    def _busy_or_slow(self) -> Health:
+        # Connected, then silent. A one-at-a-time server that listed its models before is
+        # busy (with another app's request, or one Docent gave up on): it is not down.
+        if self._listed is not None and not self.line.side_by_side:
+            return self._vouched()
+        return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
+
+    def _health(
+        self, reachable: bool, *, models: list[str] | None = None, error: str | None = None
+    ) -> Health:
+        return Health(reachable, self.host, models or [], error, api="openai")
 
     # -- the wire ----------------------------------------------------------------------
 
@@ -167,53 +231,74 @@ class OpenAIChat:
             body["max_tokens"] = self.max_tokens
         return body
 
-    def _response_format(self, schema: dict[str, Any] | None) -> dict[str, Any] | None:
-        mode = self._json_modes[0]
-        if mode == "json_schema":
-            # A schema-less call still wants an object; `strict` is left out, as OpenAI's
-            # strict mode demands schema features the others don't check.
-            return {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": schema or {"type": "object"}},
-            }
-        return {"type": mode} if mode else None
+    async def _json_reply(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """The reply's JSON object, asked for in the best way the server takes.
 
-    async def _post(
-        self,
-        body: dict[str, Any],
-        *,
-        json_reply: bool = False,
-        schema: dict[str, Any] | None = None,
-    ) -> httpx.Response:
+        When a step down brings no JSON either, the first refusal is what went wrong."""
+        body = self._body(messages, stream=False)
+        modes = [m for m in JSON_MODES[self._json_from :] if schema or m != "json_object+schema"]
+        refused: LLMError | None = None
+        for mode in modes:
+            body["response_format"] = response_format(mode, schema)
+            with wire_errors(self.host, self.model):
+                response = await self._post(body, refusals=True)
+                try:
+                    raw = await response.aread()
+                finally:
+                    await response.aclose()
+            if response.status_code >= 400:
+                error = await self._error(response.status_code, raw.decode("utf-8", "replace"))
+                if response.status_code in NOT_ABOUT_JSON or mode == modes[-1]:
+                    raise refused or error
+                refused = refused or error
+                continue
+            self.line.heard()
+            try:
+                content = str(json.loads(raw)["choices"][0]["message"]["content"] or "")
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                raise LLMError(
+                    f"The model server at {self.host} answered in a shape Docent can't "
+                    f"read: {raw[:200]!r}",
+                    host=self.host,
+                ) from exc
+            try:
+                found = json_object_in(content, self.model, self.host)
+            except LLMError as error:
+                if refused is not None:  # the server's words say more than a reply without JSON
+                    raise refused from error
+                raise
+            self._json_from = JSON_MODES.index(mode)
+            return found
+        raise AssertionError("unreachable: the last mode raises")  # pragma: no cover
+
+    async def _post(self, body: dict[str, Any], *, refusals: bool = False) -> httpx.Response:
         """POST a chat completion and return its (streamed) response once it is a 200,
-        leaving out what the server refuses; an ``LLMError`` saying what went wrong else.
-
-        ``json_reply`` asks for JSON (``schema`` if given) as well as the server can."""
+        leaving out the optional fields the server refuses; an ``LLMError`` saying what went
+        wrong else (``refusals``: return the refusal instead, to be read by the caller)."""
         while True:
-            if json_reply:
-                body["response_format"] = self._response_format(schema)
             body = {k: v for k, v in body.items() if v is not None and k not in self._refused}
             request = self._client.build_request("POST", "/chat/completions", json=body)
             response = await self._client.send(request, stream=True)
             if response.status_code < 400:
                 return response
             try:
-                text = (await response.aread()).decode("utf-8", "replace")
+                raw = await response.aread()
             finally:
                 await response.aclose()
-            if not self._give_up_what_was_refused(body, response.status_code, text):
-                raise await self._error(response.status_code, text)
+            text = raw.decode("utf-8", "replace")
+            if self._give_up_what_was_refused(body, response.status_code, text):
+                continue
+            if refusals:
+                return response
+            raise await self._error(response.status_code, text)
 
     def _give_up_what_was_refused(self, body: dict[str, Any], status: int, text: str) -> bool:
-        """Step down from a field of ``body`` the server's 400 names; False if none."""
+        """Leave out for good an optional field of ``body`` the server's 400 names."""
         if status not in (400, 422):
             return False
         said = words.said(text).lower()
-        if "response_format" in body and any(
-            name in said for name in ("response_format", "json_schema", "json_object")
-        ):
-            self._json_modes.pop(0)  # never past None: None sends no response_format
-            return True
         for name in OPTIONAL_FIELDS:
             if name in body and name in said:
                 self._refused.add(name)
@@ -222,11 +307,11 @@ class OpenAIChat:
 
     async def _error(self, status: int, text: str) -> LLMError:
         if says_model_missing(status, text):
-            health = await self.health()  # which models it has, for the message
-            return ModelNotLoaded(self.host, self.model, health.models)
+            loaded = self._listed or []
+            try:  # which models it has now, for the message; the line is already ours
+                listing = await self._client.get("/models", timeout=HEALTH_TIMEOUT)
+                loaded = [str(card["id"]) for card in listing.json()["data"]]
+            except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                pass
+            return ModelNotLoaded(self.host, self.model, loaded)
         return refusal(status, text, self.host, "/chat/completions")
-
-    def _health(
-        self, reachable: bool, *, models: list[str] | None = None, error: str | None = None
-    ) -> Health:
-        return Health(reachable, self.host, models or [], error, api="openai")

@@ -1,5 +1,5 @@
-"""What every OpenAI-compatible adapter shares: the typed errors, reading a server's
-refusal, server-sent events, and JSON found in a reply's text.
+"""What every OpenAI-compatible adapter shares: the ways of asking for JSON, the typed
+errors, reading a server's refusal, server-sent events.
 
 The servers (LM Studio, llama.cpp's llama-server, vLLM, LocalAI, Jan) agree on the
 endpoints but not on the details: each words its errors its own way, and not all of them
@@ -10,7 +10,6 @@ what it means.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,7 +17,15 @@ from typing import Any
 import httpx
 
 from models import openai_words as words
-from models.llm import LLMError, parse_json_object
+from models.llm import LLMError
+
+JSON_MODES = ("json_schema", "json_object+schema", "json_object", "text")
+"""How ``complete_json`` asks for JSON, best first. ``json_schema`` constrains the reply
+to the schema (vLLM, llama-server, LM Studio, Ollama's /v1); ``json_object`` with the
+schema beside it constrains it too where the server reads that (llama-cpp-python's server,
+which answers ``json_schema`` with a 500; llama-server); bare ``json_object`` only to JSON
+(LM Studio refuses it with a 400); "text" asks nothing and reads the JSON out of the reply.
+Any refusal moves a call one step down; the first that works is where later calls start."""
 
 
 class ServerUnavailable(LLMError):
@@ -102,26 +109,17 @@ async def server_events(response: httpx.Response, url: str) -> AsyncIterator[dic
             yield chunk
 
 
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
-
-
-def json_object_in(text: str, model: str, url: str) -> dict[str, Any]:
-    """The JSON object a reply holds, as ``parse_json_object`` reads it, also when the
-    model wrapped it (a server without ``response_format`` lets it): a ``<think>`` block
-    first, a Markdown fence around it, or a sentence before or after it."""
-    try:
-        return parse_json_object(text, model, url)
-    except LLMError as error:
-        first = error
-    text = _THINKING.sub("", text).strip()
-    found = _FENCED.search(text)
-    candidates = [found.group(1)] if found else []
-    if "{" in text and "}" in text:
-        candidates.append(text[text.index("{") : text.rindex("}") + 1])
-    for candidate in candidates:
-        try:
-            return parse_json_object(candidate, model, url)
-        except LLMError:
-            continue
-    raise first
+def response_format(mode: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``response_format`` of one of ``JSON_MODES``."""
+    if mode == "json_schema":
+        # A schema-less call still wants an object; `strict` is left out, as OpenAI's
+        # strict mode demands schema features the others don't check.
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": schema or {"type": "object"}},
+        }
+    if mode == "json_object+schema":
+        return {"type": "json_object", "schema": schema}
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return None

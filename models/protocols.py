@@ -28,6 +28,9 @@ class Usage:
 
     prompt_tokens: int | None = None
     answer_tokens: int | None = None
+    hit_limit: bool = False
+    """The reply stopped at the token cap (finish reason 'length'), not where the model
+    meant to end it."""
 
 
 @runtime_checkable
@@ -40,7 +43,10 @@ class ChatModel(Protocol):
     def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as they arrive; fill ``usage`` at the end."""
+        """Yield the answer's text pieces as they arrive; fill ``usage`` at the end.
+
+        A stream the server ends before the model finished raises an ``LLMError`` that says
+        so (``models.answer_end``), as does one with no text at all."""
         ...
 
     async def complete_json(
@@ -52,7 +58,8 @@ class ChatModel(Protocol):
     ) -> dict[str, Any]:
         """Return one reply parsed as a JSON object (Ollama ``format``).
 
-        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on.
+        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on; on a server
+        that answers one request at a time they count from the request's turn.
         """
         ...
 
@@ -66,6 +73,17 @@ class ChatModel(Protocol):
 
     async def aclose(self) -> None:
         """Let go of the connections to the host."""
+        ...
+
+
+@runtime_checkable
+class HearsFromServer(Protocol):
+    """A chat model that knows when its server last answered a request in full: a health
+    reading as good as any."""
+
+    @property
+    def heard_at(self) -> float | None:
+        """``time.monotonic()`` of the server's last whole answer; None before the first."""
         ...
 
 

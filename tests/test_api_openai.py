@@ -8,7 +8,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from models.llm import OllamaChat
+from models.ollama_chat import OllamaChat
 from tests.api_app import api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import FakeOllamaServer

@@ -15,7 +15,7 @@ from app.settings import Settings
 from app.token import load_or_create_token
 from ingest.loaders import NOT_A_PDF
 from models.embeddings import MODEL_NAME
-from models.llm import OllamaChat
+from models.ollama_chat import OllamaChat
 from tests.fakes.ollama_server import FakeOllamaServer, unused_url
 from tests.pdfs import make_pdf
 from tests.running import run_py

@@ -6,15 +6,16 @@ import httpx
 import ollama
 import pytest
 
+from models.answer_end import AnswerCutShort, EmptyAnswer
 from models.llm import (
     LLMError,
     ModelNotFound,
-    OllamaChat,
     OllamaUnavailable,
     same_model,
     to_llm_error,
 )
-from models.protocols import ChatModel
+from models.ollama_chat import OllamaChat
+from models.protocols import ChatModel, Usage
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.ollama_server import unused_url
 
@@ -287,3 +288,31 @@ async def test_fake_chat_model_can_fail_mid_stream():
         async for piece in fake.stream_chat(USER):
             pieces.append(piece)
     assert pieces == ["Half", " an"]
+
+
+async def test_a_stream_that_ends_early_or_empty_says_so(chat, ollama_server):
+    ollama_server.enqueue_reply("The rivers are", ending="none")
+    with pytest.raises(AnswerCutShort, match="ended the answer after 14 characters"):
+        await collect(chat)
+    ollama_server.enqueue_reply("The rivers are", ending="drop")
+    with pytest.raises(AnswerCutShort, match="broke part-way through the answer"):
+        await collect(chat)
+    ollama_server.enqueue_reply("")
+    with pytest.raises(EmptyAnswer, match="finished without writing anything"):
+        await collect(chat)
+    ollama_server.enqueue_reply("The rivers are long", ending="length")
+    usage = Usage()
+    assert "".join([p async for p in chat.stream_chat(USER, usage)]) == "The rivers are long"
+    assert usage.hit_limit
+
+
+async def test_an_ollama_that_refuses_a_schema_is_asked_in_json_mode_from_then_on(
+    chat, ollama_server
+):
+    ollama_server.takes_schemas = False  # an Ollama older than 0.5
+    schema = {"type": "object", "properties": {"route": {"type": "string"}}}
+    ollama_server.enqueue_json({"route": "chat"})
+    ollama_server.enqueue_json({"route": "documents"})
+    assert await chat.complete_json(USER, schema) == {"route": "chat"}
+    assert await chat.complete_json(USER, schema) == {"route": "documents"}
+    assert [body["format"] for body in ollama_server.chat_requests()] == [schema, "json", "json"]

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from models.llm import LLMError, OllamaChat
+from models.llm import LLMError
+from models.ollama_chat import OllamaChat
 from models.protocols import Usage
 from tests.fakes.ollama_server import FakeOllamaServer, count_tokens
 

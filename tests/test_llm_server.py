@@ -96,7 +96,7 @@ async def test_a_turn_over_the_api_streams_from_the_server_and_routes_by_its_jso
         assert [json_kind(b) for b in routes] == ["json_schema"]
         assert routes[0]["response_format"]["json_schema"]["schema"] == prompts.ROUTE_SCHEMA
     else:  # stepped down once, then read the JSON out of the fenced text
-        assert [json_kind(b) for b in routes] == ["json_schema", "json_object", None]
+        assert [json_kind(b) for b in routes] == ["json_schema", "json_object", "json_object", None]
     (answer,) = [b for b in server.chat_requests() if kind_of(b) == "answer"]
     assert answer["stream"] is True and answer["stream_options"] == {"include_usage": True}
     assert answer["max_tokens"] == container.deps.options.answer_tokens

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from models.llm import LLMError
+from models.llm import LLMError, json_object_in
 from models.openai_chat import OpenAIChat
-from models.openai_wire import ModelNotLoaded, ServerUnavailable, json_object_in
+from models.openai_wire import ModelNotLoaded, ServerUnavailable
 from models.protocols import ChatModel, PullsModels, Usage
 from tests.fakes.ollama_server import unused_url
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -77,8 +77,16 @@ async def test_a_refused_response_format_steps_down_and_the_json_is_read_from_th
     server.response_formats = set()  # an older llama-server: no JSON modes at all
     server.enqueue_reply('Sure! Here it is:\n```json\n{"route": "chat"}\n```')
     assert await chat.complete_json(ASK, SCHEMA) == {"route": "chat"}
-    kinds = [(r.get("response_format") or {}).get("type") for r in server.chat_requests()]
-    assert kinds == ["json_schema", "json_object", None]
+    asked = [r.get("response_format") for r in server.chat_requests()]
+    assert [(f or {}).get("type") for f in asked] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+        None,
+    ]
+    assert asked[1] == {"type": "json_object", "schema": SCHEMA} and asked[2] == {
+        "type": "json_object"
+    }
     # The adapter remembers: the next call asks without response_format at once.
     server.enqueue_reply('<think>Greeting {maybe}.</think>{"route": "chat"}')
     assert await chat.complete_json(ASK, SCHEMA) == {"route": "chat"}

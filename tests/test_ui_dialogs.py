@@ -15,7 +15,7 @@ from PIL import Image
 from app.api import new_access
 from app.container import Container
 from app.settings import Settings
-from models.llm import OllamaChat
+from models.ollama_chat import OllamaChat
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import FakeOllamaServer

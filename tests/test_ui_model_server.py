@@ -20,7 +20,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ollama_server import unused_url
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.running import eventually
-from tests.ui_parts import contents, text_of
+from tests.ui_parts import answer_shows, contents, text_of
 from ui.page import chat_page
 
 
@@ -107,3 +107,23 @@ async def test_the_settings_dialog_switches_the_server_after_a_restart(
     # The next start, with nothing set on its command line, speaks to Ollama.
     again = with_saved(Settings(data_dir=tmp_path / "data"))
     assert (again.llm_api, again.chat_url) == ("ollama", again.ollama_host)
+
+
+async def test_an_answer_the_server_ended_early_says_so_in_the_window(
+    user: User, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(["qwen2.5-coder-1.5b-instruct"], habits="llama-cpp-python") as llama:
+        llama.enqueue_reply("Hello! I can help with", ending="done")
+        app = await window(tmp_path, llama.url, "qwen2.5-coder-1.5b-instruct")
+        try:
+            await user.open("/")
+            user.find(marker="message-input").type("hello, what can you do?")
+            user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
+            await eventually(
+                lambda: answer_shows(user, "The answer was cut off"), what="the explanation"
+            )
+            shown = " ".join(text_of(contents(user, "answer")[-1]).split())
+        finally:
+            await app.stop()
+    assert shown.startswith("Hello! I can help with (The answer was cut off: The model server")
+    assert "ended the answer after 22 characters" in shown and "Ask again." in shown

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.settings import Settings
 from graph.options import TurnOptions
-from models.llm import OllamaChat
+from models.ollama_chat import OllamaChat
 from models.openai_chat import OpenAIChat
 from models.protocols import ChatModel
 

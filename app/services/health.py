@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from models.llm import ModelNotFound, OllamaUnavailable, same_model
-from models.protocols import ChatModel, Health, Reranker
+from models.protocols import ChatModel, Health, HearsFromServer, Reranker
 
 log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 15.0
-"""How often the one shared check asks the model server while all is well."""
+"""How soon the one shared check asks the model server again while all is well..."""
+
+MOST_CHECK_SECONDS = 120.0
+"""...waiting twice as long after each check that changed nothing, up to this."""
 
 RETRY_SECONDS = 5.0
-"""How often it asks while something is wrong, so a fix shows up soon."""
+"""How soon it asks again while something is wrong, so a fix shows up soon..."""
+
+MOST_RETRY_SECONDS = 30.0
+"""...and up to this while the same thing stays wrong."""
 
 
 @dataclass(frozen=True)
@@ -51,12 +58,30 @@ class HealthReport:
     problems: list[Problem] = field(default_factory=list)
 
 
+def next_wait(waited: float | None, report: HealthReport, changed: bool) -> float:
+    """Seconds until the next check: the first interval after a change (or the first
+    check), twice the last one while nothing changes, up to a ceiling."""
+    first, most = (
+        (RETRY_SECONDS, MOST_RETRY_SECONDS)
+        if report.problems
+        else (CHECK_SECONDS, MOST_CHECK_SECONDS)
+    )
+    if waited is None or changed:
+        return first
+    return min(max(waited * 2, first), most)
+
+
 Listener = Callable[[HealthReport], None]
 
 
 class HealthMonitor:
     """Asks the chat server now and then (one loop for the whole app) and tells listeners
-    on change."""
+    on change.
+
+    It asks less often while nothing changes (``next_wait``), and not at all when the
+    server has answered a request in full since the last check: that answer is as good a
+    reading. The adapter itself sends nothing while a request of Docent's is in flight to
+    a server that serves one at a time (models/server_line.py)."""
 
     def __init__(self, llm: ChatModel, reranker: Reranker | None = None) -> None:
         self._llm = llm
@@ -66,6 +91,10 @@ class HealthMonitor:
         self.report = HealthReport()
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._heard = llm if isinstance(llm, HearsFromServer) else None
+        self._health: Health | None = None
+        """The last reading of the server, republished when the server was heard since."""
+        self._checked_at = 0.0
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
@@ -74,7 +103,21 @@ class HealthMonitor:
 
     async def check_now(self) -> HealthReport:
         """Ask right away (the banner's Retry), publish the result and return it."""
-        health = await self._llm.health()
+        self._checked_at = time.monotonic()
+        self._health = await self._llm.health()
+        return self._publish(self._health)
+
+    async def check_due(self) -> HealthReport:
+        """The timer's check: ask the server, unless it answered a request in full since
+        the last check while all was well (that answer is as fresh a reading)."""
+        heard = self._heard.heard_at if self._heard is not None else None
+        fresh = heard is not None and heard > self._checked_at
+        if fresh and self._health is not None and not self.report.problems:
+            self._checked_at = time.monotonic()
+            return self._publish(self._health)  # the reranker's part may have changed
+        return await self.check_now()
+
+    def _publish(self, health: Health) -> HealthReport:
         problems = []
         if chatting := chat_problem(health, self._llm.model):
             problems.append(chatting)
@@ -105,13 +148,17 @@ class HealthMonitor:
             self._task = None
 
     async def _loop(self) -> None:
+        wait: float | None = None
+        poked = True
         while True:
-            await self.check_now()
-            wait = RETRY_SECONDS if self.report.problems else CHECK_SECONDS
+            before = self.report
+            await (self.check_now() if poked else self.check_due())
+            wait = next_wait(wait, self.report, poked or self.report != before)
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                poked = True
             except TimeoutError:
-                pass
+                poked = False
             self._wake.clear()
 
     def poke(self) -> None:

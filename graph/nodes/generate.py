@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -202,7 +202,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
                 live.wrote(piece)
     except LLMError as error:
         failure = error
-        tail = f"\n\n*(The answer was cut off: {error})*" if streamed else _degraded(error, sources)
+        tail = prompts.ANSWER_CUT_OFF.format(error=error) if streamed else _degraded(error, sources)
         answer.say(tail)
     except BaseException:  # stopped: nothing waits for the check any more
         if live is not None:
@@ -216,6 +216,10 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         live.cancel()  # a cut-off answer is not checked
     elif found_nothing:
         checked = CheckedAnswer(checked.text, searched=await nothing_found(state, context.search))
+    if usage.hit_limit and failure is None:
+        # Told after the check, so that it is not read as a sentence of the answer.
+        answer.say(prompts.ANSWER_AT_LIMIT)
+        checked = replace(checked, text=checked.text + prompts.ANSWER_AT_LIMIT)
     return _finish(state, context, answer, prompt, usage, failure, checked)
 
 

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from tests.fakes.http_base import FakeHandler, ServedFake
 
@@ -41,10 +41,16 @@ MESSAGE_OVERHEAD = 4
 """Tokens a chat template adds around each message (role markers), as Llama 3's does."""
 
 
+Ending = Literal["stop", "length", "none", "drop"]
+"""How a scripted streamed reply ends: with its last chunk (``done``, its reason "stop" or
+"length"); without one, the body closed ("none"); or the connection cut ("drop")."""
+
+
 @dataclass
 class _Reply:
     content: str
     delay: float | None = None
+    ending: Ending = "stop"
 
 
 @dataclass
@@ -134,6 +140,9 @@ class FakeOllamaServer(ServedFake):
         """Picks a ``/api/chat`` reply from the request body before the queue is used;
         returning None falls through to the queue. Lets a test answer by the kind of call
         (rewrite, answer, suggestions) whatever their order."""
+        self.takes_schemas = True
+        """Whether ``format`` may be a JSON schema (Ollama 0.5 and later); False answers one
+        with the 400 an older Ollama gives."""
         self._replies: deque[_Reply] = deque()
         self._failures: deque[_Failure] = deque()
         self._lock = threading.Lock()
@@ -145,10 +154,13 @@ class FakeOllamaServer(ServedFake):
 
     # -- scripting -------------------------------------------------------------------
 
-    def enqueue_reply(self, text: str, *, delay: float | None = None) -> None:
-        """Queue the content of a later ``/api/chat`` reply (streamed word by word)."""
+    def enqueue_reply(
+        self, text: str, *, delay: float | None = None, ending: Ending = "stop"
+    ) -> None:
+        """Queue the content of a later ``/api/chat`` reply (streamed word by word), its
+        stream ending as ``ending`` says."""
         with self._lock:
-            self._replies.append(_Reply(text, delay))
+            self._replies.append(_Reply(text, delay, ending))
 
     def enqueue_json(self, obj: Any, *, delay: float | None = None) -> None:
         """Queue a reply whose content is ``obj`` as JSON (for ``format`` requests)."""
@@ -258,6 +270,12 @@ class _Handler(FakeHandler):
         if not self.fake.has_model(model):
             return self._model_missing(model)
         messages = body.get("messages") or []
+        if isinstance(body.get("format"), dict) and not self.fake.takes_schemas:
+            error = (
+                "json: cannot unmarshal object into Go struct field ChatRequest.format of "
+                "type string"
+            )
+            return self._send_json({"error": error}, 400)
         reply = self.fake._next_reply(body, json_mode="format" in body)
         delay = self.fake.token_delay if reply.delay is None else reply.delay
         tokens = split_tokens(reply.content)
@@ -294,8 +312,13 @@ class _Handler(FakeHandler):
             }
             if not lines(chunk):
                 return
-        final.update(created_at=_now(), **_durations(started))
-        lines(final)
+        if reply.ending == "drop":  # Ollama's runner died mid-answer
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if reply.ending != "none":
+            final.update(created_at=_now(), done_reason=reply.ending, **_durations(started))
+            lines(final)
         self._end_stream()
 
     def _embed(self, body: dict[str, Any]) -> None:
