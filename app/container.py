@@ -31,8 +31,9 @@ from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.whole.notes import SectionNotes
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import PLACES, Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
@@ -95,7 +96,7 @@ class Container:
         self.events = EventBus()
         collections = open_collections(
             settings,
-            make_chroma_client(settings.data_dir, settings.chroma_url),
+            open_chroma(settings.data_dir, settings.chroma_url),
             self.registry,
             self.events,
             embedder or embedder_factory(settings),

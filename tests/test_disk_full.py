@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.services.documents import NoSpace
-from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
+from ingest.disk import DiskFull, can_write, is_disk_full
 from tests.api_app import api_app, error_code
 from tests.running import RunningApp, eventually
 from tests.small_disk import small_disk

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from app.api.guard import is_api_path
-from ingest.pipeline.disk import is_disk_full
+from ingest.disk import is_disk_full
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 

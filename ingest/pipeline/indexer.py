@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ingest.disk import DiskFull, can_write, is_disk_full
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
@@ -35,7 +36,6 @@ from ingest.loaders import needs_ocr
 from ingest.loaders.errors import OLD_SCANNED
 from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled, ParserPool
-from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
 from ingest.pipeline.process import Busy, Outcome, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
