@@ -16,7 +16,10 @@ import pytest
 
 from app.services.documents import NoSpace
 from ingest.disk import DiskFull, can_write, is_disk_full
+from ingest.index.keyword.index import KeywordIndex
+from ingest.types import Chunk
 from tests.api_app import api_app, error_code
+from tests.fakes.search import make_chunk
 from tests.running import RunningApp, eventually
 from tests.small_disk import small_disk
 
@@ -162,3 +165,40 @@ async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> 
         response = await app.client.get("/api/sessions")
         assert response.status_code == 507 and error_code(response) == "disk_full"
         assert str(app.container.settings.data_dir) in response.json()["error"]["message"]
+
+
+class Library:
+    """What the keyword index catches up with: documents and their chunks."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    def document_ids(self) -> set[str]:
+        return set(self.texts)
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        return [make_chunk(f"{doc_id}.md", None, self.texts[doc_id], doc_id=doc_id)]
+
+
+def test_the_keyword_index_on_a_full_disk_refuses_first_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    texts = {"a": "otters hold hands", "b": "walruses sunbathe", "c": "puffins nest"}
+    with small_disk(tmp_path / "small", 16) as disk:
+        folder = disk.path / "keyword"
+        index = KeywordIndex(folder)
+        index.replace_document("a", Library(texts).document_chunks("a"))
+        disk.fill(leave=64 << 10)
+        with pytest.raises(DiskFull):
+            index.replace_document("b", Library(texts).document_chunks("b"))
+        assert index.document_ids() == {"a"}  # refused before anything changed
+        # A write that does not ask first (catching up with the store at start) fails
+        # half way; what it added stays in memory, to be written by the next write.
+        disk.fill()
+        with pytest.raises(OSError) as failed:
+            index.catch_up(Library({"a": texts["a"], "c": texts["c"]}))
+        assert is_disk_full(failed.value)
+        disk.free()
+        index.replace_document("b", Library(texts).document_chunks("b"))
+        assert KeywordIndex(folder).document_ids() == {"a", "b", "c"}  # as read from disk
+        assert [hit.doc_id for hit in KeywordIndex(folder).search("puffins").top(3)] == ["c"]
