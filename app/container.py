@@ -233,7 +233,10 @@ class Container:
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
         self.status.follow(
-            embed_model=lambda: self.embedder.name, queued=lambda: self.indexer.queued
+            embed_model=lambda: self.embedder.name,
+            queued=lambda: self.indexer.queued,
+            waiting_for_space=lambda: len(self.indexer.waiting_for_space),
+            disk_full=lambda: self.indexer.disk_full,
         )
         self._prepare_reranker(self.settings.rerank_download)
         if not self.index_lock.acquire():

@@ -120,4 +120,6 @@ def can_write(folder: Path, size: int = 1 << 20) -> bool:
 
 def _mb(size: int) -> str:
     mb = size / (1 << 20)
+    if mb < 1:
+        return f"{size >> 10} kB"
     return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB"

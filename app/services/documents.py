@@ -243,6 +243,11 @@ class DocumentService:
         """Files and chunks done of the current batch, with rate and ETA."""
         return self.indexer.events.library()
 
+    def disk_full(self) -> DiskFull | None:
+        """Why indexing waits for disk space, naming the disk and the fix; None when it
+        has room."""
+        return self.indexer.disk_full
+
     # -- changing --------------------------------------------------------------------
 
     async def add(

@@ -17,7 +17,7 @@ with the client closed and opened again in between, in none of 16. So:
   any other call may reach it;
 - calls take turns behind one lock, so that no call slips in between that failure and the
   reopening. They took turns already, since each holds the GIL to its end, so searches
-  lose nothing to it (bench/search_latency.py).
+  lose nothing to it (bench/search_latency.py, see docs/disk-full.md).
 
 A Chroma server (``DOCENT_CHROMA_URL``) writes its own disk in its own process: its calls
 take turns too, but are neither checked for room nor reopened here.
