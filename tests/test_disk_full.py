@@ -14,11 +14,15 @@ from typing import Any
 
 import pytest
 
+from app.container import Container
 from app.services.documents import NoSpace
+from app.settings import Settings
 from ingest.disk import DiskFull, can_write, is_disk_full
 from ingest.index.keyword.index import KeywordIndex
 from ingest.types import Chunk
 from tests.api_app import api_app, error_code
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import GatedEmbedder
 from tests.fakes.search import make_chunk
 from tests.running import RunningApp, eventually
 from tests.small_disk import small_disk
@@ -152,6 +156,45 @@ async def test_files_that_arrive_while_the_data_dir_is_full_are_indexed_later(
             await eventually(indexed, timeout=60, what="every log indexed once space returned")
             found = await listed(app)
             assert not [d for d in found.values() if d["status"] == "error"], found
+
+
+async def test_a_file_that_meets_a_full_disk_half_way_stops_embedding_and_waits(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    with small_disk(tmp_path / "data", 64) as disk:
+        settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
+        embedder = GatedEmbedder()
+        container = Container(settings, llm=FakeChatModel(), embedder=embedder)
+        container.indexer.space_retry_seconds = 0.2
+        await container.start(watch=False)
+        try:
+            embedder.hold()
+            tides = "".join(f"Tide {n} stood at {n % 300} cm by the pier.\n" for n in range(6_000))
+            (docs / "tides.md").write_text(tides)
+            container.indexer.enqueue(docs / "tides.md")
+            await eventually(lambda: embedder.waiting >= 1, what="the first batch embedding")
+            disk.fill(leave=64 << 10)
+            embedder.open()
+
+            def waiting() -> bool:
+                return container.indexer.waiting_for_space == ["tides.md"]
+
+            await eventually(waiting, timeout=30, what="tides.md waiting for space")
+            embedded = sum(len(call) for call in embedder.calls)
+            chunks = len(tides) // 200
+            assert embedded < chunks / 4, (embedded, chunks)  # it stopped, not read it all
+            disk.free()
+
+            def ready() -> bool:
+                statuses = {d.path: d.status for d in container.documents.list()}
+                return statuses.get("tides.md") == "ready"
+
+            await eventually(ready, timeout=60, what="tides.md indexed once there was room")
+        finally:
+            embedder.open()
+            await container.stop()
 
 
 async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> None:

@@ -121,6 +121,12 @@ class ChromaCalls:
         with self._lock:
             return call(self._live())
 
+    def check_room(self, records: int) -> None:
+        """Raise DiskFull if the disk has no room for a write of ``records`` records now
+        (a file that could not write what it embeds stops embedding)."""
+        if self.disk is not None:
+            ensure_room(self.disk, records * BYTES_PER_RECORD)
+
     def write(self, call: Callable[[Client], T], *, records: int = 0) -> T:
         """``call(client)`` for a write of ``records`` records, once the disk has room for
         it; raises DiskFull, and Chroma never sees the write, when it has not."""

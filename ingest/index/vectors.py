@@ -309,7 +309,10 @@ class ChromaStore:
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Keep these chunks for the next ``flush``, which writes several files' at once."""
+        """Keep these chunks for the next ``flush``, which writes several files' at once;
+        raises DiskFull when the disk has no room for them (the file waits, embedding no
+        more than it can write)."""
+        self.chroma.check_room(len(chunks))
         with self._holding:
             self._held.append((doc_id, _records(doc_id, chunks, vectors)))
 
