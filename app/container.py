@@ -31,8 +31,9 @@ from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.whole.notes import SectionNotes
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.ocr.types import ReaderFactory
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import PLACES, Indexer
@@ -98,7 +99,7 @@ class Container:
         self.events = EventBus()
         collections = open_collections(
             settings,
-            make_chroma_client(settings.data_dir, settings.chroma_url),
+            open_chroma(settings.data_dir, settings.chroma_url),
             self.registry,
             self.events,
             embedder or embedder_factory(settings),
@@ -239,7 +240,10 @@ class Container:
             suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
         )
         self.status.follow(
-            embed_model=lambda: self.embedder.name, queued=lambda: self.indexer.queued
+            embed_model=lambda: self.embedder.name,
+            queued=lambda: self.indexer.queued,
+            waiting_for_space=lambda: len(self.indexer.waiting_for_space),
+            disk_full=lambda: self.indexer.disk_full,
         )
         self._prepare_reranker(self.settings.rerank_download)
         if not self.index_lock.acquire():

@@ -16,6 +16,7 @@ from app.services.embedders import embedder_name
 from app.services.preferences import with_saved
 from app.services.status import StatusService
 from app.settings import Settings
+from ingest.disk import short_of_room
 from ingest.index.registry import Registry
 from models.protocols import ChatModel
 
@@ -44,6 +45,7 @@ def open_core(settings: Settings, *, llm: ChatModel | None = None) -> Core:
         chat.health,
         chat_model=lambda: chat.model,
         embed_model=lambda: embedder_name(settings),
+        disk_full=lambda: short_of_room(settings.data_dir),
         starting=True,
     )
     return Core(settings, token, registry, chat, status)

@@ -33,7 +33,8 @@ import asyncio, json, sys
 from pathlib import Path
 from ingest.pipeline.indexer import Indexer
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.chroma_calls import open_chroma
+from ingest.index.vectors import ChromaStore
 from tests.fakes.embedder import FakeEmbedder
 
 def kb(field):
@@ -44,7 +45,7 @@ def kb(field):
 docs, data = Path(sys.argv[1]), Path(sys.argv[2])
 registry = Registry(data / "docent.db")
 embedder = FakeEmbedder()
-store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+store = ChromaStore(open_chroma(data), embedder, lookup=registry)
 indexer = Indexer(docs, registry, [store], embedder)
 baseline = kb("VmRSS:")
 with open("/proc/self/clear_refs", "w") as fh:

@@ -63,9 +63,10 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     import resource
 
     from app.collector import settle
+    from ingest.index.chroma_calls import open_chroma
     from ingest.index.keyword.index import KeywordIndex
     from ingest.index.registry import Registry
-    from ingest.index.vectors import ChromaStore, make_chroma_client
+    from ingest.index.vectors import ChromaStore
     from ingest.pipeline.indexer import Indexer
     from ingest.types import DocStatus
     from models.embeddings import MiniLMEmbedder
@@ -78,7 +79,7 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     registry = Registry(data / "docent.db")
-    store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+    store = ChromaStore(open_chroma(data), embedder, lookup=registry)
     keyword = KeywordIndex(data / "keyword")  # the app writes BM25 beside Chroma
     indexer = Indexer(docs, registry, [store, keyword], embedder)
     settle()  # as `run.py ingest` does

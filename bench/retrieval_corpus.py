@@ -17,9 +17,10 @@ from typing import Any, cast
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.keyword.index import KeywordIndex
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.loaders import UnreadableFile, load
 from ingest.pipeline.chunker import chunk_pages
 from ingest.types import Chunk, DocumentVector, Page
@@ -111,7 +112,7 @@ class Indexed:
 
     def __post_init__(self) -> None:
         self.queries = RememberingEmbedder(self.embedder)
-        self.client = make_chroma_client(self.cache / self.name / _slug(self.embedder.name))
+        self.client = open_chroma(self.cache / self.name / _slug(self.embedder.name))
 
     @property
     def store(self) -> ChromaStore:

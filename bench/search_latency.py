@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import httpx
 import numpy as np
@@ -42,8 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.container import Container  # noqa: E402
 from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from ingest.index.chroma_calls import open_chroma  # noqa: E402
 from ingest.index.keyword.index import KeywordIndex  # noqa: E402
-from ingest.index.vectors import TEXT_KEY, ChromaStore, make_chroma_client  # noqa: E402
+from ingest.index.vectors import TEXT_KEY, ChromaStore  # noqa: E402
 from ingest.keys import chunk_id, content_key  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 
@@ -91,7 +92,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     pool = sentences()
     rng = random.Random(size)
     vectors = np.random.default_rng(size)
-    collection = container.store._collection
+    store = container.store
     ids: list[str] = []
     metas: list[dict[str, Any]] = []
     keys: list[str] = []
@@ -118,16 +119,20 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
         if len(ids) >= FILL_BATCH or d == size // PER_DOC - 1:
             unit = vectors.standard_normal((len(ids), 384)).astype(np.float32)
             unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-            collection.add(ids=ids, embeddings=cast(Any, unit), metadatas=cast(Any, metas))
+            add(store, store.name, ids=ids, embeddings=unit, metadatas=metas)
             outline = vectors.standard_normal((len(keys), 384)).astype(np.float32)
             outline /= np.linalg.norm(outline, axis=1, keepdims=True)
-            container.store._documents.add(
-                ids=keys, embeddings=cast(Any, outline), metadatas=[{"chunks": PER_DOC}] * len(keys)
-            )
+            add(store, store.documents_name, ids=keys, embeddings=outline,
+                metadatas=[{"chunks": PER_DOC}] * len(keys))  # fmt: skip
             ids, metas, keys = [], [], []
     container.registry.close()
     container.sessions.close()
     (data / "filled").write_text(f"{size} v{VERSION}")
+
+
+def add(store: ChromaStore, collection: str, **records: Any) -> None:
+    """Add records to one of the store's collections directly, past the pipeline."""
+    store.chroma.write(lambda client: client.get_collection(collection).add(**records))
 
 
 def keyword_start_up(data: Path, store: ChromaStore) -> None:
@@ -186,7 +191,7 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
         print(f"\n{size:,} chunks: filled Chroma in {time.perf_counter() - started:.0f} s")
     else:
         print(f"\n{size:,} chunks: reusing {data}")
-    store = ChromaStore(make_chroma_client(data), embedder)
+    store = ChromaStore(open_chroma(data), embedder)
     await asyncio.to_thread(keyword_start_up, data, store)
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     counting = CountingEmbedder(embedder)

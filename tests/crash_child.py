@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import ingest.pipeline.process as pipeline_module
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import Indexer
 from tests.fakes.embedder import FakeEmbedder
@@ -58,7 +59,7 @@ def main() -> None:
     docs = data / "documents"
     registry = Registry(data / "docent.db")
     embedder = LoggingEmbedder(log, data, crash_at)
-    store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+    store = ChromaStore(open_chroma(data), embedder, lookup=registry)
     if crash_at == "load":
         real_open = pipeline_module.open_source
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import ingest.pipeline.process as pipeline_module
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
 from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
@@ -56,7 +57,7 @@ def ingest_parts(tmp_path: Path) -> Iterator[IngestParts]:
     docs = tmp_path / "documents"
     docs.mkdir()
     registry = Registry(tmp_path / "docent.db")
-    client = make_chroma_client(tmp_path)
+    client = open_chroma(tmp_path)
     embedder = FakeEmbedder()
     try:
         yield IngestParts(docs, registry, ChromaStore(client, embedder, lookup=registry), embedder)

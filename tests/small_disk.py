@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,13 +25,14 @@ class SmallDisk:
         self.path = path
         self._filler = path / "filler.bin"
 
-    def fill(self) -> None:
-        """Write until the disk refuses: every later write that needs space fails."""
+    def fill(self, leave: int = 0) -> None:
+        """Write until the disk refuses, or until only ``leave`` bytes are free: a later
+        write that needs more than those fails."""
         fd = os.open(self._filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             for size in (1 << 20, 64 << 10, 4 << 10, 512, 1):
                 try:
-                    while True:
+                    while shutil.disk_usage(self.path).free - size >= leave:
                         os.write(fd, b"\0" * size)
                 except OSError as error:
                     assert error.errno == errno.ENOSPC, error

@@ -125,6 +125,8 @@ async def test_status_reports_index_and_ollama(app: RunningApp) -> None:
         "chunks": status["index"]["chunks"],
         "queued": 0,
         "errors": 0,
+        "waiting_for_space": 0,
+        "disk_full": None,
     }
     assert status["index"]["chunks"] >= 1
     assert status["embed_model"] == "fake-embedder"

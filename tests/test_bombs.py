@@ -78,7 +78,8 @@ from pathlib import Path
 from ingest.pipeline.indexer import Indexer
 from ingest.parsing import ParserPool
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.chroma_calls import open_chroma
+from ingest.index.vectors import ChromaStore
 from tests.fakes.embedder import FakeEmbedder
 from tests.parse_tasks import address_space_mb
 
@@ -90,7 +91,7 @@ def rss_kb(field):
 docs, data, hog = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 registry = Registry(data / "docent.db")
 embedder = FakeEmbedder()
-store = ChromaStore(make_chroma_client(data), embedder, lookup=registry)
+store = ChromaStore(open_chroma(data), embedder, lookup=registry)
 # A pool whose workers may take 48 MB over what they start with, for the file that needs
 # more than that (``hog``); the bombs meet the default limit of a pool of their own.
 probe = ParserPool(size=1)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore, make_chroma_client
+from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.types import DocStatus
@@ -53,7 +54,7 @@ def _embedded(log: Path) -> list[str]:
 
 
 def _stored_texts(data: Path) -> set[str]:
-    client = make_chroma_client(data)
+    client = open_chroma(data)
     try:
         store = ChromaStore(client, FakeEmbedder())
         return set(store.texts())
@@ -95,7 +96,7 @@ async def test_kill_9_mid_ingest_then_restart(tmp_path: Path, crash_at: str) -> 
     again = set(_embedded(tmp_path / "second.jsonl")) & stored
     assert not again, f"{len(again)} stored chunks were embedded again"
     registry = Registry(data / "docent.db")
-    client = make_chroma_client(data)
+    client = open_chroma(data)
     try:
         store = ChromaStore(client, FakeEmbedder(), lookup=registry)
         records = registry.list()

@@ -14,9 +14,16 @@ from typing import Any
 
 import pytest
 
+from app.container import Container
 from app.services.documents import NoSpace
-from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
+from app.settings import Settings
+from ingest.disk import DiskFull, can_write, is_disk_full
+from ingest.index.keyword.index import KeywordIndex
+from ingest.types import Chunk
 from tests.api_app import api_app, error_code
+from tests.fakes.chat import FakeChatModel
+from tests.fakes.embedder import GatedEmbedder
+from tests.fakes.search import make_chunk
 from tests.running import RunningApp, eventually
 from tests.small_disk import small_disk
 
@@ -151,6 +158,45 @@ async def test_files_that_arrive_while_the_data_dir_is_full_are_indexed_later(
             assert not [d for d in found.values() if d["status"] == "error"], found
 
 
+async def test_a_file_that_meets_a_full_disk_half_way_stops_embedding_and_waits(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    with small_disk(tmp_path / "data", 64) as disk:
+        settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
+        embedder = GatedEmbedder()
+        container = Container(settings, llm=FakeChatModel(), embedder=embedder)
+        container.indexer.space_retry_seconds = 0.2
+        await container.start(watch=False)
+        try:
+            embedder.hold()
+            tides = "".join(f"Tide {n} stood at {n % 300} cm by the pier.\n" for n in range(6_000))
+            (docs / "tides.md").write_text(tides)
+            container.indexer.enqueue(docs / "tides.md")
+            await eventually(lambda: embedder.waiting >= 1, what="the first batch embedding")
+            disk.fill(leave=64 << 10)
+            embedder.open()
+
+            def waiting() -> bool:
+                return container.indexer.waiting_for_space == ["tides.md"]
+
+            await eventually(waiting, timeout=30, what="tides.md waiting for space")
+            embedded = sum(len(call) for call in embedder.calls)
+            chunks = len(tides) // 200
+            assert embedded < chunks / 4, (embedded, chunks)  # it stopped, not read it all
+            disk.free()
+
+            def ready() -> bool:
+                statuses = {d.path: d.status for d in container.documents.list()}
+                return statuses.get("tides.md") == "ready"
+
+            await eventually(ready, timeout=60, what="tides.md indexed once there was room")
+        finally:
+            embedder.open()
+            await container.stop()
+
+
 async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> None:
     async with api_app(tmp_path) as app:
         sessions = app.container.sessions
@@ -162,3 +208,40 @@ async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> 
         response = await app.client.get("/api/sessions")
         assert response.status_code == 507 and error_code(response) == "disk_full"
         assert str(app.container.settings.data_dir) in response.json()["error"]["message"]
+
+
+class Library:
+    """What the keyword index catches up with: documents and their chunks."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    def document_ids(self) -> set[str]:
+        return set(self.texts)
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        return [make_chunk(f"{doc_id}.md", None, self.texts[doc_id], doc_id=doc_id)]
+
+
+def test_the_keyword_index_on_a_full_disk_refuses_first_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    texts = {"a": "otters hold hands", "b": "walruses sunbathe", "c": "puffins nest"}
+    with small_disk(tmp_path / "small", 16) as disk:
+        folder = disk.path / "keyword"
+        index = KeywordIndex(folder)
+        index.replace_document("a", Library(texts).document_chunks("a"))
+        disk.fill(leave=64 << 10)
+        with pytest.raises(DiskFull):
+            index.replace_document("b", Library(texts).document_chunks("b"))
+        assert index.document_ids() == {"a"}  # refused before anything changed
+        # A write that does not ask first (catching up with the store at start) fails
+        # half way; what it added stays in memory, to be written by the next write.
+        disk.fill()
+        with pytest.raises(OSError) as failed:
+            index.catch_up(Library({"a": texts["a"], "c": texts["c"]}))
+        assert is_disk_full(failed.value)
+        disk.free()
+        index.replace_document("b", Library(texts).document_chunks("b"))
+        assert KeywordIndex(folder).document_ids() == {"a", "b", "c"}  # as read from disk
+        assert [hit.doc_id for hit in KeywordIndex(folder).search("puffins").top(3)] == ["c"]

@@ -134,7 +134,7 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
 
 
 def collections(app: Container) -> set[str]:
-    return {c.name for c in app.store.client.list_collections()}
+    return app.store.chroma.collection_names()
 
 
 def with_documents(name: str) -> set[str]:
@@ -331,7 +331,7 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     await first.indexer.index_all()
     # Make it the library an older Docent left: vectors of the text alone, in the model's
     # plain collection, and a registry that does not say what its vectors are made from.
-    old = ChromaStore(first.store.client, model, vector_text=1)
+    old = ChromaStore(first.store.chroma, model, vector_text=1)
     for key in first.store.document_ids():
         chunks = first.store.document_chunks(key)
         old.add_chunks(key, chunks, model.embed([c.text for c in chunks]))

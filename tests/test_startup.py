@@ -93,7 +93,14 @@ async def test_status_answers_from_the_light_services_while_the_rest_loads(
             assert early.status_code == 200
             assert early.json()["starting"] is True
             assert early.json()["embed_model"] == "all-MiniLM-L6-v2"
-            assert early.json()["index"] == {"documents": 0, "chunks": 0, "queued": 0, "errors": 0}
+            assert early.json()["index"] == {
+                "documents": 0,
+                "chunks": 0,
+                "queued": 0,
+                "errors": 0,
+                "waiting_for_space": 0,
+                "disk_full": None,
+            }
             documents = asyncio.create_task(client.get("/api/documents"))
             assert (await client.get("/api/status")).json()["starting"] is True
             assert not documents.done() and not services.ready  # this one waits

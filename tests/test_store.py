@@ -7,18 +7,16 @@ from pathlib import Path
 
 import chromadb
 import pytest
-from chromadb.api import ClientAPI
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-from ingest.index.context import document_text
-from ingest.index.vectors import (
-    EMBED_BATCH,
-    TEXT_KEY,
-    ChromaStore,
+from ingest.index.chroma_calls import (
+    ChromaCalls,
     StoreUnavailable,
-    collection_name,
     make_chroma_client,
+    open_chroma,
 )
+from ingest.index.context import document_text
+from ingest.index.vectors import EMBED_BATCH, TEXT_KEY, ChromaStore, collection_name
 from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.search import make_chunk
@@ -35,8 +33,8 @@ def _no_default_embedding_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[ClientAPI]:
-    chroma = make_chroma_client(tmp_path)
+def client(tmp_path: Path) -> Iterator[ChromaCalls]:
+    chroma = open_chroma(tmp_path)
     yield chroma
     chroma.close()
 
@@ -80,14 +78,15 @@ def test_collection_names_follow_chroma_rules(name: str, expected: str) -> None:
     assert collection_name("x" * 600).endswith("-ctx") and len(collection_name("x" * 600)) == 512
 
 
-def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> None:
+def test_collection_is_per_model_and_scores_are_cosine(client: ChromaCalls) -> None:
     embedder = FakeEmbedder(name="model-a")
     a = ChromaStore(client, embedder)
     b = ChromaStore(client, FakeEmbedder(name="model-b"))
     a.replace_document("d1", _chunks("d1", "x.txt", [(None, "apples and pears")]))
 
     assert (a.count(), b.count()) == (1, 0)
-    assert client.get_collection(a.name).metadata == {"embedder": "model-a", "vector_text": 2}
+    collection = client.read(lambda chroma: chroma.get_collection(a.name))
+    assert collection.metadata == {"embedder": "model-a", "vector_text": 2}
 
     query = "apples and plums and figs"
     # The stored vector is of the chunk behind its title ("x: apples and pears").
@@ -98,7 +97,7 @@ def test_collection_is_per_model_and_scores_are_cosine(client: ClientAPI) -> Non
     assert hit.score == pytest.approx(cosine, abs=1e-4)  # l2 would give 2 * cosine - 1
 
 
-def test_search_finds_the_right_chunk_and_page(client: ClientAPI) -> None:
+def test_search_finds_the_right_chunk_and_page(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     store.replace_document(
         "geo",
@@ -124,7 +123,7 @@ def test_search_finds_the_right_chunk_and_page(client: ClientAPI) -> None:
     assert bread.chunk.page is None  # stored as -1, given back as None
 
 
-def test_files_filter_matches_name_or_path(client: ClientAPI) -> None:
+def test_files_filter_matches_name_or_path(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     store.replace_document("a", _chunks("a", "2023/report.pdf", [(1, "quarterly revenue grew")]))
     store.replace_document("b", _chunks("b", "2024/report.pdf", [(1, "quarterly revenue fell")]))
@@ -140,7 +139,7 @@ def test_files_filter_matches_name_or_path(client: ClientAPI) -> None:
     assert store.search("quarterly revenue", files=["nothing.pdf"]) == []
 
 
-def test_replace_document_leaves_no_stale_chunks(client: ClientAPI) -> None:
+def test_replace_document_leaves_no_stale_chunks(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     old = [(1, f"old zebra text number {i}") for i in range(5)]
     store.replace_document("doc", _chunks("doc", "a.pdf", old))
@@ -155,7 +154,7 @@ def test_replace_document_leaves_no_stale_chunks(client: ClientAPI) -> None:
     assert store.document_ids() == {"doc", "other"}
 
 
-def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: ClientAPI) -> None:
+def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: ChromaCalls) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
     total = 2 * EMBED_BATCH + 22
@@ -177,7 +176,7 @@ def test_embeds_in_batches_and_keeps_old_chunks_if_embedding_fails(client: Clien
     assert store.count() == total
 
 
-def test_delete_document_and_ids(client: ClientAPI) -> None:
+def test_delete_document_and_ids(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     store.replace_document("a", _chunks("a", "a.txt", [(None, "one"), (None, "two")]))
     store.replace_document("b", _chunks("b", "b.txt", [(None, "three")]))
@@ -189,7 +188,7 @@ def test_delete_document_and_ids(client: ClientAPI) -> None:
     assert store.count() == 1
 
 
-def test_each_document_has_its_vector_through_edits_and_drop(client: ClientAPI) -> None:
+def test_each_document_has_its_vector_through_edits_and_drop(client: ChromaCalls) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
     chunks = _chunks("a", "leave/parental.md", [(None, "one"), (None, "two")])
@@ -209,11 +208,11 @@ def test_each_document_has_its_vector_through_edits_and_drop(client: ClientAPI) 
     assert store.document_vectors([]) == {}
 
     store.drop()
-    assert client.list_collections() == []
+    assert client.collection_names() == set()
 
 
 def test_documents_stored_without_a_vector_are_filled_from_their_chunks(
-    client: ClientAPI,
+    client: ChromaCalls,
 ) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
@@ -230,7 +229,7 @@ def test_documents_stored_without_a_vector_are_filled_from_their_chunks(
     assert list(filled.vector) == pytest.approx(embedder.embed([document_text(old)])[0], abs=1e-6)
 
 
-def test_empty_store_and_empty_query(client: ClientAPI) -> None:
+def test_empty_store_and_empty_query(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     assert store.search("anything") == []
     store.replace_document("a", _chunks("a", "a.txt", [(None, "words")]))
@@ -238,13 +237,13 @@ def test_empty_store_and_empty_query(client: ClientAPI) -> None:
 
 
 def test_survives_reopen(tmp_path: Path) -> None:
-    first = make_chroma_client(tmp_path)
+    first = open_chroma(tmp_path)
     ChromaStore(first, FakeEmbedder()).replace_document(
         "a", _chunks("a", "kept.txt", [(None, "persistent penguins")])
     )
     first.close()
 
-    second = make_chroma_client(tmp_path)
+    second = open_chroma(tmp_path)
     try:
         hits = ChromaStore(second, FakeEmbedder()).search("penguins", k=1)
         assert hits[0].chunk.path == "kept.txt"
@@ -272,7 +271,7 @@ def test_http_client_settings_are_parsed(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_retrieval_reads_keys_and_cosines_then_vectors_and_texts_by_key(
-    client: ClientAPI,
+    client: ChromaCalls,
 ) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
@@ -296,18 +295,22 @@ def test_retrieval_reads_keys_and_cosines_then_vectors_and_texts_by_key(
     assert (chunk.text, chunk.page, chunk.path) == ("glaciers carve fjords", 2, "geo.pdf")
 
 
-def test_texts_are_kept_out_of_chromas_full_text_index(client: ClientAPI) -> None:
+def test_texts_are_kept_out_of_chromas_full_text_index(client: ChromaCalls) -> None:
     store = ChromaStore(client, FakeEmbedder())
     store.replace_document("a", _chunks("a", "notes.md", [(None, "otters hold hands")]))
 
-    raw = client.get_collection(store.name).get(ids=["a:0"], include=["documents", "metadatas"])
+    raw = client.read(
+        lambda chroma: chroma.get_collection(store.name).get(
+            ids=["a:0"], include=["documents", "metadatas"]
+        )
+    )
     assert raw["documents"] == [None]  # Chroma indexes documents for a search we never run
     assert (raw["metadatas"] or [{}])[0][TEXT_KEY] == "otters hold hands"
     assert store.search("otters", k=1)[0].chunk.text == "otters hold hands"
     assert list(store.texts()) == ["otters hold hands"]
 
 
-def test_a_collection_written_with_documents_still_reads(client: ClientAPI) -> None:
+def test_a_collection_written_with_documents_still_reads(client: ChromaCalls) -> None:
     """Stores written before texts moved to metadata keep them as Chroma documents."""
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
@@ -316,11 +319,13 @@ def test_a_collection_written_with_documents_still_reads(client: ClientAPI) -> N
         "doc_id": "old", "path": old.path, "file": old.file, "page": 3, "index": 0,
         "start": old.start, "end": old.end, "sha256": old.sha256, "heading": "",
     }  # fmt: skip
-    client.get_collection(store.name).add(
-        ids=["old:0"],
-        embeddings=embedder.embed([old.text]),
-        documents=[old.text],
-        metadatas=[meta],
+    client.write(
+        lambda chroma: chroma.get_collection(store.name).add(
+            ids=["old:0"],
+            embeddings=embedder.embed([old.text]),
+            documents=[old.text],
+            metadatas=[meta],
+        )
     )
     store.replace_document("new", _chunks("new", "new.md", [(None, "walruses dive")]))
 
@@ -332,7 +337,7 @@ def test_a_collection_written_with_documents_still_reads(client: ClientAPI) -> N
     assert sorted(store.texts()) == ["walruses dive", "walruses sunbathe"]
 
 
-def test_held_chunks_wait_for_flush_and_a_bad_document_fails_alone(client: ClientAPI) -> None:
+def test_held_chunks_wait_for_flush_and_a_bad_document_fails_alone(client: ChromaCalls) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
     good = _chunks("good", "good.md", [(None, "herons wade"), (None, "herons stand still")])
@@ -348,7 +353,7 @@ def test_held_chunks_wait_for_flush_and_a_bad_document_fails_alone(client: Clien
     assert store.flush() == {}  # nothing is held any more
 
 
-def test_an_interrupted_flush_holds_its_chunks_again(client: ClientAPI) -> None:
+def test_an_interrupted_flush_holds_its_chunks_again(client: ChromaCalls) -> None:
     embedder = FakeEmbedder()
     store = ChromaStore(client, embedder)
     (chunk,) = _chunks("a", "a.md", [(None, "puffins nest")])

@@ -395,6 +395,11 @@ class Library:
             ui.label(progress_line(progress, live_chunks)).classes("text-xs docent-muted").mark(
                 "library-progress-text"
             )
+            full = self.documents.disk_full()
+            if full is not None:  # files wait: say why, and what frees them
+                ui.label(f"Indexing waits. {full}").classes("text-xs text-negative").mark(
+                    "library-disk-full"
+                )
 
     async def reindex(self, doc_id: str | None) -> None:
         with self.anchor:

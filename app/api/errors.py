@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from app.api.guard import is_api_path
 from app.error_text import bounded
-from ingest.pipeline.disk import is_disk_full
+from ingest.disk import is_disk_full
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 PROBLEMS_SHOWN = 5

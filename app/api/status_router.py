@@ -40,6 +40,14 @@ class IndexStatus(BaseModel):
     chunks: int
     queued: int
     errors: int
+    waiting_for_space: int = Field(
+        0, description="Of the files queued, those waiting for the data dir's disk to have room."
+    )
+    disk_full: str | None = Field(
+        None,
+        description="While the data dir's disk is too full to index: why, naming the disk "
+        "and the fix; null while it has room.",
+    )
 
 
 class StatusResponse(BaseModel):
@@ -83,6 +91,8 @@ async def status(service: Annotated[StatusService, Depends(get_status)]) -> Stat
             chunks=found.index.chunks,
             queued=found.index.queued,
             errors=found.index.errors,
+            waiting_for_space=found.index.waiting_for_space,
+            disk_full=found.index.disk_full,
         ),
         embed_model=found.embed_model,
         starting=found.starting,

@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> in
         finally:
             lock.release()
     setup_logging(settings)
-    from ingest.index.vectors import StoreUnavailable
+    from ingest.index.chroma_calls import StoreUnavailable
     from ingest.pipeline.lock import AlreadyIndexing
     from models.embeddings import EmbedderUnavailable
 

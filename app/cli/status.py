@@ -17,6 +17,7 @@ import urllib.request
 from app.instance import read_instance
 from app.services.status import StatusService
 from app.settings import Settings
+from ingest.disk import short_of_room
 from ingest.index.registry import Registry
 from ingest.types import DocStatus
 from models import openai_words as words
@@ -137,6 +138,8 @@ def status(settings: Settings, *, check: bool = False) -> int:
         for state in DocStatus:
             print(f"  {state.value:9} {index.by_status.get(state, 0)}")
         print(f"Chunks: {index.chunks}")
+        if index.disk_full:
+            print(f"Indexing waits: {index.disk_full}")
     else:
         print("  nothing indexed yet: Docent has not run with this data dir")
     print(f"Embedding model: {embed_model_label(settings)}")
@@ -171,4 +174,5 @@ def _service(settings: Settings, registry: Registry) -> StatusService:
         health,
         chat_model=lambda: settings.chat_model,
         embed_model=lambda: embed_model_label(settings),
+        disk_full=lambda: short_of_room(settings.data_dir),
     )

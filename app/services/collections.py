@@ -16,10 +16,9 @@ import json
 import logging
 from dataclasses import dataclass
 
-from chromadb.api import ClientAPI
-
 from app.services.embedders import embedder_from, embedder_spec
 from app.settings import Settings
+from ingest.index.chroma_calls import ChromaCalls
 from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
@@ -37,7 +36,7 @@ class Collections:
     """The collection that answers, every index the pipeline writes, and a switch under way."""
 
     settings: Settings
-    client: ClientAPI
+    chroma: ChromaCalls
     registry: Registry
     events: EventBus
     embedder: Embedder
@@ -50,7 +49,7 @@ class Collections:
 
 def open_collections(
     settings: Settings,
-    client: ClientAPI,
+    chroma: ChromaCalls,
     registry: Registry,
     events: EventBus,
     embedder: Embedder,
@@ -58,8 +57,8 @@ def open_collections(
     previous: Embedder | None = None,
 ) -> Collections:
     """The configured model's collection, or the old model's while a switch resumes."""
-    store = ChromaStore(client, embedder, lookup=registry)
-    found = Collections(settings, client, registry, events, embedder, store, [store], None)
+    store = ChromaStore(chroma, embedder, lookup=registry)
+    found = Collections(settings, chroma, registry, events, embedder, store, [store], None)
     active = registry.state("embedder")
     spec = json.loads(active) if active is not None else {"name": embedder.name}
     same_model = spec["name"] == embedder.name
@@ -67,7 +66,7 @@ def open_collections(
     if same_model and old_text == VECTOR_TEXT_VERSION:
         registry.set_state("embedder", embedder_spec(embedder, settings))
         return found
-    names = {c.name for c in client.list_collections()}
+    names = chroma.collection_names()
     old_name = collection_name(spec["name"], old_text)
     try:
         if old_name not in names:
@@ -77,7 +76,7 @@ def open_collections(
         log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
         registry.set_state("embedder", embedder_spec(embedder, settings))
         return found
-    old = ChromaStore(client, old_embedder, lookup=registry, name=old_name, vector_text=old_text)
+    old = ChromaStore(chroma, old_embedder, lookup=registry, name=old_name, vector_text=old_text)
     store.building = True
     found.store, found.indexes[:] = old, [old, store]  # the old one answers until the swap
     found.switch = ModelSwitch(registry, old, store, events)

@@ -19,12 +19,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ingest.disk import DiskFull, is_disk_full
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
 from ingest.loaders.sheets import SHEET_SUFFIXES
 from ingest.parsing import ParserPool
 from ingest.parsing.tasks import OcrMode, preview_frame
-from ingest.pipeline.disk import DiskFull, is_disk_full
 from ingest.pipeline.folder import inspect, is_ignored, sha256_file
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent, LibraryProgress
@@ -242,6 +242,11 @@ class DocumentService:
     def progress(self) -> LibraryProgress:
         """Files and chunks done of the current batch, with rate and ETA."""
         return self.indexer.events.library()
+
+    def disk_full(self) -> DiskFull | None:
+        """Why indexing waits for disk space, naming the disk and the fix; None when it
+        has room."""
+        return self.indexer.disk_full
 
     # -- changing --------------------------------------------------------------------
 

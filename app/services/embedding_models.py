@@ -80,7 +80,7 @@ class EmbeddingModels:
         factory: Callable[[Settings], Embedder] = build_embedder,
     ) -> None:
         self.settings = collections.settings
-        self.client = collections.client
+        self.chroma = collections.chroma
         self.registry = collections.registry
         self.events = collections.events
         self.factory = factory
@@ -255,7 +255,7 @@ class EmbeddingModels:
                 self._activate(Reader(answering, embedder))
             self.registry.set_state("embedder", embedder_spec(embedder, self.settings))
             return f"Searches use {name}."
-        new = ChromaStore(self.client, embedder, lookup=self.registry)
+        new = ChromaStore(self.chroma, embedder, lookup=self.registry)
         new.building = True
         self.indexes.append(new)
         self.switch = ModelSwitch(self.registry, answering, new, self.events)

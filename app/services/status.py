@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
+from ingest.disk import DiskFull
 from ingest.index.registry import Registry
 from ingest.types import DocStatus
 from models.protocols import Health
@@ -26,6 +27,10 @@ class IndexCounts:
     """Chunks stored, counted once per content (identical files share theirs)."""
     queued: int
     """Files waiting, being indexed, or waiting for disk space (0 when nothing indexes)."""
+    waiting_for_space: int = 0
+    """Of those, the files waiting for the data dir's disk to have room."""
+    disk_full: str | None = None
+    """While the data dir's disk is too full to index: why, naming it and the fix."""
 
     @property
     def documents(self) -> int:
@@ -59,6 +64,7 @@ class StatusService:
         chat_model: Callable[[], str],
         embed_model: Callable[[], str],
         queued: Callable[[], int] = lambda: 0,
+        disk_full: Callable[[], DiskFull | None] = lambda: None,
         starting: bool = False,
     ) -> None:
         self._registry = registry
@@ -66,21 +72,35 @@ class StatusService:
         self._chat_model = chat_model
         self._embed_model = embed_model
         self._queued = queued
+        self._waiting: Callable[[], int] = lambda: 0
+        self._disk_full = disk_full
         self._starting = starting
         """Said until ``follow`` hands the built services' figures over."""
 
-    def follow(self, *, embed_model: Callable[[], str], queued: Callable[[], int]) -> None:
+    def follow(
+        self,
+        *,
+        embed_model: Callable[[], str],
+        queued: Callable[[], int],
+        waiting_for_space: Callable[[], int],
+        disk_full: Callable[[], DiskFull | None],
+    ) -> None:
         """Take the embedding model's name and the queue from the services once built."""
         self._embed_model = embed_model
         self._queued = queued
+        self._waiting = waiting_for_space
+        self._disk_full = disk_full
         self._starting = False
 
     def index(self) -> IndexCounts:
-        """The library's counts, from the registry alone."""
+        """The library's counts, from the registry; files waiting, and why, from the queue."""
+        full = self._disk_full()
         return IndexCounts(
             by_status=self._registry.counts(),
             chunks=self._registry.chunk_total(),
             queued=self._queued(),
+            waiting_for_space=self._waiting(),
+            disk_full=str(full) if full is not None else None,
         )
 
     async def status(self) -> Status:

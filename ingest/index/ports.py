@@ -72,7 +72,8 @@ class VectorIndex(ChunkIndex, Protocol):
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Keep these chunks of ``doc_id`` until the next ``flush`` writes them."""
+        """Keep these chunks of ``doc_id`` until the next ``flush`` writes them; raises
+        DiskFull when the disk has no room for them."""
         ...
 
     def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:

@@ -13,7 +13,9 @@ is re-embedded into it in the background while the old one answers (``ModelSwitc
 
 We always pass embeddings ourselves: collections are created without an embedding
 function, so chromadb never loads (or downloads) its default ONNX model. All methods are
-synchronous and may block; async callers use ``asyncio.to_thread``.
+synchronous and may block; async callers use ``asyncio.to_thread``. Every call into Chroma
+goes through ``ChromaCalls`` (``ingest.index.chroma_calls``): one at a time, and a write
+only when the disk has room for it (DiskFull otherwise).
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
-from typing import Any, Protocol, cast
-from urllib.parse import urlsplit
+from pathlib import PurePosixPath
+from typing import Any, Protocol, TypeVar, cast
 
-import chromadb
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection as ChromaCollection
 
+from ingest.index.chroma_calls import RECORDS_PER_CALL, ChromaCalls
 from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
 from ingest.keys import chunk_id
@@ -39,6 +40,8 @@ from ingest.types import Chunk, DocumentVector, Hit
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 EMBED_BATCH = 512
 """Texts per call to the embedder: large, since the embedder sorts one call's texts by
@@ -59,49 +62,6 @@ _CHUNKS_KEY = "chunks"
 _ID_PAGE = 10_000
 _SLACK = 8
 """Extra results asked of Chroma, so dropping content no path holds still leaves k."""
-
-
-class StoreUnavailable(Exception):
-    """The Chroma server named by the settings cannot be reached."""
-
-
-def _settings(**overrides: Any) -> chromadb.Settings:
-    # chromadb.Settings also reads CHROMA_* variables and a .env file in the working
-    # directory; pinning these here means no environment can turn reporting back on.
-    noop = "chromadb.telemetry.product.posthog.Posthog"  # its capture() does nothing
-    return chromadb.Settings(
-        anonymized_telemetry=False,
-        chroma_product_telemetry_impl=noop,
-        chroma_telemetry_impl=noop,
-        chroma_otel_granularity="none",
-        chroma_otel_collection_endpoint="",
-        allow_reset=False,
-        **overrides,
-    )
-
-
-def make_chroma_client(data_dir: Path, url: str | None = None) -> ClientAPI:
-    """The embedded store in ``data_dir/chroma``, or the Chroma server at ``url``."""
-    if not url:
-        path = data_dir / "chroma"
-        path.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(path), settings=_settings())
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    ssl = parts.scheme == "https"
-    host = parts.hostname or "localhost"
-    port = parts.port or (443 if ssl else 8000)
-    try:
-        return chromadb.HttpClient(
-            host=host,
-            port=port,
-            ssl=ssl,
-            settings=_settings(chroma_server_host=host, chroma_server_http_port=port),
-        )
-    except Exception as exc:  # chromadb raises ValueError on connection failure
-        raise StoreUnavailable(
-            f"Chroma is not reachable at {url} ({exc}). Start the Chroma server, or unset"
-            " DOCENT_CHROMA_URL to use the embedded store."
-        ) from exc
 
 
 def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) -> str:
@@ -207,36 +167,67 @@ class ChromaStore:
 
     def __init__(
         self,
-        client: ClientAPI,
+        chroma: ChromaCalls,
         embedder: Embedder,
         *,
         lookup: KeyLookup | None = None,
         name: str | None = None,
         vector_text: int = VECTOR_TEXT_VERSION,
     ) -> None:
-        self.client = client
+        self.chroma = chroma
         self.embedder = embedder
         self.lookup = lookup
         self.vector_text = vector_text
         """What its vectors are made from (``ingest.index.context.VECTOR_TEXT_VERSION``)."""
         self.name = name or collection_name(embedder.name, vector_text)
-        self._collection = client.get_or_create_collection(
-            name=self.name,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": embedder.name, "vector_text": vector_text},
-            embedding_function=None,
-        )
+        self.documents_name = self.name[: 512 - len(DOCUMENTS_SUFFIX)] + DOCUMENTS_SUFFIX
+        self._opened: tuple[ClientAPI, ChromaCollection, ChromaCollection] | None = None
+        """The client the collections below were opened on, and the collections."""
+        self.chroma.write(self._create)
         # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
         # few records it holds (see ingest.group_commit).
-        self._documents = client.get_or_create_collection(
-            name=self.name[: 512 - len(DOCUMENTS_SUFFIX)] + DOCUMENTS_SUFFIX,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": embedder.name},
-            embedding_function=None,
-        )
-        self.writes = GroupCommit(self._upsert, max(1, min(client.get_max_batch_size(), 1000)))
+        limit = self.chroma.read(lambda client: client.get_max_batch_size())
+        self.writes = GroupCommit(self._upsert, max(1, min(limit, RECORDS_PER_CALL)))
         self._held: list[tuple[str, list[_Record]]] = []
         self._holding = threading.Lock()
+
+    def _create(self, client: ClientAPI) -> None:
+        chunks = client.get_or_create_collection(
+            name=self.name,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedder": self.embedder.name, "vector_text": self.vector_text},
+            embedding_function=None,
+        )
+        documents = client.get_or_create_collection(
+            name=self.documents_name,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedder": self.embedder.name},
+            embedding_function=None,
+        )
+        self._opened = (client, chunks, documents)
+
+    def _collections(self, client: ClientAPI) -> tuple[ChromaCollection, ChromaCollection]:
+        """The chunks' and the documents' collections on ``client``: looked up again once
+        ``ChromaCalls`` opened a new client."""
+        if self._opened is None or self._opened[0] is not client:
+            chunks = client.get_collection(self.name)
+            self._opened = (client, chunks, client.get_collection(self.documents_name))
+        return self._opened[1], self._opened[2]
+
+    def _read(self, call: Callable[[ChromaCollection, ChromaCollection], _T]) -> _T:
+        """``call(chunks, documents)`` through ``ChromaCalls``."""
+        return self.chroma.read(lambda client: call(*self._collections(client)))
+
+    def _get(self, *, documents: bool = False, **query: Any) -> Any:
+        """``get(**query)`` on the chunks' (or the documents') collection."""
+        return self._read(lambda chunks, docs: (docs if documents else chunks).get(**query))
+
+    def _write(
+        self, call: Callable[[ChromaCollection, ChromaCollection], _T], records: int = 0
+    ) -> _T:
+        """``call(chunks, documents)`` for a write of ``records`` records; DiskFull when
+        the disk has no room for it."""
+        return self.chroma.write(lambda client: call(*self._collections(client)), records=records)
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
@@ -257,18 +248,23 @@ class ChromaStore:
 
     def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:
         """Store the document's vector (of ``document_text``) and its number of chunks."""
-        self._documents.upsert(
-            ids=[doc_id],
-            embeddings=cast(Any, [list(vector)]),
-            metadatas=[{_CHUNKS_KEY: chunks}],
+        self._write(
+            lambda _, documents: documents.upsert(
+                ids=[doc_id],
+                embeddings=cast(Any, [list(vector)]),
+                metadatas=[{_CHUNKS_KEY: chunks}],
+            ),
+            records=1,
         )
 
     def document_vectors(self, doc_ids: Collection[str]) -> dict[str, DocumentVector]:
         """The stored vectors of these documents, for those that have one."""
         if not doc_ids:
             return {}
-        page = self._documents.get(
-            ids=sorted(doc_ids), include=cast(Any, ["embeddings", "metadatas"])
+        page = self._read(
+            lambda _, documents: documents.get(
+                ids=sorted(doc_ids), include=cast(Any, ["embeddings", "metadatas"])
+            )
         )
         embeddings = page.get("embeddings")
         if embeddings is None:
@@ -297,7 +293,7 @@ class ChromaStore:
 
     def documents_without_vector(self) -> set[str]:
         """Documents with chunks but no document vector (indexed by an older version)."""
-        have = {doc_id for ids in self._id_pages(self._documents) for doc_id in ids}
+        have = {doc_id for ids in self._id_pages(documents=True) for doc_id in ids}
         return self.document_ids() - have
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
@@ -313,7 +309,10 @@ class ChromaStore:
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Keep these chunks for the next ``flush``, which writes several files' at once."""
+        """Keep these chunks for the next ``flush``, which writes several files' at once;
+        raises DiskFull when the disk has no room for them (the file waits, embedding no
+        more than it can write)."""
+        self.chroma.check_room(len(chunks))
         with self._holding:
             self._held.append((doc_id, _records(doc_id, chunks, vectors)))
 
@@ -332,37 +331,44 @@ class ChromaStore:
         return {doc_id: error for doc_id, error in failed if error is not None}
 
     def _upsert(self, records: Sequence[_Record]) -> None:
-        self._collection.upsert(
-            ids=[r.id for r in records],
-            embeddings=cast(Any, [r.vector for r in records]),
-            metadatas=cast(Any, [{**r.metadata, TEXT_KEY: r.text} for r in records]),
+        self._write(
+            lambda chunks, _: chunks.upsert(
+                ids=[r.id for r in records],
+                embeddings=cast(Any, [r.vector for r in records]),
+                metadatas=cast(Any, [{**r.metadata, TEXT_KEY: r.text} for r in records]),
+            ),
+            records=len(records),
         )
 
     def delete_document(self, doc_id: str) -> None:
         """Remove every chunk of the document and its vector (no error if it has none)."""
-        self._collection.delete(where={"doc_id": doc_id})
-        self._documents.delete(ids=[doc_id])
+
+        def delete(chunks: ChromaCollection, documents: ChromaCollection) -> None:
+            chunks.delete(where={"doc_id": doc_id})
+            documents.delete(ids=[doc_id])
+
+        self._write(delete)
 
     def chunk_indexes(self, doc_id: str) -> set[int]:
         """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
-        found = self._collection.get(where={"doc_id": doc_id}, include=[])
+        found = self._read(lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=[]))
         return {int(cid.rsplit(":", 1)[1]) for cid in found["ids"]}
 
     def chunks_of(self, doc_id: str, batch: int = 64) -> Iterator[list[Chunk]]:
         """Every stored chunk of ``doc_id``, ``batch`` at a time (to copy them elsewhere)."""
-        found = self._collection.get(where={"doc_id": doc_id}, include=["metadatas"])
+        found = self._read(
+            lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=["metadatas"])
+        )
         ids = sorted(found["ids"], key=lambda cid: int(cid.rsplit(":", 1)[1]))
         for start in range(0, len(ids), batch):
-            part = self._collection.get(
-                ids=ids[start : start + batch], include=["documents", "metadatas"]
-            )
+            part = self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
             texts, metas = part["documents"] or [], part["metadatas"] or []
             yield [_chunk(meta, text) for text, meta in zip(texts, metas, strict=True)]
 
     def drop(self) -> None:
         """Delete the whole collection and its document vectors (after a model switch)."""
-        self.client.delete_collection(self.name)
-        self.client.delete_collection(self._documents.name)
+        self.chroma.delete_collection(self.name)
+        self.chroma.delete_collection(self.documents_name)
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
         """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.
@@ -381,11 +387,13 @@ class ChromaStore:
             names = sorted({name.replace("\\", "/") for name in files})
             where = {"$or": [{"file": {"$in": names}}, {"path": {"$in": names}}]}
         vector = self.embedder.embed([query])[0]
-        result = self._collection.query(
-            query_embeddings=cast(Any, [vector]),
-            n_results=k if self.lookup is None else k + _SLACK,
-            where=where,
-            include=cast(Any, ["documents", "metadatas", "distances"]),
+        result = self._read(
+            lambda chunks, _: chunks.query(
+                query_embeddings=cast(Any, [vector]),
+                n_results=k if self.lookup is None else k + _SLACK,
+                where=where,
+                include=cast(Any, ["documents", "metadatas", "distances"]),
+            )
         )
         documents = (result.get("documents") or [[]])[0]
         metadatas = (result.get("metadatas") or [[]])[0]
@@ -420,11 +428,13 @@ class ChromaStore:
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
-        result = self._collection.query(
-            query_embeddings=cast(Any, [list(vector)]),
-            n_results=k,
-            where=where,
-            include=cast(Any, ["distances"]),
+        result = self._read(
+            lambda chunks, _: chunks.query(
+                query_embeddings=cast(Any, [list(vector)]),
+                n_results=k,
+                where=where,
+                include=cast(Any, ["distances"]),
+            )
         )
         ids = (result.get("ids") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
@@ -437,8 +447,10 @@ class ChromaStore:
         """The stored vectors of the chunks with these keys that exist."""
         if not keys:
             return {}
-        page = self._collection.get(
-            ids=[_id(key) for key in keys], include=cast(Any, ["embeddings"])
+        page = self._read(
+            lambda chunks, _: chunks.get(
+                ids=[_id(key) for key in keys], include=cast(Any, ["embeddings"])
+            )
         )
         embeddings = page.get("embeddings")
         if embeddings is None:
@@ -449,8 +461,10 @@ class ChromaStore:
         """The chunks with these (doc id, index) keys that exist."""
         if not keys:
             return []
-        page = self._collection.get(
-            ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
+        page = self._read(
+            lambda chunks, _: chunks.get(
+                ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
+            )
         )
         return [
             _chunk(meta, text)
@@ -459,8 +473,10 @@ class ChromaStore:
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         """Every chunk of one document, in order."""
-        page = self._collection.get(
-            where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
+        page = self._read(
+            lambda chunks, _: chunks.get(
+                where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
+            )
         )
         chunks = [
             _chunk(meta, text)
@@ -470,7 +486,7 @@ class ChromaStore:
 
     def count(self) -> int:
         """How many chunks the collection holds."""
-        return self._collection.count()
+        return self._read(lambda chunks, _: chunks.count())
 
     def chunk_counts(self) -> Counter[str]:
         """How many chunks each stored document has (for the consistency check)."""
@@ -490,18 +506,17 @@ class ChromaStore:
             for document, meta in zip(documents, metadatas, strict=True):
                 yield _chunk(meta, document).text
 
-    def _id_pages(self, collection: ChromaCollection | None = None) -> Iterator[list[str]]:
-        for page in self._pages([], collection):
+    def _id_pages(self, *, documents: bool = False) -> Iterator[list[str]]:
+        for page in self._pages([], documents=documents):
             yield page["ids"]
 
-    def _pages(
-        self, include: list[str], collection: ChromaCollection | None = None
-    ) -> Iterator[Any]:
-        """Every record of ``collection`` (the chunks' by default), a page at a time."""
-        collection = self._collection if collection is None else collection
+    def _pages(self, include: list[str], *, documents: bool = False) -> Iterator[Any]:
+        """Every record of the chunks' (or the documents') collection, a page at a time."""
         offset = 0
         while True:
-            page = collection.get(include=cast(Any, include), limit=_ID_PAGE, offset=offset)
+            page = self._get(
+                documents=documents, include=cast(Any, include), limit=_ID_PAGE, offset=offset
+            )
             yield page
             if len(page["ids"]) < _ID_PAGE:
                 return

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ingest.disk import DiskFull, has_room, is_disk_full, short_of_room
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
@@ -37,7 +38,6 @@ from ingest.loaders import needs_ocr
 from ingest.loaders.errors import OLD_SCANNED
 from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled, ParserPool
-from ingest.pipeline.disk import DiskFull, can_write, is_disk_full
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
 from ingest.pipeline.process import Busy, Outcome, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
@@ -201,6 +201,14 @@ class Indexer:
     def waiting_for_space(self) -> list[str]:
         """Paths that met a full disk; they are queued again once writes succeed."""
         return list(self._no_space)
+
+    @property
+    def disk_full(self) -> DiskFull | None:
+        """Why files wait for space (or would), naming the disk; None while it has room."""
+        full = short_of_room(self.data_dir)
+        if full is None and self._no_space:  # a quota, or room a moment ago
+            full = DiskFull(self.data_dir)
+        return full
 
     def is_pending(self, rel: str) -> bool:
         """Whether this path is waiting or being indexed."""
@@ -411,6 +419,11 @@ class Indexer:
             assert record is not None
             self.events.publish(_finished(record))
             return
+        if await asyncio.to_thread(short_of_room, self.data_dir):
+            # Nothing is read, embedded or written on a full disk: a write that Chroma
+            # itself refuses can leave it stuck (ingest.index.chroma_calls).
+            self._wait_for_space(rel)
+            return
         try:
             await self._settle(info)
             outcome = await self._in_thread(job, info, place)
@@ -599,10 +612,18 @@ class Indexer:
         return self.registry.db_path.parent
 
     def _wait_for_space(self, rel: str) -> None:
-        """Hold ``rel`` until the data dir takes writes again, then queue it once more."""
+        """Hold ``rel`` until the data dir has room again, then queue it once more."""
         if not self._no_space:
             log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
         self._no_space[rel] = None
+        record = self.registry.get_by_path(rel)
+        if record is not None and record.status == DocStatus.INDEXING:
+            try:  # it waits like any file not started (the registry has room, most often)
+                self.registry.upsert(rel, status=DocStatus.QUEUED)
+            except Exception as error:
+                if not is_disk_full(error):
+                    raise
+        self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
         if self._space_task is None or self._space_task.done():
             self._space_task = asyncio.get_running_loop().create_task(
                 self._retry_when_space(), name="docent-wait-for-space"
@@ -611,7 +632,7 @@ class Indexer:
     async def _retry_when_space(self) -> None:
         while self._no_space:
             await asyncio.sleep(self.space_retry_seconds)
-            if not await asyncio.to_thread(can_write, self.data_dir):
+            if not await asyncio.to_thread(has_room, self.data_dir):
                 continue
             waiting, self._no_space = list(self._no_space), {}
             log.info("the disk has space again: queueing %d files", len(waiting))
@@ -642,6 +663,8 @@ class Indexer:
 
     async def _collect_garbage(self) -> None:
         """Delete contents no file uses any more (renames and duplicates had their chance)."""
+        if self._no_space:  # deleting writes too; the files waiting call for it later
+            return
         async with self._gc_lock:
             await self._collect_garbage_now()
 

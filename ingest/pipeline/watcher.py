@@ -20,7 +20,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from ingest.pipeline.disk import DiskFull
+from ingest.disk import DiskFull
 from ingest.pipeline.folder import is_ignored
 from ingest.pipeline.indexer import Indexer
 

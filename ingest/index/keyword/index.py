@@ -26,6 +26,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ingest.disk import ensure_room
 from ingest.index.keyword.scores import KeywordHit, KeywordScores
 from ingest.index.keyword.segments import (
     DocRows,
@@ -49,6 +50,9 @@ MAX_QUERY_TERMS = 32
 """Distinct query terms scored at most, the rarest first."""
 _COMPACT_DEAD_SHARE = 0.5
 _CATCH_UP_ROWS = 20_000
+_SEGMENT_BYTES_PER_CHAR = 4
+"""Disk a new segment takes per character of text, at most (about 1 measured), with
+room for the merge it may set off."""
 """Rows per segment when catching up in bulk: large, yet bounded in memory."""
 
 
@@ -91,10 +95,14 @@ class KeywordIndex:
         self._segments: list[Segment] = []
         self._where: dict[str, Segment] = {}
         self._unsaved: list[Segment] = []
+        """Segments made since the last write to disk that succeeded."""
+        self._saved_terms = 0
+        """Terms the terms file holds (every one before them is written)."""
         if folder is not None:
             state = load_state(folder)
             if state is not None:
                 self._terms, self._segments = state
+                self._saved_terms = len(self._terms)
                 self._vocab = {t: i for i, t in enumerate(self._terms)}
                 self._reindex()
                 self._publish()
@@ -102,9 +110,12 @@ class KeywordIndex:
     # -- ChunkIndex ------------------------------------------------------------------
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
-        """Make ``chunks`` the document's only chunks; readers see the old or the new set."""
+        """Make ``chunks`` the document's only chunks; readers see the old or the new set.
+
+        Raises DiskFull, changing nothing, when the disk has no room for them.
+        """
+        self._ensure_room(_SEGMENT_BYTES_PER_CHAR * sum(len(c.text) for c in chunks))
         with self._lock:
-            new_terms = len(self._terms)
             doc = DocRows(
                 doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
             )
@@ -114,16 +125,17 @@ class KeywordIndex:
             self._publish()  # the new text is searchable now; a merge may take a while
             if self._merge():
                 self._publish()
-            self._persist(new_terms)
+            self._persist()
 
     def delete_document(self, doc_id: str) -> None:
         """Remove every chunk of the document; no error if it has none."""
         with self._lock:
             if doc_id not in self._where:
                 return
+            self._ensure_room(0)
             self._kill(doc_id)
             self._publish()
-            self._persist(len(self._terms))
+            self._persist()
 
     def document_ids(self) -> set[str]:
         """Ids of every document with at least one chunk."""
@@ -197,7 +209,6 @@ class KeywordIndex:
         theirs = source.document_ids()
         with self._lock:
             ours = set(self._where)
-            first_new_term = len(self._terms)
             for doc_id in ours - theirs:
                 self._kill(doc_id)
             batch: list[DocRows] = []
@@ -218,7 +229,7 @@ class KeywordIndex:
             if batch:
                 self._add(build_segment(batch, name=_new_name()))
             self._publish()
-            self._persist(first_new_term)
+            self._persist()
         return len(theirs - ours), len(ours - theirs)
 
     def compact(self) -> None:
@@ -227,7 +238,6 @@ class KeywordIndex:
             live = sum(s.live_rows for s in self._segments)
             if len(self._segments) < 2 and live == sum(s.rows for s in self._segments):
                 return
-            first_new_term = len(self._terms)
             if live:
                 self._replace(list(self._segments), merge_segments(self._segments, _new_name()))
             else:
@@ -235,7 +245,7 @@ class KeywordIndex:
                     self._count_df(segment, -1)
                 self._segments = []
             self._publish()
-            self._persist(first_new_term)
+            self._persist()
 
     # -- internals (call with the lock held) -------------------------------------------
 
@@ -324,14 +334,23 @@ class KeywordIndex:
             rows=sum(s.live_rows for s in segments),
         )
 
-    def _persist(self, first_new_term: int) -> None:
-        unsaved, self._unsaved = self._unsaved, []
+    def _persist(self) -> None:
+        """Write what changed since the last write that succeeded: a write that failed
+        (a full disk) leaves its segments and terms to the next, nothing lost on disk."""
         if self.folder is None:
+            self._unsaved = []
             return
-        for segment in unsaved:
-            if any(segment is s for s in self._segments):
-                save_new_segment(self.folder, segment)
-        save_manifest(self.folder, self._terms, first_new_term, self._segments)
+        self._unsaved = [u for u in self._unsaved if any(u is s for s in self._segments)]
+        for segment in self._unsaved:
+            save_new_segment(self.folder, segment)
+        save_manifest(self.folder, self._terms, self._saved_terms, self._segments)
+        self._unsaved = []
+        self._saved_terms = len(self._terms)
+
+    def _ensure_room(self, need: int) -> None:
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ensure_room(self.folder, need)
 
 
 def _rows_of(segment: Segment, doc_ids: Collection[str]) -> npt.NDArray[np.bool_]:

@@ -238,6 +238,15 @@ def bm25_matrix(
 def save_segment(segment: Segment, path: Path) -> None:
     """Write the segment (without its live mask, which the manifest keeps) to ``path``."""
     tmp = path.with_suffix(".tmp.npz")
+    try:
+        _write(segment, tmp)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # half a segment on a full disk
+        raise
+    tmp.replace(path)
+
+
+def _write(segment: Segment, tmp: Path) -> None:
     np.savez(
         tmp,
         doc_ids=np.asarray(segment.doc_ids, dtype=str),
@@ -251,7 +260,6 @@ def save_segment(segment: Segment, path: Path) -> None:
         indptr=segment.indptr,
         idf=segment.idf,
     )
-    tmp.replace(path)
 
 
 def load_segment(path: Path, dead: set[str]) -> Segment:

@@ -29,11 +29,36 @@ def save_new_segment(folder: Path, segment: Segment) -> None:
 
 
 def save_manifest(folder: Path, terms: list[str], first_new: int, segments: list[Segment]) -> None:
-    """Append the new terms, switch the manifest, then delete files it no longer names."""
+    """Append the new terms, switch the manifest, then delete files it no longer names.
+
+    When it fails (a full disk), the terms file is cut back to what it held, so that the
+    next write appends the same terms again from ``first_new``.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    if first_new < len(terms):
-        with open(folder / TERMS, "a", encoding="utf-8") as handle:
-            handle.write("".join(f"{t}\n" for t in terms[first_new:]))
+    held = (folder / TERMS).stat().st_size if (folder / TERMS).exists() else 0
+    tmp = folder / f"{MANIFEST}.tmp"
+    try:
+        _append_terms(folder / TERMS, terms[first_new:])
+        _write_manifest(tmp, terms, segments)
+        os.replace(tmp, folder / MANIFEST)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        if (folder / TERMS).exists():
+            os.truncate(folder / TERMS, held)
+        raise
+    named = {f"{s.name}.npz" for s in segments}
+    for path in folder.glob("seg-*.npz"):
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+
+
+def _append_terms(path: Path, new: list[str]) -> None:
+    if new:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write("".join(f"{t}\n" for t in new))
+
+
+def _write_manifest(tmp: Path, terms: list[str], segments: list[Segment]) -> None:
     manifest = {
         "version": VERSION,
         "terms": len(terms),
@@ -49,13 +74,7 @@ def save_manifest(folder: Path, terms: list[str], first_new: int, segments: list
             for s in segments
         ],
     }
-    tmp = folder / f"{MANIFEST}.tmp"
     tmp.write_text(json.dumps(manifest), encoding="utf-8")
-    os.replace(tmp, folder / MANIFEST)
-    named = {f"{s.name}.npz" for s in segments}
-    for path in folder.glob("seg-*.npz"):
-        if path.name not in named:
-            path.unlink(missing_ok=True)
 
 
 def load_state(folder: Path) -> tuple[list[str], list[Segment]] | None:
