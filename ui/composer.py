@@ -315,7 +315,8 @@ class Composer:
         self.close_popup()
         self._caret = (caret, text)
         self.box.value = text
-        self._set_picked([*self.picked, Picked(chosen.path, self.index.token(chosen), caret)])
+        if not self._has(chosen.path):  # picked again: the one chip stands for both
+            self._set_picked([*self.picked, Picked(chosen.path, self.index.token(chosen), caret)])
         self.box.run_method("focus")
         self.box.client.run_javascript(
             f"(() => {{ const el = getHtmlElement({self.box.id}).querySelector('textarea');"
@@ -324,11 +325,17 @@ class Composer:
 
     def mention(self, path: str) -> None:
         """Add ``path`` to the message as a chip at its end (the library's Mention button)."""
+        if self._has(path):
+            self.box.run_method("focus")
+            return
         candidate = next((c for c in self.index.candidates if c.path == path), None)
         token = self.index.token(candidate) if candidate else f'@"{path}"'
         value = self.box.value or ""
         self._set_picked([*self.picked, Picked(path, token, len(value))])
         self.box.run_method("focus")
+
+    def _has(self, path: str) -> bool:
+        return any(p.path == path for p in self.picked)
 
     def _set_picked(self, picked: list[Picked]) -> None:
         self.picked = picked
