@@ -95,6 +95,24 @@ def chosen_embedding(backend: str, model: str) -> str:
     return BUILT_IN if backend == BUILT_IN else f"{backend}:{model}"
 
 
+def _ask_for_the_server_chosen(fields: dict[str, Any], in_use: str, url: str | None) -> None:
+    """Show the address field of the server chosen, not the other's: the OpenAI-compatible
+    URL, or the Ollama host (or the URL that stands for it when one was given)."""
+    if "llm_api" not in fields:
+        return
+    chosen: ui.select = fields["llm_api"][0]
+
+    def show(server: str) -> None:
+        by_url = server == "openai" or (server == in_use == "ollama" and bool(url))
+        if "llm_url" in fields:
+            fields["llm_url"][0].set_visibility(by_url)
+        if "ollama_host" in fields:
+            fields["ollama_host"][0].set_visibility(not by_url)
+
+    show(str(chosen.value))
+    chosen.on_value_change(lambda event: show(str(event.value)))
+
+
 def show_settings(
     preferences: Preferences,
     models: ModelCatalog,
@@ -154,6 +172,7 @@ def show_settings(
                 ui.label(reranking.status()).classes("text-xs docent-muted").mark(
                     "reranking-status"
                 )
+        _ask_for_the_server_chosen(fields, settings.llm_api, settings.llm_url)
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
@@ -186,6 +205,8 @@ def show_settings(
                     new = None
                 if new != old:
                     out[name] = new
+            if out.get("llm_api") == "ollama" and settings.llm_url:
+                out["llm_url"] = None  # an OpenAI-compatible URL is no Ollama address
             return out
 
         def say(text: str, ok: bool = True) -> None:
