@@ -57,6 +57,22 @@ async def test_why_these_sources_shows_timeline_route_and_scores(
     assert table.rows[0]["file"] == "notes.md"
 
 
+async def test_why_these_sources_marks_used_only_what_went_to_the_model(
+    user: User, container: Container, page: None
+) -> None:
+    await add_file(container, "bread.md", b"# Bread\n\nSourdough rises overnight.\n")
+    await settled(container, "bread.md")
+    container.retriever.configure(top_k=1)
+    llm(container).enqueue("Under the blue flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="why-sources").click()
+    await user.should_see(marker="trace-dialog")
+    rows = {r["file"]: r["kept"] for r in user.find(marker="trace-candidates").elements.pop().rows}
+    assert rows == {"notes.md": "✓ cited [1]", "bread.md": "not in the top 1"}
+
+
 async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     user: User, container: Container, page: None
 ) -> None:
