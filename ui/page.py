@@ -20,6 +20,7 @@ from ui import shortcuts, theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
 from ui.composer import Composer
+from ui.download_banner import DownloadBanner
 from ui.help_dialog import show_help
 from ui.library import Library
 from ui.login_menu import LoginMenu
@@ -92,6 +93,8 @@ class ChatPage:
                 self.composer = Composer(self.send, self.stop)
         pull = self.pull if container.chat_models.can_pull else None
         self.banners = Banners(container.health, pull, container.embedding)
+        with self.banners.strip:
+            DownloadBanner(container.reranking)
         self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
@@ -202,8 +205,7 @@ class ChatPage:
 
             def answer(download: bool) -> None:
                 if download:
-                    reranking.download()
-                    ui.notify(f"Downloading the reranking model ({reranking.size}).")
+                    reranking.download()  # its banner shows how far it is
                 else:
                     reranking.decline()
                 client = ui.context.client  # the button's slot goes with the card

@@ -10,7 +10,7 @@ from nicegui import ui
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.services.model_catalog import ModelCatalog
 from app.services.preferences import InvalidSetting, Preferences, setting_name
-from app.services.reranking import Reranking
+from app.services.reranking import DownloadProgress, Reranking
 
 LABELS = {
     "llm_api": "Model server",
@@ -113,6 +113,26 @@ def _ask_for_the_server_chosen(fields: dict[str, Any], in_use: str, url: str | N
     chosen.on_value_change(lambda event: show(str(event.value)))
 
 
+def _reranking_line(reranking: Reranking) -> None:
+    """An optional feature that is off is said here, in a line, not as a warning; the
+    line follows the model's download as it goes, with a Retry when it failed."""
+    with ui.row().classes("w-full items-center no-wrap gap-1"):
+        line = ui.label(reranking.status()).classes("text-xs docent-muted flex-grow")
+        line.mark("reranking-status")
+        retry = ui.button("Retry", icon="refresh", on_click=reranking.retry)
+        retry.props("flat dense no-caps size=sm").mark("reranking-retry")
+        retry.set_visibility(reranking.progress.state == "failed")
+
+    def follow(progress: DownloadProgress) -> None:
+        if line.is_deleted:
+            unsubscribe()
+            return
+        line.set_text(reranking.status())
+        retry.set_visibility(progress.state == "failed")
+
+    unsubscribe = reranking.subscribe(follow)
+
+
 def show_settings(
     preferences: Preferences,
     models: ModelCatalog,
@@ -168,10 +188,7 @@ def show_settings(
             if name == "llm_url":
                 ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
             if name == "rerank_download" and reranking is not None:
-                # An optional feature that is off is said here, in a line, not as a warning.
-                ui.label(reranking.status()).classes("text-xs docent-muted").mark(
-                    "reranking-status"
-                )
+                _reranking_line(reranking)
         _ask_for_the_server_chosen(fields, settings.llm_api, settings.llm_url)
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
