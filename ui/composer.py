@@ -22,6 +22,10 @@ from ui.mention_picker import (
 )
 
 PLACEHOLDER = "Ask about your documents…  (@ to pick a file or a folder)"
+SHORT_PLACEHOLDER = "Ask about your documents…"
+"""Below ``SHORT_BELOW_PX`` the whole placeholder no longer fits on the box's one line (the
+empty window says how @ works)."""
+SHORT_BELOW_PX = 640
 
 MODES = {
     "auto": ("Auto", "Searches your documents when the question needs them."),
@@ -114,6 +118,13 @@ class Composer:
                 self.scope_chip.mark("scope-chip")
                 self.scope_chip.set_visibility(False)
         self._on_scope_cleared: Callable[[], Any] | None = None
+
+    def fit_width(self, width: int) -> None:
+        """Fit the placeholder to a window ``width`` pixels wide."""
+        wanted = SHORT_PLACEHOLDER if width < SHORT_BELOW_PX else PLACEHOLDER
+        if self.box.props.get("placeholder") != wanted:
+            self.box.props["placeholder"] = wanted
+            self.box.update()
 
     # -- scope ---------------------------------------------------------------------------
 

@@ -77,7 +77,7 @@ class ChatPage:
                 'flat round aria-label="Show or hide the sidebar"'
             ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
             title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
-            title.classes("text-lg font-semibold")
+            title.classes("docent-title text-lg font-semibold")
             ui.space()
             self._model_menu()
             self.theme = theme.ThemeToggle(dark)
@@ -222,9 +222,11 @@ class ChatPage:
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
-            self.narrow = int(event.args) < NARROW_PX
+            width = int(event.args)
         except (TypeError, ValueError):
-            pass
+            return
+        self.narrow = width < NARROW_PX
+        self.composer.fit_width(width)
 
     def _drawer_answered(self) -> None:
         if self.drawer.value is not None:
@@ -254,7 +256,10 @@ class ChatPage:
             self.drawer.show()
             ui.run_javascript("docent.focusSearch()")
         elif action == "stop":
-            self.stop()
+            if self.narrow and self.drawer.value:
+                self.drawer.hide()  # Esc closes what covers the conversation first
+            else:
+                self.stop()
         elif action == "sidebar":
             await self.toggle_drawer()
 
@@ -396,7 +401,7 @@ class ChatPage:
         self.model_button = (
             ui.button(models.current, icon="memory")
             .props("flat no-caps dense")
-            .classes("docent-ellipsis max-w-[40vw]")
+            .classes("docent-model")
             .mark("model")
         )
         self.model_button.tooltip("Chat model")
