@@ -72,7 +72,9 @@ def fetch_zip(url: str, into: Path, tell: Callable[[DownloadProgress], None]) ->
             raise DownloadFailed(f"{host} stopped answering ({type(error).__name__})") from error
         except httpx.HTTPError as error:
             reason = str(error) or type(error).__name__
-            raise DownloadFailed(f"{host} could not be reached ({reason})") from error
+            raise DownloadFailed(
+                f"{host} could not be reached ({reason}); is this computer online?"
+            ) from error
         if total is not None and done != total:
             raise DownloadFailed(f"the download from {host} ended early ({done} of {total} bytes)")
         tell(DownloadProgress("unpacking", done, total))

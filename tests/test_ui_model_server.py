@@ -120,6 +120,13 @@ async def test_settings_show_the_address_of_the_server_in_use(
         url = user.find(marker="setting-llm_url").elements.pop()
         assert url.visible and url.value == server.url
         await user.should_not_see(marker="setting-ollama_host")  # Ollama is not in use
+        # The built-in embedding model needs no server; the model server's does, by its URL.
+        await user.should_not_see(marker="setting-embed_host")
+        embedding = user.find(marker="setting-embed_model").elements.pop()
+        embedding.value = next(k for k in embedding.options if k.startswith("openai:"))
+        await user.should_see(marker="setting-embed_host")
+        host = user.find(marker="setting-embed_host").elements.pop()
+        assert str(host.props["label"]).startswith("Embedding server URL (ends in /v1")
         # Choosing Ollama for the next start asks for Ollama's address instead.
         user.find(marker="setting-llm_api").elements.pop().value = "ollama"
         await user.should_see(marker="setting-ollama_host")

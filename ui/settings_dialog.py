@@ -133,6 +133,31 @@ def _reranking_line(reranking: Reranking) -> None:
     unsubscribe = reranking.subscribe(follow)
 
 
+EMBED_HOST_LABELS = {
+    "ollama": LABELS["embed_host"],
+    "openai": "Embedding server URL (ends in /v1; blank: the chat model server)",
+}
+
+
+def _ask_for_the_embedding_server(fields: dict[str, Any], server: str) -> None:
+    """The embedding server's address only for a model a server runs, named for that
+    server (the built-in model needs none)."""
+    if "embed_host" not in fields or "embed_model" not in fields:
+        return
+    host, chosen = fields["embed_host"][0], fields["embed_model"][0]
+    restart = " (after restart)" if "(after restart)" in str(host.props.get("label")) else ""
+
+    def show(value: str | None) -> None:
+        backend, _ = embedding_choice(value, "", server)
+        host.set_visibility(backend != BUILT_IN)
+        if backend in EMBED_HOST_LABELS:
+            host.props["label"] = EMBED_HOST_LABELS[backend] + restart
+            host.update()
+
+    show(chosen.value)
+    chosen.on_value_change(lambda event: show(event.value))
+
+
 def show_settings(
     preferences: Preferences,
     models: ModelCatalog,
@@ -190,6 +215,7 @@ def show_settings(
             if name == "rerank_download" and reranking is not None:
                 _reranking_line(reranking)
         _ask_for_the_server_chosen(fields, settings.llm_api, settings.llm_url)
+        _ask_for_the_embedding_server(fields, settings.llm_api)
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
