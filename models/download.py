@@ -73,7 +73,7 @@ def fetch_zip(url: str, into: Path, tell: Callable[[DownloadProgress], None]) ->
         except httpx.HTTPError as error:
             reason = str(error) or type(error).__name__
             raise DownloadFailed(
-                f"{host} could not be reached ({reason}); is this computer online?"
+                f"{host} could not be reached ({reason}); check that this computer is online"
             ) from error
         if total is not None and done != total:
             raise DownloadFailed(f"the download from {host} ended early ({done} of {total} bytes)")

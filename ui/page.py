@@ -118,7 +118,9 @@ class ChatPage:
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
-        ui.add_body_html(f"<script>{shortcuts.script()}</script>")
+        # Run, not added as a <script>: a page built after the starting frame is added to
+        # a live document, where an added <script> never runs (no shortcut worked there).
+        ui.run_javascript(shortcuts.script())
         ui.on("docent_width", self._width)
         ui.run_javascript(
             "emitEvent('docent_width', window.innerWidth);"

@@ -144,7 +144,9 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .docent-uploader { display: none; }
 
 /* The text viewer */
-.docent-viewer-text { overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.6; }
+/* The width it has, not its text's: a short highlighted paragraph wrapped at a few words. */
+.docent-viewer-text { overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.6;
+  width: min(100%, 48rem); }
 .docent-viewer-plain { white-space: pre-wrap; font-family: ui-monospace, monospace;
   font-size: 0.85rem; }
 .docent-passage-block { background: #fef3c7; border-left: 4px solid #f59e0b;

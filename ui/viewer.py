@@ -302,7 +302,7 @@ def _show_text(
     with ui.scroll_area().classes("flex-grow w-full"):
         kind = "docent-md" if as_markdown else "docent-viewer-plain"
         view = ui.html(body, sanitize=False).classes(
-            f"docent-viewer-text {kind} p-4 w-full max-w-3xl mx-auto"
+            f"docent-viewer-text {kind} p-4 max-w-3xl mx-auto"
         )
         view.mark("viewer-text")
     if region is not None:
