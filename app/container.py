@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
 from functools import partial
 
@@ -279,16 +278,8 @@ class Container:
         self.embedding.start()
 
     def _prepare_reranker(self, download: bool) -> None:
-        """Load the reranking model in the background, downloading it only when the user
-        said yes (the setting, or the switch in Settings). Never in a turn: a turn without
-        the model keeps the fused order."""
-        if isinstance(self.reranker, FlashRankReranker):
-            threading.Thread(
-                target=self.reranker.prepare,
-                kwargs={"download": download},
-                name="reranker-prepare",
-                daemon=True,
-            ).start()
+        """Load the reranking model in the background (``Reranking.prepare``)."""
+        self.reranking.prepare(download)
 
     def _llm_for_model(self, model: str) -> ChatModel:
         """Another model of the chat server to answer a turn with, made once per model."""

@@ -74,9 +74,29 @@ def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str
         "queries": _plain(state.get("queries") or []),
         # On a find turn: the topic and the code's count of what matched.
         "found": _plain(state.get("found")),
-        "candidates": _plain(candidates),
+        "candidates": _used(_plain(candidates), state),
         **_plain(generation),
     }
+
+
+def _used(candidates: list[dict[str, Any]], state: AgentState) -> list[dict[str, Any]]:
+    """Each candidate marked ``used`` when its passage went into the prompt (and ``cited``
+    when the answer cites it), else with ``why`` not: what the search said, or trimmed."""
+    given = {s["n"]: s for s in state.get("sources") or []}
+    trimmed = bool((state.get("generation") or {}).get("passages_trimmed"))
+    out = []
+    for c in candidates:
+        fate = {k: c.pop(k, None) for k in ("source", "left_out")}
+        source = given.get(fate["source"]) if fate["source"] is not None else None
+        if source is not None:
+            c.update(used=True, cited=bool(source.get("cited")), source=source["n"])
+        elif fate["source"] is not None:
+            why = "trimmed: no room left in the model's context" if trimmed else "not sent"
+            c.update(used=False, why=f"passage {fate['source']} {why}")
+        else:
+            c.update(used=False, why=fate["left_out"] or "no passage was made around it")
+        out.append(c)
+    return out
 
 
 async def record(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:

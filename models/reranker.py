@@ -4,23 +4,28 @@ FlashRank downloads its model the first time a ``Ranker`` is built. Docent never
 turn wait for that: ``FlashRankReranker.rerank`` only uses a model already on disk and
 raises ``RerankerUnavailable`` otherwise, so the retriever keeps its fused order and says
 so. ``prepare`` (run in the background at start) loads the model, downloading it first
-only when allowed.
+only when allowed, itself (``models.download``): FlashRank's own download shows its
+progress only on a console, and its failures only in the log.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from models.download import DownloadFailed, DownloadProgress, fetch_zip
 from models.protocols import Reranker
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "ms-marco-TinyBERT-L-2-v2"
 """FlashRank's default: a 4 MB cross-encoder, fast on a CPU."""
+
+MODEL_URL = "https://huggingface.co/prithivida/flashrank/resolve/main/{model}.zip"
+"""Where FlashRank's models are (its ``Config.model_url``): one zip per model."""
 
 DOWNLOAD_MB = {DEFAULT_MODEL: 4}
 """What fetching a model costs, in MB, as the offer to download it says (FlashRank's own
@@ -58,13 +63,24 @@ def _model_file(model: str) -> str:
 class FlashRankReranker:
     """FlashRank's pairwise cross-encoder on onnxruntime, cached under ``cache_dir``."""
 
-    def __init__(self, cache_dir: Path, model: str = DEFAULT_MODEL, max_length: int = 512) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        model: str = DEFAULT_MODEL,
+        max_length: int = 512,
+        source: str = MODEL_URL,
+    ) -> None:
+        """``source``: where the model's zip is fetched from, ``{model}`` standing for its
+        name (FlashRank's place on Hugging Face unless told otherwise)."""
         self.cache_dir = cache_dir
         self.model = model
         self.max_length = max_length
+        self.url = source.format(model=model)
         self._ranker: Any = None
         self._problem = f"the reranking model {model} is not loaded yet"
         self._lock = threading.Lock()
+        self._progress = DownloadProgress()
+        self._watchers: list[Callable[[DownloadProgress], None]] = []
 
     @property
     def download_mb(self) -> int | None:
@@ -83,6 +99,25 @@ class FlashRankReranker:
     def problem(self) -> str | None:
         """Why reranking is off, or None when it is on."""
         return None if self.ready else self._problem
+
+    @property
+    def progress(self) -> DownloadProgress:
+        """How far the model's download is (``idle`` when none was asked for)."""
+        return self._progress
+
+    def watch(self, watcher: Callable[[DownloadProgress], None]) -> Callable[[], None]:
+        """Call ``watcher`` (in the downloading thread) as the download goes; returns the
+        way to stop."""
+        self._watchers.append(watcher)
+        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
+
+    def _tell(self, progress: DownloadProgress) -> None:
+        self._progress = progress
+        for watcher in list(self._watchers):
+            try:
+                watcher(progress)
+            except Exception:  # a broken watcher must not stop the download
+                log.exception("a download watcher failed")
 
     def installed(self) -> bool:
         """Whether the model's files are on disk (then loading needs no network)."""
@@ -103,6 +138,16 @@ class FlashRankReranker:
                     " (downloads are off)"
                 )
                 return False
+            fetched = not self.installed()
+            if fetched:
+                self._tell(DownloadProgress("downloading"))  # connecting can take a while
+                try:
+                    fetch_zip(self.url, self.cache_dir, self._tell)
+                    if not self.installed():
+                        raise DownloadFailed(f"{self.url} held no {_model_file(self.model)}")
+                except DownloadFailed as error:
+                    self._fail(f"was not downloaded: {error}", str(error))
+                    return False
             try:
                 from flashrank import Ranker
 
@@ -113,12 +158,22 @@ class FlashRankReranker:
                     max_length=self.max_length,
                     log_level="WARNING",
                 )
-            except Exception as error:  # network, zip and onnxruntime errors alike
-                self._problem = f"the reranking model {self.model} could not be loaded ({error})"
-                log.warning("Reranking is off: %s", self._problem)
+            except Exception as error:  # zip contents and onnxruntime errors alike
+                reason = f"could not be loaded ({error})"
+                self._fail(reason, reason if fetched else None)
                 return False
             self._ranker = ranker
+            if fetched:  # told once it reranks, so what the window says then is true
+                progress = self._progress
+                self._tell(DownloadProgress("done", progress.done, progress.total))
             return True
+
+    def _fail(self, why: str, download_error: str | None) -> None:
+        """Reranking stays off because the model ``why``; a download asked for failed."""
+        self._problem = f"the reranking model {self.model} {why}"
+        log.warning("Reranking is off: %s", self._problem)
+        if download_error is not None:
+            self._tell(DownloadProgress("failed", self._progress.done, error=download_error))
 
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         """One relevance score (0..1) per passage, in the passages' order."""

@@ -171,9 +171,9 @@ def test_ask_without_ollama_exits_non_zero_with_plain_passages(
     captured = capsys.readouterr()
     assert code == DEGRADED_EXIT
     assert "No answer could be written" in captured.out and "ollama serve" in captured.err
-    # The passage quoted as written, as plain text shows Markdown (a heading's marks
-    # dropped, since the window renders passages now), no Markdown escapes or bold.
-    assert "> Costs The *harbour* fees rose to 12 kroner (see fees.csv) in ## week 3." in (
+    # The passage quoted as written, line by line, as plain text shows Markdown (a heading's
+    # marks dropped, since the window renders passages now), no Markdown escapes or bold.
+    assert "> Costs\n>\n> The *harbour* fees rose to 12 kroner (see fees.csv) in ## week 3." in (
         captured.out
     )
     assert "\\" not in captured.out and "**" not in captured.out

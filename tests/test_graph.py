@@ -133,6 +133,36 @@ async def test_ollama_down_degrades_to_cited_passages() -> None:
     assert text_of(out["events"]) == answer
 
 
+HANDBOOK = (
+    "The facilities handbook covers the building on Elm Street. It was revised in March after "
+    "the renovation of the ground floor. Visitors sign in at the front desk and wear a badge "
+    "at all times. The canteen opens at eight and closes at three, except on Fridays. Parking "
+    "is behind the building, and bicycles go in the shed by the side entrance. Deliveries come "
+    "to the loading bay before noon. Cleaners come in the evening, after six, and the windows "
+    "are washed in spring and autumn. The heating is set by the facilities team and cannot be "
+    "changed in the rooms. Lost property is kept for a month at the front desk. The "
+    "meeting rooms on the first floor are booked through the intranet. Printers are on every "
+    "floor beside the lifts. The spare key to the archive room is kept by the caretaker, Mr. "
+    "Olsen, in the blue cabinet. The fire alarm is tested every Monday at ten."
+)
+
+
+async def test_without_a_model_each_passage_shows_its_part_that_answers() -> None:
+    llm = FakeChatModel()
+    llm.reachable = False
+    chunks = [
+        make_chunk("handbook.md", None, HANDBOOK),
+        make_chunk("keys.md", None, "Archive keys: ask the caretaker."),  # short: whole
+    ]
+    out = await turns(llm, chunks).run("Who keeps the spare key to the archive room?", mode="rag")
+    answer = out["state"]["answer"]
+    assert "Ollama is not running" in answer
+    flat = " ".join(answer.replace(">", " ").split())
+    assert "The spare key to the archive room is kept by the caretaker, Mr. Olsen" in flat
+    assert "Archive keys: ask the caretaker." in flat
+    assert "…" in flat and "Deliveries come to the loading bay" not in flat  # not all of it
+
+
 async def test_failure_mid_stream_keeps_what_was_said() -> None:
     llm = FakeChatModel()
     llm.enqueue_error(OllamaUnavailable("http://x"), after="Revenue was")

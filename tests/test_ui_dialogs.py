@@ -22,7 +22,7 @@ from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
 from tests.scans import page_image, tiff, workbook
-from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled
+from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled, text_of
 from ui.page import chat_page
 from ui.viewer import open_document
 
@@ -55,6 +55,22 @@ async def test_why_these_sources_shows_timeline_route_and_scores(
     assert chart.options["yAxis"]["data"] == ["router", "rewriter", "retriever", "generator"]
     table = user.find(marker="trace-candidates").elements.pop()
     assert table.rows[0]["file"] == "notes.md"
+
+
+async def test_why_these_sources_marks_used_only_what_went_to_the_model(
+    user: User, container: Container, page: None
+) -> None:
+    await add_file(container, "bread.md", b"# Bread\n\nSourdough rises overnight.\n")
+    await settled(container, "bread.md")
+    container.retriever.configure(top_k=1)
+    llm(container).enqueue("Under the blue flowerpot [1].")
+    await user.open("/")
+    await ask(user, "Where is the spare key?")
+    await eventually(lambda: answer_shows(user, "flowerpot"), what="the answer")
+    user.find(marker="why-sources").click()
+    await user.should_see(marker="trace-dialog")
+    rows = {r["file"]: r["kept"] for r in user.find(marker="trace-candidates").elements.pop().rows}
+    assert rows == {"notes.md": "✓ cited [1]", "bread.md": "not in the top 1"}
 
 
 async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
@@ -95,6 +111,53 @@ async def test_a_cited_text_file_opens_with_the_passage_highlighted(
     await user.should_see(marker="viewer")
     text = user.find(marker="viewer-text").elements.pop().content
     assert 'id="docent-passage"' in text and "blue flowerpot" in text
+
+
+WIKI = """# Keys
+
+<p align="center"><img src="logo.png" alt="Logo"></p>
+
+The <b>spare key</b> is kept by <a href="https://example.org/caretaker">the caretaker</a>
+on the first floor.<br>Ask at the desk.
+<!-- internal: the old lock -->
+<script>steal(document.cookie)</script>
+
+<div class="note">
+The back door has its own key.
+</div>
+
+Write `<b>` for bold, as in:
+
+```html
+<a href="x">a link</a>
+```
+"""
+
+
+async def test_a_cited_markdown_file_shows_its_html_as_a_page_would_not_as_tags(
+    user: User, container: Container, page: None
+) -> None:
+    await add_file(container, "wiki.md", WIKI.encode())
+    await settled(container, "wiki.md")
+    await user.open("/")
+    start = WIKI.index("The <b>spare")
+    span = {"page_start": start, "page_end": WIKI.index("floor.") + 6}
+    span["text"] = WIKI[span["page_start"] : span["page_end"]]
+    with user:
+        await open_document(documents(container), "wiki.md", None, "", span)
+    await user.should_see(marker="viewer")
+    html = user.find(marker="viewer-text").elements.pop().content
+    shown = text_of(html)
+    assert '<mark class="docent-span">' in html and 'id="docent-passage"' in html
+    assert "spare key is kept by the caretaker" in " ".join(shown.split())
+    assert "The back door has its own key." in shown and "Ask at the desk." in shown
+    assert "old lock" not in shown and "logo.png" not in shown and "steal" not in html
+    # What is code stays code, tags and all; nothing else shows a tag.
+    prose, code = html.split("<pre", 1)
+    assert "<code>&lt;b&gt;</code>" in prose and "&lt;" in code and "a link" in code
+    prose = prose.replace("<code>&lt;b&gt;</code>", "")
+    assert "&lt;" not in prose, prose
+    assert "<img" not in html and '<div class="note"' not in html  # nothing the file says
 
 
 async def test_a_cited_pdf_opens_at_its_page(

@@ -12,6 +12,7 @@ from nicegui.testing import User
 from app.container import Container
 from tests.running import eventually
 from tests.ui_parts import answer_shows, emit, llm
+from ui.composer import PLACEHOLDER, SHORT_PLACEHOLDER
 from ui.shortcuts import SHORTCUTS
 
 
@@ -86,3 +87,24 @@ async def test_icon_buttons_and_menus_have_names_and_roles(
     assert unnamed == []
     items = [e for e in user.client.layout.descendants() if isinstance(e, ui.menu_item)]
     assert items and all(e.props.get("role") == "menuitem" for e in items)
+
+
+async def test_esc_closes_the_sidebar_over_a_narrow_window_before_anything_else(
+    user: User, container: Container, page: None
+) -> None:
+    user.javascript_rules[re.compile(".*__IS_DRAWER_OPEN__")] = lambda _: False  # 420 px
+    await user.open("/")
+    box = user.find(marker="message-input").elements.pop()
+    drawer = user.find(kind=ui.left_drawer).elements.pop()
+    await eventually(lambda: drawer.value is False, what="the browser's answer: closed")
+    emit(user, "docent_width", 420)
+    await eventually(lambda: box.props["placeholder"] == SHORT_PLACEHOLDER, what="420 px known")
+    drawer.set_value(True)  # over the conversation, as the menu button opens it
+    emit(user, "docent_shortcut", "stop")  # what docent.js sends for Esc
+    await eventually(lambda: drawer.value is False, what="the sidebar closed by Esc")
+    emit(user, "docent_width", 1400)  # beside the conversation: Esc leaves it be
+    await eventually(lambda: box.props["placeholder"] == PLACEHOLDER, what="1400 px known")
+    drawer.set_value(True)
+    emit(user, "docent_shortcut", "stop")
+    emit(user, "docent_shortcut", "sidebar")  # after the Esc: it closes what Esc left open
+    await eventually(lambda: drawer.value is False, what="the sidebar toggled")

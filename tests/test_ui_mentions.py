@@ -91,3 +91,24 @@ def _composer(user: User):  # type: ignore[no-untyped-def]
         if isinstance(owner, Composer):
             return owner
     raise AssertionError("no composer on the page")
+
+
+async def test_a_file_picked_twice_shows_one_chip(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    box = user.find(marker="message-input")
+    box.type("Where is the key in @no")
+    await user.should_see("notes.md", marker="mention-option")
+    box.trigger("keydown", {"key": "Enter"})
+    await user.should_see("notes.md", marker="picked-file")
+    await eventually(lambda: bool(_composer(user).picked), what="the first pick")
+    box.type(" and again @no")
+    await user.should_see("notes.md", marker="mention-option")
+    box.trigger("keydown", {"key": "Enter"})
+    await user.should_not_see(marker="mention-option")
+    assert box_value(user) == "Where is the key in  and again "  # the query still goes
+    assert [p.path for p in _composer(user).picked] == ["notes.md"]
+    assert contents(user, "picked-file") == ["notes.md"]
+    _composer(user).mention("notes.md")  # the library's Mention button, for the same file
+    assert [p.path for p in _composer(user).picked] == ["notes.md"]

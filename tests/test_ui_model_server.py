@@ -96,7 +96,7 @@ async def test_the_settings_dialog_switches_the_server_after_a_restart(
         await user.should_see(marker="settings-dialog")
         await user.should_see("takes effect when Docent restarts", marker="server-note")
         user.find(marker="setting-llm_api").elements.pop().value = "ollama"
-        user.find(marker="setting-llm_url").elements.pop().value = ""
+        # The server's /v1 URL goes with it (Ollama's host is asked for instead).
         user.find(marker="settings-save").click()
         await user.should_see("restart Docent to apply", marker="settings-message")
         assert app.settings.llm_api == "openai"  # until the restart
@@ -127,3 +127,38 @@ async def test_an_answer_the_server_ended_early_says_so_in_the_window(
             await app.stop()
     assert shown.startswith("Hello! I can help with (The answer was cut off: The model server")
     assert "ended the answer after 22 characters" in shown and "Ask again." in shown
+
+
+async def test_settings_show_the_address_of_the_server_in_use(
+    user: User, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    app = await window(tmp_path, server.url, "qwen2.5-7b-instruct")
+    try:
+        await user.open("/")
+        user.find(marker="settings").click()
+        await user.should_see(marker="settings-dialog")
+        url = user.find(marker="setting-llm_url").elements.pop()
+        assert url.visible and url.value == server.url
+        await user.should_not_see(marker="setting-ollama_host")  # Ollama is not in use
+        # The built-in embedding model needs no server; the model server's does, by its URL.
+        await user.should_not_see(marker="setting-embed_host")
+        embedding = user.find(marker="setting-embed_model").elements.pop()
+        embedding.value = next(k for k in embedding.options if k.startswith("openai:"))
+        await user.should_see(marker="setting-embed_host")
+        host = user.find(marker="setting-embed_host").elements.pop()
+        assert str(host.props["label"]).startswith("Embedding server URL (ends in /v1")
+        # Choosing Ollama for the next start asks for Ollama's address instead.
+        user.find(marker="setting-llm_api").elements.pop().value = "ollama"
+        await user.should_see(marker="setting-ollama_host")
+        await user.should_not_see(marker="setting-llm_url")
+    finally:
+        await app.stop()
+
+
+async def test_with_ollama_settings_ask_for_the_ollama_host(
+    user: User, container: Container, page: None
+) -> None:
+    await user.open("/")
+    user.find(marker="settings").click()
+    await user.should_see(marker="setting-ollama_host")
+    await user.should_not_see(marker="setting-llm_url")

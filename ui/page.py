@@ -20,6 +20,7 @@ from ui import shortcuts, theme
 from ui.banners import Banners
 from ui.chat_view import ChatView
 from ui.composer import Composer
+from ui.download_banner import DownloadBanner
 from ui.help_dialog import show_help
 from ui.library import Library
 from ui.login_menu import LoginMenu
@@ -76,7 +77,7 @@ class ChatPage:
                 'flat round aria-label="Show or hide the sidebar"'
             ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
             title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
-            title.classes("text-lg font-semibold")
+            title.classes("docent-title text-lg font-semibold")
             ui.space()
             self._model_menu()
             self.theme = theme.ThemeToggle(dark)
@@ -92,6 +93,8 @@ class ChatPage:
                 self.composer = Composer(self.send, self.stop)
         pull = self.pull if container.chat_models.can_pull else None
         self.banners = Banners(container.health, pull, container.embedding)
+        with self.banners.strip:
+            DownloadBanner(container.reranking)
         self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
@@ -115,7 +118,9 @@ class ChatPage:
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
-        ui.add_body_html(f"<script>{shortcuts.script()}</script>")
+        # Run, not added as a <script>: a page built after the starting frame is added to
+        # a live document, where an added <script> never runs (no shortcut worked there).
+        ui.run_javascript(shortcuts.script())
         ui.on("docent_width", self._width)
         ui.run_javascript(
             "emitEvent('docent_width', window.innerWidth);"
@@ -202,8 +207,7 @@ class ChatPage:
 
             def answer(download: bool) -> None:
                 if download:
-                    reranking.download()
-                    ui.notify(f"Downloading the reranking model ({reranking.size}).")
+                    reranking.download()  # its banner shows how far it is
                 else:
                     reranking.decline()
                 client = ui.context.client  # the button's slot goes with the card
@@ -220,9 +224,11 @@ class ChatPage:
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
-            self.narrow = int(event.args) < NARROW_PX
+            width = int(event.args)
         except (TypeError, ValueError):
-            pass
+            return
+        self.narrow = width < NARROW_PX
+        self.composer.fit_width(width)
 
     def _drawer_answered(self) -> None:
         if self.drawer.value is not None:
@@ -252,7 +258,10 @@ class ChatPage:
             self.drawer.show()
             ui.run_javascript("docent.focusSearch()")
         elif action == "stop":
-            self.stop()
+            if self.narrow and self.drawer.value:
+                self.drawer.hide()  # Esc closes what covers the conversation first
+            else:
+                self.stop()
         elif action == "sidebar":
             await self.toggle_drawer()
 
@@ -394,7 +403,7 @@ class ChatPage:
         self.model_button = (
             ui.button(models.current, icon="memory")
             .props("flat no-caps dense")
-            .classes("docent-ellipsis max-w-[40vw]")
+            .classes("docent-model")
             .mark("model")
         )
         self.model_button.tooltip("Chat model")

@@ -10,7 +10,7 @@ from nicegui import ui
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.services.model_catalog import ModelCatalog
 from app.services.preferences import InvalidSetting, Preferences, setting_name
-from app.services.reranking import Reranking
+from app.services.reranking import DownloadProgress, Reranking
 
 LABELS = {
     "llm_api": "Model server",
@@ -95,6 +95,69 @@ def chosen_embedding(backend: str, model: str) -> str:
     return BUILT_IN if backend == BUILT_IN else f"{backend}:{model}"
 
 
+def _ask_for_the_server_chosen(fields: dict[str, Any], in_use: str, url: str | None) -> None:
+    """Show the address field of the server chosen, not the other's: the OpenAI-compatible
+    URL, or the Ollama host (or the URL that stands for it when one was given)."""
+    if "llm_api" not in fields:
+        return
+    chosen: ui.select = fields["llm_api"][0]
+
+    def show(server: str) -> None:
+        by_url = server == "openai" or (server == in_use == "ollama" and bool(url))
+        if "llm_url" in fields:
+            fields["llm_url"][0].set_visibility(by_url)
+        if "ollama_host" in fields:
+            fields["ollama_host"][0].set_visibility(not by_url)
+
+    show(str(chosen.value))
+    chosen.on_value_change(lambda event: show(str(event.value)))
+
+
+def _reranking_line(reranking: Reranking) -> None:
+    """An optional feature that is off is said here, in a line, not as a warning; the
+    line follows the model's download as it goes, with a Retry when it failed."""
+    with ui.row().classes("w-full items-center no-wrap gap-1"):
+        line = ui.label(reranking.status()).classes("text-xs docent-muted flex-grow")
+        line.mark("reranking-status")
+        retry = ui.button("Retry", icon="refresh", on_click=reranking.retry)
+        retry.props("flat dense no-caps size=sm").mark("reranking-retry")
+        retry.set_visibility(reranking.progress.state == "failed")
+
+    def follow(progress: DownloadProgress) -> None:
+        if line.is_deleted:
+            unsubscribe()
+            return
+        line.set_text(reranking.status())
+        retry.set_visibility(progress.state == "failed")
+
+    unsubscribe = reranking.subscribe(follow)
+
+
+EMBED_HOST_LABELS = {
+    "ollama": LABELS["embed_host"],
+    "openai": "Embedding server URL (ends in /v1; blank: the chat model server)",
+}
+
+
+def _ask_for_the_embedding_server(fields: dict[str, Any], server: str) -> None:
+    """The embedding server's address only for a model a server runs, named for that
+    server (the built-in model needs none)."""
+    if "embed_host" not in fields or "embed_model" not in fields:
+        return
+    host, chosen = fields["embed_host"][0], fields["embed_model"][0]
+    restart = " (after restart)" if "(after restart)" in str(host.props.get("label")) else ""
+
+    def show(value: str | None) -> None:
+        backend, _ = embedding_choice(value, "", server)
+        host.set_visibility(backend != BUILT_IN)
+        if backend in EMBED_HOST_LABELS:
+            host.props["label"] = EMBED_HOST_LABELS[backend] + restart
+            host.update()
+
+    show(chosen.value)
+    chosen.on_value_change(lambda event: show(event.value))
+
+
 def show_settings(
     preferences: Preferences,
     models: ModelCatalog,
@@ -150,10 +213,9 @@ def show_settings(
             if name == "llm_url":
                 ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
             if name == "rerank_download" and reranking is not None:
-                # An optional feature that is off is said here, in a line, not as a warning.
-                ui.label(reranking.status()).classes("text-xs docent-muted").mark(
-                    "reranking-status"
-                )
+                _reranking_line(reranking)
+        _ask_for_the_server_chosen(fields, settings.llm_api, settings.llm_url)
+        _ask_for_the_embedding_server(fields, settings.llm_api)
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
@@ -186,6 +248,8 @@ def show_settings(
                     new = None
                 if new != old:
                     out[name] = new
+            if out.get("llm_api") == "ollama" and settings.llm_url:
+                out["llm_url"] = None  # an OpenAI-compatible URL is no Ollama address
             return out
 
         def say(text: str, ok: bool = True) -> None:

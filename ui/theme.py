@@ -21,6 +21,22 @@ body.body--dark { background: #0f172a; }
 .docent-header { background: white; color: #1e293b; }
 .body--dark .docent-header { background: #0f172a; color: #e2e8f0;
   border-bottom: 1px solid #1e293b; }
+/* The chat model's name: cut with an ellipsis beside its icon on a wide window. On a
+   narrow one the title and the icon give it their room, and a long name takes two lines
+   of smaller text instead of being cut (at 420 px "qwen2.5-7b-instruct" lost both ends). */
+.docent-model { max-width: 40vw; min-width: 0; }
+.docent-model .q-btn__content { flex-wrap: nowrap; min-width: 0; }
+.docent-model .q-btn__content > .block { overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; min-width: 0; }
+@media (max-width: 600px) {
+  .docent-header .docent-title { position: absolute; width: 1px; height: 1px;
+    overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .docent-model { max-width: none; flex: 0 1 auto; }
+  .docent-model .q-btn__content > .q-icon { display: none; }
+  .docent-model .q-btn__content > .block { white-space: normal; overflow-wrap: anywhere;
+    font-size: 0.8rem; line-height: 1.15; text-align: left; display: -webkit-box;
+    -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
+}
 
 /* Messages */
 .docent-messages { max-width: 52rem; margin: 0 auto; width: 100%; min-width: 0; }
@@ -128,7 +144,9 @@ body.docent-scrolled-up .docent-jump { display: inline-flex; }
 .docent-uploader { display: none; }
 
 /* The text viewer */
-.docent-viewer-text { overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.6; }
+/* The width it has, not its text's: a short highlighted paragraph wrapped at a few words. */
+.docent-viewer-text { overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.6;
+  width: min(100%, 48rem); }
 .docent-viewer-plain { white-space: pre-wrap; font-family: ui-monospace, monospace;
   font-size: 0.85rem; }
 .docent-passage-block { background: #fef3c7; border-left: 4px solid #f59e0b;

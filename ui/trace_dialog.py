@@ -53,13 +53,28 @@ def _fmt(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def used(candidate: dict[str, Any]) -> str:
+    """The Used column: ✓ for a passage that went into the prompt (and whether the answer
+    cites it), else why not; blank where the trace does not say (answers saved before)."""
+    if "used" not in candidate:
+        return ""
+    if candidate["used"]:
+        return f"✓ cited [{candidate['source']}]" if candidate.get("cited") else "✓ not cited"
+    return str(candidate.get("why") or "not used")
+
+
 def candidate_rows(trace: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per candidate: file, page, each score, and whether it was kept."""
+    """One row per candidate: file, page, each score, and whether its passage was used."""
     rows = []
     raw = trace.get("candidates")
     if not raw:  # before retrieval records candidates, the sources are what is known
         raw = [
-            {**s, "scores": s.get("scores") or {"fused": s.get("score")}, "kept": True}
+            {
+                **s,
+                "scores": s.get("scores") or {"fused": s.get("score")},
+                "used": True,
+                "source": s.get("n"),
+            }
             for s in trace.get("sources", [])
         ]
     for i, c in enumerate(raw):
@@ -68,7 +83,7 @@ def candidate_rows(trace: dict[str, Any]) -> list[dict[str, Any]]:
             "id": i,
             "file": c.get("file") or c.get("path") or "?",
             "page": c.get("page") if c.get("page") is not None else "",
-            "kept": "✓" if c.get("kept", c.get("cited", True)) else "",
+            "kept": used(c),
         }
         row.update({k: _fmt(scores.get(k)) for k in SCORE_COLUMNS})
         rows.append(row)

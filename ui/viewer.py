@@ -161,7 +161,7 @@ def highlighted_html(
     """The document as HTML with the passage in <mark id="docent-passage">; an ``exact``
     span of Markdown is marked inside the blocks highlighted around it."""
     if span is None:
-        return markdown.render(text) if as_markdown else html.escape(text)
+        return markdown.render(text, document=True) if as_markdown else html.escape(text)
     start, end = span
     if not as_markdown:
         return (
@@ -183,11 +183,11 @@ def highlighted_html(
         else []
     )
     return (
-        markdown.render(text[:block_start])
+        markdown.render(text[:block_start], document=True)
         + '<div id="docent-passage" class="docent-passage-block">'
-        + markdown.render(text[block_start:block_end], wraps=inner)
+        + markdown.render(text[block_start:block_end], wraps=inner, document=True)
         + "</div>"
-        + markdown.render(text[block_end:])
+        + markdown.render(text[block_end:], document=True)
     )
 
 

@@ -16,6 +16,7 @@ from graph.citations import order_by_citation
 from graph.context import TurnContext
 from graph.coverage import coverage_of
 from graph.events import Status
+from graph.excerpt import excerpt
 from graph.nodes.streamed import StreamedAnswer
 from graph.options import TurnOptions
 from graph.readable import readable_markdown
@@ -37,17 +38,22 @@ def _quoted(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.splitlines())
 
 
-def _degraded(error: LLMError, sources: list[Source]) -> str:
+def _degraded(error: LLMError, sources: list[Source], state: AgentState) -> str:
+    """The passages instead of an answer, each by its part that bears on the question."""
     if not sources:
         return prompts.DEGRADED_CHAT.format(error=error)
+    asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
+    texts = state.get("passages") or []
     body = "".join(
         prompts.DEGRADED_SOURCE.format(
             n=s["n"],
             file=s["file"],
             page=_page_label(s["page"]),
-            snippet=_quoted(readable_markdown(s["snippet"])),
+            snippet=_quoted(
+                excerpt(readable_markdown(texts[i] if i < len(texts) else s["snippet"]), asked)
+            ),
         )
-        for s in sources
+        for i, s in enumerate(sources)
     )
     return prompts.DEGRADED_HEADER.format(error=error) + body.rstrip()
 
@@ -202,7 +208,11 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
                 live.wrote(piece)
     except LLMError as error:
         failure = error
-        tail = prompts.ANSWER_CUT_OFF.format(error=error) if streamed else _degraded(error, sources)
+        tail = (
+            prompts.ANSWER_CUT_OFF.format(error=error)
+            if streamed
+            else _degraded(error, sources, state)
+        )
         answer.say(tail)
     except BaseException:  # stopped: nothing waits for the check any more
         if live is not None:

@@ -95,15 +95,29 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:
-    """Every query's passages, best first, none repeating text another already holds."""
+    """Every query's passages, best first, none repeating text another already holds; the
+    candidates each was built around learn the source they lead, or why none."""
     if any(r.full_documents for r in results):
         return [p for r in results if r.full_documents for p in r.passages]
     kept: list[Passage] = []
     for p in sorted((p for r in results for p in r.passages), key=lambda p: -p.score):
-        clash = any(
-            (k.doc_id, k.page) == (p.doc_id, p.page) and p.start < k.end and k.start < p.end
-            for k in kept
+        clash = next(
+            (
+                n
+                for n, k in enumerate(kept, start=1)
+                if (k.doc_id, k.page) == (p.doc_id, p.page) and p.start < k.end and k.start < p.end
+            ),
+            None,
         )
-        if not clash:
+        if clash is None:
             kept.append(p)
+        else:
+            for hit in p.hits:
+                hit.left_out = f"its text overlaps passage {clash}, which was taken"
+    for p in kept[top_k:]:
+        for hit in p.hits:
+            hit.left_out = f"not in the top {top_k} of the searches together"
+    for n, p in enumerate(kept[:top_k], start=1):
+        for hit in p.hits:
+            hit.source = n
     return kept[:top_k]

@@ -135,9 +135,9 @@ class Search:
             if chunk is not None:
                 path = self.library.path_of(chunk.doc_id) or chunk.path
                 read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
-                out.append(
-                    {"path": path, "page": chunk.page, "index": c.key[1], **read, **c.scores()}
-                )
+                where = {"path": path, "page": chunk.page, "index": c.key[1], **read}
+                fate = {"source": c.source, "left_out": c.left_out}
+                out.append({**where, **fate, **c.scores()})
         return out
 
     def seen(self) -> list[tuple[Key, float]]:
@@ -257,6 +257,7 @@ class Search:
         candidates.sort(key=lambda c: -c.fused)
         # Asking about a named file is an answerable question about that file.
         if not files and not s.floor.passes(candidates):
+            _leave_out(candidates, "below the relevance floor")
             return Retrieval([], candidates, answerable=False)
         # After the floor, so what it refuses does not depend on the prior.
         lean_on_documents(candidates, vector, dense.document_vectors)
@@ -264,22 +265,27 @@ class Search:
         problem = self.reranker.problem
         if problem is None:
             head = candidates[: max(k, s.rerank_candidates)]
+            _leave_out(candidates[len(head) :], f"not in the top {len(head)} to rerank")
             load(dense, head)
             readable = [c for c in head if c.chunk is not None]
             if on_rerank is not None and readable and reranking_active(self.reranker):
                 on_rerank(len(readable))
             chosen, notes = self._rerank(query, readable)
+            ranked = "reranked below" if reranking_active(self.reranker) and not notes else "not in"
+            _leave_out(chosen[k:], f"{ranked} the top {k}")
             chosen = chosen[:k]
             near = load(dense, chosen, neighbour_keys(chosen))
         else:
             # Without a reranker only the top k are shown: read them and their
             # neighbours in one call to the store.
+            _leave_out(candidates[k:], f"not in the top {k}")
             chosen = candidates[:k]
             near = load(dense, chosen, neighbour_keys(chosen))
             chosen = [c for c in chosen if c.chunk is not None]
             if trust is not None:
                 chosen = order_by_proximity(chosen, self.keyword.term_weights(query), trust)
             notes = [f"Reranking is off ({problem}); ordered by the search scores."]
+        _leave_out([c for c in candidates if c.chunk is None and c.left_out is None], GONE)
         score_of = {c.key: _shown_score(c) for c in chosen}
         passages = self._located(expand(chosen, near.values(), s.max_passage_chars, score_of))
         # Not after a reranking model's order; but after one that failed, as without one.
@@ -323,6 +329,8 @@ class Search:
             if paths:
                 p.path, p.file, p.paths = paths[0], paths[0].rsplit("/", 1)[-1], paths
                 kept.append(p)
+            else:
+                _leave_out(p.hits, GONE)
         return kept
 
     def _whole_documents(self, doc_ids: list[str]) -> Retrieval | None:
@@ -354,6 +362,15 @@ def _helpers() -> ThreadPoolExecutor:
         if _helper_pool is None:
             _helper_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="search")
         return _helper_pool
+
+
+GONE = "its document left the library during the search"
+
+
+def _leave_out(candidates: Sequence[Candidate], why: str) -> None:
+    """Say why these candidates lead no passage (the trace shows it)."""
+    for c in candidates:
+        c.left_out = why
 
 
 def _searched(query: str) -> str:

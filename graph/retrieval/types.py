@@ -38,6 +38,12 @@ class Candidate:
     ``sentence_order``, for the top passages)."""
     rerank: float | None = None
     chunk: Chunk | None = None
+    left_out: str | None = None
+    """Why no passage was made around it ("below the relevance floor", "not in the top
+    6"), for the trace; None for a candidate that leads a passage. Written by the search
+    and, where queries' passages merge, the retriever node."""
+    source: int | None = None
+    """The number of the source its passage became. Written by the retriever node."""
 
     @property
     def text(self) -> str:

@@ -69,9 +69,7 @@ async def test_an_answer_streams_from_the_model_server(
     assert isinstance(browser, Browser)
     shots = fresh_shots("llm-server")
     page, errors = await open_window(browser, login_link)
-    assert (await page.locator(".docent-ellipsis").first.inner_text()).endswith(
-        "qwen2.5-7b-instruct"
-    )
+    assert (await page.locator(".docent-model").inner_text()).endswith("qwen2.5-7b-instruct")
     box = page.locator("textarea")
     await box.fill("What was the revenue in the third quarter?")
     await box.press("Enter")
@@ -99,7 +97,7 @@ async def test_an_answer_streams_from_the_model_server(
     answers = [b for b in server.chat_requests() if "response_format" not in b]
     assert answers and answers[0]["stream"] is True
 
-    await page.locator(".docent-ellipsis").first.click()  # the model menu
+    await page.locator(".docent-model").click()  # the model menu
     await page.get_by_text("text-embedding-nomic-embed-text-v1.5").wait_for()
     assert await page.get_by_text("Pull a model…").count() == 0
     await page.wait_for_timeout(400)  # the menu's fade-in, for the picture

@@ -32,6 +32,17 @@
     window.scrollTo({ top: scroller().scrollHeight, behavior: "smooth" });
   };
 
+  // When what is shown gets shorter (a new chat, another session) no scroll event comes,
+  // and "Latest" stayed with nothing below it. A change of size only ever clears it:
+  // growing text is follow()ed, or not, as above.
+  new ResizeObserver(() => {
+    const el = scroller();
+    if (el.scrollHeight - (el.scrollTop + window.innerHeight) > BOTTOM_SLACK) return;
+    docent.atBottom = true;
+    if (el.scrollHeight <= window.innerHeight) followedTo = null; // nothing to scroll
+    document.body.classList.remove("docent-scrolled-up");
+  }).observe(document.body);
+
   const copy = async (text, button) => {
     try {
       await navigator.clipboard.writeText(text);
