@@ -72,10 +72,14 @@ class OpenAIChat:
         timeout: float | None = DEFAULT_TIMEOUT,
         max_tokens: int | None = None,
         api_key: str | None = None,
+        options: dict[str, Any] | None = None,
     ) -> None:
+        """``options``: sampling fields sent with every request (``{"temperature": 0}``
+        for answers that reproduce, as the benchmarks ask)."""
         self.host = url.rstrip("/")
         self.model = model
         self.max_tokens = max_tokens
+        self.options = dict(options or {})
         self._json_from = 0
         """Index in ``JSON_MODES`` of the first way of asking for JSON worth trying."""
         self._refused: set[str] = set()
@@ -226,7 +230,12 @@ class OpenAIChat:
     # -- the wire ----------------------------------------------------------------------
 
     def _body(self, messages: Sequence[Message], *, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": list(messages), "stream": stream}
+        body: dict[str, Any] = {
+            **self.options,
+            "model": self.model,
+            "messages": list(messages),
+            "stream": stream,
+        }
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         return body
