@@ -127,9 +127,7 @@ def source_holds_gold(source: dict[str, Any], question: dict[str, Any]) -> bool:
 
 
 class CountedModel:
-    """The real adapter, with each call counted and timed. Its ``health`` answers from the
-    last real check without asking again, as a proxy that hides status checks would: the
-    benchmark measures answers, not status polling."""
+    """The real adapter, with each call counted and the first piece of a stream timed."""
 
     def __init__(self, inner: OpenAIChat) -> None:
         self.inner = inner
@@ -137,7 +135,6 @@ class CountedModel:
         self.calls: list[tuple[str, list[Message]]] = []
         self.first_piece_at: float | None = None
         """When the last stream's first non-blank piece came (``perf_counter``)."""
-        self._health: Health | None = None
 
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
@@ -160,9 +157,11 @@ class CountedModel:
         return await self.inner.complete_json(messages, schema, timeout=timeout)
 
     async def health(self) -> Health:
-        if self._health is None:
-            self._health = await self.inner.health()
-        return self._health
+        return await self.inner.health()
+
+    @property
+    def heard_at(self) -> float | None:
+        return self.inner.heard_at
 
     def use(self, model: str) -> None:
         self.inner.use(model)
