@@ -14,9 +14,11 @@ import json
 import urllib.error
 import urllib.request
 
-from app.instance import read_instance
+from app.instance import Instance, read_instance
+from app.paths import TOKEN_FILE
 from app.services.status import StatusService
 from app.settings import Settings
+from app.token import NoToken, read_token
 from ingest.disk import short_of_room
 from ingest.index.registry import Registry
 from ingest.types import DocStatus
@@ -104,6 +106,29 @@ def probe_openai(url: str, model: str, api_key: str | None = None) -> Health:
     return _openai(True, url, models, error=words.model_not_loaded(url, model, models))
 
 
+def health_from_app(running: Instance, settings: Settings) -> Health | None:
+    """The model server's health as the running app last saw it (``/api/status``), or None
+    when the app doesn't answer so."""
+    try:
+        token = read_token(settings.data_dir / TOKEN_FILE)
+    except NoToken:
+        return None
+    request = urllib.request.Request(f"{running.url}/api/status")
+    request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=PROBE_SECONDS) as response:
+            server = json.load(response)["model_server"]
+        return Health(
+            bool(server["reachable"]),
+            str(server["host"]),
+            [str(m) for m in server["models"]],
+            server.get("error"),
+            api="openai" if server.get("api") == "openai" else "ollama",
+        )
+    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _openai(
     reachable: bool, url: str, models: list[str] | None = None, *, error: str | None = None
 ) -> Health:
@@ -144,7 +169,9 @@ def status(settings: Settings, *, check: bool = False) -> int:
         print("  nothing indexed yet: Docent has not run with this data dir")
     print(f"Embedding model: {embed_model_label(settings)}")
     print(f"Chat model: {settings.chat_model}")
-    health = probe_chat_server(settings)
+    # A running Docent knows its server's health without asking it: asking from here could
+    # cut the answer it is streaming (llama-cpp-python's server cancels one on any request).
+    health = (running and health_from_app(running, settings)) or probe_chat_server(settings)
     server = "Ollama" if health.api == "ollama" else "Model server (OpenAI API)"
     if not health.reachable:
         print(f"{server}: not reachable at {health.host}")
