@@ -20,6 +20,9 @@ The machine is shared and loaded: compare the figures of one run with each other
 read `listening` against `services_ready` (what used to come before the socket).
 
     uv run python bench/startup.py [--runs 3] [--baseline /tmp/main-export]
+
+A baseline checkout with its own `.venv` (`uv sync --locked` in it) runs in that venv, so
+a branch that changes the dependencies can be timed against main.
 """
 
 from __future__ import annotations
@@ -77,7 +80,10 @@ class Started:
         self.data = data
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "run.py", "--no-browser", "--port", str(self.port)]
+        # A checkout with a venv of its own runs in it: its dependencies may differ from ours.
+        venv_python = checkout / ".venv" / "bin" / "python"
+        python = str(venv_python) if venv_python.is_file() else sys.executable
+        cmd = [python, "run.py", "--no-browser", "--port", str(self.port)]
         cmd += ["--data-dir", str(data), "--ollama-host", "http://127.0.0.1:9"]
         self.began = time.perf_counter()
         self.proc = subprocess.Popen(cmd, cwd=checkout, stdout=subprocess.DEVNULL)
