@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.batching import length_batches
-from models.onnx_graph import simplified_model
+from models.encoder_session import encoder_session
 
 logger = logging.getLogger(__name__)
 
@@ -185,8 +185,11 @@ class MiniLMEmbedder:
         batch_tokens: int = 4 * MAX_TOKENS,
         threads: int | None = None,
         int8_matmuls: bool = True,
+        saved_graphs: Path | None = None,
     ) -> None:
-        """``int8_matmuls`` False runs the graph's exact float form (``models.onnx_graph``)."""
+        """``int8_matmuls`` False runs the graph's exact float form (``models.onnx_graph``);
+        ``saved_graphs`` keeps the rewritten graph for the next start
+        (``models.encoder_session``)."""
         if batch_tokens < 1:
             raise ValueError("batch_tokens must be at least 1")
         self.files = files if files is not None else locate_minilm()
@@ -194,7 +197,9 @@ class MiniLMEmbedder:
         self.threads = threads or default_threads()
         self.int8_matmuls = int8_matmuls
         self._tokenizer = _load_tokenizer(self.files.tokenizer)
-        self._session = _load_session(self.files.model, int8_matmuls=int8_matmuls)
+        self._session = _load_session(
+            self.files.model, int8_matmuls=int8_matmuls, saved_in=saved_graphs
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         unknown = self._inputs - {"input_ids", "attention_mask", "token_type_ids"}
         if unknown or not {"input_ids", "attention_mask"} <= self._inputs:
@@ -266,22 +271,10 @@ def _load_tokenizer(path: Path) -> Any:
     return tokenizer
 
 
-def _load_session(path: Path, *, int8_matmuls: bool) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    # Each run on its caller's thread: no intra-op pool whose spinning workers would
-    # burn the cores the rest of the machine needs (see MiniLMEmbedder).
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3
+def _load_session(path: Path, *, int8_matmuls: bool, saved_in: Path | None) -> Any:
     try:
-        session = ort.InferenceSession(
-            simplified_model(path, int8_matmuls=int8_matmuls),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
+        session = encoder_session(
+            path, model_sha256=file_sha256(path), int8_matmuls=int8_matmuls, saved_in=saved_in
         )
     except Exception as exc:  # onnx and onnxruntime raise several unrelated types on a bad file
         raise EmbedderUnavailable(
