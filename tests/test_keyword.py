@@ -157,7 +157,7 @@ async def test_searches_never_wait_for_a_writer() -> None:
 
     thread = threading.Thread(target=writer)
     thread.start()
-    held.wait()
+    assert held.wait(30), "the writer never took the index"
     answers: list[list[tuple[str, int]]] = []
     reader = threading.Thread(target=lambda: answers.append(found(index, "alpaca")))
     try:
