@@ -184,9 +184,9 @@ class FakeOllamaServer(ServedFake):
             self._token_turn.notify_all()
 
     def stop(self) -> None:
-        """Stop, first opening the token gate: no reply is left waiting at it."""
-        self.release_tokens()
+        """Stop, then open the token gate: a reply held at it finds its connection cut."""
         super().stop()
+        self.release_tokens()
 
     def _pass_token(self) -> None:
         """Wait at the per-token gate (if closed) and count the token as sent."""
