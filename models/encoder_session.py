@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,8 @@ def encoder_session(
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors on a bad file
             logger.warning("Making the encoder's graph again: cannot load %s (%s)", saved, exc)
-    partial = saved.with_name(f"{saved.name}.{os.getpid()}.partial")
+    # Its own name: two loads at once (a model switch) must not write into one file.
+    partial = saved.with_name(f"{saved.name}.{uuid.uuid4().hex}.partial")
     try:
         saved_in.mkdir(parents=True, exist_ok=True)
         session = _optimised(model, int8_matmuls, save_to=partial)
