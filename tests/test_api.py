@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from app.container import Container
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
-from tests.running import RunningApp, read_sse, running_app, wait_ready
+from tests.running import RunningApp, eventually, read_sse, running_app, wait_ready
 
 
 @pytest.fixture
@@ -139,10 +138,7 @@ async def test_disconnected_client_does_not_lose_the_answer(app: RunningApp) -> 
             if line.startswith("event: token"):
                 break  # hang up mid-answer
     chat = app.container.chat
-    for _ in range(100):
-        if not chat.is_busy("gone"):
-            break
-        await asyncio.sleep(0.05)
+    await eventually(lambda: not chat.is_busy("gone"), what="the turn to finish without its client")
     messages = await chat.messages("gone")
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert messages[1]["content"].startswith("Echo:")

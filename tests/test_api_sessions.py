@@ -119,10 +119,13 @@ async def test_unknown_session_gets_404(app: RunningApp, method: str, body: dict
 
 
 async def test_deleting_a_session_that_is_answering_gets_429(tmp_path: Path) -> None:
-    async with api_app(tmp_path, llm=FakeChatModel(token_delay=0.05)) as app:
+    llm = FakeChatModel()
+    llm.hold_tokens(1)  # the answer waits after its first word until the delete is refused
+    async with api_app(tmp_path, llm=llm) as app:
         body = {"message": "Where is the spare key?", "session_id": "busy"}
         async with app.client.stream("POST", "/api/chat", json=body) as streaming:
             refused = await app.client.delete("/api/sessions/busy")
+            llm.release_tokens()
             async for _ in streaming.aiter_lines():
                 pass
         assert refused.status_code == 429 and error_code(refused) == "session_busy"

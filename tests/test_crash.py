@@ -6,7 +6,6 @@ chunks once, and nothing the first process had stored is embedded again.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import signal
@@ -25,6 +24,7 @@ from ingest.types import DocStatus
 from tests.crash_child import MARK
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ocr import HOLD, reads
+from tests.running import eventually
 from tests.scans import coded_page, tiff
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +36,12 @@ def _folder(docs: Path) -> None:
         (docs / f"note{i:02}.txt").write_text(f"Note {i} is about the animal number {i}. " * 5)
     lines = [f"{MARK} line {n} tells part {n} of the long story." for n in range(4000)]
     (docs / "interrupt.txt").write_text("\n".join(lines))
+
+
+def alive(child: subprocess.Popen[bytes]) -> bool:
+    """True while ``child`` runs; fails with its output once it has ended."""
+    assert child.poll() is None, child.communicate()[0].decode()
+    return True
 
 
 def _child(data: Path, log: Path, crash_at: str) -> subprocess.Popen[bytes]:
@@ -75,9 +81,11 @@ async def test_kill_9_mid_ingest_then_restart(tmp_path: Path, crash_at: str) -> 
     _folder(data / "documents")
     first = _child(data, tmp_path / "first.jsonl", crash_at)
     try:
-        while not (data / "reached").exists():
-            assert first.poll() is None, first.communicate()[0].decode()
-            await asyncio.sleep(0.05)
+        await eventually(
+            lambda: alive(first) and (data / "reached").exists(),
+            timeout=300,
+            what=f"the child to reach {crash_at}",
+        )
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
@@ -123,9 +131,11 @@ async def test_kill_9_mid_ocr_then_restart_reads_only_the_pages_not_read(
     first = _child(data, tmp_path / "first.jsonl", "ocr")
     try:
         # Page 8 waits for a gate that stays shut: seven pages read, and kept.
-        while kept.kept(sha).next_page < 8:
-            assert first.poll() is None, first.communicate()[0].decode()
-            await asyncio.sleep(0.05)
+        await eventually(
+            lambda: alive(first) and kept.kept(sha).next_page >= 8,
+            timeout=300,
+            what="seven pages read and kept",
+        )
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()

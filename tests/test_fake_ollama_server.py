@@ -52,6 +52,27 @@ async def test_the_first_token_gate_holds_back_the_first_chunk(ollama_server):
         await stream.aclose()
 
 
+async def test_the_token_gate_lets_a_reply_out_one_token_at_a_time(ollama_server):
+    ollama_server.hold_tokens(1)
+    ollama_server.enqueue_reply("It stands in Paris, France.")
+    async with ollama.AsyncClient(host=ollama_server.url) as client:
+        stream = await client.chat(model="llama3.2", messages=USER, stream=True)
+        try:  # the bound only turns a hang into a failure
+            first = await asyncio.wait_for(anext(stream), timeout=30)
+            assert ollama_server.tokens_sent == 1  # the second waits for its release
+            ollama_server.release_tokens(1)
+            second = await asyncio.wait_for(anext(stream), timeout=30)
+            assert ollama_server.tokens_sent == 2
+        finally:
+            ollama_server.release_tokens()
+        rest = [chunk.message.content or "" async for chunk in stream]
+
+    assert [first.message.content, second.message.content] == ["It", " stands"]
+    assert "".join([first.message.content, second.message.content, *rest]) == (
+        "It stands in Paris, France."
+    )
+
+
 async def test_stream_false_returns_one_message_with_the_whole_reply(ollama_server):
     ollama_server.enqueue_reply("Paris.")
     async with ollama.AsyncClient(host=ollama_server.url) as client:

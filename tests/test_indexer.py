@@ -87,7 +87,7 @@ async def test_status_changes_are_reported_in_order(rig: Rig) -> None:
     await rig.indexer.start()
 
     assert rig.indexer.enqueue(rig.docs / "a.txt")
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
 
     assert rig.kinds("a.txt") == ["queued", "started", "pages", "ready"]
     assert rig.status("a.txt") == DocStatus.READY

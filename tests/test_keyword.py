@@ -10,6 +10,7 @@ import numpy as np
 
 from ingest.index.keyword.index import MAX_QUERY_CHARS, KeywordIndex
 from ingest.index.keyword.segments import K1, B, DocRows, build_segment, merge_segments
+from ingest.index.keyword.stop_words import STOP_WORDS
 from ingest.index.keyword.terms import terms
 from ingest.index.ports import ChunkIndex
 from tests.fakes.dense import FakeDenseIndex
@@ -156,7 +157,7 @@ async def test_searches_never_wait_for_a_writer() -> None:
 
     thread = threading.Thread(target=writer)
     thread.start()
-    held.wait()
+    assert held.wait(30), "the writer never took the index"
     answers: list[list[tuple[str, int]]] = []
     reader = threading.Thread(target=lambda: answers.append(found(index, "alpaca")))
     try:
@@ -203,6 +204,14 @@ def test_compact_leaves_one_segment_with_the_same_answers(tmp_path: Path) -> Non
     after = {(h.doc_id, h.index): round(h.score, 4) for h in index.search("herons 7").top(50)}
     assert after == before and len(after) == 20
     assert KeywordIndex(tmp_path / "kw").count() == 38
+
+
+def test_the_stop_words_are_bm25s_english_plus_list() -> None:
+    # The copy must stay the list the index was built with: another list changes the terms
+    # of every chunk and question.
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    assert STOP_WORDS == frozenset(STOPWORDS_EN_PLUS) and len(STOP_WORDS) == 179
 
 
 def test_segment_scores_are_bm25s_lucene_scores() -> None:

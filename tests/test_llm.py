@@ -188,7 +188,8 @@ async def test_server_error_becomes_llm_error_with_the_server_message(chat, olla
 
 
 async def test_error_in_the_middle_of_a_stream_is_an_llm_error(chat, ollama_server):
-    ollama_server.enqueue_reply("a long answer that is cut off", delay=0.05)
+    ollama_server.hold_tokens(1)  # the rest waits until the server is gone
+    ollama_server.enqueue_reply("a long answer that is cut off")
     stream = chat.stream_chat(USER)
     assert await anext(stream) == "a"
 

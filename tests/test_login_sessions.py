@@ -22,6 +22,7 @@ from app.api.guard import Access, install_guard
 from app.api.login import LoginLinks
 from app.api.login_sessions import SESSIONS_FILE, LoginSessions
 from app.api.socket_activity import LOGGED_OUT, carries_use
+from tests.running import listening
 
 HOUR = 3600.0
 IDLE = 12 * HOUR
@@ -149,9 +150,7 @@ async def socket_app(tmp_path: Path) -> AsyncIterator[tuple[str, Access, Clock]]
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    port = await listening(server, task)
     yield f"ws://127.0.0.1:{port}{SOCKET}", access, clock
     server.should_exit = True
     await task

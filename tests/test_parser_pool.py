@@ -3,6 +3,7 @@ memory limit or is stopped mid-file is killed and replaced, and none outlives th
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -259,7 +260,7 @@ async def test_deleting_a_file_mid_parse_kills_its_worker(
 
         (parts.docs / "stuck.txt").unlink()
         indexer.enqueue(parts.docs / "stuck.txt")
-        await indexer.wait_idle()
+        await asyncio.wait_for(indexer.wait_idle(), 60)
 
         assert parts.registry.get_by_path("stuck.txt") is None
         await eventually(lambda: not pid_alive(pid), what="the stuck worker to be killed")
@@ -291,7 +292,7 @@ async def test_a_file_past_its_time_budget_has_its_worker_killed(
             # A file takes its budget as it starts: the next one's is out of reach of any
             # machine's slowness, and only the stuck file's 3 s are ever used up.
             indexer.time_budget = 600.0
-            await indexer.wait_idle()
+            await asyncio.wait_for(indexer.wait_idle(), 60)
 
             stuck = parts.registry.get_by_path("stuck.txt")
             assert stuck is not None and stuck.status == DocStatus.ERROR

@@ -260,7 +260,7 @@ async def test_a_touch_reads_the_file_but_embeds_nothing(rig: Rig) -> None:
 
     assert await rig.indexer.scan() == 1
     await rig.indexer.start()
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
 
     assert len(rig.embedder.calls) == calls
     record = rig.registry.get_by_path("a.txt")
@@ -345,7 +345,7 @@ async def test_small_files_are_not_starved_behind_a_big_one(parts: IngestParts) 
         )
         assert parts.status("big.txt") == DocStatus.INDEXING
         embedder.gate.set()
-        await indexer.wait_idle()
+        await asyncio.wait_for(indexer.wait_idle(), 60)
         assert parts.status("big.txt") == DocStatus.READY
     finally:
         embedder.gate.set()
@@ -366,7 +366,7 @@ async def test_deleting_a_file_cancels_its_running_work(parts: IngestParts) -> N
         (parts.docs / "big.txt").unlink()
         indexer.enqueue(parts.docs / "big.txt")
         embedder.gate.set()
-        await indexer.wait_idle()
+        await asyncio.wait_for(indexer.wait_idle(), 60)
 
         assert parts.registry.list() == []
         assert len(embedder.calls) <= batches + 1  # the batch in hand, and no more
@@ -402,7 +402,7 @@ async def _past_budget_others_go_on(
         # slowness, and only stuck.txt's 3 s are ever used up.
         indexer.time_budget = 600.0
         indexer.enqueue(parts.docs / "fine.txt")
-        await indexer.wait_idle()
+        await asyncio.wait_for(indexer.wait_idle(), 60)
         stuck = parts.registry.get_by_path("stuck.txt")
         assert stuck is not None and stuck.status == DocStatus.ERROR
         assert stuck.error is not None and "time budget (3 s)" in stuck.error

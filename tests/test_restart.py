@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from app.container import Container
@@ -37,7 +38,7 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
         ]
         assert messages[1]["sources"][0]["file"] == "notes.md"
         assert await second.indexer.scan() == 0  # nothing changed, nothing to redo
-        await second.indexer.wait_idle()
+        await asyncio.wait_for(second.indexer.wait_idle(), 60)
         assert second.ready_paths() == ["notes.md"]
         assert embedder.calls == []  # unchanged files are not embedded again
         assert second.store.search("spare key", 1)[0].chunk.file == "notes.md"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -109,7 +110,8 @@ async def test_keyword_index_follows_the_folder(app: RunningApp) -> None:
     assert "renamed.md: Wombats dig burrows." in await texts("wombats burrows")
     (docs / "renamed.md").unlink()
     await eventually(lambda: _gone(app, "wombat"), what="deleted file gone")
-    await app.container.indexer.wait_idle()  # unused contents are collected once idle
+    # Unused contents are collected once idle.
+    await asyncio.wait_for(app.container.indexer.wait_idle(), 60)
     assert app.container.keyword.document_ids() == app.container.store.document_ids()
 
 

@@ -23,6 +23,7 @@ from app.settings import Settings
 from app.startup import Services
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
+from tests.running import listening
 
 
 @asynccontextmanager
@@ -32,9 +33,7 @@ async def serving(app: FastAPI, services: Services, token: str) -> AsyncIterator
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     task = asyncio.create_task(server.serve())
     try:
-        while not server.started:
-            await asyncio.sleep(0.02)
-        port = server.servers[0].sockets[0].getsockname()[1]
+        port = await listening(server, task)
         async with httpx.AsyncClient(
             base_url=f"http://127.0.0.1:{port}",
             headers={"Authorization": f"Bearer {token}"},

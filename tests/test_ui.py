@@ -44,7 +44,7 @@ async def test_enter_streams_an_answer_with_its_sources_grouped_by_file(
 async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
     user: User, container: Container, page: None
 ) -> None:
-    llm(container).token_delay = 0.05
+    llm(container).hold_tokens(4)  # the answer stops at word3 until released
     llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), SECOND)
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -53,6 +53,7 @@ async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
     await user.should_see("Sends when this answer ends.")
     box = user.find(marker="message-input").elements.pop()
     assert box.value == "Which flowerpot is the key under?"  # kept, not cleared
+    llm(container).release_tokens()
     await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
     assert box.value == ""
     bubbles = [text_of(t) for t in contents(user, "user-text")]
@@ -65,13 +66,15 @@ async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_u
     user: User, container: Container, page: None
 ) -> None:
     model = llm(container)
-    model.token_delay = 0.05
+    model.hold_tokens(4)  # the answer stops at word3 until released
     model.enqueue(" ".join(f"word{i}" for i in range(30)), SECOND)
     model.json_gate = asyncio.Event()  # the follow-up suggestions are slow to come
     await user.open("/")
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "word3"), what="streaming")
     await send(user, "Which flowerpot is the key under?")
+    await user.should_see("Sends when this answer ends.")
+    model.release_tokens()
     await eventually(lambda: answer_shows(user, "Second answer."), timeout=20, what="2nd answer")
     await user.should_not_see(marker="suggestion")  # still held: not waited for
     model.json_gate.set()
@@ -100,17 +103,19 @@ async def test_the_status_chip_follows_the_graph(
 ) -> None:
     llm(container).json_gate = asyncio.Event()  # a follow-up: the rewriter is held
     llm(container).gated_property = "query"
-    llm(container).token_delay = 0.05
     llm(container).enqueue(
         "Under the flowerpot [1].", " ".join(f"word{i}" for i in range(30)) + ". " + FOUND
     )
     await user.open("/")
     await send(user, "Where is the spare key?")
     await eventually(lambda: answer_shows(user, "flowerpot"), what="the first answer")
+    llm(container).hold_tokens(1)  # the second answer stops at its first word
     await send(user, "And the back door?")
     await eventually(lambda: contents(user, "status")[-1:] == ["Preparing the search…"])
     llm(container).json_gate.set()
     await eventually(lambda: contents(user, "status")[-1:] == ["Writing the answer…"])
+    await eventually(lambda: answer_shows(user, "word0"), what="the answer's first word")
+    llm(container).release_tokens()
     await eventually(lambda: answer_shows(user, "word29"), what="the answer")
     await eventually(lambda: len(contents(user, "check")) == 2, what="the answer checked")
     assert contents(user, "status") == []  # gone once the answer is written
@@ -119,7 +124,7 @@ async def test_the_status_chip_follows_the_graph(
 async def test_stop_keeps_the_partial_answer_marked_stopped(
     user: User, container: Container, page: None
 ) -> None:
-    llm(container).token_delay = 0.05
+    llm(container).hold_tokens(3)  # the answer stops at word2: Stop comes mid-answer
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
     await user.open("/")
     await send(user, "Tell me everything about the spare key")
@@ -136,7 +141,7 @@ async def test_stop_keeps_the_partial_answer_marked_stopped(
 
 
 async def test_escape_stops_too(user: User, container: Container, page: None) -> None:
-    llm(container).token_delay = 0.05
+    llm(container).hold_tokens(3)  # the answer stops at word2: Esc comes mid-answer
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
     await user.open("/")
     await send(user, "Tell me everything about the spare key")

@@ -22,7 +22,8 @@ def make_service(tmp_path: Path, llm: FakeChatModel) -> ChatService:
 
 
 async def test_stop_keeps_the_partial_answer_and_marks_it(tmp_path: Path) -> None:
-    llm = FakeChatModel(token_delay=0.05)
+    llm = FakeChatModel()
+    llm.hold_tokens(4)  # the answer waits after word3, where the test stops it
     llm.enqueue(" ".join(f"word{i}" for i in range(200)))
     service = make_service(tmp_path, llm)
     turn = service.start_turn("s1", "What was revenue in the third quarter?")
@@ -44,7 +45,7 @@ async def test_stop_keeps_the_partial_answer_and_marks_it(tmp_path: Path) -> Non
     ]
     assert messages[1]["stopped"] is True and messages[1]["sources"]
     # The session goes on normally after a stop.
-    llm.token_delay = 0
+    llm.release_tokens()
     llm.enqueue("It was 12 million euros [1].")
     await service.start_turn("s1", "And in Q4?").result()
     assert [m["role"] for m in await service.messages("s1")] == ["user", "assistant"] * 2

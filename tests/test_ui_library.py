@@ -90,9 +90,11 @@ async def test_a_status_change_updates_its_row_instead_of_redrawing_the_list(
 
 
 async def test_search_and_sort(user: User, container: Container, page: None) -> None:
+    # "Newest first" is the latest change in the library (added, indexed, failed): alpha.pdf
+    # must be done failing before zeta.md comes, or its late error makes it the newest.
     await add_file(container, "alpha.pdf", b"this is not a PDF at all")
-    await add_file(container, "zeta.md", b"# Zeta\n\nLast in the alphabet.\n")
     await settled(container, "alpha.pdf", "error")
+    await add_file(container, "zeta.md", b"# Zeta\n\nLast in the alphabet.\n")
     await settled(container, "zeta.md")
     await user.open("/")
     await user.should_see("Not a PDF", marker="document-detail", retries=40)

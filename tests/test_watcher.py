@@ -36,7 +36,7 @@ class Rig(IngestParts):
         no earlier write can still come."""
         (self.docs / name).write_text(f"Sentinel {name}.")
         await eventually(lambda: self.status(name) == DocStatus.READY, what=f"{name} indexed")
-        await self.indexer.wait_idle()
+        await asyncio.wait_for(self.indexer.wait_idle(), 60)
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ async def test_deleted_file_leaves_the_index(rig: Rig) -> None:
     (rig.docs / "temp.txt").unlink()
 
     await eventually(lambda: rig.paths() == [])
-    await rig.indexer.wait_idle()  # unused chunks go once the library is idle
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)  # unused chunks go once the library is idle
     assert rig.store.count() == 0
 
 
@@ -140,7 +140,7 @@ async def test_folder_moved_in_and_deleted(rig: Rig, tmp_path: Path) -> None:
     shutil.rmtree(rig.docs / "project")
 
     await eventually(lambda: rig.paths() == [])
-    await rig.indexer.wait_idle()  # unused chunks go once the library is idle
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)  # unused chunks go once the library is idle
     assert rig.store.count() == 0
 
 
@@ -182,7 +182,7 @@ async def test_same_bytes_touch_embeds_nothing(rig: Rig) -> None:
     path = rig.docs / "steady.txt"
     path.write_text("Steady notes about ospreys.")
     await eventually(lambda: rig.status("steady.txt") == DocStatus.READY)
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
     calls = len(rig.embedder.calls)
     before = path.stat().st_mtime_ns
 
@@ -191,7 +191,7 @@ async def test_same_bytes_touch_embeds_nothing(rig: Rig) -> None:
 
     record = lambda: rig.registry.get_by_path("steady.txt")  # noqa: E731
     await eventually(lambda: (record() or before).mtime_ns != before)  # type: ignore[union-attr]
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
     assert len(rig.embedder.calls) == calls
     assert rig.status("steady.txt") == DocStatus.READY
 
@@ -200,7 +200,7 @@ async def test_rename_and_moves_between_subfolders_embed_nothing(rig: Rig) -> No
     (rig.docs / "a").mkdir()
     (rig.docs / "a" / "plan.md").write_text("# Plan\n\nBuild the lighthouse.")
     await eventually(lambda: rig.status("a/plan.md") == DocStatus.READY)
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
     calls = len(rig.embedder.calls)
 
     (rig.docs / "a" / "plan.md").rename(rig.docs / "a" / "final.md")
@@ -211,7 +211,7 @@ async def test_rename_and_moves_between_subfolders_embed_nothing(rig: Rig) -> No
     (rig.docs / "b" / "c" / "final.md").rename(rig.docs / "top.md")  # back out to the top
     await eventually(lambda: rig.paths() == ["top.md"])
     await eventually(lambda: rig.status("top.md") == DocStatus.READY)
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
 
     assert len(rig.embedder.calls) == calls
     hit = rig.store.search("lighthouse", k=1)[0]
@@ -227,7 +227,7 @@ async def test_file_moved_in_from_outside_and_out_again(rig: Rig, tmp_path: Path
     shutil.move(str(rig.docs / "tapirs.txt"), str(tmp_path / "gone.txt"))
 
     await eventually(lambda: rig.paths() == [])
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
     assert rig.store.count() == 0
 
 
@@ -238,7 +238,7 @@ async def test_duplicate_content_is_embedded_once(rig: Rig) -> None:
     shutil.copy(rig.docs / "one.txt", rig.docs / "two.txt")
 
     await eventually(lambda: rig.status("two.txt") == DocStatus.READY)
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
 
     # Once, behind the title of the copy indexed first (the chunk's context).
     assert [t for t in _embedded(rig) if text in t] == [f"one: {text}"]
@@ -255,7 +255,7 @@ async def test_burst_of_200_files(rig: Rig) -> None:
         timeout=120,
         what="200 files ready",
     )
-    await rig.indexer.wait_idle()
+    await asyncio.wait_for(rig.indexer.wait_idle(), 60)
     assert len(_embedded(rig)) == 200  # each file embedded once
     assert (await rig.indexer.check()).differences() == []
 

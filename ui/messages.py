@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -108,6 +109,8 @@ class AnswerView:
     feedback: Feedback | None = None
     retired: bool = False
     _rendered_at: float = 0.0
+    _trailing: asyncio.TimerHandle | None = None
+    """The render due at the end of the current interval, for text that came within it."""
 
     def build(self, *, streaming: bool) -> None:
         with ui.column().classes("w-full gap-1 min-w-0") as self.box:
@@ -135,11 +138,26 @@ class AnswerView:
 
     def add_token(self, text: str) -> None:
         self.text += text
-        now = time.monotonic()
-        if now - self._rendered_at >= RENDER_EVERY_SECONDS:
-            self._rendered_at = now
-            self.body.set_content(markdown.render(self.text, self.sources))
-            self.body.client.run_javascript("window.docent && docent.follow()")
+        wait = self._rendered_at + RENDER_EVERY_SECONDS - time.monotonic()
+        if wait <= 0:
+            self._render_streamed()
+        elif self._trailing is None:
+            # Text that comes within the interval shows at its end, even when the model
+            # then pauses (a slow next token), not only with the next token.
+            self._trailing = asyncio.get_running_loop().call_later(wait, self._render_streamed)
+
+    def _render_streamed(self) -> None:
+        self._stop_trailing()
+        if self.is_gone:
+            return
+        self._rendered_at = time.monotonic()
+        self.body.set_content(markdown.render(self.text, self.sources))
+        self.body.client.run_javascript("window.docent && docent.follow()")
+
+    def _stop_trailing(self) -> None:
+        if self._trailing is not None:
+            self._trailing.cancel()
+            self._trailing = None
 
     def set_status(self, text: str) -> None:
         self.status.set_text(text)
@@ -151,6 +169,7 @@ class AnswerView:
         self.progress.set_visibility(done < total)
 
     def fail(self, message: str) -> None:
+        self._stop_trailing()
         self.status.set_text(message)
         self.status.props("color=negative icon=error")
         self.progress.set_visibility(False)
@@ -160,6 +179,7 @@ class AnswerView:
 
     def finish(self) -> None:
         """Final render: full text, sources grouped by file, and the action buttons."""
+        self._stop_trailing()
         self.status.set_visibility(False)
         self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse
 
 from app.api.deps import ContainerDep
 from app.api.errors import ApiError
@@ -71,7 +71,7 @@ async def list_models(c: ContainerDep) -> ModelList:
 )
 async def chat_completions(
     body: ChatCompletionRequest, c: ContainerDep
-) -> ChatCompletion | StreamingResponse:
+) -> ChatCompletion | EventSourceResponse:
     """Answer the last user message, with the earlier messages as the conversation."""
     question = body.messages[-1]
     if question.role != "user":
@@ -95,9 +95,9 @@ async def chat_completions(
     created = int(time.time())
     if body.stream:
         chunks = _chunks(turn, completion_id, created, body.model)
-        return StreamingResponse(
-            chunks, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
-        )
+        # The same SSE as /api/chat (its keep-alive pings too), in the framing OpenAI's
+        # own API uses: lines end in \n, and the cache header is theirs.
+        return EventSourceResponse(chunks, sep="\n", headers={"Cache-Control": "no-cache"})
     final = await turn.result()
     if isinstance(final, Failed):
         raise ApiError(500, "turn_failed", final.message)
@@ -137,10 +137,12 @@ async def _chat_model(c: Container, name: str) -> str | None:
     return name
 
 
-async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> AsyncIterator[str]:
+async def _chunks(
+    turn: Turn, completion_id: str, created: int, model: str
+) -> AsyncIterator[dict[str, str]]:
     """The turn as chat.completion.chunk events; a client that leaves doesn't stop the turn."""
 
-    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
         body = {
             "id": completion_id,
             "object": "chat.completion.chunk",
@@ -149,7 +151,7 @@ async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> A
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             **extra,
         }
-        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+        return {"data": json.dumps(body, ensure_ascii=False)}
 
     yield chunk({"role": "assistant", "content": ""})
     async for event in turn.events():
@@ -163,6 +165,6 @@ async def _chunks(turn: Turn, completion_id: str, created: int, model: str) -> A
             break
         elif isinstance(event, Failed):
             error = {"code": "turn_failed", "message": event.message}
-            yield f"data: {json.dumps({'error': error}, ensure_ascii=False)}\n\n"
+            yield {"data": json.dumps({"error": error}, ensure_ascii=False)}
             break
-    yield "data: [DONE]\n\n"
+    yield {"data": "[DONE]"}

@@ -71,7 +71,7 @@ def open_collections(
     try:
         if old_name not in names:
             raise EmbedderUnavailable(f"no collection {old_name}")
-        old_embedder = embedder if same_model else previous or embedder_from(spec)
+        old_embedder = embedder if same_model else previous or embedder_from(spec, settings)
     except Exception as exc:  # the old model is gone: rebuild from the files instead
         log.warning("embedding model changed; rebuilding the index from files (%s)", exc)
         registry.set_state("embedder", embedder_spec(embedder, settings))

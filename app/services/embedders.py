@@ -24,7 +24,12 @@ def build_embedder(settings: Settings) -> Embedder:
         return OpenAIEmbedder(
             settings.embed_url, settings.embed_model, api_key=settings.llm_api_key
         )
-    return MiniLMEmbedder()
+    return minilm(settings)
+
+
+def minilm(settings: Settings) -> MiniLMEmbedder:
+    """The built-in MiniLM, keeping its rewritten graph in the data dir for the next start."""
+    return MiniLMEmbedder(saved_graphs=settings.data_dir / "models" / "minilm")
 
 
 def embedder_name(settings: Settings) -> str:
@@ -34,13 +39,13 @@ def embedder_name(settings: Settings) -> str:
     return f"{settings.embed_backend}-{settings.embed_model}"
 
 
-def embedder_from(spec: dict[str, str]) -> Embedder:
+def embedder_from(spec: dict[str, str], settings: Settings) -> Embedder:
     """The embedder a stored spec names (the model the index was built with)."""
     if spec.get("backend") == "ollama":
         return OllamaEmbedder(spec["host"], spec["model"])
     if spec.get("backend") == "openai":
         return OpenAIEmbedder(spec["host"], spec["model"])
-    embedder = MiniLMEmbedder()
+    embedder = minilm(settings)
     if embedder.name != spec["name"]:
         raise EmbedderUnavailable(f"cannot rebuild the embedder {spec['name']}")
     return embedder

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from bm25s.stopwords import STOPWORDS_EN_PLUS
-
+from ingest.index.keyword.stop_words import STOP_WORDS
 from ingest.index.keyword.terms import terms
 
-STOP = frozenset(STOPWORDS_EN_PLUS)
+STOP = STOP_WORDS
 """The stop words the keyword index leaves out; never a name on their own."""
 
 

@@ -67,6 +67,13 @@ class FakeChatModel:
         test lets calls through one ``release()`` at a time (to Stop long work mid-way)."""
         self.waiting = 0
         """``stream_chat`` calls now waiting at ``stream_gate``."""
+        self.tokens_allowed: int | None = None
+        """The per-token gate, as ``FakeOllamaServer``'s: None lets pieces stream freely; a
+        number is how many more may be yielded before the next waits (``hold_tokens``,
+        ``release_tokens``)."""
+        self.tokens_sent = 0
+        """Streamed pieces yielded so far, all replies together."""
+        self._more_tokens = asyncio.Event()
         self._replies: deque[str | _Failure] = deque()
 
     def enqueue(self, *replies: str) -> None:
@@ -80,6 +87,27 @@ class FakeChatModel:
     def enqueue_error(self, error: Exception, *, after: str = "") -> None:
         """Make the next call raise ``error``; a streamed call first yields ``after``'s words."""
         self._replies.append(_Failure(error, after))
+
+    def hold_tokens(self, allowed: int = 0) -> None:
+        """From now on each streamed piece waits at the gate; ``allowed`` pass first. A test
+        holds an answer at a known piece for as long as it needs, then releases it."""
+        self.tokens_allowed = allowed
+
+    def release_tokens(self, count: int | None = None) -> None:
+        """Let ``count`` more streamed pieces through, or open the gate (None)."""
+        if count is None or self.tokens_allowed is None:
+            self.tokens_allowed = None
+        else:
+            self.tokens_allowed += count
+        self._more_tokens.set()
+
+    async def _pass_token(self) -> None:
+        while self.tokens_allowed == 0:
+            self._more_tokens.clear()
+            await self._more_tokens.wait()
+        if self.tokens_allowed is not None:
+            self.tokens_allowed -= 1
+        self.tokens_sent += 1
 
     def use(self, model: str) -> None:
         """Answer as ``model`` from the next call on."""
@@ -105,6 +133,7 @@ class FakeChatModel:
             await asyncio.sleep(self.token_delay if index else 0)
             if index == 1 and self.midway_gate is not None:
                 await self.midway_gate.wait()
+            await self._pass_token()
             yield piece
         if isinstance(reply, _Failure):
             raise reply.error

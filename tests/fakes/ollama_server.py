@@ -132,6 +132,13 @@ class FakeOllamaServer(ServedFake):
         self.stream_gate: threading.Event | None = None
         """When set, a streamed reply sends its first token, then waits for this event
         before the rest (holds an answer mid-way while a test reloads the page)."""
+        self.tokens_allowed: int | None = None
+        """The per-token gate: None lets tokens stream freely; a number is how many more
+        streamed tokens may be sent before the next waits (``hold_tokens``,
+        ``release_tokens``)."""
+        self.tokens_sent = 0
+        """Streamed tokens sent so far, all replies together."""
+        self._token_turn = threading.Condition()
         self.embed_delay = 0.0
         """Seconds each ``/api/embed`` request takes (lets a test watch indexing go by)."""
         self.requests: list[tuple[str, Any]] = []
@@ -172,6 +179,34 @@ class FakeOllamaServer(ServedFake):
         """Answer the next request (to ``path`` if given) with ``status`` and ``{"error": ...}``."""
         with self._lock:
             self._failures.append(_Failure(status, error, path))
+
+    def hold_tokens(self, allowed: int = 0) -> None:
+        """From now on each streamed token waits at the gate; ``allowed`` pass first. A test
+        holds an answer at a known token for as long as it needs, then releases it."""
+        with self._token_turn:
+            self.tokens_allowed = allowed
+
+    def release_tokens(self, count: int | None = None) -> None:
+        """Let ``count`` more streamed tokens through, or open the gate (None)."""
+        with self._token_turn:
+            if count is None or self.tokens_allowed is None:
+                self.tokens_allowed = None
+            else:
+                self.tokens_allowed += count
+            self._token_turn.notify_all()
+
+    def stop(self) -> None:
+        """Stop, then open the token gate: a reply held at it finds its connection cut."""
+        super().stop()
+        self.release_tokens()
+
+    def _pass_token(self) -> None:
+        """Wait at the per-token gate (if closed) and count the token as sent."""
+        with self._token_turn:
+            self._token_turn.wait_for(lambda: self.tokens_allowed != 0)
+            if self.tokens_allowed is not None:
+                self.tokens_allowed -= 1
+            self.tokens_sent += 1
 
     def requests_to(self, path: str) -> list[Any]:
         """Bodies of the recorded requests to ``path``."""
@@ -304,6 +339,7 @@ class _Handler(FakeHandler):
                 time.sleep(delay)
             if index == 1 and self.fake.stream_gate is not None:
                 self.fake.stream_gate.wait()
+            self.fake._pass_token()
             chunk = {
                 "model": model,
                 "created_at": _now(),

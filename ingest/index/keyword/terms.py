@@ -12,7 +12,8 @@ import unicodedata
 from functools import lru_cache
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+from ingest.index.keyword.stop_words import STOP_WORDS
 
 # A word, or a code made of words joined by - . / _ (e.g. "ISO-8601", "v1.2.3", "x/y"),
 # which is kept whole beside its parts: the whole is what makes a code rare.
@@ -22,10 +23,7 @@ _PART = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CJK_SPLIT = re.compile(f"({_CJK.pattern})")
 
-_STOP = frozenset(STOPWORDS_EN_PLUS)
-"""NLTK's 179 English stop words (question words, auxiliaries, pronouns): Lucene's 33
-leave "what", "does" and "which" in every question, where in a small library they weigh
-as much as the rarest word and drown the share of the question a chunk holds."""
+_STOP = STOP_WORDS
 _MAX_CODE = 40
 _MAX_WORD = 64
 """Longer runs are not words anyone searches for; capping them keeps the vocabulary small."""
