@@ -5,13 +5,13 @@ again and again until its token limit (13 minutes of it on a CPU). The guard rea
 answer in pieces (lines, and sentences within them) as the model writes it: a piece that
 starts the way an earlier one did is held back until it goes its own way, so an exact
 repeat is never shown; the second repeat ends the answer. Past ``max_chars`` the answer
-ends at the next sentence's end. ``no_tables`` drops lines that start a table row, for
-prose written beside a table Docent drew itself.
+ends at the next sentence's end (or between two words, a little further on, when no
+sentence ends: a section copied out has no full stop for pages). ``no_tables`` drops
+lines that start a table row, for prose written beside a table Docent drew itself.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,12 +21,9 @@ REPEAT_CHARS = 24
 """Shorter pieces ("- Yes.", "Not stated.") may repeat without meaning anything."""
 REPEATS = 2
 """Repeated pieces dropped before the answer is ended."""
+SLACK = 200
+"""Past ``max_chars``, characters a sentence may still take to reach its end."""
 _ENDS = ".!?\n"
-_SPACE = re.compile(r"\s+")
-
-
-def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().lower()
 
 
 @dataclass
@@ -41,11 +38,14 @@ class RunawayGuard:
     shown: int = 0
     """Characters passed on."""
     _seen: set[str] = field(default_factory=set)
-    _piece: str = ""
-    """The piece being written (since the last line or sentence end)."""
+    _longest: int = 0
+    _piece: list[str] = field(default_factory=list)
+    """The piece being written (since the last line or sentence end), normalised: lower
+    case, one space for any run of white space, none leading."""
     _held: str = ""
     """Its part not passed on yet."""
-    _line: str = ""
+    _line_opens: str = ""
+    """The first character of the line being written that is not white space."""
 
     def feed(self, text: str) -> str:
         """What of ``text`` may be shown now (possibly nothing, while a piece is held)."""
@@ -58,26 +58,33 @@ class RunawayGuard:
 
     def flush(self) -> str:
         """At the end of the stream: the held text, unless it repeats or is a table row."""
-        if self.stopped is not None or not self._piece:
+        if self.stopped is not None or not self._held:
             return ""
-        if self._is_table_line() or self._repeats(_norm(self._piece)):
+        if self._is_table_line() or self._repeats(self._norm()):
             return ""
         return self._pass(self._held)
 
     def _take(self, char: str) -> str:
-        self._piece += char
         self._held += char
-        if char != "\n":
-            self._line += char
+        if char.isspace():
+            if self._piece and self._piece[-1] != " ":
+                self._piece.append(" ")
+        else:
+            self._piece.append(char.lower())
+            if not self._line_opens:
+                self._line_opens = char
         if char in _ENDS:
             return self._end_piece(line_end=char == "\n")
         if self._is_table_line() or self._may_repeat():
             return ""
         out, self._held = self._held, ""
-        return self._pass(out)
+        out = self._pass(out)
+        if char.isspace() and self._over(SLACK):
+            self.stopped = "long"  # a sentence with no end in sight: cut between words
+        return out
 
     def _end_piece(self, *, line_end: bool) -> str:
-        norm = _norm(self._piece)
+        norm = self._norm()
         out = ""
         if self._is_table_line():
             if line_end:
@@ -93,23 +100,32 @@ class RunawayGuard:
             out = self._pass(self._held)
             if len(norm) >= REPEAT_CHARS:
                 self._seen.add(norm)
-        self._piece = self._held = ""
+                self._longest = max(self._longest, len(norm))
+        self._piece, self._held = [], ""
         if line_end:
-            self._line = ""
-        if self.stopped is None and self.max_chars is not None and self.shown >= self.max_chars:
+            self._line_opens = ""
+        if self.stopped is None and self._over():
             self.stopped = "long"
         return out
+
+    def _over(self, slack: int = 0) -> bool:
+        return self.max_chars is not None and self.shown >= self.max_chars + slack
+
+    def _norm(self) -> str:
+        return "".join(self._piece).rstrip()
 
     def _pass(self, text: str) -> str:
         self.shown += len(text)
         return text
 
     def _is_table_line(self) -> bool:
-        return self.no_tables and self._line.lstrip().startswith("|")
+        return self.no_tables and self._line_opens == "|"
 
     def _may_repeat(self) -> bool:
         """Whether the piece so far could still turn out an earlier one again."""
-        norm = _norm(self._piece)
+        if len(self._piece) > self._longest:
+            return False
+        norm = self._norm()
         return any(seen.startswith(norm) for seen in self._seen)
 
     def _repeats(self, norm: str) -> bool:

@@ -20,6 +20,7 @@ from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library, settings
 from tests.running import eventually
 from tests.test_whole_documents import SMALL, Rig, document, map_calls, notes_responder
+from ui.coverage import coverage_line
 from ui.markdown import render
 
 LOOP_ROW = "| Fact | marker-1 [1] | marker-1 [1] |"
@@ -122,6 +123,9 @@ async def test_summarise_what_was_read_answers_from_the_notes_kept(tmp_path: Pat
     last_read = int(re.findall(r"\d+", read)[1])
     assert max(s["page"] for s in done.sources) == last_read < 30
     assert done.coverage is not None and done.coverage["pages_read"] == last_read
+    assert coverage_line(done.coverage, len(done.sources)) == (
+        f"Read {last_read} of the 30 pages of the document"
+    )
     # What is left can still be read on.
     assert done.resume is not None and done.resume["actions"] == [prompts.CONTINUE_READING]
 
@@ -232,3 +236,18 @@ async def test_the_answers_own_wait_is_told_after_its_sources_before_its_first_w
     ]
     sections = out["state"]["trace"]["reading"]["sections"]
     assert said.text.startswith(f"Reading the notes on {sections} sections · ")
+
+
+async def test_a_note_that_runs_on_is_cut_and_its_call_closed() -> None:
+    rig = Rig(document("long.pdf", 30))
+    words = [f"copied{i}" for i in range(3000)]  # a small model copying its section out
+    rig.llm.responder = lambda messages, schema: (
+        " ".join(words) if messages[0]["content"].startswith("You read one section") else None
+    )
+    out = await rig.ask("Summarize @long.pdf")
+
+    answer_prompt = rig.llm.history[-1][-1]["content"]
+    assert "copied0 " in answer_prompt and "copied2999" not in answer_prompt
+    notes = [b for b in answer_prompt.split("Notes on ")[1:]]
+    assert notes and all(len(n) < 60 * 12 for n in notes)
+    assert out["state"]["trace"]["reading"]["note_calls"] == len(map_calls(rig.llm))

@@ -127,6 +127,7 @@ async def test_a_long_document_is_read_in_order_section_by_section() -> None:
         "documents_matched": None,
         "documents_in_scope": 1,
         "pages_read": 30,
+        "pages_total": 30,
         "whole": True,
     }
     assert out["state"]["trace"]["routed_by"] == "rules"

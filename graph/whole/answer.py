@@ -3,7 +3,7 @@ checked sentence by sentence as it is written, as a search turn's answer is."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from graph.nodes.streamed import StreamedAnswer
@@ -35,30 +35,37 @@ async def stream_answer(
     is shown; a reply the guard ends is closed at once (the server stops writing)."""
     written = Written()
     shown: list[str] = []
-
-    def show(text: str) -> None:
-        if text:
+    try:
+        async for text in guarded(llm, messages, guard, written.usage):
             shown.append(text)
             answer.say(text)
             if live is not None:
                 live.wrote(text)
-
-    stream = llm.stream_chat(messages, written.usage)
-    try:
-        async for piece in stream:
-            show(guard.feed(piece))
-            if guard.stopped is not None:
-                break
-        show(guard.flush())
     except LLMError as error:
         written.failure = error
     except BaseException:  # stopped: nothing waits for the check any more
         if live is not None:
             live.cancel()
         raise
-    finally:
-        if isinstance(stream, AsyncGenerator):
-            await stream.aclose()  # a reply ended early stops being written
     written.text = "".join(shown)
     written.stopped = guard.stopped
     return written
+
+
+async def guarded(
+    llm: ChatModel, messages: Sequence[Message], guard: RunawayGuard, usage: Usage | None = None
+) -> AsyncIterator[str]:
+    """The model's reply as ``guard`` lets it through; once the guard ends it, the model's
+    stream is closed at once, so that the server stops writing."""
+    stream = llm.stream_chat(messages, usage)
+    try:
+        async for piece in stream:
+            if text := guard.feed(piece):
+                yield text
+            if guard.stopped is not None:
+                return
+        if text := guard.flush():
+            yield text
+    finally:
+        if isinstance(stream, AsyncGenerator):
+            await stream.aclose()

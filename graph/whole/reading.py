@@ -16,7 +16,9 @@ from typing import Any
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
 from graph.options import TurnOptions
+from graph.runaway import RunawayGuard
 from graph.state import Source
+from graph.whole.answer import guarded
 from graph.whole.notes import SectionNotes
 from graph.whole.pace import Pace
 from graph.whole.progress import done_progress, read_so_far, section_progress
@@ -31,6 +33,10 @@ MIN_SECTION = 256
 """Fewest tokens of text a map call is given, whatever the context left for it."""
 NOTE_WORDS = (60, 300)
 """Fewest and most words a section's note may take; the budget decides in between."""
+NOTE_CHARS_PER_WORD = 8
+"""A note ends past this many characters a word asked for (a third over, at about six
+a word): a small model that copies its section out, or loops, would write on to its token
+limit, a quarter of an hour a note on a busy CPU."""
 
 
 @dataclass
@@ -236,7 +242,8 @@ class Reading:
         ]
         self.calls += 1
         self.tokens_sent += sum(message_tokens(m) for m in messages)
-        note = "".join([piece async for piece in self.llm.stream_chat(messages)]).strip()
+        guard = RunawayGuard(max_chars=words * NOTE_CHARS_PER_WORD)
+        note = "".join([piece async for piece in guarded(self.llm, messages, guard)]).strip()
         await asyncio.to_thread(
             self.notes.put,
             section.digest,

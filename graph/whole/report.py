@@ -43,8 +43,9 @@ def unfinished(reading: Reading, question: str) -> dict[str, Any] | None:
 
 
 def coverage(reading: Reading) -> dict[str, Any]:
-    """``done``'s coverage of a whole reading: the documents read, and the pages whose
-    text reached the model (a page of a section skipped for the budget did not)."""
+    """``done``'s coverage of a whole reading: the documents read, the pages whose text
+    reached the model (a page of a section skipped for the budget, or not read before a
+    stop, did not) and the pages the documents have."""
     skipped = {
         (u.path, u.page) for _, sections in reading.skipped for s in sections for u in s.units
     }
@@ -54,6 +55,7 @@ def coverage(reading: Reading) -> dict[str, Any]:
         "documents_matched": None,
         "documents_in_scope": len(reading.documents),
         "pages_read": len(pages - skipped),
+        "pages_total": len(pages),
         "whole": True,
     }
 
