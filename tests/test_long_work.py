@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -16,6 +18,7 @@ from graph import prompts
 from graph.events import Progress
 from graph.graph import build_graph
 from graph.whole.notes import SectionNotes
+from models.protocols import Message
 from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library, settings
 from tests.running import eventually
@@ -241,13 +244,19 @@ async def test_the_answers_own_wait_is_told_after_its_sources_before_its_first_w
 async def test_a_note_that_runs_on_is_cut_and_its_call_closed() -> None:
     rig = Rig(document("long.pdf", 30))
     words = [f"copied{i}" for i in range(3000)]  # a small model copying its section out
-    rig.llm.responder = lambda messages, schema: (
-        " ".join(words) if messages[0]["content"].startswith("You read one section") else None
-    )
+
+    def first_runs_on(messages: Sequence[Message], schema: dict[str, Any] | None) -> str | None:
+        if ", section 1 of " in messages[-1]["content"]:
+            return " ".join(words)
+        return notes_responder(messages, schema)
+
+    rig.llm.responder = first_runs_on
     out = await rig.ask("Summarize @long.pdf")
 
     answer_prompt = rig.llm.history[-1][-1]["content"]
-    assert "copied0 " in answer_prompt and "copied2999" not in answer_prompt
-    notes = [b for b in answer_prompt.split("Notes on ")[1:]]
-    assert notes and all(len(n) < 60 * 12 for n in notes)
-    assert out["state"]["trace"]["reading"]["note_calls"] == len(map_calls(rig.llm))
+    first = answer_prompt.split("Notes on ")[1]
+    assert first.startswith("pages 1–") and "copied0 " in first
+    assert "copied2999" not in first and len(first) < 1_000
+    reading = out["state"]["trace"]["reading"]
+    # Cut as it was written: the notes fit the answer's prompt without being cut again.
+    assert not reading["notes_cut"] and "Point from p30 [30]." in answer_prompt

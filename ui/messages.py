@@ -21,6 +21,7 @@ from ui.resume_actions import show_resume
 from ui.searched import show_searched, show_summary
 from ui.waiting import StatusLine
 
+STOPPED_EARLY = "*Stopped before the answer began.*"
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""
 
@@ -173,7 +174,9 @@ class AnswerView:
         self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")
         wraps = claim_wraps(self.support or [])
-        self.body.set_content(markdown.render(self.text, self.sources, wraps))
+        # A reading stopped before its answer began has nothing to show but the stop.
+        shown = self.text if self.text or not self.stopped else STOPPED_EARLY
+        self.body.set_content(markdown.render(shown, self.sources, wraps))
         self.footer.clear()
         with self.footer:
             if self.support:
