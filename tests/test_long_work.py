@@ -260,3 +260,43 @@ async def test_a_note_that_runs_on_is_cut_and_its_call_closed() -> None:
     reading = out["state"]["trace"]["reading"]
     # Cut as it was written: the notes fit the answer's prompt without being cut again.
     assert not reading["notes_cut"] and "Point from p30 [30]." in answer_prompt
+
+
+# Notes the real 1.5B model wrote comparing two handbook pages (labels already numbers):
+# the word "Topic:" kept, a topic above its points, numbered items in bold, citations
+# first or dropped.
+ZOOM_NOTE = """Topic: How to host a meeting
+
+Zoom for Government is designed for special training needs, webinars, and meetings with \
+external agencies who cannot use Google Meet.
+
+1. **Install the Zoom application**: Download and install the Zoom application from the \
+Self Service section of the GSA website.
+2. **Sign in with SSO**: Click `Sign in with SSO` to authenticate your credentials."""
+MEET_NOTE = """- Topic: Google Meet, Introduction
+  [2] Google Meet is an online video conferencing tool that integrates with Google calendar.
+- Topic: Setup and Tools
+  [2] Because Google Meet is a web application, there's no installation necessary.
+- Topic: Customization"""
+
+
+def test_a_small_models_notes_still_make_a_table_of_their_points() -> None:
+    from graph.whole.table import comparison_table, points_of
+
+    points = [*points_of(ZOOM_NOTE, 0), *points_of(MEET_NOTE, 1)]
+    assert [(p.topic, p.text[:30]) for p in points if p.column == 1] == [
+        ("Google Meet, Introduction", "Google Meet is an online video"),
+        ("Setup and Tools", "Because Google Meet is a web a"),
+        ("Customization", "Customization"),
+    ]
+    assert points[-2].text.endswith("no installation necessary [2].")
+    table = comparison_table(points, ["zoom.md", "google-meet.md"])
+    rows = _table(table.text)
+    # No topic is shared: a row per document, each point led by its topic.
+    assert rows[:2] == [["Document", "What its notes say"], ["---", "---"]]
+    assert [r[0] for r in rows[2:]] == ["zoom.md", "google-meet.md"]
+    assert rows[3][1].startswith("• Google Meet, Introduction: Google Meet is an online")
+    assert "Install the Zoom application: Download" in rows[2][1] and "Topic" not in table.text
+    assert render(table.text).count("<tr>") == 3
+    for placed in table.placed:
+        assert table.text[placed.start : placed.end] == placed.point.text

@@ -37,8 +37,8 @@ from models.llm import LLMError
 
 CANDIDATES = 8
 """Passages searched to guess which documents an unnamed request means."""
-PROSE_CHARS = 900
-"""A comparison's prose beside its table: three sentences, with room to spare."""
+PROSE_CHARS = 600
+"""A comparison's prose under its table: three sentences, with a little room to spare."""
 CHARS_PER_TOKEN = 4
 """A summary may run to about the answer's tokens; the guard counts characters."""
 

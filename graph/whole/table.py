@@ -27,6 +27,9 @@ TOPIC_WORDS = 5
 
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
 _BOLD = re.compile(r"\*\*|__")
+_TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
+"""The prompt's own word, copied by a model that takes the template literally."""
+_LEADING_CITES = re.compile(r"^((?:\[\d+\]\s*)+)(.+)$")
 _WORD = re.compile(r"[^\W_]+")
 _SMALL = frozenset("a an the of and or for to in on its their".split())
 
@@ -68,32 +71,70 @@ class Table:
 
 
 def points_of(note: str, column: int) -> list[Point]:
-    """The points of one note (its lines), each with its topic when it names one."""
-    points = []
+    """The points of one note, each with its topic where the note names one.
+
+    Small models write the asked "- Topic: what it says [3]" in their own ways: with the
+    word "Topic:" kept, the topic on a line of its own above its points, numbered items
+    in bold, the citation first. A short line without a stop or a citation is taken as
+    a heading for the lines below it; one with nothing below is a point after all."""
+    points: list[Point] = []
+    topic: str | None = None
+    heading: str | None = None
     for line in note.splitlines():
-        body = _BOLD.sub("", _ITEM.sub("", line)).strip()
+        body = _TOPIC_WORD.sub("", _BOLD.sub("", _ITEM.sub("", line)).strip()).strip()
         if not body or body.startswith("|"):
             continue
-        topic: str | None = None
         head, colon, rest = body.partition(":")
-        if colon and rest.strip() and len(head.split()) <= TOPIC_WORDS and "[" not in head:
+        if colon and _is_topic(head):
+            if not rest.strip():
+                _heading(points, column, topic, heading)
+                topic = heading = head.strip()
+                continue
             topic, body = head.strip(), rest.strip()
-        points.append(Point(column, topic, _cell_text(body)))
+        elif _is_heading(body):
+            _heading(points, column, topic, heading)
+            topic = heading = body
+            continue
+        heading = None
+        points.append(Point(column, topic, _cell_text(_cites_last(body))))
+    _heading(points, column, topic, heading)
     return [p for p in points if p.text]
 
 
+def _heading(points: list[Point], column: int, topic: str | None, heading: str | None) -> None:
+    """A heading with no point under it was a point: keep it as one."""
+    if heading is not None:
+        points.append(Point(column, topic, _cell_text(heading)))
+
+
+def _is_topic(head: str) -> bool:
+    return 0 < len(head.split()) <= TOPIC_WORDS and "[" not in head
+
+
+def _is_heading(line: str) -> bool:
+    return len(line.split()) <= TOPIC_WORDS + 1 and not line.endswith((".", "!", "?", "]"))
+
+
+def _cites_last(text: str) -> str:
+    """ "[2] Meet needs no install." as "Meet needs no install [2]."."""
+    found = _LEADING_CITES.match(text)
+    if found is None:
+        return text
+    cites, rest = found.group(1).replace(" ", ""), found.group(2).strip()
+    if rest.endswith((".", "!", "?")):
+        return f"{rest[:-1]} {cites}{rest[-1]}"
+    return f"{rest} {cites}"
+
+
 def comparison_table(points: Sequence[Point], headers: Sequence[str]) -> Table:
-    """The table of ``points`` with a column per document named in ``headers``: rows by
-    topic, or one row per document when most points have no topic."""
-    columns = len(headers)
-    topical = sum(p.topic is not None for p in points)
-    if topical * 2 < len(points):
-        rows = _by_document(points, headers)
-        head = [prompts.COMPARE_DOCUMENT_HEADER, prompts.COMPARE_POINTS_HEADER]
-    else:
-        rows = _by_topic(points, columns)
-        head = [prompts.COMPARE_HEADER, *headers]
-    return _draw(head, rows)
+    """The table of ``points`` with a column per document named in ``headers``: a row per
+    topic when the documents share topics, else a row per document."""
+    rows = _by_topic(points, len(headers))
+    shared = sum(sum(bool(cell) for cell in row.cells) > 1 for row in rows)
+    if rows and shared * 2 >= len(rows):
+        return _draw([prompts.COMPARE_HEADER, *headers], rows)
+    by_document = _by_document(points, headers)
+    return _draw([prompts.COMPARE_DOCUMENT_HEADER, prompts.COMPARE_POINTS_HEADER], by_document)
 
 
 def _by_topic(points: Sequence[Point], columns: int) -> list[Row]:
@@ -122,8 +163,8 @@ def _draw(head: Sequence[str], rows: Sequence[Row]) -> Table:
             if not cell:
                 out += prompts.COMPARE_EMPTY_CELL
             for index, point in enumerate(cell):
-                if index:
-                    out += " "
+                if len(cell) > 1:
+                    out += "• " if index == 0 else " • "
                 placed.append(Placed(point, len(out), len(out) + len(point.text)))
                 out += point.text
             out += " |"
@@ -132,11 +173,11 @@ def _draw(head: Sequence[str], rows: Sequence[Row]) -> Table:
 
 
 def _by_document(points: Sequence[Point], headers: Sequence[str]) -> list[Row]:
+    """A row per document, its points in a cell, each led by its topic."""
     rows = [Row(header, frozenset(), [[]]) for header in headers]
     for point in points:
-        cell = rows[point.column].cells[0]
-        if len(cell) < MAX_POINTS * 2:
-            _add(cell, point, limit=MAX_POINTS * 2)
+        text = f"{point.topic}: {point.text}" if point.topic else point.text
+        _add(rows[point.column].cells[0], Point(point.column, point.topic, text), MAX_POINTS * 2)
     return rows
 
 
