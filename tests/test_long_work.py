@@ -272,7 +272,8 @@ external agencies who cannot use Google Meet.
 
 1. **Install the Zoom application**: Download and install the Zoom application from the \
 Self Service section of the GSA website.
-2. **Sign in with SSO**: Click `Sign in with SSO` to authenticate your credentials."""
+2. **Sign in with SSO**: Click `Sign in with SSO` to authenticate your credentials.
+3. **Configure display name**: Add a picture as per [the documentation](https://x.gov/p)."""
 MEET_NOTE = """- Topic: Google Meet, Introduction
   [2] Google Meet is an online video conferencing tool that integrates with Google calendar.
 - Topic: Setup and Tools
@@ -298,5 +299,6 @@ def test_a_small_models_notes_still_make_a_table_of_their_points() -> None:
     assert rows[3][1].startswith("• Google Meet, Introduction: Google Meet is an online")
     assert "Install the Zoom application: Download" in rows[2][1] and "Topic" not in table.text
     assert render(table.text).count("<tr>") == 3
+    assert "as per the documentation." in rows[2][1]  # a link's words; its address goes
     for placed in table.placed:
         assert table.text[placed.start : placed.end] == placed.point.text

@@ -27,6 +27,7 @@ TOPIC_WORDS = 5
 
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
 _BOLD = re.compile(r"\*\*|__")
+_LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
 """The prompt's own word, copied by a model that takes the template literally."""
 _LEADING_CITES = re.compile(r"^((?:\[\d+\]\s*)+)(.+)$")
@@ -216,8 +217,9 @@ def _norm(text: str) -> str:
 
 
 def _cell_text(text: str) -> str:
-    """One line of text that can't break a table: no pipes, no line breaks, not too long."""
-    flat = " ".join(text.replace("|", "/").split())
+    """One line of text that can't break a table: no pipes, no line breaks, not too long;
+    a link copied from the page keeps its words (a citation can't land in its address)."""
+    flat = " ".join(_LINK.sub(r"\1", text).replace("|", "/").split())
     if len(flat) > MAX_POINT_CHARS:
         flat = flat[: MAX_POINT_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return flat
