@@ -170,6 +170,8 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     ended.sources, ended.coverage = sources, coverage(reading)
     if written.failure is not None:
         live.cancel()  # a cut-off answer is not checked
+        if checked_table is not None:
+            checked_table.cancel()
         failed = prompts.READ_CUT_OFF if written.text or compare else prompts.READ_FAILED
         answer.say(failed.format(error=written.failure))
         return _finish(answer, context, ended, paths)
