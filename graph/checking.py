@@ -57,10 +57,13 @@ async def settle(
     sources: Sequence[Source],
     state: AgentState,
     search: Search,
+    *,
+    withhold: bool = True,
 ) -> CheckedAnswer:
     """The answer ``prefix + draft`` (notices, then the model's text) with its citations
     corrected from the check, or, when no sentence of it is in the passages, a plain
-    "not covered" instead of it."""
+    "not covered" instead of it. Without ``withhold`` (a summary of the user's own
+    document) the text always stands, its sentences marked."""
     began = time.perf_counter()
     support = await live.finish(draft)
     if support is None:
@@ -68,7 +71,7 @@ async def settle(
     cited = correct_citations(draft, support, [s["n"] for s in sources])
     ms = round((time.perf_counter() - began) * 1000, 1)
     checked = [s for s in support if s.verdict in CHECKED]
-    if checked and all(s.verdict == "unsupported" for s in checked):
+    if withhold and checked and all(s.verdict == "unsupported" for s in checked):
         nearest = [_shown(s) for s in sources]
         searched = what_was_searched(state, nearest, draft=cited.text)
         return CheckedAnswer(prefix + prompts.NOT_COVERED, [], searched, ms)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
-from graph.state import Source
+from graph.state import Route, Source
 
 NodeName = Literal["router", "rewriter", "retriever", "generator", "reader"]
 
@@ -71,6 +71,9 @@ class Done:
     coverage: dict[str, Any] | None = None
     """How much the answer read: documents read, matched and in scope, pages read; None
     for an answer without the documents."""
+    resume: dict[str, Any] | None = None
+    """A reading stopped part-way: what it had read, and the follow-up messages that use
+    its notes (``graph/whole/resume.py``); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -97,13 +100,32 @@ class NodeTimed:
     ms: float
 
 
+@dataclass(frozen=True)
+class ReadSoFar:
+    """How far a reading by sections has got, sent after each note: the service keeps the
+    last one, so that a Stop saves what was read; callers never see it."""
+
+    question: str
+    """The question the reading answers (a resumed one's, as first asked)."""
+    route: Route
+    documents: list[str]
+    """The paths being read."""
+    aspect: str
+    """What a comparison reads for ("" for a summary): part of its notes' key."""
+    sections_read: int
+    """Sections whose notes are kept (cached before, or written in this turn)."""
+    sections: int
+    read: str
+    """Which pages have notes, said for a person: "pages 1–18 of 66 of `long.pdf`"."""
+
+
 ClientEvent = Status | Progress | Sources | Token | Done | Failed | Suggestions
 """What the callers of a turn receive."""
-TurnEvent = ClientEvent | NodeTimed
+TurnEvent = ClientEvent | NodeTimed | ReadSoFar
 """Everything a turn's graph run and service produce."""
 
 
-OPTIONAL = ("stopped", "support", "searched", "coverage")
+OPTIONAL = ("stopped", "support", "searched", "coverage", "resume")
 """Fields of ``done`` carried only where they apply."""
 
 

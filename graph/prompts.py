@@ -181,6 +181,11 @@ STATUS_RERANK_ONE = "Reranking 1 passage…"
 STATUS_FIND = "Finding every document about “{topic}” in {scope}…"
 STATUS_GENERATE = "Writing the answer…"
 STATUS_GENERATE_CHAT = "Thinking…"
+STATUS_READ_PASSAGES = "Reading the {count} passages found…"
+STATUS_READ_PASSAGE = "Reading the passage found…"
+"""While the model reads the prompt before its first token (a minute on a CPU)."""
+STATUS_REWRITE_ASK = "Rewriting the follow-up as a search…"
+STATUS_ROUTE_ASK = "Asking the model whether this needs your documents…"
 
 # -- whole documents and comparisons (graph/whole/) ---------------------------------------
 
@@ -211,11 +216,33 @@ Rules:
 WHOLE_TEXT = "the full text of each document, page by page"
 WHOLE_NOTES = "notes taken section by section while reading each document in order"
 
-COMPARE_RULES = """
-- Compare the documents side by side. When the comparison fits, answer with a Markdown \
-table: one row per point compared, one column per document, and a citation like [3] in \
-every cell. If a document says nothing on a point, write "not stated" in its cell.
-- After the table, add at most three sentences on the main differences."""
+MAP_COMPARE_PROMPT_VERSION = "compare-1"
+"""The key of the notes a comparison takes (MAP_COMPARE_SYSTEM): change it when that does."""
+
+MAP_COMPARE_SYSTEM = """You read one section of a document that the user compares with \
+other documents. Each page of the section starts with its label in square brackets, like \
+[p12]. List what the section says{aspect}, one point per line, each line written as:
+- Topic: what the section says [p12]
+Topic is one to three words naming what the point is about (for example: Eligibility, \
+Cost, Deadline); [p12] is the label of the page the point comes from. Use only the \
+section's text. Write at most {words} words, in the language of the text."""
+
+COMPARE_PROSE_SYSTEM = """You are Docent. The user compares documents from their own \
+library. You are given notes taken while reading each document; each point is numbered \
+in square brackets. The user already sees a table of these notes side by side.
+
+Rules:
+- In at most three sentences, say how the documents differ and where they agree on what \
+the user asked. Do not write a table or a list.
+- Use only what the notes say, and cite each point with its number, like [3].
+- Answer in the language of the question."""
+
+COMPARE_HEADER = "Point"
+"""The table's first column: what each row is about."""
+COMPARE_DOCUMENT_HEADER = "Document"
+COMPARE_POINTS_HEADER = "What its notes say"
+COMPARE_EMPTY_CELL = "—"
+COMPARE_OTHER = "Other"
 
 WHOLE_USER = """{material}
 
@@ -226,8 +253,12 @@ WHOLE_PAGE_BLOCK = "[{n}] {where}:\n{text}"
 WHOLE_NOTE_BLOCK = "Notes on {where}:\n{note}"
 
 STATUS_READ = "Reading {files}…"
+STATUS_READ_WHOLE = "Reading {pages} of {files}…"
+STATUS_READ_NOTES = "Reading the notes on {sections}"
 PROGRESS_SECTION = "Reading section {index} of {total} ({file}, {where})"
 PROGRESS_DONE = "Read {total} sections"
+PROGRESS_LEFT = " · {left}"
+"""Added to a progress line once a section's note has been timed: "about 4 min left"."""
 
 NO_TARGET = (
     "Which document do you mean? Name it with @ (for example `@report.pdf`), or pick it "
@@ -244,3 +275,20 @@ SKIPPED = (
 )
 NOTES_CUT = "*The notes were shortened to fit the model's context.*"
 READ_FAILED = "**The documents could not be read: {error}**"
+READ_CUT_OFF = "\n\n*(The answer was cut off: {error})*"
+
+PARTIAL_READ = (
+    "*Written from the notes on {read}, read before the reading was stopped; the rest was "
+    "not read. Continue reading reads it.*"
+)
+NOTHING_READ = (
+    "Nothing was read before the reading was stopped, so there are no notes to answer "
+    "from yet. Continue reading starts it again where it stopped."
+)
+SUMMARISE_READ = "Summarise what was read"
+CONTINUE_READING = "Continue reading"
+"""The follow-ups a stopped reading offers: sent as messages, the router knows them."""
+READ_WHERE = "{pages} of {total} of {file}"
+
+ANSWER_REPEATING = "\n\n*(Stopped here: the model began repeating itself.)*"
+ANSWER_LONG = "\n\n*(Stopped here: the answer reached the most Docent lets it run to.)*"

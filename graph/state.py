@@ -68,6 +68,19 @@ class SearchQuery(TypedDict):
     """Relative paths to search in; empty means the whole library."""
 
 
+class Resume(TypedDict):
+    """A follow-up that takes up a reading the user stopped (graph/whole/resume.py)."""
+
+    question: str
+    """The reading's question, as first asked: the answer is to it."""
+    route: Route
+    documents: list[str]
+    aspect: str
+    """What the comparison read for, so that its notes are found again."""
+    only_read: bool
+    """Answer from the notes kept, reading nothing more; else read on where it stopped."""
+
+
 class AgentState(TypedDict, total=False):
     """State of one session; the checkpointer keeps it between turns."""
 
@@ -112,7 +125,13 @@ class AgentState(TypedDict, total=False):
     Written by the router."""
     documents: list[str]
     """The files a whole-document or compare turn read, so "this document" in the next
-    turn means them. Written by the reader."""
+    turn means them. Written by the reader (and by the service for a stopped one)."""
+    resume: Resume | None
+    """When this message takes up a stopped reading ("Continue reading"), what it takes
+    up; else None. Written by the router."""
+    unfinished: dict[str, Any] | None
+    """A reading that left sections unread (``done``'s ``resume``): what it read and the
+    follow-ups; else None. Written by the reader; the router clears it."""
     probe_score: float | None
     """Best vector similarity of the question to any chunk, when the probe ran. Written by
     the router."""

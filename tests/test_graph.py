@@ -243,7 +243,7 @@ async def test_a_reranking_model_is_its_own_step_between_searching_and_writing()
     assert reranker.calls == 1
     searching = said.index("Searching 3 documents…")
     reranking = said.index("Reranking 3 passages…")
-    assert searching < reranking < said.index("Writing the answer…")
+    assert searching < reranking < said.index("Reading the 3 passages found…")
     # The reranker's order is the answer's: the longest passage is source 1.
     assert out["state"]["sources"][0]["path"] == "reports/q3.pdf"
 
@@ -254,7 +254,7 @@ async def test_without_a_reranking_model_no_reranking_step_is_shown(tmp_path: Pa
     for reranker in (absent, PassThroughReranker()):
         out = await reranked(reranker).run("What was revenue?", mode="rag")
         said = statuses(out["events"])
-        assert "Searching 3 documents…" in said and "Writing the answer…" in said
+        assert "Searching 3 documents…" in said and "Reading the 3 passages found…" in said
         assert not any(s.endswith(("passages…", "passage…")) for s in said), said
 
 

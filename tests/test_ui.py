@@ -111,7 +111,10 @@ async def test_the_status_chip_follows_the_graph(
     await eventually(lambda: answer_shows(user, "flowerpot"), what="the first answer")
     llm(container).hold_tokens(1)  # the second answer stops at its first word
     await send(user, "And the back door?")
-    await eventually(lambda: contents(user, "status")[-1:] == ["Preparing the search…"])
+    # The held call is the rewriter's: the line says so (and its clock runs).
+    await eventually(
+        lambda: contents(user, "status")[-1:] == ["Rewriting the follow-up as a search…"]
+    )
     llm(container).json_gate.set()
     await eventually(lambda: contents(user, "status")[-1:] == ["Writing the answer…"])
     await eventually(lambda: answer_shows(user, "word0"), what="the answer's first word")

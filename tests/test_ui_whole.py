@@ -60,6 +60,7 @@ async def test_whole_documents_mode_shows_the_reading_progress_then_the_answer(
         gate.release()
     await eventually(lambda: answer_shows(user, "many terms"), what="the answer")
     await eventually(lambda: not contents(user, "progress"), what="the bar hidden")
+    await eventually(lambda: bool(contents(user, "check")), what="the answer checked")
     session = container.sessions.list()[0].id
     saved = await container.chat.messages(session)
     assert saved[-1]["trace"]["route"] == "document"

@@ -203,6 +203,7 @@ class ChatView:
             view.support = message.get("support")
             view.searched = message.get("searched")
             view.coverage = message.get("coverage")
+            view.resume = message.get("resume")
             view.versions = list(message.get("versions") or [])
             view.message_id = message.get("id")
             view.feedback = message.get("feedback")
@@ -315,6 +316,7 @@ class ChatView:
             live.set_progress(event.done, event.total, event.text)
         elif isinstance(event, Sources):
             live.sources = [dict(s) for s in event.sources]
+            live.show_sources()
         elif isinstance(event, Token):
             live.add_token(event.text)
         elif isinstance(event, Done):
@@ -325,6 +327,7 @@ class ChatView:
             live.support = event.support
             live.searched = event.searched
             live.coverage = event.coverage
+            live.resume = event.resume
             live.finish()
         elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's
             live.show_suggestions(event.suggestions)

@@ -33,7 +33,22 @@ class SourceGroup:
         if not pages:
             return ""
         word = "p." if len(pages) == 1 else "pp."
-        return f"{word} {', '.join(str(p) for p in pages)}"
+        return f"{word} {page_runs(pages)}"
+
+
+def page_runs(pages: list[int]) -> str:
+    """ "4, 9" or "1–66": three pages or more in a row said as a range (a whole document
+    read has every page among its sources)."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    said = []
+    for run in runs:
+        said += [f"{run[0]}–{run[-1]}"] if len(run) > 2 else [str(p) for p in run]
+    return ", ".join(said)
 
 
 def group_sources(sources: list[dict[str, Any]]) -> list[SourceGroup]:

@@ -21,6 +21,10 @@ def coverage_line(coverage: dict[str, Any] | None, passages: int) -> str | None:
     matched = coverage.get("documents_matched")
     in_scope = int(coverage.get("documents_in_scope") or 0)
     if coverage.get("whole"):
+        total = int(coverage.get("pages_total") or 0)
+        if pages < total:  # some sections were not read (a stop, the call budget)
+            which = "the document" if read == 1 else _plural(read, "document")
+            return f"Read {pages} of the {total} pages of {which}"
         if read == 1:
             return f"Read the whole document ({_plural(pages, 'page')})"
         return f"Read {read} whole documents ({_plural(pages, 'page')})"

@@ -18,8 +18,11 @@ from ui.citations import group_sources, middle_ellipsis
 from ui.claims import checked, claim_wraps
 from ui.coverage import show_coverage
 from ui.mention_picker import segments
+from ui.resume_actions import show_resume
 from ui.searched import show_searched, show_summary
+from ui.waiting import StatusLine
 
+STOPPED_EARLY = "*Stopped before the answer began.*"
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""
 
@@ -98,6 +101,9 @@ class AnswerView:
     """What was searched, when the documents don't cover the question."""
     coverage: dict[str, Any] | None = None
     """How much of the library the answer read (None: it searched nothing)."""
+    resume: dict[str, Any] | None = None
+    """A reading stopped or cut short: what it read and its follow-ups (None otherwise)."""
+    resume_row: ui.row | None = None
     versions: list[dict[str, Any]] = field(default_factory=list)
     """The answers a Regenerate replaced, oldest first (``‹ 1/2 ›`` flips through them)."""
     shown: int | None = None
@@ -114,11 +120,7 @@ class AnswerView:
 
     def build(self, *, streaming: bool) -> None:
         with ui.column().classes("w-full gap-1 min-w-0") as self.box:
-            self.status = ui.chip("Starting…", icon="hourglass_top").props(
-                "dense outline color=primary"
-            )
-            self.status.classes("text-xs").mark("status")
-            self.status.set_visibility(streaming)
+            self.line = StatusLine(visible=streaming)
             # Reading whole documents takes a while: how far it is, section by section.
             self.progress = ui.linear_progress(value=0.0, show_value=False)
             self.progress.props("rounded size=6px").classes("docent-progress").mark("progress")
@@ -137,6 +139,7 @@ class AnswerView:
         return self.box.is_deleted
 
     def add_token(self, text: str) -> None:
+        self.line.writing()
         self.text += text
         wait = self._rendered_at + RENDER_EVERY_SECONDS - time.monotonic()
         if wait <= 0:
@@ -160,18 +163,25 @@ class AnswerView:
             self._trailing = None
 
     def set_status(self, text: str) -> None:
-        self.status.set_text(text)
+        """A new step: the line says what it waits for, its clock counts from now."""
+        self.line.waiting_for(text)
 
     def set_progress(self, done: int, total: int, text: str) -> None:
         """A long reading's progress: the status says which section, the bar how far."""
-        self.status.set_text(text)
+        self.line.step(text)
         self.progress.set_value(done / total if total else 1.0)
         self.progress.set_visibility(done < total)
 
+    def show_sources(self) -> None:
+        """The sources as soon as they are known (retrieval is done, the model has yet to
+        write): under the card while it is written; ``finish`` puts the cited first."""
+        self.footer.clear()
+        with self.footer:
+            self._sources_row()
+
     def fail(self, message: str) -> None:
         self._stop_trailing()
-        self.status.set_text(message)
-        self.status.props("color=negative icon=error")
+        self.line.failed(message)
         self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")
         if not self.text:
@@ -180,11 +190,13 @@ class AnswerView:
     def finish(self) -> None:
         """Final render: full text, sources grouped by file, and the action buttons."""
         self._stop_trailing()
-        self.status.set_visibility(False)
+        self.line.end()
         self.progress.set_visibility(False)
         self.body.classes(remove="docent-streaming")
         wraps = claim_wraps(self.support or [])
-        self.body.set_content(markdown.render(self.text, self.sources, wraps))
+        # A reading stopped before its answer began has nothing to show but the stop.
+        shown = self.text if self.text or not self.stopped else STOPPED_EARLY
+        self.body.set_content(markdown.render(shown, self.sources, wraps))
         self.footer.clear()
         with self.footer:
             if checked(self.support or []):  # an answer of "Thanks!" alone has no line
@@ -193,6 +205,9 @@ class AnswerView:
                 show_searched(self.searched, self.actions.open_source)
             show_coverage(self.coverage, len(self.sources))
             self._sources_row()
+            if self.resume and not self.retired:
+                send = self.actions.send_suggestion
+                self.resume_row = show_resume(self.resume, self.stopped, send)
             self._actions_row()
         self.body.client.run_javascript("window.docent && docent.follow()")
 
@@ -359,6 +374,8 @@ class AnswerView:
             self.regen.set_visibility(False)
         if self.suggestions is not None and not self.suggestions.is_deleted:
             self.suggestions.delete()
+        if self.resume_row is not None and not self.resume_row.is_deleted:
+            self.resume_row.delete()  # a follow-up takes up the last answer's reading only
 
     def _trace_data(self) -> dict[str, Any]:
         return {**(self.trace or {}), "sources": self.sources}

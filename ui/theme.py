@@ -92,7 +92,7 @@ body.body--dark { background: #0f172a; }
 .docent-table { overflow-x: auto; max-width: 100%; margin: 0.4em 0 0.8em; }
 .docent-table table { border-collapse: collapse; font-size: 0.9rem; }
 .docent-table th, .docent-table td { border: 1px solid #e2e8f0; padding: 0.3rem 0.6rem;
-  text-align: left; white-space: nowrap; }
+  text-align: left; vertical-align: top; min-width: 6rem; max-width: 36rem; }
 .body--dark .docent-table th, .body--dark .docent-table td { border-color: #334155; }
 .docent-table th { background: rgba(100,116,139,0.1); }
 .docent-streaming > :last-child::after, .docent-streaming:empty::after {

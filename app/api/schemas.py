@@ -40,6 +40,11 @@ class ChatResult(BaseModel):
         description="How much the answer read: documents_read, documents_matched, "
         "documents_in_scope, pages_read.",
     )
+    resume: dict[str, Any] | None = Field(
+        None,
+        description="A whole-document reading that left sections unread: what it read and "
+        "the follow-up messages (`actions`) that take it up.",
+    )
 
 
 ScopeField = str | list[str] | None
@@ -203,6 +208,12 @@ class MessagePublic(BaseModel):
     )
     coverage: dict[str, Any] | None = Field(
         None, description="How much of the library the answer read."
+    )
+    stopped: bool = Field(False, description="The user stopped the answer; what it wrote is kept.")
+    resume: dict[str, Any] | None = Field(
+        None,
+        description="A whole-document reading stopped or cut short: what it read and the "
+        "follow-up messages (`actions`) that take it up.",
     )
     interrupted: bool = Field(
         False,

@@ -31,6 +31,7 @@ from graph.events import (
     Failed,
     NodeTimed,
     Progress,
+    ReadSoFar,
     Sources,
     Status,
     Suggestions,
@@ -40,6 +41,7 @@ from graph.events import (
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
 from graph.state import AgentState, Mode, Source
+from graph.whole.resume import resume_record
 from models.protocols import ChatModel, Message
 
 __all__ = [
@@ -354,6 +356,8 @@ class ChatService:
         nodes: list[dict[str, Any]] = []
         written: list[str] = []
         sources: list[Source] = []
+        kept: ReadSoFar | None = None
+        """How far a reading by sections got: a Stop keeps it for the follow-ups."""
         try:
             # The question is saved before any of the slow work, so that a crash mid-answer
             # (a summary takes minutes on a CPU) leaves it in the session, shown as
@@ -371,6 +375,9 @@ class ChatService:
                 if isinstance(event, NodeTimed):
                     nodes.append({"node": event.node, "ms": event.ms})
                     continue
+                if isinstance(event, ReadSoFar):
+                    kept = event
+                    continue
                 if isinstance(event, Token):
                     written.append(event.text)
                 elif isinstance(event, Sources):
@@ -387,6 +394,7 @@ class ChatService:
                 support=state.get("support"),
                 searched=state.get("searched"),
                 coverage=state.get("coverage"),
+                resume=state.get("unfinished"),
             )
             await touched  # a session listed after `done` has its row
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)
@@ -396,10 +404,12 @@ class ChatService:
             if not turn.stopping:
                 raise  # shutting down: the checkpointer keeps what was saved
             answer = "".join(written)
-            await self._save_stopped(config, text, answer, sources, turn.versions)
+            resume = resume_record(kept) if kept is not None else None
+            await self._save_stopped(config, text, answer, sources, turn.versions, resume)
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
             trace = {"route": None, "nodes": nodes}
-            turn.emit(Done(turn.session_id, answer, sources, trace, stopped=True))
+            done = Done(turn.session_id, answer, sources, trace, stopped=True, resume=resume)
+            turn.emit(done)
             return None
         except Exception as error:  # the turn must end with an event, whatever broke
             log.exception("turn failed in session %s", turn.session_id)
@@ -428,9 +438,11 @@ class ChatService:
         answer: str,
         sources: list[Source],
         versions: list[dict[str, Any]],
+        resume: dict[str, Any] | None = None,
     ) -> None:
         """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
-        partial answer, so the session shows what the user saw."""
+        partial answer, so the session shows what the user saw; a stopped reading keeps
+        ``resume`` (what it read: its notes are kept), which the follow-ups take up."""
         current = asyncio.current_task()
         if current is not None:
             current.uncancel()  # the Stop is handled; saving must not be cancelled too
@@ -443,8 +455,12 @@ class ChatService:
         extra: dict[str, Any] = {"sources": sources, "stopped": True}
         if versions:
             extra["versions"] = versions
+        update: dict[str, Any] = {"answer": answer}
+        if resume is not None:
+            extra["resume"] = resume
+            update["documents"] = resume["documents"]  # "this document" next means them
         new.append(AIMessage(content=answer, additional_kwargs=extra))
-        update = {"messages": new, "answer": answer}
+        update["messages"] = new
         await self._graph.aupdate_state(config, update, as_node="generator")
 
     async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:

@@ -1,7 +1,8 @@
 """A session's checkpointed messages as the window, the API and an export read them.
 
 An answer's message keeps, beside its text, what was shown with it (``sources``,
-``trace``, ``support``, ``searched``, ``coverage``, ``stopped``), the answers a Regenerate replaced
+``trace``, ``support``, ``searched``, ``coverage``, ``stopped``, and ``resume`` for a reading
+stopped or cut short), the answers a Regenerate replaced
 (``versions``, oldest first) and the user's thumbs up or down (``trace["feedback"]``).
 
 A turn saves its question before it starts answering, and its answer when it ends. A
@@ -30,7 +31,7 @@ __all__ = [
 
 Feedback = Literal["up", "down"]
 
-SHOWN = ("support", "searched", "coverage")
+SHOWN = ("support", "searched", "coverage", "resume")
 """Kept on an answer only when set."""
 
 INTERRUPTED_NOTICE = "This answer was interrupted."

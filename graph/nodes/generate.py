@@ -58,6 +58,16 @@ def _degraded(error: LLMError, sources: list[Source], state: AgentState) -> str:
     return prompts.DEGRADED_HEADER.format(error=error) + body.rstrip()
 
 
+def _reading(rag: bool, passages: int) -> str:
+    if not rag:
+        return prompts.STATUS_GENERATE_CHAT
+    if passages == 1:
+        return prompts.STATUS_READ_PASSAGE
+    if passages:
+        return prompts.STATUS_READ_PASSAGES.format(count=passages)
+    return prompts.STATUS_GENERATE
+
+
 def unmatched_notice(state: AgentState) -> str:
     """One line per @mention that named no document, with the closest names."""
     lines = []
@@ -186,13 +196,13 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         # Nothing bears on the question: say so in one line, then just talk.
         answer.say(prompts.NOT_RELEVANT + "\n\n")
         rag, system = False, prompts.ADAPTIVE_SYSTEM
-    status = prompts.STATUS_GENERATE if rag else prompts.STATUS_GENERATE_CHAT
-    runtime.stream_writer(Status("generator", status))
     if found is not None:
         facts = {k: found[k] for k in ("matched", "searched", "topic")}
         prompt = build_prompt(state, context.options, system, rag, prompts.FIND_USER, facts)
     else:
         prompt = build_prompt(state, context.options, system, rag)
+    # What the model reads before its first word (a minute of silence on a CPU).
+    runtime.stream_writer(Status("generator", _reading(rag, len(prompt.sources))))
     # The passages are embedded for the check while the model starts to write.
     embedder = context.search.reader.embedder
     live = start_check(prompt.sources, state["passages"], embedder) if rag else None

@@ -9,6 +9,7 @@ context, else from notes taken section by section (graph/whole/reading.py).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -16,19 +17,30 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph import prompts
+from graph.checking import CheckedAnswer, settle, start_check
 from graph.citations import order_by_citation
 from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
+from graph.runaway import RunawayGuard
 from graph.state import AgentState, Source
-from graph.whole.reading import Document, Reading
+from graph.support import SentenceSupport
+from graph.whole.answer import Written, stream_answer
+from graph.whole.progress import answer_status
+from graph.whole.reading import Document, Note, Reading
+from graph.whole.report import coverage, skipped_text, summary, unfinished
 from graph.whole.sections import units_of
+from graph.whole.table import Table, comparison_table
+from graph.whole.table_check import check_table
 from models.llm import LLMError
-from models.protocols import Usage
 
 CANDIDATES = 8
 """Passages searched to guess which documents an unnamed request means."""
+PROSE_CHARS = 600
+"""A comparison's prose under its table: three sentences, with a little room to spare."""
+CHARS_PER_TOKEN = 4
+"""A summary may run to about the answer's tokens; the guard counts characters."""
 
 
 def aspect_of(state: AgentState) -> str:
@@ -72,34 +84,40 @@ def _load(context: TurnContext, paths: list[str]) -> list[Document]:
 
 async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Read the named documents whole and answer from them, with page citations."""
-    context = runtime.context
+    context, tell = runtime.context, runtime.stream_writer
     compare = state.get("route") == "compare"
-    answer = StreamedAnswer(runtime.stream_writer)
+    resume = state.get("resume")
+    question = resume["question"] if resume else state["question"]
+    answer = StreamedAnswer(tell)
     if notice := unmatched_notice(state):
         answer.say(notice + "\n\n")
     paths = await asyncio.to_thread(_targets, state, context, 2 if compare else 1)
     if not paths or (compare and len(paths) < 2):
         answer.say(prompts.NO_TARGET_COMPARE if compare else prompts.NO_TARGET)
-        return _finish(answer, context, [], {}, paths, None)
+        return _finish(answer, context, Ended(), paths)
     names = ", ".join(PurePosixPath(p).name for p in paths)
-    runtime.stream_writer(Status("reader", prompts.STATUS_READ.format(files=names)))
+    tell(Status("reader", prompts.STATUS_READ.format(files=names)))
     documents = await asyncio.to_thread(_load, context, paths)
     empty = [d.path for d in documents if not d.units]
     documents = [d for d in documents if d.units]
     if not documents:
         answer.say(prompts.EMPTY_DOCUMENTS.format(files=", ".join(empty or paths)))
-        return _finish(answer, context, [], {}, paths, None)
+        return _finish(answer, context, Ended(), paths)
+    aspect = resume["aspect"] if resume else aspect_of(state) if compare else ""
     reading = Reading(
         documents,
         context.llm,
         context.notes,
         context.options,
-        runtime.stream_writer,
-        aspect=aspect_of(state) if compare else "",
+        tell,
+        aspect=aspect,
         compare=compare,
+        question=question,
+        only_read=bool(resume and resume["only_read"]),
     )
-    question = state["question"]
-    whole = reading.fits_whole(question)
+    # A comparison's table is drawn from notes on each document, however short.
+    whole = not compare and not reading.only_read and reading.fits_whole(question)
+    notes: list[Note] = []
     try:
         if whole:
             material = reading.whole_text()
@@ -108,60 +126,140 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             material = reading.notes_text(notes, question)
     except LLMError as error:
         answer.say(prompts.READ_FAILED.format(error=error))
-        return _finish(answer, context, [], reading.summary(), paths, None)
+        return _finish(answer, context, Ended(trace=summary(reading)), paths)
+    ended = Ended(trace=summary(reading), unfinished=unfinished(reading, question))
+    if not whole and not notes:
+        answer.say(prompts.NOTHING_READ)
+        return _finish(answer, context, ended, paths)
     sources = reading.sources if whole else reading.read_sources()
-    runtime.stream_writer(Sources(sources))
-    runtime.stream_writer(Status("reader", prompts.STATUS_GENERATE))
-    if skipped := reading.skipped_text():
+    tell(Sources(sources))
+    if skipped := skipped_text(reading):
         answer.say(skipped + "\n\n")
     if reading.notes_cut:
         answer.say(prompts.NOTES_CUT + "\n\n")
-    usage = Usage()
-    failure: LLMError | None = None
-    streamed = 0
+    table = None
+    if compare:
+        files = [d.units[0].file for d in documents]
+        table = comparison_table(reading.points(notes), files)
+        answer.say(table.text + "\n\n")
+    # Told after the notices: the window's clock runs from here to the model's first word.
+    tell(Status("reader", answer_status(reading, 0 if whole else len(notes))))
+    embedder = context.search.reader.embedder
+    live = start_check(sources, reading.passages(sources), embedder)
+    checked_table = None
+    if table is not None:
+        columns = [[s for s in sources if s["path"] == d.path] for d in documents]
+        texts = [reading.passages(c) for c in columns]
+        checked_table = asyncio.create_task(
+            asyncio.to_thread(check_table, table, columns, texts, embedder)
+        )
+    prefix = answer.text
+    guard = RunawayGuard(
+        max_chars=PROSE_CHARS if compare else context.options.answer_tokens * CHARS_PER_TOKEN,
+        no_tables=compare,
+    )
+    messages = reading.answer_messages(question, material, whole)
     try:
-        messages = reading.answer_messages(question, material, whole)
-        async for piece in context.llm.stream_chat(messages, usage):
-            streamed += 1
-            answer.say(piece)
-    except LLMError as error:
-        failure = error
-        if streamed:
-            answer.say(f"\n\n*(The answer was cut off: {error})*")
-        else:
-            answer.say(prompts.READ_FAILED.format(error=error))
-    trace = {**reading.summary(), "whole": whole, "calls": reading.calls + 1}
-    return _finish(answer, context, sources, trace, paths, usage, failure, reading.coverage())
+        written = await stream_answer(context.llm, messages, answer, guard, live)
+    except BaseException:
+        if checked_table is not None:
+            checked_table.cancel()  # stopped: the thread's check ends unheeded
+        raise
+    ended.written = written
+    ended.trace = {**summary(reading), "whole": whole, "calls": reading.calls + 1}
+    ended.sources, ended.coverage = sources, coverage(reading)
+    if written.failure is not None:
+        live.cancel()  # a cut-off answer is not checked
+        if checked_table is not None:
+            checked_table.cancel()
+        failed = prompts.READ_CUT_OFF if written.text or compare else prompts.READ_FAILED
+        answer.say(failed.format(error=written.failure))
+        return _finish(answer, context, ended, paths)
+    checked = await settle("", written.text, live, sources, state, context.search, withhold=False)
+    ended.text, ended.support = _assembled(prefix, table, checked, await _table(checked_table))
+    if written.stopped is not None:
+        # Told after the check, so that it is not read as a sentence of the answer.
+        looped = written.stopped == "repeating"
+        ended.text += prompts.ANSWER_REPEATING if looped else prompts.ANSWER_LONG
+    return _finish(answer, context, ended, paths)
+
+
+async def _table(
+    task: asyncio.Task[tuple[Table, list[SentenceSupport]] | None] | None,
+) -> tuple[Table, list[SentenceSupport]] | None:
+    return await task if task is not None else None
+
+
+def _assembled(
+    prefix: str,
+    table: Table | None,
+    prose: CheckedAnswer,
+    checked: tuple[Table, list[SentenceSupport]] | None,
+) -> tuple[str, list[dict[str, Any]] | None]:
+    """The answer as it ends: the notices, the table (its points' citations corrected),
+    then the model's text with its own; and every checked sentence's support, in order."""
+    head = prefix
+    support: list[SentenceSupport] = []
+    if table is not None and checked is not None:
+        fixed, cells = checked
+        at = prefix.index(table.text)
+        head = prefix[:at] + fixed.text + prefix[at + len(table.text) :]
+        support += [replace(s, start=s.start + at, end=s.end + at) for s in cells]
+    shift = len(head)
+    if prose.support is None and not support:
+        return head + prose.text, None
+    dicts = [s.as_dict() for s in support]
+    for entry in prose.support or []:
+        dicts.append({**entry, "start": entry["start"] + shift, "end": entry["end"] + shift})
+    return head + prose.text, dicts
+
+
+@dataclass
+class Ended:
+    """How the reader's turn ends, for ``_finish``."""
+
+    trace: dict[str, Any] = field(default_factory=dict)
+    unfinished: dict[str, Any] | None = None
+    written: Written | None = None
+    sources: list[Source] = field(default_factory=list)
+    coverage: dict[str, Any] | None = None
+    text: str | None = None
+    """The checked answer; None: as streamed."""
+    support: list[dict[str, Any]] | None = None
 
 
 def _finish(
-    answer: StreamedAnswer,
-    context: TurnContext,
-    sources: list[Source],
-    reading: dict[str, Any],
-    paths: list[str],
-    usage: Usage | None,
-    failure: LLMError | None = None,
-    coverage: dict[str, Any] | None = None,
+    answer: StreamedAnswer, context: TurnContext, ended: Ended, paths: list[str]
 ) -> AgentState:
-    text = answer.text
-    ordered = order_by_citation(sources, text)
+    text = ended.text if ended.text is not None else answer.text
+    ordered = order_by_citation(ended.sources, text)
+    written = ended.written
+    usage = written.usage if written is not None else None
+    failure = written.failure if written is not None else None
     generation: dict[str, Any] = {
         "model": context.llm.model if usage else None,
         "prompt_tokens": usage.prompt_tokens if usage else None,
         "answer_tokens": usage.answer_tokens if usage else None,
         "context_tokens": context.options.context_tokens,
         "llm_error": str(failure) if failure else None,
-        "reading": reading,
+        "runaway": written.stopped if written is not None else None,
+        "reading": ended.trace,
     }
-    saved = {"sources": ordered, "support": None, "searched": None, "coverage": coverage}
+    saved = {
+        "sources": ordered,
+        "support": ended.support,
+        "searched": None,
+        "coverage": ended.coverage,
+        "resume": ended.unfinished,
+    }
     return {
         "answer": text,
         "sources": ordered,
         "messages": [AIMessage(content=text, additional_kwargs=saved)],
         "generation": generation,
-        "support": None,
+        "support": ended.support,
         "searched": None,
-        "coverage": coverage,
+        "coverage": ended.coverage,
         "documents": paths,
+        "unfinished": ended.unfinished,
     }

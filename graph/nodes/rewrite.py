@@ -34,6 +34,7 @@ async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentStat
     text = strip_mentions(asked, state.get("mentioned") or []) or state["question"]
     if passes_through(state, context.options):
         return {"queries": pass_through_queries(text, mentions)}
+    runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE_ASK))
     standalone, rephrasings = await _ask(
         context, state.get("messages", []), text, context.options.rephrasings
     )

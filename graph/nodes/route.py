@@ -26,6 +26,7 @@ from graph.nodes.rules import FIND_HINT, apply_rules, whole_document_rule
 from graph.options import TurnOptions
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
+from graph.whole.resume import asked_to_resume
 from models.llm import LLMError
 
 LIBRARY_SAMPLE = 12
@@ -107,6 +108,20 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     context = runtime.context
     runtime.stream_writer(Status("router", prompts.STATUS_ROUTE))
     question = state["question"]
+    if (resume := asked_to_resume(question, state.get("messages", []))) is not None:
+        library = set(context.known_files())
+        paths = [p for p in resume["documents"] if p in library]
+        what = "summarises what was read" if resume["only_read"] else "reads on"
+        return {
+            **_fresh(state),
+            "route": resume["route"],
+            "routed_by": "rules",
+            "route_reason": f"{what} of a stopped reading",
+            "probe_score": None,
+            "mentions": paths,
+            "mentioned": [],
+            "resume": resume,
+        }
     # The library is read only when needed: small talk settles without it.
     known = context.known_files() if "@" in question else None
     folders: list[str] = []
@@ -149,6 +164,7 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         if FIND_HINT.search(text):
             # The probe tells documents from chat, not a set of documents from their content.
             tier = "llm"
+            runtime.stream_writer(Status("router", prompts.STATUS_ROUTE_ASK))
             chosen, reason = await ask_llm(context, state, text)
         elif score < context.options.probe_chat_below:
             chosen, reason = "chat", f"best chunk {score:.2f} is far from the question"
@@ -156,12 +172,13 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             chosen, reason = "rag", f"best chunk {score:.2f} is close to the question"
         else:
             tier = "llm"
+            runtime.stream_writer(Status("router", prompts.STATUS_ROUTE_ASK))
             chosen, reason = await ask_llm(context, state, text)
     if chosen == "rag" and passes_through(state, context.options):
         # The question's embedding overlaps the steps between here and the search.
         context.search.warm(text)
-    # Sources belong to one turn; a chat turn must not inherit the last search's.
     return {
+        **_fresh(state),
         "route": chosen,
         "routed_by": tier,
         "route_reason": reason,
@@ -170,9 +187,18 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         "mentioned": mentioned,
         # An @folder/ aims this message; otherwise the session's scope holds.
         "aim": folders or list(state.get("scope") or []),
+    }
+
+
+def _fresh(state: AgentState) -> AgentState:
+    """What one turn must not inherit from the last: its sources, searches and reading."""
+    return {
+        "aim": list(state.get("scope") or []),
         "sources": [],
         "passages": [],
         "queries": [],
+        "resume": None,
+        "unfinished": None,
     }
 
 

@@ -15,11 +15,15 @@ from typing import Any
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
-from graph.events import Progress
 from graph.options import TurnOptions
+from graph.runaway import RunawayGuard
 from graph.state import Source
+from graph.whole.answer import guarded
 from graph.whole.notes import SectionNotes
+from graph.whole.pace import Pace
+from graph.whole.progress import done_progress, read_so_far, section_progress
 from graph.whole.sections import Section, Unit, cite_sources, sections_of, span_of
+from graph.whole.table import Point, points_of
 from models.protocols import ChatModel, Message
 
 SNIPPET_CHARS = 240
@@ -29,6 +33,10 @@ MIN_SECTION = 256
 """Fewest tokens of text a map call is given, whatever the context left for it."""
 NOTE_WORDS = (60, 300)
 """Fewest and most words a section's note may take; the budget decides in between."""
+NOTE_CHARS_PER_WORD = 8
+"""A note ends past this many characters a word asked for (a third over, at about six
+a word): a small model that copies its section out, or loops, would write on to its token
+limit, a quarter of an hour a note on a busy CPU."""
 
 
 @dataclass
@@ -62,6 +70,12 @@ class Reading:
     aspect: str = ""
     """What a comparison reads for; "" takes notes of everything (shared by any question)."""
     compare: bool = False
+    question: str = ""
+    """The question read for (a resumed reading's, as first asked)."""
+    only_read: bool = False
+    """Take the notes kept and write none: the answer is from what was read before."""
+    pace: Pace = field(default_factory=Pace)
+    """The note calls, timed: how long the rest should take."""
     sources: list[Source] = field(default_factory=list)
     calls: int = 0
     """Model calls made for notes (the answer's own call is counted by the caller)."""
@@ -69,13 +83,17 @@ class Reading:
     tokens_sent: int = 0
     skipped: list[tuple[Document, list[Section]]] = field(default_factory=list)
     notes_cut: bool = False
+    kept: set[str] = field(default_factory=set)
+    """The digests of the sections whose notes the answer is written from."""
     _numbers: dict[tuple[str, str], int] = field(default_factory=dict)
+    _texts: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for document in self.documents:
             for unit in document.units:
                 n = len(self.sources) + 1
                 self._numbers[(document.path, unit.label)] = n
+                self._texts[n] = unit.text
                 self.sources.append(
                     Source(
                         n=n,
@@ -99,10 +117,20 @@ class Reading:
         """Tokens of a document's text one map call reads."""
         return max(self.budget - MAP_FRAME, MIN_SECTION)
 
+    @property
+    def prompt_version(self) -> str:
+        """The notes' prompt, as their key: a comparison's notes are written by topic."""
+        return prompts.MAP_COMPARE_PROMPT_VERSION if self.compare else prompts.MAP_PROMPT_VERSION
+
     def system(self, whole: bool) -> str:
+        if self.compare:
+            return prompts.COMPARE_PROSE_SYSTEM
         what = prompts.WHOLE_TEXT if whole else prompts.WHOLE_NOTES
-        rules = prompts.COMPARE_RULES if self.compare else ""
-        return prompts.WHOLE_SYSTEM.format(what=what) + rules
+        return prompts.WHOLE_SYSTEM.format(what=what)
+
+    def passages(self, sources: Sequence[Source]) -> list[str]:
+        """The full text of each source (a page), for checking the answer against."""
+        return [self._texts[s["n"]] for s in sources]
 
     def answer_messages(self, question: str, material: str, whole: bool) -> list[Message]:
         """The answer's call: the documents' text (or notes) and the question."""
@@ -139,31 +167,30 @@ class Reading:
             document.sections = sections_of(document.units, self.section_budget)
         planned = [(d, s) for d in self.documents for s in d.sections]
         found = await asyncio.to_thread(self._cached, planned)
-        allowed = self._allowed([(d, s) for d, s in planned if s.digest not in found])
+        unread = [(d, s) for d, s in planned if s.digest not in found]
+        allowed = set() if self.only_read else self._allowed(unread)
         words = self._note_words(len(planned))
         notes: list[Note] = []
         read = [(d, s) for d, s in planned if s.digest in found or id(s) in allowed]
+        self.tell(read_so_far(self, found))
         for index, (document, section) in enumerate(read, start=1):
-            self.tell(
-                Progress(
-                    index - 1,
-                    len(read),
-                    prompts.PROGRESS_SECTION.format(
-                        index=index,
-                        total=len(read),
-                        file=document.units[0].file,
-                        where=section.where,
-                    ),
-                )
-            )
+            calls = sum(s.digest not in found for _, s in read[index - 1 :]) + 1
+            self.tell(section_progress(self, index, len(read), document, section, calls))
             text = found.get(section.digest)
             if text is None:
-                text = await self._write_note(document, section, index, len(read), words)
+                self.pace.begin()
+                place = document.sections.index(section) + 1  # its document's own count
+                text = await self._write_note(
+                    document, section, place, len(document.sections), words
+                )
+                self.pace.end()
                 found[section.digest] = text  # a page repeated later is not read twice
+                self.tell(read_so_far(self, found))
             else:
                 self.cached += 1
             notes.append(Note(document, section, text))
-        self.tell(Progress(len(read), len(read), prompts.PROGRESS_DONE.format(total=len(read))))
+        self.tell(done_progress(self, len(read)))
+        self.kept = {s.digest for _, s in read}
         for document in self.documents:
             left = [s for s in document.sections if s.digest not in found and id(s) not in allowed]
             if left:
@@ -173,9 +200,7 @@ class Reading:
     def _cached(self, planned: Sequence[tuple[Document, Section]]) -> dict[str, str]:
         found = {}
         for _, section in planned:
-            note = self.notes.get(
-                section.digest, self.llm.model, prompts.MAP_PROMPT_VERSION, self.aspect
-            )
+            note = self.notes.get(section.digest, self.llm.model, self.prompt_version, self.aspect)
             if note is not None:
                 found[section.digest] = note
         return found
@@ -203,6 +228,7 @@ class Reading:
         self, document: Document, section: Section, index: int, total: int, words: int
     ) -> str:
         aspect = prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
+        system = prompts.MAP_COMPARE_SYSTEM if self.compare else prompts.MAP_SYSTEM
         user = prompts.MAP_USER.format(
             file=document.path,
             index=index,
@@ -211,17 +237,18 @@ class Reading:
             text=section.text,
         )
         messages: list[Message] = [
-            {"role": "system", "content": prompts.MAP_SYSTEM.format(aspect=aspect, words=words)},
+            {"role": "system", "content": system.format(aspect=aspect, words=words)},
             {"role": "user", "content": user},
         ]
         self.calls += 1
         self.tokens_sent += sum(message_tokens(m) for m in messages)
-        note = "".join([piece async for piece in self.llm.stream_chat(messages)]).strip()
+        guard = RunawayGuard(max_chars=words * NOTE_CHARS_PER_WORD)
+        note = "".join([piece async for piece in guarded(self.llm, messages, guard)]).strip()
         await asyncio.to_thread(
             self.notes.put,
             section.digest,
             self.llm.model,
-            prompts.MAP_PROMPT_VERSION,
+            self.prompt_version,
             self.aspect,
             document.key,
             note,
@@ -230,6 +257,19 @@ class Reading:
 
     # -- reduce -------------------------------------------------------------------------
 
+    def points(self, notes: Sequence[Note]) -> list[Point]:
+        """A comparison's notes as points, each document's a column, its page labels
+        turned into that document's source numbers only."""
+        columns = {id(d): i for i, d in enumerate(self.documents)}
+        out: list[Point] = []
+        for note in notes:
+            text = cite_sources(note.text, self._numbers_of(note.document))
+            out.extend(points_of(text, columns[id(note.document)]))
+        return out
+
+    def _numbers_of(self, document: Document) -> dict[str, int]:
+        return {label: n for (path, label), n in self._numbers.items() if path == document.path}
+
     def notes_text(self, notes: Sequence[Note], question: str) -> str:
         """The notes as the answer reads them, their page labels turned into source
         numbers; each cut to an equal share if together they don't fit."""
@@ -237,10 +277,8 @@ class Reading:
         room = self.budget - frame
         blocks: list[tuple[Document, str, str]] = []
         for note in notes:
-            numbers = {
-                label: n for (path, label), n in self._numbers.items() if path == note.document.path
-            }
-            blocks.append((note.document, note.section.where, cite_sources(note.text, numbers)))
+            text = cite_sources(note.text, self._numbers_of(note.document))
+            blocks.append((note.document, note.section.where, text))
         headers = len(self.documents) * (MESSAGE_OVERHEAD + 10)
         total = sum(estimate_tokens(b[2]) + 12 for b in blocks) + headers
         if total > room and blocks:
@@ -265,44 +303,3 @@ class Reading:
             for u in s.units
         }
         return [s for s in self.sources if s["n"] not in left]
-
-    def skipped_text(self) -> str:
-        """What was not read, for the answer's opening line ("" when everything was)."""
-        if not self.skipped:
-            return ""
-        parts = []
-        for document, sections in self.skipped:
-            spans = ", ".join(s.where for s in sections)
-            parts.append(f"{spans} of `{document.units[0].file}`")
-        return prompts.SKIPPED.format(calls=self.options.max_calls, skipped="; ".join(parts))
-
-    def coverage(self) -> dict[str, Any]:
-        """``done``'s coverage of a whole reading: the documents read, and the pages whose
-        text reached the model (a page of a section skipped for the budget did not)."""
-        skipped = {
-            (u.path, u.page) for _, sections in self.skipped for s in sections for u in s.units
-        }
-        pages = {(u.path, u.page) for d in self.documents for u in d.units}
-        return {
-            "documents_read": len(self.documents),
-            "documents_matched": None,
-            "documents_in_scope": len(self.documents),
-            "pages_read": len(pages - skipped),
-            "whole": True,
-        }
-
-    def summary(self) -> dict[str, Any]:
-        """The reading's part of the trace."""
-        return {
-            "documents": [d.path for d in self.documents],
-            "pages": sum(len(d.units) for d in self.documents),
-            "sections": sum(len(d.sections) for d in self.documents),
-            "note_calls": self.calls,
-            "notes_cached": self.cached,
-            "tokens_sent_for_notes": self.tokens_sent,
-            "skipped": [
-                {"path": d.path, "sections": [s.where for s in sections]}
-                for d, sections in self.skipped
-            ],
-            "notes_cut": self.notes_cut,
-        }

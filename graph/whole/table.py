@@ -1,0 +1,242 @@
+"""A comparison's table, drawn by Docent from the notes, never by the model.
+
+A small model asked for a table draws a broken separator row, repeats rows until its
+token limit and cites one file's page for another's words. So the model only takes
+notes, one document at a time, each point written "- Topic: what it says [p3]"; the
+points' page labels become the turn's source numbers of that document alone, and this
+module lays them out: one row per topic (the same topic in two documents shares a row),
+one column per document, each cell the points with their citations. When the notes
+mostly lack topics, each document is a row of its own instead. The Markdown is built
+here, so it is always a well-formed table with no repeated row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph import prompts
+
+MAX_ROWS = 14
+MAX_POINTS = 3
+"""Points in one cell; a topic a document says more about keeps its first three."""
+MAX_POINT_CHARS = 320
+TOPIC_WORDS = 5
+"""A line's text before its first colon is a topic only when it is this short."""
+
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
+_BOLD = re.compile(r"\*\*|__")
+_LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
+_TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
+"""The prompt's own word, copied by a model that takes the template literally."""
+_LEADING_CITES = re.compile(r"^((?:\[\d+\]\s*)+)(.+)$")
+_WORD = re.compile(r"[^\W_]+")
+_SMALL = frozenset("a an the of and or for to in on its their".split())
+
+
+@dataclass(frozen=True)
+class Point:
+    """One statement of one document's notes, its labels already source numbers."""
+
+    column: int
+    """Which document (the table's column) it comes from."""
+    topic: str | None
+    text: str
+
+
+@dataclass
+class Row:
+    """One row of the table: a topic (or a document), and each column's points."""
+
+    label: str
+    key: frozenset[str]
+    cells: list[list[Point]]
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a point's text sits in the table's Markdown."""
+
+    point: Point
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Table:
+    """The table's Markdown and where each point is in it."""
+
+    text: str
+    placed: tuple[Placed, ...]
+
+
+def points_of(note: str, column: int) -> list[Point]:
+    """The points of one note, each with its topic where the note names one.
+
+    Small models write the asked "- Topic: what it says [3]" in their own ways: with the
+    word "Topic:" kept, the topic on a line of its own above its points, numbered items
+    in bold, the citation first. A short line without a stop or a citation is taken as
+    a heading for the lines below it; one with nothing below is a point after all."""
+    points: list[Point] = []
+    topic: str | None = None
+    heading: str | None = None
+    for line in note.splitlines():
+        body = _TOPIC_WORD.sub("", _BOLD.sub("", _ITEM.sub("", line)).strip()).strip()
+        if not body or body.startswith("|"):
+            continue
+        head, colon, rest = body.partition(":")
+        if colon and _is_topic(head):
+            if not rest.strip():
+                _heading(points, column, topic, heading)
+                topic = heading = head.strip()
+                continue
+            topic, body = head.strip(), rest.strip()
+        elif _is_heading(body):
+            _heading(points, column, topic, heading)
+            topic = heading = body
+            continue
+        heading = None
+        points.append(Point(column, topic, _cell_text(_cites_last(body))))
+    _heading(points, column, topic, heading)
+    return [p for p in points if p.text]
+
+
+def _heading(points: list[Point], column: int, topic: str | None, heading: str | None) -> None:
+    """A heading with no point under it was a point: keep it as one."""
+    if heading is not None:
+        points.append(Point(column, topic, _cell_text(heading)))
+
+
+def _is_topic(head: str) -> bool:
+    return 0 < len(head.split()) <= TOPIC_WORDS and "[" not in head
+
+
+def _is_heading(line: str) -> bool:
+    return len(line.split()) <= TOPIC_WORDS + 1 and not line.endswith((".", "!", "?", "]"))
+
+
+def _cites_last(text: str) -> str:
+    """ "[2] Meet needs no install." as "Meet needs no install [2]."."""
+    found = _LEADING_CITES.match(text)
+    if found is None:
+        return text
+    cites, rest = found.group(1).replace(" ", ""), found.group(2).strip()
+    if rest.endswith((".", "!", "?")):
+        return f"{rest[:-1]} {cites}{rest[-1]}"
+    return f"{rest} {cites}"
+
+
+def comparison_table(points: Sequence[Point], headers: Sequence[str]) -> Table:
+    """The table of ``points`` with a column per document named in ``headers``: a row per
+    topic when the documents share topics, else a row per document."""
+    rows = _by_topic(points, len(headers))
+    shared = sum(sum(bool(cell) for cell in row.cells) > 1 for row in rows)
+    if rows and shared * 2 >= len(rows):
+        return _draw([prompts.COMPARE_HEADER, *headers], rows)
+    by_document = _by_document(points, headers)
+    return _draw([prompts.COMPARE_DOCUMENT_HEADER, prompts.COMPARE_POINTS_HEADER], by_document)
+
+
+def _by_topic(points: Sequence[Point], columns: int) -> list[Row]:
+    """Rows by topic, in the order topics first appear; the same point only once."""
+    rows: list[Row] = []
+    for point in points:
+        key = _key(point.topic or prompts.COMPARE_OTHER)
+        row = next((r for r in rows if _same_topic(r.key, key)), None)
+        if row is None:
+            if len(rows) == MAX_ROWS:
+                continue
+            row = Row(point.topic or prompts.COMPARE_OTHER, key, [[] for _ in range(columns)])
+            rows.append(row)
+        _add(row.cells[point.column], point)
+    return _distinct(rows)
+
+
+def _draw(head: Sequence[str], rows: Sequence[Row]) -> Table:
+    out = "| " + " | ".join(_cell_text(h) for h in head) + " |\n"
+    out += "|" + "---|" * len(head) + "\n"
+    placed: list[Placed] = []
+    for row in rows:
+        out += "| " + _cell_text(row.label) + " |"
+        for cell in row.cells:
+            out += " "
+            if not cell:
+                out += prompts.COMPARE_EMPTY_CELL
+            for index, point in enumerate(cell):
+                if len(cell) > 1:
+                    out += "• " if index == 0 else " • "
+                placed.append(Placed(point, len(out), len(out) + len(point.text)))
+                out += point.text
+            out += " |"
+        out += "\n"
+    return Table(out.rstrip("\n"), tuple(placed))
+
+
+def _by_document(points: Sequence[Point], headers: Sequence[str]) -> list[Row]:
+    """A row per document, its points in a cell, each led by its topic."""
+    rows = [Row(header, frozenset(), [[]]) for header in headers]
+    for point in points:
+        text = f"{point.topic}: {point.text}" if point.topic else point.text
+        _add(rows[point.column].cells[0], Point(point.column, point.topic, text), MAX_POINTS * 2)
+    return rows
+
+
+def _add(cell: list[Point], point: Point, limit: int = MAX_POINTS) -> None:
+    said = {_norm(p.text) for p in cell}
+    if len(cell) < limit and _norm(point.text) not in said:
+        cell.append(point)
+
+
+def _distinct(rows: list[Row]) -> list[Row]:
+    """Rows whose cells all say what an earlier row says are dropped."""
+    out: list[Row] = []
+    seen: set[tuple[tuple[str, ...], ...]] = set()
+    for row in rows:
+        shape = tuple(tuple(_norm(p.text) for p in cell) for cell in row.cells)
+        if shape not in seen:
+            seen.add(shape)
+            out.append(row)
+    return out
+
+
+def _key(topic: str) -> frozenset[str]:
+    words = [w.lower() for w in _WORD.findall(topic)]
+    kept = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _SMALL]
+    return frozenset(kept or words)
+
+
+def _same_topic(a: frozenset[str], b: frozenset[str]) -> bool:
+    """The same words, or one's words all in the other ("Eligibility", "Eligibility
+    rules"); "Sick leave" and "Annual leave" stay apart."""
+    return bool(a and b) and (a <= b or b <= a)
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _cell_text(text: str) -> str:
+    """One line of text that can't break a table: no pipes, no line breaks, not too long;
+    a link copied from the page keeps its words (a citation can't land in its address)."""
+    flat = " ".join(_LINK.sub(r"\1", text).replace("|", "/").split())
+    if len(flat) > MAX_POINT_CHARS:
+        flat = flat[: MAX_POINT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return flat
+
+
+def respliced(table: Table, texts: Sequence[str]) -> Table:
+    """``table`` with each placed point's text replaced by ``texts`` (in the same order):
+    the checked points, whose citations may have changed."""
+    out: list[str] = []
+    placed: list[Placed] = []
+    at = 0
+    for old, text in zip(table.placed, texts, strict=True):
+        out.append(table.text[at : old.start])
+        start = sum(map(len, out))
+        out.append(text)
+        point = Point(old.point.column, old.point.topic, text)
+        placed.append(Placed(point, start, start + len(text)))
+        at = old.end
+    out.append(table.text[at:])
+    return Table("".join(out), tuple(placed))

@@ -1,0 +1,54 @@
+"""The comparison table's points checked, each against its own document's pages only.
+
+A point in a document's column may cite only that document: its check is against that
+document's pages, and its citations are corrected from that check (a point the pages
+don't say keeps no citation, and is marked). The answer's prose, below the table, is
+checked against every page read, as any answer is.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+from graph.state import Source
+from graph.support import SentenceSupport, SupportCheck, correct_citations, source_passages
+from graph.whole.table import Table, respliced
+from models.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+
+def check_table(
+    table: Table,
+    columns: Sequence[Sequence[Source]],
+    texts: Sequence[Sequence[str]],
+    embedder: Embedder,
+) -> tuple[Table, list[SentenceSupport]] | None:
+    """The table with its points' citations corrected, and each point's sentences'
+    support at their places in the corrected table; None when the check can't run."""
+    try:
+        checks = [
+            SupportCheck(source_passages(sources, passages), embedder)
+            for sources, passages in zip(columns, texts, strict=True)
+        ]
+        fixed: list[str] = []
+        found: list[list[SentenceSupport]] = []
+        for placed in table.placed:
+            column = placed.point.column
+            support = checks[column].check(placed.point.text)
+            numbers = [s["n"] for s in columns[column]]
+            cited = correct_citations(placed.point.text, support, numbers)
+            fixed.append(cited.text)
+            found.append(cited.moved(support))
+    except Exception:  # an unchecked table still stands, as an unchecked answer does
+        log.warning("the comparison table's check failed", exc_info=True)
+        return None
+    checked = respliced(table, fixed)
+    support = [
+        replace(s, start=s.start + placed.start, end=s.end + placed.start)
+        for placed, sentences in zip(checked.placed, found, strict=True)
+        for s in sentences
+    ]
+    return checked, support

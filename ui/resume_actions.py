@@ -1,0 +1,41 @@
+"""Under a reading that stopped short: what it read, and the follow-ups that use its notes.
+
+A summary stopped after a third of a long document keeps the notes it wrote; the answer
+then offers "Summarise what was read" (an answer from those notes alone, saying which
+pages they cover) and "Continue reading" (on from the first section without a note).
+Each is sent as a message of its own, so the API offers the same (docs/api.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from ui import markdown
+
+ICONS = {"Summarise what was read": "summarize", "Continue reading": "play_arrow"}
+
+
+def show_resume(resume: dict[str, Any], stopped: bool, send: Callable[[str], Any]) -> ui.row:
+    """The row: for a stopped answer, what was read before the stop; then one button per
+    follow-up the reading offers."""
+    with ui.row().classes("items-center gap-2 w-full").mark("resume") as row:
+        if stopped:
+            said = str(resume.get("read") or "")
+            line = (
+                f"Read before the stop: {said}. Its notes are kept."
+                if said
+                else ("Stopped before a section was read.")
+            )
+            ui.html(markdown.render(line), sanitize=False).classes(
+                "text-xs docent-muted docent-md"
+            ).mark("resume-read")
+        for action in resume.get("actions") or []:
+            button = ui.button(
+                action, icon=ICONS.get(action, "arrow_forward"), on_click=lambda a=action: send(a)
+            )
+            button.props("outline dense no-caps size=sm color=primary")
+            button.mark("resume-action")
+    return row
