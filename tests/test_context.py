@@ -123,7 +123,8 @@ async def test_documents_indexed_before_document_vectors_get_theirs_when_idle(
     await first.stop()
     key = parts.key("parental.md")
     assert key is not None
-    parts.store._documents.delete(ids=[key])  # as an older version left the library
+    # as an older version left the library: the chunks stored, no document vector
+    parts.store._write(lambda _chunks, documents: documents.delete(ids=[key]))
     assert parts.store.documents_without_vector() == {key}
 
     again = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, gc_delay=0.05)

@@ -91,6 +91,9 @@ async def test_the_settings_dialog_switches_the_server_after_a_restart(
 ) -> None:
     app = await window(tmp_path, server.url, "qwen2.5-7b-instruct")
     try:
+        # The dialog lists the models of the last health check: have one before it opens,
+        # as the window's first poll would, rather than race it on a busy machine.
+        await app.health.check_now()
         await user.open("/")
         user.find(marker="settings").click()
         await user.should_see(marker="settings-dialog")
@@ -134,6 +137,9 @@ async def test_settings_show_the_address_of_the_server_in_use(
 ) -> None:
     app = await window(tmp_path, server.url, "qwen2.5-7b-instruct")
     try:
+        # The dialog lists the models of the last health check: have one before it opens,
+        # as the window's first poll would, rather than race it on a busy machine.
+        await app.health.check_now()
         await user.open("/")
         user.find(marker="settings").click()
         await user.should_see(marker="settings-dialog")
