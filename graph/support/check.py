@@ -4,8 +4,9 @@ For every sentence the best span is the passage window (one sentence, or two in 
 that says the most nearly the same thing: the score mixes the cosine of their MiniLM
 vectors with the idf-weighted share of the sentence's content words the window holds.
 Below one bar nothing given says it. Above it, the sentence's numbers, dates and codes
-must be in the span and its names in the span or earlier in its passage (where the span's
-"he" was named), in one of the best few passages; else the sentence is partly supported
+must be in the span (a number or date next to what the sentence says of it, not said of
+another thing: graph/support/slots.py) and its names in the span or earlier in its passage
+(where the span's "he" was named), in one of the best few passages; else the sentence is partly supported
 and the missing items are named, or, when most of them are missing, unsupported: the
 passage has the words but not the relation.
 
@@ -20,7 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -30,6 +31,7 @@ from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.sentences import Sentence, split_sentences
+from graph.support.slots import place
 from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
 from graph.support.windows import (
     Piece,
@@ -91,6 +93,9 @@ class Evidence:
     facts: list[Fact]
     lacking: dict[int, tuple[Fact, ...]]
     """For each of the best few passages, the sentence's facts its best window lacks."""
+    instead: dict[int, dict[str, str]] = field(default_factory=dict)
+    """For each of those passages, what its window says in the place of a lacking number
+    that it has elsewhere ("3%" said of another thing): {"3%": "2%"}."""
 
 
 class SupportCheck:
@@ -202,14 +207,20 @@ class SupportCheck:
             if len(best_of) == NEAR_PASSAGES:
                 break
         facts = sentence_facts(said, self._common)
-        lacking = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        weighed = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        lacking = {p: missing for p, (missing, _) in weighed.items()}
+        instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
         score = float(np.clip(scores[order[0]], 0.0, 1.0))
-        return Evidence(sentence, said, best, score, by_passage, facts, lacking)
+        return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
-    def _lacking(self, said: str, facts: Sequence[Fact], window: Window) -> tuple[Fact, ...]:
-        """The facts a window does not state: numbers, dates and codes must be in it, a name
-        in it or earlier in its passage (where the window's "he" was named).
+    def _lacking(
+        self, said: str, facts: Sequence[Fact], window: Window
+    ) -> tuple[tuple[Fact, ...], dict[str, str]]:
+        """The facts a window does not state, and what it says in the place of a number it
+        has only elsewhere: numbers, dates and codes must be in it, a number or date next
+        to what the sentence says of it (graph/support/slots.py), a name in it or earlier
+        in its passage (where the window's "he" was named).
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
@@ -217,14 +228,27 @@ class SupportCheck:
         index = self._facts_of(window.passage)
         words = _wordy(content_terms(said))
         keys: set[str] = set()
+        drawn: list[tuple[int, int]] = []
         for i in range(window.first, window.last + 1):
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
             shared = len(words & own)
             if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
                 keys |= index.keys_between(piece.start, piece.end)
+                drawn.append((piece.start, piece.end))
         named = self._named_before[window.last]
-        return tuple(f for f in facts if not holds(f, keys, named))
+        lacking: list[Fact] = []
+        instead: dict[str, str] = {}
+        for fact in facts:
+            if not holds(fact, keys, named):
+                lacking.append(fact)
+            elif fact.kind in ("number", "date"):
+                placed = place(fact, said, facts, index, drawn)
+                if not placed.holds:
+                    lacking.append(fact)
+                    if placed.instead is not None:
+                        instead[fact.text] = placed.instead.text
+        return tuple(lacking), instead
 
     def judge(self, evidence: Evidence, bars: SupportBars | None = None) -> SentenceSupport:
         """The verdict on one sentence's evidence under ``bars`` (the check's own if None);
@@ -251,10 +275,14 @@ class SupportCheck:
         ]
         passage = self.passages[best.passage]
         facts = self._facts_of(best.passage)
+        placed = evidence.instead.get(best.passage, {})
         found = {
             f.text: text
             for f in missing
-            if (text := what_it_says(f, evidence.said, evidence.facts, facts, best))
+            if (
+                text := placed.get(f.text)
+                or what_it_says(f, evidence.said, evidence.facts, facts, best)
+            )
         }
         return SentenceSupport(
             text=sentence.text,
