@@ -43,9 +43,14 @@ class CheckedAnswer:
     """How long the check took after the answer's last token."""
 
 
-def start_check(sources: Sequence[Source], texts: Sequence[str], embedder: Embedder) -> LiveCheck:
-    """A check of the answer against ``sources`` (the prompt's), already embedding them."""
-    live = LiveCheck(SupportCheck(source_passages(sources, texts[: len(sources)]), embedder))
+def start_check(
+    sources: Sequence[Source], texts: Sequence[str], embedder: Embedder, state: AgentState
+) -> LiveCheck:
+    """A check of the answer against ``sources`` (the prompt's), already embedding them;
+    it knows the turn's question, as asked and as searched."""
+    question = [state.get("question", ""), *(q["text"] for q in state.get("queries") or [])]
+    passages = source_passages(sources, texts[: len(sources)])
+    live = LiveCheck(SupportCheck(passages, embedder, question=question))
     live.start()
     return live
 

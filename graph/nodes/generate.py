@@ -189,7 +189,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         prompt = build_prompt(state, context.options, system, rag)
     # The passages are embedded for the check while the model starts to write.
     embedder = context.search.reader.embedder
-    live = start_check(prompt.sources, state["passages"], embedder) if rag else None
+    live = start_check(prompt.sources, state["passages"], embedder, state) if rag else None
     prefix = answer.text
     usage = Usage()
     streamed = 0

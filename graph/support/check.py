@@ -6,9 +6,9 @@ vectors with the idf-weighted share of the sentence's content words the window h
 Below one bar nothing given says it. Above it, the sentence's numbers, dates and codes
 must be in the span (a number or date next to what the sentence says of it, not said of
 another thing: graph/support/slots.py) and its names in the span or earlier in its passage
-(where the span's "he" was named), in one of the best few passages; else the sentence is partly supported
-and the missing items are named, or, when most of them are missing, unsupported: the
-passage has the words but not the relation.
+(where the span's "he" was named), in one of the best few passages; else the sentence is
+partly supported and the missing items are named, or, when most of them are missing,
+unsupported: the passage has the words but not the relation.
 
 The check is one object per answer (``SupportCheck``): ``prepare`` embeds the passages'
 sentences, which a turn can do while the model is still writing, and ``check`` then embeds
@@ -30,6 +30,7 @@ import numpy.typing as npt
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
+from graph.support.given import Given
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -106,10 +107,14 @@ class SupportCheck:
         passages: Sequence[SourcePassage],
         embedder: Embedder,
         bars: SupportBars | None = None,
+        question: Sequence[str] = (),
     ) -> None:
         self.passages = list(passages)
         self.embedder = embedder
         self.bars = bars or SupportBars()
+        self.question = [q for q in question if q.strip()]
+        """What the text answers: the question as asked, and as searched."""
+        self.given = Given.of(self.passages, self.question)
         self._pieces: list[Piece] | None = None
         self._windows: list[Window] = []
         self._window_vectors: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
@@ -206,7 +211,7 @@ class SupportCheck:
             best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
             if len(best_of) == NEAR_PASSAGES:
                 break
-        facts = sentence_facts(said, self._common)
+        facts = [f for f in sentence_facts(said, self._common) if not self.given.echoes(f, said)]
         weighed = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
         lacking = {p: missing for p, (missing, _) in weighed.items()}
         instead = {p: found for p, (_, found) in weighed.items() if found}
@@ -351,6 +356,8 @@ def verify(
     passages: Sequence[SourcePassage],
     embedder: Embedder,
     bars: SupportBars | None = None,
+    question: Sequence[str] = (),
 ) -> list[SentenceSupport]:
-    """Check any text against given passages, sentence by sentence (one embedder call)."""
-    return SupportCheck(passages, embedder, bars).check(text)
+    """Check any text against given passages, sentence by sentence (one embedder call);
+    ``question`` (what the text answers) names what it may repeat unchecked."""
+    return SupportCheck(passages, embedder, bars, question).check(text)
