@@ -71,6 +71,8 @@ class Done:
     coverage: dict[str, Any] | None = None
     """How much the answer read: documents read, matched and in scope, pages read; None
     for an answer without the documents."""
+    draft: str | None = None
+    """The model's answer, unchecked, when the check set it aside (``answer`` says so)."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ TurnEvent = ClientEvent | NodeTimed
 """Everything a turn's graph run and service produce."""
 
 
-OPTIONAL = ("stopped", "support", "searched", "coverage")
+OPTIONAL = ("stopped", "support", "searched", "coverage", "draft")
 """Fields of ``done`` carried only where they apply."""
 
 

@@ -130,9 +130,11 @@ SUGGEST_SCHEMA = {
 NOT_RELEVANT = "Nothing in your documents bears on this, so this answer doesn't come from them."
 
 NOT_COVERED = (
-    "Your documents don't cover this: the passages found don't say what was asked, so no "
-    "answer from them is shown."
+    "Not found in your documents: nothing the model wrote is in the passages found for "
+    "this question, so its answer is set aside, unchecked."
 )
+"""What a turn answers when the check sets the model's answer aside (it is kept as the
+turn's ``draft``)."""
 
 ADAPTIVE_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. A search of the user's documents found nothing about this \

@@ -101,3 +101,13 @@ async def test_an_answer_the_documents_dont_cover_shows_what_was_searched(
     await user.should_see(marker="searched-nearest")
     await user.should_see("notes.md", marker="searched-nearest")
     await user.should_not_see(marker="check")  # nothing of an answer left to count
+    # What the model wrote is folded beneath the plain answer, marked unchecked.
+    assert contents(user, "draft-text") == ["The moon is made of cheese."]
+    draft = user.find(marker="draft").elements.pop()
+    assert "unchecked" in str(draft.props.get("label"))
+
+    # A reopened chat still has it.
+    await user.open("/")
+    user.find(marker="session").click()
+    await eventually(lambda: _has(user, "draft-text"), what="the saved draft")
+    assert contents(user, "draft-text") == ["The moon is made of cheese."]

@@ -202,6 +202,7 @@ class ChatView:
             view.stopped = bool(message.get("stopped"))
             view.support = message.get("support")
             view.searched = message.get("searched")
+            view.draft = message.get("draft")
             view.coverage = message.get("coverage")
             view.versions = list(message.get("versions") or [])
             view.message_id = message.get("id")
@@ -324,6 +325,7 @@ class ChatView:
             live.stopped = event.stopped
             live.support = event.support
             live.searched = event.searched
+            live.draft = event.draft
             live.coverage = event.coverage
             live.finish()
         elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's

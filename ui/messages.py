@@ -17,7 +17,7 @@ from ui.citations import group_sources, middle_ellipsis
 from ui.claims import checked, claim_wraps
 from ui.coverage import show_coverage
 from ui.mention_picker import segments
-from ui.searched import show_searched, show_summary
+from ui.searched import show_draft, show_searched, show_summary
 
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""
@@ -97,6 +97,8 @@ class AnswerView:
     """What was searched, when the documents don't cover the question."""
     coverage: dict[str, Any] | None = None
     """How much of the library the answer read (None: it searched nothing)."""
+    draft: str | None = None
+    """The model's answer, unchecked, when the check set it aside."""
     versions: list[dict[str, Any]] = field(default_factory=list)
     """The answers a Regenerate replaced, oldest first (``‹ 1/2 ›`` flips through them)."""
     shown: int | None = None
@@ -169,6 +171,8 @@ class AnswerView:
         with self.footer:
             if checked(self.support or []):  # an answer of "Thanks!" alone has no line
                 show_summary(self.support or [])
+            if self.draft:
+                show_draft(self.draft)
             if self.searched:
                 show_searched(self.searched, self.actions.open_source)
             show_coverage(self.coverage, len(self.sources))
@@ -301,7 +305,7 @@ class AnswerView:
         }
         if self.stopped:
             version["stopped"] = True
-        for shown in ("support", "searched"):
+        for shown in ("support", "searched", "draft"):
             if getattr(self, shown) is not None:
                 version[shown] = getattr(self, shown)
         return version
@@ -325,6 +329,7 @@ class AnswerView:
         self.stopped = bool(version.get("stopped"))
         self.support = version.get("support")
         self.searched = version.get("searched")
+        self.draft = version.get("draft")
         self.shown = None if index == len(every) - 1 else index
         if self.shown is None:
             self.latest = None

@@ -23,6 +23,22 @@ def show_summary(support: list[dict[str, Any]]) -> None:
         ui.label(summary(support)).mark("check-summary")
 
 
+def show_draft(draft: str) -> None:
+    """The model's answer that the check set aside, folded beneath the plain "not found":
+    kept, never lost, and marked unchecked."""
+    with (
+        ui.expansion("The model's answer (unchecked)", icon="drafts")
+        .props("dense")
+        .classes("w-full text-sm docent-withheld")
+        .mark("draft")
+    ):
+        ui.label(
+            "Nothing in it was found in the passages searched for your question: read it as "
+            "the model's guess, not as what your documents say."
+        ).classes("docent-muted")
+        ui.label(draft).classes("docent-draft").mark("draft-text")
+
+
 def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
     """A folded section: the queries, the files in scope, the nearest passages and their
     scores; each passage opens its document at that place."""

@@ -40,6 +40,11 @@ class ChatResult(BaseModel):
         description="How much the answer read: documents_read, documents_matched, "
         "documents_in_scope, pages_read.",
     )
+    draft: str | None = Field(
+        None,
+        description="The model's answer, unchecked, when the check set it aside "
+        "(`answer` says so).",
+    )
 
 
 ScopeField = str | list[str] | None
@@ -203,6 +208,9 @@ class MessagePublic(BaseModel):
     )
     coverage: dict[str, Any] | None = Field(
         None, description="How much of the library the answer read."
+    )
+    draft: str | None = Field(
+        None, description="The model's answer, unchecked, when the check set it aside."
     )
     interrupted: bool = Field(
         False,

@@ -387,6 +387,7 @@ class ChatService:
                 support=state.get("support"),
                 searched=state.get("searched"),
                 coverage=state.get("coverage"),
+                draft=state.get("draft"),
             )
             await touched  # a session listed after `done` has its row
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)

@@ -253,6 +253,7 @@ def _finish(
         "support": checked.support,
         "searched": checked.searched,
         "coverage": coverage,
+        "draft": checked.draft,
     }
     message = AIMessage(content=text, additional_kwargs=saved)
     return {
@@ -263,4 +264,5 @@ def _finish(
         "support": checked.support,
         "searched": checked.searched,
         "coverage": coverage,
+        "draft": checked.draft,
     }

@@ -321,6 +321,20 @@ class SupportCheck:
         meaning = self.bars.meaning
         return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
 
+    def holds_values_of(self, sentence: str) -> bool:
+        """Whether any passage holds a number, date or code of ``sentence`` (not a page
+        label, nor one the question says), wherever it stands: the least sign that the
+        sentence was read from them."""
+        said = plain(sentence)
+        values = [
+            f
+            for f in sentence_facts(said, self._common)
+            if f.kind != "name"
+            and not self.given.echoes(f, said)
+            and f.key not in self.given.asked_keys
+        ]
+        return any(self._facts_of(p).has(f) for f in values for p in range(len(self.passages)))
+
     def _facts_of(self, passage: int) -> FactIndex:
         if passage not in self._facts:
             self._facts[passage] = index_passage(self.passages[passage].text)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from graph.support.facts import Fact
+from graph.support.facts import Fact, sentence_facts
 from graph.support.types import SourcePassage
 from graph.support.words import content_terms
 
@@ -37,6 +37,8 @@ class Given:
     """Each source's file name and path, and their stems, lower case."""
     asked: frozenset[str] = frozenset()
     """The question's content terms."""
+    asked_keys: frozenset[str] = frozenset()
+    """The keys of the question's numbers, dates, codes and names."""
 
     @classmethod
     def of(cls, passages: Iterable[SourcePassage], question: Sequence[str] = ()) -> Given:
@@ -48,7 +50,8 @@ class Given:
                     files |= {name.lower(), PurePosixPath(name).stem.lower()}
                     files.add(PurePosixPath(name).name.lower())
         asked = {term for text in question for term in content_terms(text)}
-        return cls(frozenset(files), frozenset(asked))
+        keys = {f.key for text in question for f in sentence_facts(text)}
+        return cls(frozenset(files), frozenset(asked), frozenset(keys))
 
     def echoes(self, fact: Fact, sentence: str) -> bool:
         """Whether ``fact`` of ``sentence`` is a source's name, a page label, or a name the

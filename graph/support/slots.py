@@ -36,12 +36,14 @@ RIVAL_MARGIN = 1.5
 """How much better a rival's context must agree than the number's own to take its slot:
 a paraphrase moves words around, so a near tie stays with the number the span has."""
 _CLAUSE_END = re.compile(
-    r"[;!?]|\.(?=\s)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*•|]|\d{1,3}[.)][ \t]))"
+    r";(?![ \t]*[^;:\n]{1,40}:[ \t])|[!?]|\.(?=\s)|\n[ \t]*\n"
+    r"|\n(?=[ \t]*(?:[-*•|]|\d{1,3}[.)][ \t]|[^;:\n]{1,40}:[ \t]))"
     r"|,\s+(?:and|but|while|whereas|although|though|yet)\b",
     re.IGNORECASE,
 )
-"""What ends a clause: a sentence's stop, ";", a blank line, a list item or table row, or a
-comma and a conjunction ("2%, while 3% of cases…")."""
+"""What ends a clause: a sentence's stop, ";", a blank line, a list item or table row, a
+spreadsheet's row ("City: Oslo; Population: 709000", whose ";" parts one row's cells), or
+a comma and a conjunction ("2%, while 3% of cases…")."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,9 @@ class Context:
                 weights[word] = max(weights.get(word, 0.0), 1 / rank)
         return weights
 
-    def unit(self) -> str | None:
-        """The word right after the item ("euros" in "12 million euros")."""
-        return self.after[0] if self.after else None
+    def nearest(self) -> tuple[str | None, str | None]:
+        """The words right before and after the item: a column's name, a unit ("euros")."""
+        return (self.before[0] if self.before else None, self.after[0] if self.after else None)
 
 
 def context(text: str, start: int, end: int, others: Collection[tuple[int, int]] = ()) -> Context:
@@ -167,9 +169,12 @@ def place(
         and not said_of_another(f, region := near(f.start, f.end))
     ]
     regions = [near(s, e) for s, e in found]
-    # A unit after every candidate ("euros" after each amount) tells none of them apart.
-    units = {c.unit() for c in regions + [r for _, r in rivals]}
-    telling = {w: x for w, x in mine.items() if not (rivals and units == {w})}
+    # A word right next to every candidate tells none of them apart: a unit ("euros"
+    # after each amount), a column's name ("Population: " before each row's value).
+    nearest = [c.nearest() for c in regions + [r for _, r in rivals]]
+    befores, afters = {b for b, _ in nearest}, {a for _, a in nearest}
+    shared = {w for side in (befores, afters) if len(side) == 1 for w in side if w}
+    telling = {w: x for w, x in mine.items() if not (rivals and w in shared)}
     own = max(agreement(telling, c.words) for c in regions)
     best = max(rivals, key=lambda pair: agreement(telling, pair[1].words), default=None)
     rival = agreement(telling, best[1].words) if best is not None else 0.0
