@@ -9,16 +9,20 @@ from typing import Any
 from nicegui import ui
 
 from ui.citations import middle_ellipsis
-from ui.claims import checked, summary
+from ui.claims import checked, summary, worrying
 
 
 def show_summary(support: list[dict[str, Any]]) -> None:
-    """The Check line: "7 of 8 sentences found in the sources"."""
+    """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
+    and a sentence that contradicts the sources makes it a warning, not a tally."""
     complete = all(s.get("verdict") == "supported" for s in checked(support))
-    with ui.row().classes("items-center gap-1 text-xs docent-muted").mark("check"):
-        ui.icon("task_alt" if complete else "rule", size="1rem").classes(
-            "text-positive" if complete else "text-warning"
-        )
+    warn = worrying(support)
+    row = ui.row().classes("items-center gap-1 text-xs")
+    row.classes("docent-check-warn" if warn else "docent-muted")
+    with row.mark("check"):
+        icon = "task_alt" if complete else "error" if warn else "rule"
+        colour = "text-positive" if complete else "text-negative" if warn else "text-warning"
+        ui.icon(icon, size="1rem").classes(colour)
         ui.label("Check:").classes("font-semibold")
         ui.label(summary(support)).mark("check-summary")
 

@@ -31,6 +31,7 @@ from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.given import Given
+from graph.support.polarity import flipped
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -270,15 +271,21 @@ class SupportCheck:
             return SentenceSupport(
                 sentence.text, sentence.start, sentence.end, "unsupported", score
             )
-        verdict: Verdict = "supported" if score >= bars.supported and not missing else "partly"
+        passage = self.passages[best.passage]
+        # The words agree, but one "not" may turn the claim around: the sentence then says
+        # the opposite of its span, and is partly supported with the difference named.
+        flip = flipped(evidence.said, passage.text[best.start : best.end])
+        verdict: Verdict = (
+            "supported" if score >= bars.supported and not missing and not flip else "partly"
+        )
         others = [
             p
             for p in near
             if p != best.passage
             and evidence.by_passage[p] >= bars.supported
             and not evidence.lacking[p]
+            and not flip
         ]
-        passage = self.passages[best.passage]
         facts = self._facts_of(best.passage)
         placed = evidence.instead.get(best.passage, {})
         found = {
@@ -289,13 +296,17 @@ class SupportCheck:
                 or what_it_says(f, evidence.said, evidence.facts, facts, best)
             )
         }
+        said = [f.text for f in missing]
+        if flip is not None:
+            said.insert(0, flip.said)
+            found[flip.said] = flip.instead
         return SentenceSupport(
             text=sentence.text,
             start=sentence.start,
             end=sentence.end,
             verdict=verdict,
             score=score,
-            missing=tuple(f.text for f in missing),
+            missing=tuple(said),
             found=found,
             source=SupportSpan(
                 n=passage.n,
