@@ -27,8 +27,9 @@ that match their question; you are given the best passage of each, numbered.
 Rules:
 - The number of matching documents is stated by the search and is exact. Never count the \
 documents yourself and never give another number.
-- List the documents as a short bulleted list: the file name, then in a few words what its \
-passage says about the topic, with its source number in square brackets, like [1].
+- The documents are already listed above your answer, by name, with their counts. In a \
+few short sentences, say what their passages say about the topic, each with its source \
+number in square brackets, like [1].
 - Use only what the passages say. Be concise and answer in the language of the question."""
 
 FIND_USER = """The search found {matched} of {searched} documents matching “{topic}”; \
@@ -43,6 +44,9 @@ Question: {question}"""
 FIND_COUNT = "**{matched} of {searched} documents** {verb} “{topic}”{scope}."
 """The answer's first line, written by code: the count never comes from the model."""
 FIND_COUNT_READ = " The {shown} best matches are listed below."
+FIND_ITEM = "- `{name}`: {hits} {noun}"
+"""One line of the find answer's list of files, written by code."""
+FIND_MORE = "- and {more} more"
 FIND_NONE = "**No document** of the {searched} searched{scope} mentions “{topic}”."
 
 CHAT_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \

@@ -212,6 +212,26 @@ def test_rules(text: str, after_search: bool, route: str | None) -> None:
     assert (rule.route if rule else None) == route
 
 
+@pytest.mark.parametrize(
+    ("text", "route"),
+    [
+        # A count a text gives, of a thing that shares a document's name: a fact to find.
+        ("How many notes can one LinnSequencer disk hold?", "rag"),
+        ("How many pages does the travel card application have?", "rag"),
+        ("How many files can a single upload contain?", "rag"),
+        ("How many documents do I need to bring on my first day?", "rag"),
+        # A count of documents: which of them, how many, list them.
+        ("How many documents mention the travel card?", "find"),
+        ("How many files do I have?", "find"),
+        ("Which of my files talk about Slack?", "find"),
+        ("list the reports that mention travel", "find"),
+    ],
+)
+def test_a_count_of_things_is_not_a_count_of_documents(text: str, route: str) -> None:
+    rule = apply_rules(text, after_search=False)
+    assert rule is not None and rule.route == route
+
+
 async def test_small_talk_does_not_read_the_library() -> None:
     reads: list[int] = []
     library = Library(CHUNKS)

@@ -24,6 +24,8 @@ from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
 
+FIND_LISTED = 30
+"""Matching documents a find answer lists by name; more are counted in one line."""
 HISTORY_SHARE_RAG = 4
 """On a search turn earlier messages get at most 1/4 of the free context: passages first."""
 
@@ -145,7 +147,26 @@ def _find_header(found: dict[str, Any], shown: int) -> str:
     )
     if shown < found["matched"]:
         line += prompts.FIND_COUNT_READ.format(shown=shown)
-    return line
+    return line + "\n\n" + _find_list(found)
+
+
+def _find_list(found: dict[str, Any]) -> str:
+    """The matching documents, each with its count of matching passages, written by code:
+    the answer names the files even when the model doesn't."""
+    paths: list[str] = found["paths"]
+    hits: list[int] = found.get("hits") or []
+    names = [PurePosixPath(p).name for p in paths]
+    shown = [
+        prompts.FIND_ITEM.format(
+            name=path if names.count(name) > 1 else name,
+            hits=count,
+            noun="passage" if count == 1 else "passages",
+        )
+        for path, name, count in zip(paths, names, hits, strict=False)
+    ][:FIND_LISTED]
+    if len(paths) > len(shown):
+        shown.append(prompts.FIND_MORE.format(more=len(paths) - len(shown)))
+    return "\n".join(shown)
 
 
 async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
