@@ -43,6 +43,8 @@ class CheckedAnswer:
     """How long the check took after the answer's last token."""
     draft: str | None = None
     """The model's answer, unchecked, when the check set it aside (``text`` says why)."""
+    misses_question: bool = False
+    """The answer doesn't seem to address the question (graph/support/question.py)."""
 
 
 def start_check(
@@ -79,7 +81,9 @@ async def settle(
         searched = what_was_searched(state, nearest, draft=cited.text)
         return CheckedAnswer(prefix + prompts.NOT_COVERED, [], searched, ms, cited.text)
     moved = [_after(prefix, s) for s in cited.moved(support)]
-    return CheckedAnswer(prefix + cited.text, [s.as_dict() for s in moved], None, ms)
+    misses = not live.check.addresses_question(support)
+    shown = [s.as_dict() for s in moved]
+    return CheckedAnswer(prefix + cited.text, shown, None, ms, misses_question=misses)
 
 
 def far_from_sources(support: Sequence[SentenceSupport], check: SupportCheck) -> bool:

@@ -73,6 +73,8 @@ class Done:
     for an answer without the documents."""
     draft: str | None = None
     """The model's answer, unchecked, when the check set it aside (``answer`` says so)."""
+    misses_question: bool = False
+    """The answer's sentences may be true, but they don't seem to address the question."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ TurnEvent = ClientEvent | NodeTimed
 """Everything a turn's graph run and service produce."""
 
 
-OPTIONAL = ("stopped", "support", "searched", "coverage", "draft")
+OPTIONAL = ("stopped", "support", "searched", "coverage", "draft", "misses_question")
 """Fields of ``done`` carried only where they apply."""
 
 

@@ -131,6 +131,8 @@ class AgentState(TypedDict, total=False):
     draft: str | None
     """The model's answer, unchecked, when the check set it aside; else None. Written by
     the generator."""
+    misses_question: bool
+    """The checked answer doesn't seem to address the question. Written by the generator."""
     generation: dict[str, Any]
     """The generator's part of the trace: model, token counts, time to first token,
     passages trimmed. Written by the generator."""

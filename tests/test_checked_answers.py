@@ -225,3 +225,19 @@ async def test_an_answer_near_the_passages_is_shown_even_when_nothing_in_it_is_s
     assert state["answer"] == "Food and books get a reduced rate since the reform."
     assert [s["verdict"] for s in state["support"]] == ["unsupported"]
     assert state["draft"] is None and state["searched"] is None
+
+
+async def test_an_answer_about_something_else_is_marked_and_still_shown() -> None:
+    state = await turn(
+        "The office plants are watered on Fridays by Maria [1].",
+        "What is the standard VAT rate since 2024?",
+    )
+    assert state["answer"].startswith("The office plants are watered on Fridays by Maria [")
+    assert state["support"][0]["verdict"] == "supported"
+    assert state["misses_question"] is True
+    assert state["messages"][-1].additional_kwargs["misses_question"] is True
+    right = await turn(
+        "The standard VAT rate rose to 12% in 2024 [1].",
+        "What is the standard VAT rate since 2024?",
+    )
+    assert right["misses_question"] is False

@@ -203,6 +203,7 @@ class ChatView:
             view.support = message.get("support")
             view.searched = message.get("searched")
             view.draft = message.get("draft")
+            view.misses_question = bool(message.get("misses_question"))
             view.coverage = message.get("coverage")
             view.versions = list(message.get("versions") or [])
             view.message_id = message.get("id")
@@ -326,6 +327,7 @@ class ChatView:
             live.support = event.support
             live.searched = event.searched
             live.draft = event.draft
+            live.misses_question = event.misses_question
             live.coverage = event.coverage
             live.finish()
         elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's

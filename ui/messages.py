@@ -99,6 +99,8 @@ class AnswerView:
     """How much of the library the answer read (None: it searched nothing)."""
     draft: str | None = None
     """The model's answer, unchecked, when the check set it aside."""
+    misses_question: bool = False
+    """The answer doesn't seem to address the question."""
     versions: list[dict[str, Any]] = field(default_factory=list)
     """The answers a Regenerate replaced, oldest first (``‹ 1/2 ›`` flips through them)."""
     shown: int | None = None
@@ -170,7 +172,7 @@ class AnswerView:
         self.footer.clear()
         with self.footer:
             if checked(self.support or []):  # an answer of "Thanks!" alone has no line
-                show_summary(self.support or [])
+                show_summary(self.support or [], misses_question=self.misses_question)
             if self.draft:
                 show_draft(self.draft)
             if self.searched:
@@ -305,7 +307,7 @@ class AnswerView:
         }
         if self.stopped:
             version["stopped"] = True
-        for shown in ("support", "searched", "draft"):
+        for shown in ("support", "searched", "draft", "misses_question"):
             if getattr(self, shown) is not None:
                 version[shown] = getattr(self, shown)
         return version
@@ -330,6 +332,7 @@ class AnswerView:
         self.support = version.get("support")
         self.searched = version.get("searched")
         self.draft = version.get("draft")
+        self.misses_question = bool(version.get("misses_question"))
         self.shown = None if index == len(every) - 1 else index
         if self.shown is None:
             self.latest = None

@@ -12,11 +12,13 @@ from ui.citations import middle_ellipsis
 from ui.claims import checked, summary, worrying
 
 
-def show_summary(support: list[dict[str, Any]]) -> None:
+def show_summary(support: list[dict[str, Any]], *, misses_question: bool = False) -> None:
     """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
-    and a sentence that contradicts the sources makes it a warning, not a tally."""
+    and a sentence that contradicts the sources, or an answer that doesn't address the
+    question, makes it a warning, not a tally."""
     complete = all(s.get("verdict") == "supported" for s in checked(support))
-    warn = worrying(support)
+    complete = complete and not misses_question
+    warn = worrying(support) or misses_question
     row = ui.row().classes("items-center gap-1 text-xs")
     row.classes("docent-check-warn" if warn else "docent-muted")
     with row.mark("check"):
@@ -24,7 +26,12 @@ def show_summary(support: list[dict[str, Any]]) -> None:
         colour = "text-positive" if complete else "text-negative" if warn else "text-warning"
         ui.icon(icon, size="1rem").classes(colour)
         ui.label("Check:").classes("font-semibold")
+        if misses_question:
+            ui.label(MISSES_QUESTION).mark("check-question")
         ui.label(summary(support)).mark("check-summary")
+
+
+MISSES_QUESTION = "This doesn't seem to answer your question ·"
 
 
 def show_draft(draft: str) -> None:

@@ -45,6 +45,9 @@ class ChatResult(BaseModel):
         description="The model's answer, unchecked, when the check set it aside "
         "(`answer` says so).",
     )
+    misses_question: bool | None = Field(
+        None, description="True when the answer doesn't seem to address the question."
+    )
 
 
 ScopeField = str | list[str] | None
@@ -211,6 +214,9 @@ class MessagePublic(BaseModel):
     )
     draft: str | None = Field(
         None, description="The model's answer, unchecked, when the check set it aside."
+    )
+    misses_question: bool | None = Field(
+        None, description="True when the answer doesn't seem to address the question."
     )
     interrupted: bool = Field(
         False,

@@ -30,7 +30,7 @@ __all__ = [
 
 Feedback = Literal["up", "down"]
 
-SHOWN = ("support", "searched", "coverage", "draft")
+SHOWN = ("support", "searched", "coverage", "draft", "misses_question")
 """Kept on an answer only when set."""
 
 INTERRUPTED_NOTICE = "This answer was interrupted."

@@ -275,6 +275,7 @@ def _finish(
         "searched": checked.searched,
         "coverage": coverage,
         "draft": checked.draft,
+        "misses_question": checked.misses_question or None,
     }
     message = AIMessage(content=text, additional_kwargs=saved)
     return {
@@ -286,4 +287,5 @@ def _finish(
         "searched": checked.searched,
         "coverage": coverage,
         "draft": checked.draft,
+        "misses_question": checked.misses_question,
     }

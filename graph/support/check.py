@@ -32,9 +32,10 @@ from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_
 from graph.support.found import what_it_says
 from graph.support.given import Given
 from graph.support.polarity import flipped
+from graph.support.question import GAP, WORD_GAP, coverage
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
-from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
 from graph.support.windows import (
     Piece,
     Window,
@@ -331,6 +332,24 @@ class SupportCheck:
         pairs = np.array([w.first != w.last for w in self._windows], dtype=np.float64)
         meaning = self.bars.meaning
         return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
+
+    def addresses_question(self, support: Sequence[SentenceSupport]) -> bool:
+        """Whether the answer ``support`` is this check's of addresses the question, in
+        meaning or in words (graph/support/question.py); True without a question."""
+        singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
+        terms = [self._windows[i].terms for i in singles]
+        covered = coverage(self.question, support, self._idf, self._default_idf, terms)
+        if covered is None or covered[1] - covered[0] <= WORD_GAP:
+            return True
+        claims = [s for s in support if s.verdict in CHECKED]
+        said = [plain(s.text) for s in claims]
+        said += [plain(s.source.text) for s in claims if s.source is not None]
+        self._ensure_windows([*said, *self.question])
+        asked = np.stack([self._said[q] for q in self.question])
+        answer = np.stack([self._said[p] for p in said])
+        best = float(np.max(asked @ self._window_vectors[singles].T))
+        nearest = float(np.max(asked @ answer.T))
+        return best - nearest <= GAP
 
     def holds_values_of(self, sentence: str) -> bool:
         """Whether any passage holds a number, date or code of ``sentence`` (not a page
