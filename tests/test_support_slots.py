@@ -45,6 +45,11 @@ ROWS = "City: Oslo; Population: 709000\nCity: Bergen; Population: 285000\n"
         (AMOUNTS, "Costs were 12 million euros [1].", {"12 million": "3 million"}),
         (OTHER_CLAUSE, "The case fatality rate was 3% [1].", {}),
         (ROWS, "Bergen has a population of 709000 [1].", {"709000": "285000"}),
+        (
+            "Each disk stores up to 60,000 notes in 10,000 events per track.",
+            "One disk holds 10,000 notes [1].",
+            {"10,000": "60,000"},
+        ),
     ],
 )
 def test_a_number_the_span_says_of_something_else_is_not_supported(

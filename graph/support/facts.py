@@ -113,7 +113,7 @@ OPENERS = frozenset(
     "unfortunately fortunately interestingly importantly essentially specifically "
     "particularly especially initially eventually ultimately subsequently together "
     "alternatively nevertheless nonetheless accordingly indeed overall here there "
-    "around about approximately roughly nearly almost over under just only exactly yes no "
+    "around about approximately roughly nearly almost over under just only exactly yes no one "
     "sure".split()
 )
 """Words that open sentences (an answer's more than a passage's) and are never names."""

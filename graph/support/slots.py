@@ -7,7 +7,8 @@ it in its clause: up to ``CONTEXT_WORDS`` on each side, within ``CONTEXT_CHARS``
 a clause's end (a full stop, ";", a blank line, a new list item or table row), nor past
 another number of its kind (a share for a share, a year or a date for a year), which has a
 context of its own. Each word weighs 1, 1/2, 1/3… by its distance, and two contexts agree
-by the sum of the products of the weights of the words they share.
+by the sum of the products of the weights of the words they share, on the same side of
+their items ("60,000 notes"), or half that across ("notes in 10,000").
 
 The sentence's number stands in the span where an occurrence of it has a context that
 agrees with the sentence's at least ``1 / RIVAL_MARGIN`` as well as any *rival* does: a
@@ -103,9 +104,23 @@ def _clause(text: str, start: int, end: int, low: int, high: int) -> tuple[int, 
     return low, stop.start() if stop else high
 
 
-def agreement(one: dict[str, float], other: dict[str, float]) -> float:
-    """How well two contexts agree: the weights of their shared words, multiplied."""
-    return sum(weight * other[word] for word, weight in one.items() if word in other)
+def agreement(one: Context, other: Context, leave: Collection[str] = ()) -> float:
+    """How well two contexts agree: the weights of the words they share, multiplied, a word
+    on the other side of its item counting half ("60,000 notes" agrees with "holds 60,000
+    notes" better than "notes in 10,000" does); the words in ``leave`` not at all."""
+    total = 0.0
+    for mine, same, across in (
+        (one.before, other.before, other.after),
+        (one.after, other.after, other.before),
+    ):
+        for rank, word in enumerate(mine, start=1):
+            if word in leave:
+                continue
+            if word in same:
+                total += (1 / rank) / (same.index(word) + 1)
+            elif word in across:
+                total += 0.5 * (1 / rank) / (across.index(word) + 1)
+    return total
 
 
 def place(
@@ -119,7 +134,8 @@ def place(
     ``fact`` of ``said`` next to what ``said`` says about it."""
     kind = _kind(fact.key)
     alike = [(f.start, f.end) for f in said_facts if f is not fact and _kind(f.key) == kind]
-    mine = context(said, fact.start, fact.end, alike).words
+    said_context = context(said, fact.start, fact.end, alike)
+    mine = said_context.words
     text = index.text
     items = [
         (s, e, k)
@@ -174,10 +190,10 @@ def place(
     nearest = [c.nearest() for c in regions + [r for _, r in rivals]]
     befores, afters = {b for b, _ in nearest}, {a for _, a in nearest}
     shared = {w for side in (befores, afters) if len(side) == 1 for w in side if w}
-    telling = {w: x for w, x in mine.items() if not (rivals and w in shared)}
-    own = max(agreement(telling, c.words) for c in regions)
-    best = max(rivals, key=lambda pair: agreement(telling, pair[1].words), default=None)
-    rival = agreement(telling, best[1].words) if best is not None else 0.0
+    leave = shared if rivals else set()
+    own = max(agreement(said_context, c, leave) for c in regions)
+    best = max(rivals, key=lambda pair: agreement(said_context, pair[1], leave), default=None)
+    rival = agreement(said_context, best[1], leave) if best is not None else 0.0
     if best is not None and rival > 0 and rival > RIVAL_MARGIN * own:
         return Placement(False, best[0])
     if own > 0:
