@@ -4,7 +4,7 @@ around, and the check says so."""
 from __future__ import annotations
 
 from graph.support import SourcePassage, verify
-from graph.support.polarity import Flip, flipped
+from graph.support.polarity import Flip, answers_wrongly, flipped
 from tests.fakes.embedder import FakeEmbedder
 
 LEAVE = SourcePassage(
@@ -30,6 +30,34 @@ def test_a_wrong_yes_is_marked_with_what_the_passage_says() -> None:
         "No, you cannot transfer unused annual leave to another agency.", [LEAVE], FakeEmbedder()
     )
     assert same.verdict == "supported"
+
+
+def test_a_yes_that_the_rest_of_the_sentence_and_its_source_deny_is_marked() -> None:
+    """What the real model wrote: "Yes, you cannot transfer …" to "Can I transfer …?"."""
+    question = ["Can I transfer unused annual leave to another agency?"]
+    (wrong,) = verify(
+        "Yes, you cannot transfer unused annual leave to another agency [1].",
+        [LEAVE],
+        FakeEmbedder(),
+        question=question,
+    )
+    assert (wrong.verdict, wrong.missing, wrong.found) == (
+        *("partly", ("Yes",), {"Yes": "no (cannot transfer)"}),
+    )
+    (right,) = verify(
+        "No, you cannot transfer unused annual leave to another agency [1].",
+        [LEAVE],
+        FakeEmbedder(),
+        question=question,
+    )
+    assert right.verdict == "supported"
+    # A question about a prohibition is answered yes with a "not".
+    assert (
+        answers_wrongly(
+            ["Is smoking forbidden?"], "Yes, you must not smoke.", "You must not smoke."
+        )
+        is None
+    )
 
 
 def test_which_words_a_negation_turns_around() -> None:

@@ -31,7 +31,7 @@ from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.given import Given
-from graph.support.polarity import flipped
+from graph.support.polarity import answers_wrongly, flipped
 from graph.support.question import GAP, WORD_GAP, coverage
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
@@ -275,7 +275,8 @@ class SupportCheck:
         passage = self.passages[best.passage]
         # The words agree, but one "not" may turn the claim around: the sentence then says
         # the opposite of its span, and is partly supported with the difference named.
-        flip = flipped(evidence.said, passage.text[best.start : best.end])
+        span = passage.text[best.start : best.end]
+        flip = flipped(evidence.said, span) or answers_wrongly(self.question, evidence.said, span)
         verdict: Verdict = (
             "supported" if score >= bars.supported and not missing and not flip else "partly"
         )

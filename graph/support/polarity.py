@@ -13,6 +13,7 @@ the other way round.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.support.words import content_terms
@@ -26,6 +27,12 @@ _NEGATION = re.compile(
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _ANSWER_PARTICLE = re.compile(r"\s*[,.!;:]")
 """What follows a "not" that stands alone ("Why not?") rather than negating a word."""
+_NEGATIVE_WORDS = re.compile(
+    r"\b(?:forbid|forbidden|prohibit\w*|ban(?:ned)?|illegal|disallow\w*|prevent\w*|"
+    r"restrict\w*|not|never|\w+n['’]t|cannot)\b",
+    re.IGNORECASE,
+)
+"""A question that asks of a prohibition ("Is smoking forbidden?"): its yes is a "not"."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,43 @@ def flipped(sentence: str, span: str) -> Flip | None:
             s, e = span_plain[term]
             return Flip(sentence[start:end], _phrase(span, s, e))
     return None
+
+
+_PARTICLE = re.compile(r"\W*(yes|no)\b\s*[,.!;:—–-]", re.IGNORECASE)
+
+
+def answers_wrongly(question: Sequence[str], sentence: str, span: str) -> Flip | None:
+    """A "Yes" or "No" opening ``sentence`` that its span contradicts: asked "Can I
+    transfer it?", "Yes, you cannot transfer it" says yes where the passage says
+    "cannot transfer"; a "No" where the passage says plainly what was asked is as wrong."""
+    particle = _PARTICLE.match(sentence)
+    if particle is None or not question or _NEGATIVE_WORDS.search(" ".join(question)):
+        return None
+    asked_plain, asked_negated = _uses(" ".join(question))
+    span_plain, span_negated = _uses(span)
+    said = particle.group(1)
+    for term in asked_plain:
+        if term in asked_negated:
+            continue
+        if not _is_verb_like(term, question):
+            continue
+        if said.lower() == "yes" and term in span_negated and term not in span_plain:
+            s, e = span_negated[term]
+            return Flip(said, f"no ({span[s:e]})")
+        if said.lower() == "no" and term in span_plain and term not in span_negated:
+            s, e = span_plain[term]
+            return Flip(said, f"yes ({_phrase(span, s, e)})")
+    return None
+
+
+def _is_verb_like(term: str, question: Sequence[str]) -> bool:
+    """Whether ``term`` is what a yes-or-no question asks about: its first content word
+    after the opening auxiliary ("Can I *transfer* …", "Is it *allowed* …")."""
+    for text in question:
+        words = [w for w in _WORD.findall(text) if content_terms(w)]
+        if words and content_terms(words[0])[0] == term:
+            return True
+    return False
 
 
 def _uses(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
