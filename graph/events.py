@@ -74,6 +74,10 @@ class Done:
     resume: dict[str, Any] | None = None
     """A reading stopped part-way: what it had read, and the follow-up messages that use
     its notes (``graph/whole/resume.py``); None otherwise."""
+    draft: str | None = None
+    """The model's answer, unchecked, when the check set it aside (``answer`` says so)."""
+    misses_question: bool = False
+    """The answer's sentences may be true, but they don't seem to address the question."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ TurnEvent = ClientEvent | NodeTimed | ReadSoFar
 """Everything a turn's graph run and service produce."""
 
 
-OPTIONAL = ("stopped", "support", "searched", "coverage", "resume")
+OPTIONAL = ("stopped", "support", "searched", "coverage", "resume", "draft", "misses_question")
 """Fields of ``done`` carried only where they apply."""
 
 

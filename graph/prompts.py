@@ -27,8 +27,9 @@ that match their question; you are given the best passage of each, numbered.
 Rules:
 - The number of matching documents is stated by the search and is exact. Never count the \
 documents yourself and never give another number.
-- List the documents as a short bulleted list: the file name, then in a few words what its \
-passage says about the topic, with its source number in square brackets, like [1].
+- The documents are already listed above your answer, by name, with their counts. In a \
+few short sentences, say what their passages say about the topic, each with its source \
+number in square brackets, like [1].
 - Use only what the passages say. Be concise and answer in the language of the question."""
 
 FIND_USER = """The search found {matched} of {searched} documents matching “{topic}”; \
@@ -43,6 +44,9 @@ Question: {question}"""
 FIND_COUNT = "**{matched} of {searched} documents** {verb} “{topic}”{scope}."
 """The answer's first line, written by code: the count never comes from the model."""
 FIND_COUNT_READ = " The {shown} best matches are listed below."
+FIND_ITEM = "- `{name}`: {hits} {noun}"
+"""One line of the find answer's list of files, written by code."""
+FIND_MORE = "- and {more} more"
 FIND_NONE = "**No document** of the {searched} searched{scope} mentions “{topic}”."
 
 CHAT_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
@@ -130,9 +134,11 @@ SUGGEST_SCHEMA = {
 NOT_RELEVANT = "Nothing in your documents bears on this, so this answer doesn't come from them."
 
 NOT_COVERED = (
-    "Your documents don't cover this: the passages found don't say what was asked, so no "
-    "answer from them is shown."
+    "Not found in your documents: nothing the model wrote is in the passages found for "
+    "this question, so its answer is set aside, unchecked."
 )
+"""What a turn answers when the check sets the model's answer aside (it is kept as the
+turn's ``draft``)."""
 
 ADAPTIVE_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. A search of the user's documents found nothing about this \

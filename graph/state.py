@@ -147,6 +147,11 @@ class AgentState(TypedDict, total=False):
     searched: dict[str, Any] | None
     """What was searched when the documents don't cover the question (queries, files,
     nearest passages), else None. Written by the generator."""
+    draft: str | None
+    """The model's answer, unchecked, when the check set it aside; else None. Written by
+    the generator."""
+    misses_question: bool
+    """The checked answer doesn't seem to address the question. Written by the generator."""
     generation: dict[str, Any]
     """The generator's part of the trace: model, token counts, time to first token,
     passages trimmed. Written by the generator."""

@@ -74,9 +74,9 @@ class Library:
 
 
 def query_calls(embedder: FakeEmbedder, *texts: str) -> list[list[str]]:
-    """The embedder's calls that embedded any of ``texts``: a search embeds its queries one
-    a call, and a checked answer's embedding of passages and sentences never holds them."""
-    return [call for call in embedder.calls if any(text in call for text in texts)]
+    """The embedder's calls of ``texts`` alone: a search embeds its queries one a call,
+    and an answer's check embeds the question (when its search didn't) with the passages."""
+    return [call for call in embedder.calls if call and all(t in texts for t in call)]
 
 
 def settings(**changes: Any) -> RetrievalSettings:

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 import pytest
 
+from graph import prompts
 from tests.api_app import api_app
 from tests.fakes.chat import FakeChatModel
 from tests.running import RunningApp, read_sse
@@ -72,7 +73,26 @@ async def test_done_carries_support_without_streaming(app: RunningApp, llm: Fake
     body = {"message": "How much does the boiler cost to maintain?", "stream": False}
     reply = (await app.client.post("/api/chat", json=body)).json()
     check_support(reply["answer"], reply["support"])
-    assert "searched" not in reply
+    assert "searched" not in reply and "draft" not in reply  # only where it applies
+
+
+async def test_a_set_aside_answer_is_kept_in_done_as_its_draft(
+    app: RunningApp, llm: FakeChatModel
+) -> None:
+    llm.enqueue("The moon is made of cheese [1].")
+    body = {"message": "How much does the boiler cost to maintain?"}
+    async with app.client.stream("POST", "/api/chat", json=body) as response:
+        events = await read_sse(response)
+    done = next(data for kind, data in events if kind == "done")
+    assert done["answer"] == prompts.NOT_COVERED
+    assert done["draft"] == "The moon is made of cheese."  # top level, beside support
+    assert done["support"] == [] and done["searched"]["draft"] == done["draft"]
+    session = (await app.client.get(f"/api/sessions/{done['session_id']}")).json()
+    assert session["messages"][-1]["draft"] == done["draft"]
+    body = {"message": "How much does the boiler cost to maintain?", "stream": False}
+    llm.enqueue("The moon is made of cheese [1].")
+    reply = (await app.client.post("/api/chat", json=body)).json()
+    assert reply["draft"] == "The moon is made of cheese."
 
 
 async def test_a_chat_answer_carries_no_support(app: RunningApp, llm: FakeChatModel) -> None:

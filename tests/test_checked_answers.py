@@ -120,6 +120,9 @@ async def test_an_answer_with_nothing_supported_says_the_documents_dont_cover_it
     assert searched["queries"] == ["What is the moon made of?"]
     assert searched["files"] == []  # the whole library
     assert searched["draft"] == "The moon is made of cheese. Astronauts eat it for lunch."
+    # What the model wrote is kept beside the answer, unchecked, and in the saved message.
+    assert state["draft"] == "The moon is made of cheese. Astronauts eat it for lunch."
+    assert state["messages"][-1].additional_kwargs["draft"] == state["draft"]
     nearest = searched["nearest"]
     assert {n["path"] for n in nearest} == {c.path for c in CHUNKS}
     assert all(set(n) == {"file", "path", "page", "text", "score"} for n in nearest)
@@ -191,3 +194,50 @@ async def test_a_sentence_copied_from_its_passage_is_not_embedded_again() -> Non
     await run_turn(build_graph(InMemorySaver()), library.deps(llm), "Costs?", "rag")
     embedded = [text for call in library.embedder.calls for text in call]
     assert embedded.count("Costs fell by 3 million euros.") == 1  # as the passage's
+
+
+# As Docent reads a CSV: a line per row, each value with its column's name.
+SPREADSHEET = make_chunk(
+    "cases/open.csv",
+    None,
+    "Status: open; Count: 14\nStatus: closed; Count: 9\nStatus: pending; Count: 3\n",
+)
+
+
+async def test_a_right_answer_the_check_cant_place_is_shown_with_its_verdicts() -> None:
+    """A count read from a spreadsheet's row: too few words in common to support it, but
+    its number is in source 1. The answer is shown, marked, not set aside."""
+    llm = FakeChatModel(default_reply="That would be 14 of them [1].")
+    library = Library([SPREADSHEET, *CHUNKS], settings=settings())
+    out = await run_turn(
+        build_graph(InMemorySaver()), library.deps(llm), "How many cases are open?", "rag"
+    )
+    state = out["state"]
+    assert state["answer"] == "That would be 14 of them."
+    (sentence,) = state["support"]
+    assert sentence["verdict"] == "unsupported"
+    assert state["searched"] is None and state["draft"] is None
+
+
+async def test_an_answer_near_the_passages_is_shown_even_when_nothing_in_it_is_supported() -> None:
+    # Near the VAT passage in words, though not enough to be supported: shown, marked.
+    state = await turn("Food and books get a reduced rate since the reform [1].")
+    assert state["answer"] == "Food and books get a reduced rate since the reform."
+    assert [s["verdict"] for s in state["support"]] == ["unsupported"]
+    assert state["draft"] is None and state["searched"] is None
+
+
+async def test_an_answer_about_something_else_is_marked_and_still_shown() -> None:
+    state = await turn(
+        "The office plants are watered on Fridays by Maria [1].",
+        "What is the standard VAT rate since 2024?",
+    )
+    assert state["answer"].startswith("The office plants are watered on Fridays by Maria [")
+    assert state["support"][0]["verdict"] == "supported"
+    assert state["misses_question"] is True
+    assert state["messages"][-1].additional_kwargs["misses_question"] is True
+    right = await turn(
+        "The standard VAT rate rose to 12% in 2024 [1].",
+        "What is the standard VAT rate since 2024?",
+    )
+    assert right["misses_question"] is False

@@ -72,6 +72,21 @@ async def test_which_documents_is_find_by_rule_and_the_count_is_the_codes() -> N
     }
 
 
+async def test_a_find_answer_names_its_files_with_their_counts_in_its_text() -> None:
+    """A small model may answer just "[1]": the files are in the answer all the same."""
+    llm = FakeChatModel(default_reply="[1]")
+    _, deps, graph = setup(llm)
+    out = (await run_turn(graph, deps, "Which documents mention the warranty?"))["state"]
+    answer = out["answer"]
+    lines = [line for line in answer.splitlines() if line.startswith("- `")]
+    files = [p.rsplit("/", 1)[-1] for p in out["found"]["paths"]]
+    counts = out["found"]["hits"]
+    assert lines == [
+        f"- `{f}`: {n} passage{'' if n == 1 else 's'}" for f, n in zip(files, counts, strict=True)
+    ]
+    assert sorted(files) == ["kettle.md", "laptop.md", "x200.pdf"] and all(counts)
+
+
 async def test_how_many_with_no_match_says_none_without_asking_the_model() -> None:
     llm = FakeChatModel(default_reply="Several.")
     _, deps, graph = setup(llm)

@@ -55,11 +55,12 @@ async def test_a_wrong_number_is_marked_and_its_tooltip_names_it(
     await eventually(lambda: bool(contents(user, "check-summary")), what="the answer checked")
     shown = contents(user, "answer")[-1]
     why = html.escape("The passage says 120, not 150.")
-    assert f'class="docent-claim docent-claim-partly" data-s="0" data-why="{why}"' in shown
+    claim = "docent-claim docent-claim-partly docent-claim-contradicts"
+    assert f'class="{claim}" data-s="0" data-why="{why}"' in shown
     assert 'class="docent-claim docent-claim-supported" data-s="1"' in shown
     assert "It costs 150 euros a year to maintain" in text_of(shown)
     assert contents(user, "check-summary") == [
-        "1 of 2 sentences found in the sources (1 only in part)"
+        "The first sentence contradicts the sources · 1 of 2 found"
     ]
 
     # Clicking the marked sentence opens the passage that is really there, highlighted.
@@ -83,7 +84,7 @@ async def test_a_reopened_chat_keeps_its_marks(
     await eventually(lambda: bool(contents(user, "check-summary")), what="the answer checked")
     assert "docent-claim-partly" in contents(user, "answer")[-1]
     assert contents(user, "check-summary") == [
-        "1 of 2 sentences found in the sources (1 only in part)"
+        "The first sentence contradicts the sources · 1 of 2 found"
     ]
 
 
@@ -101,3 +102,13 @@ async def test_an_answer_the_documents_dont_cover_shows_what_was_searched(
     await user.should_see(marker="searched-nearest")
     await user.should_see("notes.md", marker="searched-nearest")
     await user.should_not_see(marker="check")  # nothing of an answer left to count
+    # What the model wrote is folded beneath the plain answer, marked unchecked.
+    assert contents(user, "draft-text") == ["The moon is made of cheese."]
+    draft = user.find(marker="draft").elements.pop()
+    assert "unchecked" in str(draft.props.get("label"))
+
+    # A reopened chat still has it.
+    await user.open("/")
+    user.find(marker="session").click()
+    await eventually(lambda: _has(user, "draft-text"), what="the saved draft")
+    assert contents(user, "draft-text") == ["The moon is made of cheese."]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ui.citations import group_sources, middle_ellipsis
-from ui.claims import claim_wraps, summary, why
+from ui.claims import claim_wraps, summary, why, worrying
 from ui.markdown import cited_numbers, render
 from ui.mention_picker import (
     MentionIndex,
@@ -226,9 +226,40 @@ def test_what_the_window_says_of_a_sentence() -> None:
         )
         == "The passage says 10 July 1856, not 10 July 1857; it doesn't mention Belgrade."
     )
-    checked = [{"verdict": v} for v in ("supported", "partly", "supported", "unsupported")]
-    assert summary(checked) == "2 of 4 sentences found in the sources (1 only in part)"
+    checked = [{"verdict": v} for v in ("supported", "partly", "supported")]
+    assert summary(checked) == "2 of 3 sentences found in the sources (1 only in part)"
     assert summary([{"verdict": "supported"}]) == "1 of 1 sentence found in the sources"
+
+
+def test_the_check_line_says_what_is_wrong_before_what_was_found() -> None:
+    """ "3 of 4 found" must not reassure when the first sentence says the opposite of its
+    source, nor "1 of 2 found" when the other sentence is found nowhere."""
+    wrong = {
+        "verdict": "partly",
+        "missing": ["can transfer"],
+        "found": {"can transfer": "cannot transfer"},
+    }
+    right = {"verdict": "supported"}
+    assert summary([wrong, right, right, right]) == (
+        "The first sentence contradicts the sources · 3 of 4 found"
+    )
+    assert summary([right, wrong, wrong]) == "2 sentences contradict the sources · 1 of 3 found"
+    assert summary([right, {"verdict": "unsupported"}]) == (
+        "1 sentence not found in the sources · 1 of 2 found"
+    )
+    lacking = {"verdict": "partly", "missing": ["Belgrade"], "found": {}}
+    assert summary([wrong, {"verdict": "unsupported"}, lacking, right]) == (
+        "The first sentence contradicts the sources · 1 not found · 1 only in part · 1 of 4 found"
+    )
+    assert worrying([right, wrong]) and not worrying([right, lacking])
+    text = "Yes, you can transfer it. It takes a form."
+    support = [
+        {**wrong, "start": 0, "end": 25, "source": {"n": 1}},
+        {**right, "start": 26, "end": 42, "source": {"n": 1}},
+    ]
+    html = render(text, [{"n": 1, "file": "leave.pdf", "page": 2}], claim_wraps(support))
+    assert 'class="docent-claim docent-claim-partly docent-claim-contradicts"' in html
+    assert "The passage says cannot transfer, not can transfer." in html
 
 
 def test_a_sentence_with_nothing_to_check_is_plain_text_and_not_counted() -> None:

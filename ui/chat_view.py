@@ -202,6 +202,8 @@ class ChatView:
             view.stopped = bool(message.get("stopped"))
             view.support = message.get("support")
             view.searched = message.get("searched")
+            view.draft = message.get("draft")
+            view.misses_question = bool(message.get("misses_question"))
             view.coverage = message.get("coverage")
             view.resume = message.get("resume")
             view.versions = list(message.get("versions") or [])
@@ -326,6 +328,8 @@ class ChatView:
             live.stopped = event.stopped
             live.support = event.support
             live.searched = event.searched
+            live.draft = event.draft
+            live.misses_question = event.misses_question
             live.coverage = event.coverage
             live.resume = event.resume
             live.finish()

@@ -83,7 +83,10 @@ def claim_wraps(support: Sequence[dict[str, Any]]) -> list[Wrap]:
         verdict = str(sentence.get("verdict", ""))
         if verdict not in CHECKED:
             continue  # nothing to check in it ("Thanks!"): shown as plain text
-        attributes = f'class="docent-claim docent-claim-{verdict}" data-s="{index}"'
+        classes = f"docent-claim docent-claim-{verdict}"
+        if contradicts(sentence):
+            classes += " docent-claim-contradicts"
+        attributes = f'class="{classes}" data-s="{index}"'
         reason = why(sentence)
         if reason:
             attributes += f' data-why="{html.escape(reason)}"'
@@ -117,13 +120,49 @@ def checked(support: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [s for s in support if s.get("verdict") in CHECKED]
 
 
+def contradicts(sentence: dict[str, Any]) -> bool:
+    """Whether the passage says something else in the sentence's place ("120, not 150";
+    "cannot transfer, not can transfer"): the sentence is wrong, not merely unfound."""
+    return sentence.get("verdict") == "partly" and bool(sentence.get("found"))
+
+
 def summary(support: Sequence[dict[str, Any]]) -> str:
-    """The line under a checked answer: "7 of 8 sentences found in the sources" (of the
-    sentences that had something to check)."""
+    """The line under a checked answer: what is wrong first, then how much was found.
+    "7 of 8 sentences found in the sources" when nothing contradicts them; "The first
+    sentence contradicts the sources · 3 of 4 found"; "1 sentence not found in the sources
+    · 1 of 2 found" (of the sentences that had something to check)."""
     support = checked(support)
     total = len(support)
     found = sum(s.get("verdict") == "supported" for s in support)
-    partly = sum(s.get("verdict") == "partly" for s in support)
+    wrong = sum(contradicts(s) for s in support)
+    partly = sum(s.get("verdict") == "partly" for s in support) - wrong
+    unfound = sum(s.get("verdict") == "unsupported" for s in support)
     noun = "sentence" if total == 1 else "sentences"
-    line = f"{found} of {total} {noun} found in the sources"
-    return line + (f" ({partly} only in part)" if partly else "")
+    if not wrong and not unfound:
+        line = f"{found} of {total} {noun} found in the sources"
+        return line + (f" ({partly} only in part)" if partly else "")
+    problems = []
+    if wrong:
+        if support and contradicts(support[0]) and wrong == 1:
+            problems.append("The first sentence contradicts the sources")
+        else:
+            verb = "contradicts" if wrong == 1 else "contradict"
+            problems.append(f"{_count(wrong, 'sentence')} {verb} the sources")
+    if unfound:
+        problems.append(
+            f"{_count(unfound, 'sentence')} not found in the sources"
+            if not problems
+            else f"{unfound} not found"
+        )
+    if partly:
+        problems.append(f"{partly} only in part")
+    return " · ".join([*problems, f"{found} of {total} found"])
+
+
+def worrying(support: Sequence[dict[str, Any]]) -> bool:
+    """Whether a sentence of the answer contradicts the sources: the line then warns."""
+    return any(contradicts(s) for s in checked(support))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -19,7 +19,7 @@ from ui.claims import checked, claim_wraps
 from ui.coverage import show_coverage
 from ui.mention_picker import segments
 from ui.resume_actions import show_resume
-from ui.searched import show_searched, show_summary
+from ui.searched import show_draft, show_searched, show_summary
 from ui.waiting import StatusLine
 
 STOPPED_EARLY = "*Stopped before the answer began.*"
@@ -104,6 +104,10 @@ class AnswerView:
     resume: dict[str, Any] | None = None
     """A reading stopped or cut short: what it read and its follow-ups (None otherwise)."""
     resume_row: ui.row | None = None
+    draft: str | None = None
+    """The model's answer, unchecked, when the check set it aside."""
+    misses_question: bool = False
+    """The answer doesn't seem to address the question."""
     versions: list[dict[str, Any]] = field(default_factory=list)
     """The answers a Regenerate replaced, oldest first (``‹ 1/2 ›`` flips through them)."""
     shown: int | None = None
@@ -200,7 +204,9 @@ class AnswerView:
         self.footer.clear()
         with self.footer:
             if checked(self.support or []):  # an answer of "Thanks!" alone has no line
-                show_summary(self.support or [])
+                show_summary(self.support or [], misses_question=self.misses_question)
+            if self.draft:
+                show_draft(self.draft)
             if self.searched:
                 show_searched(self.searched, self.actions.open_source)
             show_coverage(self.coverage, len(self.sources))
@@ -336,7 +342,7 @@ class AnswerView:
         }
         if self.stopped:
             version["stopped"] = True
-        for shown in ("support", "searched"):
+        for shown in ("support", "searched", "draft", "misses_question"):
             if getattr(self, shown) is not None:
                 version[shown] = getattr(self, shown)
         return version
@@ -360,6 +366,8 @@ class AnswerView:
         self.stopped = bool(version.get("stopped"))
         self.support = version.get("support")
         self.searched = version.get("searched")
+        self.draft = version.get("draft")
+        self.misses_question = bool(version.get("misses_question"))
         self.shown = None if index == len(every) - 1 else index
         if self.shown is None:
             self.latest = None

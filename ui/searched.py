@@ -9,18 +9,45 @@ from typing import Any
 from nicegui import ui
 
 from ui.citations import middle_ellipsis
-from ui.claims import checked, summary
+from ui.claims import checked, summary, worrying
 
 
-def show_summary(support: list[dict[str, Any]]) -> None:
-    """The Check line: "7 of 8 sentences found in the sources"."""
+def show_summary(support: list[dict[str, Any]], *, misses_question: bool = False) -> None:
+    """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
+    and a sentence that contradicts the sources, or an answer that doesn't address the
+    question, makes it a warning, not a tally."""
     complete = all(s.get("verdict") == "supported" for s in checked(support))
-    with ui.row().classes("items-center gap-1 text-xs docent-muted").mark("check"):
-        ui.icon("task_alt" if complete else "rule", size="1rem").classes(
-            "text-positive" if complete else "text-warning"
-        )
+    complete = complete and not misses_question
+    warn = worrying(support) or misses_question
+    row = ui.row().classes("items-center gap-1 text-xs")
+    row.classes("docent-check-warn" if warn else "docent-muted")
+    with row.mark("check"):
+        icon = "task_alt" if complete else "error" if warn else "rule"
+        colour = "text-positive" if complete else "text-negative" if warn else "text-warning"
+        ui.icon(icon, size="1rem").classes(colour)
         ui.label("Check:").classes("font-semibold")
+        if misses_question:
+            ui.label(MISSES_QUESTION).mark("check-question")
         ui.label(summary(support)).mark("check-summary")
+
+
+MISSES_QUESTION = "This doesn't seem to answer your question ·"
+
+
+def show_draft(draft: str) -> None:
+    """The model's answer that the check set aside, folded beneath the plain "not found":
+    kept, never lost, and marked unchecked."""
+    with (
+        ui.expansion("The model's answer (unchecked)", icon="drafts")
+        .props("dense")
+        .classes("w-full text-sm docent-withheld")
+        .mark("draft")
+    ):
+        ui.label(
+            "Nothing in it was found in the passages searched for your question: read it as "
+            "the model's guess, not as what your documents say."
+        ).classes("docent-muted")
+        ui.label(draft).classes("docent-draft").mark("draft-text")
 
 
 def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:

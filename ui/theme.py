@@ -70,7 +70,12 @@ body.body--dark { background: #0f172a; }
 .docent-claim:hover { background: rgba(79,70,229,0.08); }
 .docent-claim-partly, .docent-claim-unsupported { text-decoration: underline dotted;
   text-decoration-color: #d97706; text-underline-offset: 0.2em; position: relative; }
-.docent-claim-unsupported { text-decoration-color: #94a3b8; cursor: help; }
+.docent-claim-unsupported { text-decoration-color: #ea580c; cursor: help; }
+/* The passage says otherwise: a reader must not miss it. */
+.docent-claim-contradicts { text-decoration: underline wavy #dc2626;
+  text-decoration-thickness: 1.5px; background: rgba(220,38,38,0.08); }
+.docent-check-warn { color: #b91c1c; font-weight: 600; }
+.body--dark .docent-check-warn { color: #fca5a5; }
 .docent-claim[data-why]:hover::after { content: attr(data-why); position: absolute;
   left: 0; bottom: calc(100% + 4px); z-index: 20; width: max-content; max-width: 22rem;
   padding: 0.25rem 0.5rem; border-radius: 4px; background: #1e293b; color: white;

@@ -45,6 +45,14 @@ class ChatResult(BaseModel):
         description="A whole-document reading that left sections unread: what it read and "
         "the follow-up messages (`actions`) that take it up.",
     )
+    draft: str | None = Field(
+        None,
+        description="The model's answer, unchecked, when the check set it aside "
+        "(`answer` says so).",
+    )
+    misses_question: bool | None = Field(
+        None, description="True when the answer doesn't seem to address the question."
+    )
 
 
 ScopeField = str | list[str] | None
@@ -214,6 +222,12 @@ class MessagePublic(BaseModel):
         None,
         description="A whole-document reading stopped or cut short: what it read and the "
         "follow-up messages (`actions`) that take it up.",
+    )
+    draft: str | None = Field(
+        None, description="The model's answer, unchecked, when the check set it aside."
+    )
+    misses_question: bool | None = Field(
+        None, description="True when the answer doesn't seem to address the question."
     )
     interrupted: bool = Field(
         False,

@@ -395,6 +395,8 @@ class ChatService:
                 searched=state.get("searched"),
                 coverage=state.get("coverage"),
                 resume=state.get("unfinished"),
+                draft=state.get("draft"),
+                misses_question=bool(state.get("misses_question")),
             )
             await touched  # a session listed after `done` has its row
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)

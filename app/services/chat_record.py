@@ -31,7 +31,7 @@ __all__ = [
 
 Feedback = Literal["up", "down"]
 
-SHOWN = ("support", "searched", "coverage", "resume")
+SHOWN = ("support", "searched", "coverage", "resume", "draft", "misses_question")
 """Kept on an answer only when set."""
 
 INTERRUPTED_NOTICE = "This answer was interrupted."

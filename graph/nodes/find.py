@@ -101,6 +101,7 @@ def found_record(found: Found, topic: str, scope: list[str]) -> dict[str, Any]:
         "searched": found.searched,
         "matched": len(found.documents),
         "paths": [d.path for d in found.documents],
+        "hits": [d.hits for d in found.documents],
     }
 
 

@@ -25,6 +25,8 @@ from graph.state import AgentState, Source
 from models.llm import LLMError
 from models.protocols import Message, Usage
 
+FIND_LISTED = 30
+"""Matching documents a find answer lists by name; more are counted in one line."""
 HISTORY_SHARE_RAG = 4
 """On a search turn earlier messages get at most 1/4 of the free context: passages first."""
 
@@ -161,7 +163,26 @@ def _find_header(found: dict[str, Any], shown: int) -> str:
     )
     if shown < found["matched"]:
         line += prompts.FIND_COUNT_READ.format(shown=shown)
-    return line
+    return line + "\n\n" + _find_list(found)
+
+
+def _find_list(found: dict[str, Any]) -> str:
+    """The matching documents, each with its count of matching passages, written by code:
+    the answer names the files even when the model doesn't."""
+    paths: list[str] = found["paths"]
+    hits: list[int] = found.get("hits") or []
+    names = [PurePosixPath(p).name for p in paths]
+    shown = [
+        prompts.FIND_ITEM.format(
+            name=path if names.count(name) > 1 else name,
+            hits=count,
+            noun="passage" if count == 1 else "passages",
+        )
+        for path, name, count in zip(paths, names, hits, strict=False)
+    ][:FIND_LISTED]
+    if len(paths) > len(shown):
+        shown.append(prompts.FIND_MORE.format(more=len(paths) - len(shown)))
+    return "\n".join(shown)
 
 
 async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
@@ -204,8 +225,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     # What the model reads before its first word (a minute of silence on a CPU).
     runtime.stream_writer(Status("generator", _reading(rag, len(prompt.sources))))
     # The passages are embedded for the check while the model starts to write.
-    embedder = context.search.reader.embedder
-    live = start_check(prompt.sources, state["passages"], embedder) if rag else None
+    live = start_check(prompt.sources, state["passages"], context.search, state) if rag else None
     prefix = answer.text
     usage = Usage()
     streamed = 0
@@ -277,6 +297,8 @@ def _finish(
         "support": checked.support,
         "searched": checked.searched,
         "coverage": coverage,
+        "draft": checked.draft,
+        "misses_question": checked.misses_question or None,
     }
     message = AIMessage(content=text, additional_kwargs=saved)
     return {
@@ -287,4 +309,6 @@ def _finish(
         "support": checked.support,
         "searched": checked.searched,
         "coverage": coverage,
+        "draft": checked.draft,
+        "misses_question": checked.misses_question,
     }

@@ -98,6 +98,19 @@ FIND = _rule(
 )
 """Questions about the set of documents, not their content: which, how many, list all."""
 
+COUNTS_IN_A_TEXT = _rule(
+    "asks a count a text gives",
+    "rag",
+    r"\bhow many\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:"
+    + _DOC_NOUNS
+    + r")\s+(?:can|could|will|would|should|may|might|must|do|does|did|has|had)\s+"
+    r"(?!(?:i|we|you)\s+(?:have|got|keep|store)\b|there\b)",
+)
+"""A count the documents give, of a thing whose name is also a document's: "How many
+notes can one disk hold?", "How many pages does the form have?". A count of documents
+asks with a verb of their content ("How many pages mention GitHub?") or of the library
+("How many files do I have?"), and ``FIND`` takes it."""
+
 FIND_HINT = re.compile(
     r"\b(?:list|count|all of them|every one|each of them|how many|which)\b.*\b(?:"
     + _DOC_PLURALS
@@ -293,6 +306,7 @@ _ORDER = (
     SMALL_TALK,
     ABOUT_ME,
     INLINE_WRITING,
+    COUNTS_IN_A_TEXT,
     FIND,
     DOCUMENTS,
     READING,

@@ -99,6 +99,14 @@ class Search:
         """The embedding of ``text`` as searched, made once per search (find reads it)."""
         return self._vector(_searched(text))
 
+    def known_vector(self, text: str) -> list[float] | None:
+        """``text``'s vector if this search has made it already; never embeds."""
+        with self._lock:
+            question = self._questions.get(_searched(text))
+        if question is None or not question.vector.done() or question.vector.exception():
+            return None
+        return question.vector.result()
+
     def retrieve(
         self,
         query: str,

@@ -4,10 +4,11 @@ For every sentence the best span is the passage window (one sentence, or two in 
 that says the most nearly the same thing: the score mixes the cosine of their MiniLM
 vectors with the idf-weighted share of the sentence's content words the window holds.
 Below one bar nothing given says it. Above it, the sentence's numbers, dates and codes
-must be in the span and its names in the span or earlier in its passage (where the span's
-"he" was named), in one of the best few passages; else the sentence is partly supported
-and the missing items are named, or, when most of them are missing, unsupported: the
-passage has the words but not the relation.
+must be in the span (a number or date next to what the sentence says of it, not said of
+another thing: graph/support/slots.py) and its names in the span or earlier in its passage
+(where the span's "he" was named), in one of the best few passages; else the sentence is
+partly supported and the missing items are named, or, when most of them are missing,
+unsupported: the passage has the words but not the relation.
 
 The check is one object per answer (``SupportCheck``): ``prepare`` embeds the passages'
 sentences, which a turn can do while the model is still writing, and ``check`` then embeds
@@ -19,8 +20,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -29,8 +30,12 @@ import numpy.typing as npt
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
+from graph.support.given import Given
+from graph.support.polarity import answers_wrongly, flipped
+from graph.support.question import GAP, WORD_GAP, coverage
 from graph.support.sentences import Sentence, split_sentences
-from graph.support.types import SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.slots import place
+from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
 from graph.support.windows import (
     Piece,
     Window,
@@ -91,6 +96,9 @@ class Evidence:
     facts: list[Fact]
     lacking: dict[int, tuple[Fact, ...]]
     """For each of the best few passages, the sentence's facts its best window lacks."""
+    instead: dict[int, dict[str, str]] = field(default_factory=dict)
+    """For each of those passages, what its window says in the place of a lacking number
+    that it has elsewhere ("3%" said of another thing): {"3%": "2%"}."""
 
 
 class SupportCheck:
@@ -101,10 +109,15 @@ class SupportCheck:
         passages: Sequence[SourcePassage],
         embedder: Embedder,
         bars: SupportBars | None = None,
+        question: Sequence[str] = (),
+        known: Mapping[str, Sequence[float]] | None = None,
     ) -> None:
         self.passages = list(passages)
         self.embedder = embedder
         self.bars = bars or SupportBars()
+        self.question = [q for q in question if q.strip()]
+        """What the text answers: the question as asked, and as searched."""
+        self.given = Given.of(self.passages, self.question)
         self._pieces: list[Piece] | None = None
         self._windows: list[Window] = []
         self._window_vectors: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
@@ -116,12 +129,17 @@ class SupportCheck:
         """Each piece's own one-sentence window, by piece index."""
         self._named_before: list[frozenset[str]] = []
         """For each piece, the words of its passage up to its end (names said earlier)."""
-        self._said: dict[str, npt.NDArray[np.float32]] = {}
-        """Vectors of the sentences embedded so far, by their plain text."""
+        self._said: dict[str, npt.NDArray[np.float32]] = {
+            plain(text): np.asarray(vector, dtype=np.float32)
+            for text, vector in (known or {}).items()
+        }
+        """Vectors of the sentences embedded so far, by their plain text (``known``: the
+        question's, made by its search)."""
 
     def prepare(self) -> None:
-        """Cut the passages into windows and embed them (once; later calls do nothing)."""
-        self._ensure_windows([])
+        """Cut the passages into windows and embed them, with the question unless its
+        search embedded it (once; later calls do nothing)."""
+        self._ensure_windows([plain(q) for q in self.question])
 
     def read_ahead(self, partial: str) -> None:
         """Embed the sentences of a text still being written that are complete already."""
@@ -201,15 +219,21 @@ class SupportCheck:
             best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
             if len(best_of) == NEAR_PASSAGES:
                 break
-        facts = sentence_facts(said, self._common)
-        lacking = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        facts = [f for f in sentence_facts(said, self._common) if not self.given.echoes(f, said)]
+        weighed = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        lacking = {p: missing for p, (missing, _) in weighed.items()}
+        instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
         score = float(np.clip(scores[order[0]], 0.0, 1.0))
-        return Evidence(sentence, said, best, score, by_passage, facts, lacking)
+        return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
-    def _lacking(self, said: str, facts: Sequence[Fact], window: Window) -> tuple[Fact, ...]:
-        """The facts a window does not state: numbers, dates and codes must be in it, a name
-        in it or earlier in its passage (where the window's "he" was named).
+    def _lacking(
+        self, said: str, facts: Sequence[Fact], window: Window
+    ) -> tuple[tuple[Fact, ...], dict[str, str]]:
+        """The facts a window does not state, and what it says in the place of a number it
+        has only elsewhere: numbers, dates and codes must be in it, a number or date next
+        to what the sentence says of it (graph/support/slots.py), a name in it or earlier
+        in its passage (where the window's "he" was named).
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
@@ -217,14 +241,27 @@ class SupportCheck:
         index = self._facts_of(window.passage)
         words = _wordy(content_terms(said))
         keys: set[str] = set()
+        drawn: list[tuple[int, int]] = []
         for i in range(window.first, window.last + 1):
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
             shared = len(words & own)
             if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
                 keys |= index.keys_between(piece.start, piece.end)
+                drawn.append((piece.start, piece.end))
         named = self._named_before[window.last]
-        return tuple(f for f in facts if not holds(f, keys, named))
+        lacking: list[Fact] = []
+        instead: dict[str, str] = {}
+        for fact in facts:
+            if not holds(fact, keys, named):
+                lacking.append(fact)
+            elif fact.kind in ("number", "date"):
+                placed = place(fact, said, facts, index, drawn)
+                if not placed.holds:
+                    lacking.append(fact)
+                    if placed.instead is not None:
+                        instead[fact.text] = placed.instead.text
+        return tuple(lacking), instead
 
     def judge(self, evidence: Evidence, bars: SupportBars | None = None) -> SentenceSupport:
         """The verdict on one sentence's evidence under ``bars`` (the check's own if None);
@@ -241,28 +278,43 @@ class SupportCheck:
             return SentenceSupport(
                 sentence.text, sentence.start, sentence.end, "unsupported", score
             )
-        verdict: Verdict = "supported" if score >= bars.supported and not missing else "partly"
+        passage = self.passages[best.passage]
+        # The words agree, but one "not" may turn the claim around: the sentence then says
+        # the opposite of its span, and is partly supported with the difference named.
+        span = passage.text[best.start : best.end]
+        flip = flipped(evidence.said, span) or answers_wrongly(self.question, evidence.said, span)
+        verdict: Verdict = (
+            "supported" if score >= bars.supported and not missing and not flip else "partly"
+        )
         others = [
             p
             for p in near
             if p != best.passage
             and evidence.by_passage[p] >= bars.supported
             and not evidence.lacking[p]
+            and not flip
         ]
-        passage = self.passages[best.passage]
         facts = self._facts_of(best.passage)
+        placed = evidence.instead.get(best.passage, {})
         found = {
             f.text: text
             for f in missing
-            if (text := what_it_says(f, evidence.said, evidence.facts, facts, best))
+            if (
+                text := placed.get(f.text)
+                or what_it_says(f, evidence.said, evidence.facts, facts, best)
+            )
         }
+        said = [f.text for f in missing]
+        if flip is not None:
+            said.insert(0, flip.said)
+            found[flip.said] = flip.instead
         return SentenceSupport(
             text=sentence.text,
             start=sentence.start,
             end=sentence.end,
             verdict=verdict,
             score=score,
-            missing=tuple(f.text for f in missing),
+            missing=tuple(said),
             found=found,
             source=SupportSpan(
                 n=passage.n,
@@ -287,6 +339,38 @@ class SupportCheck:
         pairs = np.array([w.first != w.last for w in self._windows], dtype=np.float64)
         meaning = self.bars.meaning
         return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
+
+    def addresses_question(self, support: Sequence[SentenceSupport]) -> bool:
+        """Whether the answer ``support`` is this check's of addresses the question, in
+        meaning or in words (graph/support/question.py); True without a question."""
+        singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
+        terms = [self._windows[i].terms for i in singles]
+        covered = coverage(self.question, support, self._idf, self._default_idf, terms)
+        if covered is None or covered[1] - covered[0] <= WORD_GAP:
+            return True
+        claims = [s for s in support if s.verdict in CHECKED]
+        said = [plain(s.text) for s in claims]
+        said += [plain(s.source.text) for s in claims if s.source is not None]
+        self._ensure_windows([*said, *self.question])
+        asked = np.stack([self._said[q] for q in self.question])
+        answer = np.stack([self._said[p] for p in said])
+        best = float(np.max(asked @ self._window_vectors[singles].T))
+        nearest = float(np.max(asked @ answer.T))
+        return best - nearest <= GAP
+
+    def holds_values_of(self, sentence: str) -> bool:
+        """Whether any passage holds a number, date or code of ``sentence`` (not a page
+        label, nor one the question says), wherever it stands: the least sign that the
+        sentence was read from them."""
+        said = plain(sentence)
+        values = [
+            f
+            for f in sentence_facts(said, self._common)
+            if f.kind != "name"
+            and not self.given.echoes(f, said)
+            and f.key not in self.given.asked_keys
+        ]
+        return any(self._facts_of(p).has(f) for f in values for p in range(len(self.passages)))
 
     def _facts_of(self, passage: int) -> FactIndex:
         if passage not in self._facts:
@@ -323,6 +407,8 @@ def verify(
     passages: Sequence[SourcePassage],
     embedder: Embedder,
     bars: SupportBars | None = None,
+    question: Sequence[str] = (),
 ) -> list[SentenceSupport]:
-    """Check any text against given passages, sentence by sentence (one embedder call)."""
-    return SupportCheck(passages, embedder, bars).check(text)
+    """Check any text against given passages, sentence by sentence (one embedder call);
+    ``question`` (what the text answers) names what it may repeat unchecked."""
+    return SupportCheck(passages, embedder, bars, question).check(text)

@@ -112,7 +112,9 @@ OPENERS = frozenset(
     "since unlike like based following during after before between among within without "
     "unfortunately fortunately interestingly importantly essentially specifically "
     "particularly especially initially eventually ultimately subsequently together "
-    "alternatively nevertheless nonetheless accordingly indeed overall here there".split()
+    "alternatively nevertheless nonetheless accordingly indeed overall here there "
+    "around about approximately roughly nearly almost over under just only exactly yes no one "
+    "sure".split()
 )
 """Words that open sentences (an answer's more than a passage's) and are never names."""
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())

@@ -1,0 +1,70 @@
+"""What an answer may say without a passage stating it: the names of its sources, their page
+labels, and what the question itself names.
+
+"According to DEN08CA034Belen.pdf (page 2), the crash in Belen, New Mexico…" cites a file
+and a page and repeats the place the question asked about; none of these is a claim about
+the documents, and a check that looks for them in the passage marks a verbatim sentence
+as only partly found ("SNJ-7, not DEN08CA034Belen.pdf"). Numbers, dates and codes the
+question names are still checked: "Was the rate 3%?" answered "Yes, the rate was 3%" is
+exactly what must be found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from graph.support.facts import Fact, sentence_facts
+from graph.support.types import SourcePassage
+from graph.support.words import content_terms
+
+_LABEL = re.compile(
+    r"\b(?:pages?|pp?\.|sources?|passages?|documents?|excerpts?|chunks?|sections?|"
+    r"slides?|sheets?|rows?|lines?)\s*(?:no\.\s*|#\s*)?(?:\d+\s*(?:[-–,]|and|to)\s*)*$",
+    re.IGNORECASE,
+)
+"""What stands before a number that labels a place in a source: "page 4", "pp. 3-4",
+"Source 2", "row 12"."""
+
+
+@dataclass(frozen=True)
+class Given:
+    """The file names of a check's passages and what its question names."""
+
+    files: frozenset[str] = frozenset()
+    """Each source's file name and path, and their stems, lower case."""
+    asked: frozenset[str] = frozenset()
+    """The question's content terms."""
+    asked_keys: frozenset[str] = frozenset()
+    """The keys of the question's numbers, dates, codes and names."""
+
+    @classmethod
+    def of(cls, passages: Iterable[SourcePassage], question: Sequence[str] = ()) -> Given:
+        """What ``passages`` and the ``question`` (its texts: as asked, as searched) give."""
+        files: set[str] = set()
+        for passage in passages:
+            for name in (passage.file, passage.path):
+                if name:
+                    files |= {name.lower(), PurePosixPath(name).stem.lower()}
+                    files.add(PurePosixPath(name).name.lower())
+        asked = {term for text in question for term in content_terms(text)}
+        keys = {f.key for text in question for f in sentence_facts(text)}
+        return cls(frozenset(files), frozenset(asked), frozenset(keys))
+
+    def echoes(self, fact: Fact, sentence: str) -> bool:
+        """Whether ``fact`` of ``sentence`` is a source's name, a page label, or a name the
+        question says: not a claim to find in a passage."""
+        if fact.kind in ("code", "name") and _file_name(fact.text) in self.files:
+            return True
+        if fact.kind == "number" and _LABEL.search(sentence[: fact.start]):
+            return True
+        if fact.kind == "name":
+            parts = fact.key.split()
+            return bool(parts) and all(part in self.asked for part in parts)
+        return False
+
+
+def _file_name(text: str) -> str:
+    return text.strip("*_`'\"“”‘’()[]").lower()

@@ -1,0 +1,58 @@
+"""An answer that doesn't address its question is told apart from one that does: a true,
+cited sentence about something else is marked, not passed."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.support import SourcePassage, SupportCheck
+from models.embeddings import MiniLMEmbedder
+
+VACCINES = [
+    SourcePassage(
+        1,
+        "Vectored vaccines use a harmless virus to carry genes of the pathogen into the body. "
+        "The vector virus is often an adenovirus that cannot replicate. Vectored vaccines are "
+        "given by injection into the upper arm.",
+        "vaccines.md",
+        "vaccines.md",
+    ),
+    SourcePassage(
+        2,
+        "In immunocompromised people a live vector may replicate and cause disease, so "
+        "vectored vaccines built on live viruses are a concern for them. Such patients "
+        "should ask their doctor first.",
+        "safety.md",
+        "safety.md",
+    ),
+]
+QUESTION = "What is the concern with vectored vaccines in immunocompromised people?"
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.mark.parametrize(
+    ("answer", "addresses"),
+    [
+        # True and cited, but about something else.
+        ("Vectored vaccines are given by injection into the upper arm [1].", False),
+        ("The live vector may replicate and cause disease in them [2].", True),
+        ("In immunocompromised people a live vector may replicate and cause disease [2].", True),
+    ],
+)
+def test_an_answer_about_something_else_is_told_apart(
+    minilm: MiniLMEmbedder, answer: str, addresses: bool
+) -> None:
+    check = SupportCheck(VACCINES, minilm, question=[QUESTION])
+    support = check.check(answer)
+    assert support[0].verdict == "supported"  # every sentence of it is true
+    assert check.addresses_question(support) is addresses
+
+
+def test_without_a_question_nothing_is_said_of_it(minilm: MiniLMEmbedder) -> None:
+    check = SupportCheck(VACCINES, minilm)
+    support = check.check("Vectored vaccines are given by injection into the upper arm [1].")
+    assert check.addresses_question(support)
