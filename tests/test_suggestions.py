@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from functools import partial
 from pathlib import Path
 
@@ -89,3 +90,43 @@ async def test_done_carries_the_trace_and_messages_return_it_later(tmp_path: Pat
     assert messages[1]["trace"] == trace
     assert messages[1]["sources"] == final.sources
     assert messages[0]["trace"] is None
+
+
+async def test_a_new_message_drops_the_suggestions_still_being_written(tmp_path: Path) -> None:
+    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+    suggested = '{"suggestions": ["a?", "b?", "c?"]}'
+    llm.responder = lambda _messages, schema: suggested if schema else None
+    llm.json_gate = asyncio.Event()  # a slow model's suggestions, held until let through
+    service = make_service(tmp_path, llm)
+    first = service.start_turn("s", "What does the report say on revenue?")
+    assert isinstance(await first.result(), Done)
+    await eventually(lambda: prompts.SUGGEST_SCHEMA in llm.schemas, what="suggestions asked")
+    # The model server answers one request at a time: the next question goes first.
+    second = service.start_turn("t", "And what was revenue in the third quarter?")
+    await eventually(lambda: first.closed, what="the first turn's suggestions dropped")
+    llm.json_gate.set()
+    final = await second.result()
+    assert isinstance(final, Done) and "12 million" in final.answer
+    assert [e.kind async for e in first.events()][-1] == "done"  # no suggestions
+
+
+async def test_a_server_slow_to_start_answering_is_asked_for_no_suggestions(
+    tmp_path: Path,
+) -> None:
+    llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+    llm.enqueue_json({"suggestions": ["a?", "b?", "c?"]})
+    deps = Library(CHUNKS).deps(llm)
+    service = ChatService(
+        build_graph(InMemorySaver()),
+        SessionIndex(tmp_path / "docent.db"),
+        deps,
+        suggest=partial(suggest_followups, deps),
+        suggest_within=0.05,
+    )
+    llm.hold_tokens()
+    turn = service.start_turn(None, "What does the report say on revenue?")
+    await eventually(lambda: time.monotonic() - turn.started > 0.05, what="a slow first word")
+    llm.release_tokens()
+    assert [e.kind async for e in turn.events()][-1] == "done"
+    assert turn.first_word_after is not None and turn.first_word_after > 0.05
+    assert prompts.SUGGEST_SCHEMA not in llm.schemas

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,13 @@ class MessageTooLong(MessageRejected):
     """Over the configured length limit."""
 
 
+SUGGEST_WITHIN = 10.0
+"""Seconds to an answer's first word beyond which follow-up suggestions are not asked for.
+A suggestion call reads about 600 tokens and writes about 60; with Qwen2.5-Coder-1.5B on two
+CPU cores (bench/real_model.py) an answer's first word takes 15–40 s and a suggestion call
+10–60 s, so there they are off; a GPU server starts answering within 2 s."""
+
+
 @dataclass
 class Turn:
     """A running or finished turn. Every subscriber sees every event, from the first.
@@ -116,8 +124,13 @@ class Turn:
     task: asyncio.Task[None] | None = None
     stopping: bool = False
     """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
+    started: float = field(default_factory=time.monotonic)
+    first_word_after: float | None = None
+    """Seconds from the start to the answer's first token: how fast the model server is."""
 
     def emit(self, event: ClientEvent) -> None:
+        if isinstance(event, Token) and self.first_word_after is None:
+            self.first_word_after = time.monotonic() - self.started
         self._events.append(event)
         if isinstance(event, Done | Failed):
             self.finished = True
@@ -163,6 +176,7 @@ class ChatService:
         max_message_chars: int = 16_000,
         llm_for_model: Callable[[str], ChatModel] | None = None,
         suggest: Suggester | None = None,
+        suggest_within: float = SUGGEST_WITHIN,
     ) -> None:
         self._graph = graph
         self._deps = deps
@@ -172,6 +186,9 @@ class ChatService:
         self._llm_for_model = llm_for_model
         """Another chat model, by name, to answer one turn with."""
         self._suggest = suggest
+        self._suggest_within = suggest_within
+        self._suggesting: set[asyncio.Task[None]] = set()
+        """Suggestions being written: a new message drops them (``start_turn``)."""
         self._running: dict[str, Turn] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         """Every turn's task until it ends, suggestions included."""
@@ -297,6 +314,10 @@ class ChatService:
         sid = session_id or uuid.uuid4().hex
         if sid in self._running:
             raise SessionBusy(sid)
+        # The model server answers one request at a time: suggestions still being written
+        # would hold the new question up for as long as they take.
+        for offer in self._suggesting:
+            offer.cancel()
         asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
         turn = Turn(sid, question=text, question_id=str(asked.id), versions=list(_versions or ()))
         self._running[sid] = turn
@@ -336,8 +357,16 @@ class ChatService:
         with tracing_context(enabled=False):
             try:
                 answer = await self._answer(turn, context, asking, inputs, touched)
-                if answer is not None and self._suggest is not None:
-                    await self._offer_suggestions(turn, inputs["question"], answer)
+                if answer is not None and self._worth_suggesting(turn):
+                    offer = asyncio.create_task(
+                        self._offer_suggestions(turn, inputs["question"], answer)
+                    )
+                    self._suggesting.add(offer)
+                    offer.add_done_callback(self._suggesting.discard)
+                    try:
+                        await asyncio.wait([offer])
+                    finally:
+                        offer.cancel()
             finally:
                 turn.close()
 
@@ -464,6 +493,17 @@ class ChatService:
         new.append(AIMessage(content=answer, additional_kwargs=extra))
         update["messages"] = new
         await self._graph.aupdate_state(config, update, as_node="generator")
+
+    def _worth_suggesting(self, turn: Turn) -> bool:
+        """Suggestions cost a model call as long as a short answer: on a server slower to
+        start answering than ``suggest_within``, they are left out."""
+        if self._suggest is None:
+            return False
+        waited = turn.first_word_after
+        if waited is not None and waited > self._suggest_within:
+            log.info("no follow-up suggestions: the answer's first word took %.0f s", waited)
+            return False
+        return True
 
     async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
         assert self._suggest is not None
