@@ -212,6 +212,8 @@ class Answer:
     sources_at: float | None = None
     prompt_tokens: int | None = None
     calls: int = 0
+    passages: list[dict[str, Any]] = field(default_factory=list)
+    """The numbered passages searched for the question (saved for bench/check_labels.py)."""
 
 
 def score_citations(answer: Answer, sources: list[dict[str, Any]], q: dict[str, Any]) -> None:
@@ -245,6 +247,7 @@ async def ask_docent(container: Any, model: CountedModel, tokens: Tokenizer, q: 
     answer.right = holds_gold(done.answer, q)
     score_citations(answer, [dict(s) for s in done.sources], q)
     answer.retrieved_gold = any(source_holds_gold(s, q) for s in retrieved)
+    answer.passages = await searched_passages(container, q)
     answer.verdicts = [s["verdict"] for s in done.support or []]
     searched = done.searched or {}
     answer.draft = searched.get("draft") or getattr(done, "draft", None)
@@ -273,19 +276,25 @@ async def ask_plain(
     return answer
 
 
-async def ask_bare(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+async def searched_passages(container: Any, q: dict) -> list[dict[str, Any]]:
+    """The passages Docent's search returns for the question, numbered as its sources."""
     top_k = container.settings.top_k
     found = await asyncio.to_thread(container.retriever.retrieve, q["question"], [], top_k)
-    sources = [
-        {"n": i, "path": p.path, "start": p.start, "end": p.end, "text": p.text}
+    return [
+        {"n": i, "path": p.path, "file": p.path, "start": p.start, "end": p.end, "text": p.text}
         for i, p in enumerate(found.passages, start=1)
     ]
+
+
+async def ask_bare(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+    sources = await searched_passages(container, q)
     blocks = "\n\n".join(f"[{s['n']}] {s['text']}" for s in sources)
     messages: list[Message] = [
         {"role": "system", "content": BARE_SYSTEM},
         {"role": "user", "content": BARE_USER.format(sources=blocks, question=q["question"])},
     ]
     answer = await ask_plain("bare", model, tokens, q, messages)
+    answer.passages = sources
     score_citations(answer, sources, q)
     answer.retrieved_gold = any(source_holds_gold(s, q) for s in sources)
     return answer
