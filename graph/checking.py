@@ -43,9 +43,16 @@ class CheckedAnswer:
     """How long the check took after the answer's last token."""
 
 
-def start_check(sources: Sequence[Source], texts: Sequence[str], embedder: Embedder) -> LiveCheck:
-    """A check of the answer against ``sources`` (the prompt's), already embedding them."""
-    live = LiveCheck(SupportCheck(source_passages(sources, texts[: len(sources)]), embedder))
+def start_check(
+    sources: Sequence[Source],
+    texts: Sequence[str],
+    embedder: Embedder,
+    check: SupportCheck | None = None,
+) -> LiveCheck:
+    """A check of the answer against ``sources`` (the prompt's), already embedding them;
+    ``check``, made over exactly these passages (the focused context's), is reused."""
+    check = check or SupportCheck(source_passages(sources, texts[: len(sources)]), embedder)
+    live = LiveCheck(check)
     live.start()
     return live
 

@@ -141,6 +141,23 @@ class SupportCheck:
             for s in sentences
         ]
 
+    def rank(self, text: str) -> list[tuple[Window, float]]:
+        """Every window of the passages scored against ``text`` as a sentence of an answer
+        is scored (meaning and shared content words), best first: what the generator's
+        focused context keeps of each passage."""
+        said = plain(text)
+        self._ensure_windows([said] if said else [])
+        if not said or not self._windows:
+            return []
+        scores = self._scores(said, self._window_vectors @ self._said[said])
+        order = np.argsort(-scores, kind="stable")
+        return [(self._windows[int(i)], float(scores[i])) for i in order]
+
+    @property
+    def pieces(self) -> list[Piece]:
+        """The passages' sentences (long ones cut), in order, once ``prepare`` has run."""
+        return list(self._pieces or [])
+
     def evidence(self, text: str) -> list[Evidence]:
         """What the passages offer each claim of ``text``, before any bar is applied."""
         return self._evidence([s for s in split_sentences(text) if is_claim(s)])
