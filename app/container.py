@@ -57,6 +57,7 @@ def turn_options(settings: Settings) -> TurnOptions:
     return TurnOptions(
         context_tokens=settings.context_tokens,
         history_tokens=settings.history_tokens,
+        focus_tokens=settings.focus_tokens,
         probe_chat_below=settings.probe_chat_below,
         probe_rag_above=settings.probe_rag_above,
         rewrite_timeout=settings.rewrite_timeout,
