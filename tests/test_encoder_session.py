@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from app.settings import Settings
 from models import onnx_graph
 from models.embeddings import MiniLMEmbedder, MiniLMFiles, locate_minilm
 from models.onnx_graph import INT8_PROBE
+from tests.small_disk import small_disk
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [
@@ -118,6 +120,34 @@ def test_a_graph_for_another_cpu_kernel_replaces_the_old_one(
 
     [after] = saved_graphs(tmp_path)
     assert after != before  # its own file, and the one it replaces is gone
+
+
+def test_a_disk_short_of_room_gets_no_saved_graph(
+    files: MiniLMFiles, unsaved: np.ndarray, tmp_path: Path
+) -> None:
+    # 128 MB: room for the graph (56 MB), none to spare for the index after it.
+    with small_disk(tmp_path / "data", 128) as disk:
+        folder = disk.path / "models" / "minilm"
+        embedder = MiniLMEmbedder(files, saved_graphs=folder)
+
+        assert saved_graphs(folder) == []  # nor any partial file
+        assert np.array_equal(np.asarray(embedder.embed(TEXTS)), unsaved)
+
+
+def test_a_saved_graph_gives_its_room_back_once_the_disk_is_short_of_it(
+    files: MiniLMFiles, unsaved: np.ndarray, tmp_path: Path
+) -> None:
+    MiniLMEmbedder(files, saved_graphs=tmp_path / "roomy")
+    [saved] = saved_graphs(tmp_path / "roomy")
+    with small_disk(tmp_path / "data", 128) as disk:
+        folder = disk.path / "models" / "minilm"
+        folder.mkdir(parents=True)
+        shutil.copyfile(saved, folder / saved.name)  # saved when the disk had room
+
+        embedder = MiniLMEmbedder(files, saved_graphs=folder)
+
+        assert saved_graphs(folder) == []
+        assert np.array_equal(np.asarray(embedder.embed(TEXTS)), unsaved)
 
 
 def test_the_app_keeps_the_graph_in_its_data_dir(tmp_path: Path) -> None:
