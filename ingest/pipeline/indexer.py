@@ -30,8 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ingest.disk import DiskFull, has_room, is_disk_full, short_of_room
-from ingest.index.ports import ChunkIndex, VectorIndex
+from ingest.disk import DiskFull, is_disk_full, short_of_room
+from ingest.index.ports import ChunkIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
 from ingest.loaders import needs_ocr
@@ -39,12 +39,14 @@ from ingest.loaders.errors import OLD_SCANNED
 from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled, ParserPool
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
+from ingest.pipeline.janitor import Janitor
 from ingest.pipeline.process import Busy, Outcome, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
 from ingest.pipeline.scans import TurnOver
 from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
+from ingest.pipeline.space import SpaceWait
 from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
 
@@ -130,15 +132,21 @@ class Indexer:
         self._attempts: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._threads: set[threading.Thread] = set()
-        self._gc_lock = asyncio.Lock()
-        self._gc_timer: asyncio.TimerHandle | None = None
-        self._gc_task: asyncio.Task[None] | None = None
-        self.gc_delay = gc_delay
-        self._vectors_filled = False
-        self.space_retry_seconds = space_retry_seconds
-        self._no_space: dict[str, None] = {}
-        """Paths that met a full disk, in order: queued again once writes succeed."""
-        self._space_task: asyncio.Task[None] | None = None
+        self.janitor = Janitor(
+            self.reconciler,
+            self.pipeline,
+            idle=lambda: self._queue.idle,
+            running=lambda: bool(self._tasks),
+            on_hold=lambda: len(self.space) > 0,
+            delay=gc_delay,
+        )
+        """Collects what no file uses any more, and fills document vectors, while idle."""
+        self.space = SpaceWait(
+            self.data_dir,
+            lambda rel: self.enqueue(self.docs_dir / rel),
+            retry_seconds=space_retry_seconds,
+        )
+        """Paths that met a full disk: queued again once writes succeed."""
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -166,14 +174,8 @@ class Indexer:
         written so far; the next scan resumes them.
         """
         self._queue.close()
-        if self._gc_timer is not None:
-            self._gc_timer.cancel()
-            self._gc_timer = None
-        if self._gc_task is not None:
-            self._gc_task.cancel()
-        if self._space_task is not None:
-            self._space_task.cancel()
-            self._space_task = None
+        self.janitor.stop()
+        self.space.stop()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -195,20 +197,17 @@ class Indexer:
     def queued(self) -> int:
         """Files not finished yet: waiting, waiting to retry (or for disk space), or being
         indexed now."""
-        return self._queue.pending + len(self._no_space)
+        return self._queue.pending + len(self.space)
 
     @property
     def waiting_for_space(self) -> list[str]:
         """Paths that met a full disk; they are queued again once writes succeed."""
-        return list(self._no_space)
+        return self.space.waiting
 
     @property
     def disk_full(self) -> DiskFull | None:
         """Why files wait for space (or would), naming the disk; None while it has room."""
-        full = short_of_room(self.data_dir)
-        if full is None and self._no_space:  # a quota, or room a moment ago
-            full = DiskFull(self.data_dir)
-        return full
+        return self.space.disk_full
 
     def is_pending(self, rel: str) -> bool:
         """Whether this path is waiting or being indexed."""
@@ -225,7 +224,7 @@ class Indexer:
         """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
         while True:
             await self._queue.wait_idle()
-            await self._collect_garbage()
+            await self.janitor.collect()
             if self._queue.idle:
                 return
 
@@ -305,7 +304,7 @@ class Indexer:
         for rel in report.gone:
             self._put_or_hold(rel, 0)
         if self._queue.idle:  # nothing to do, so nothing will call for a collection later
-            self._collect_later()
+            self.janitor.collect_later()
         return len(queued)
 
     def _put_or_hold(self, rel: str, size: int) -> bool:
@@ -320,7 +319,7 @@ class Indexer:
         self._queue.cancel(rel)
         await self._remove(rel)
         if self._queue.idle and self._tasks:
-            self._collect_later()
+            self.janitor.collect_later()
 
     async def reindex(self, rel: str) -> bool:
         """Index one file again from scratch, whatever the registry says; False if ignored."""
@@ -389,7 +388,7 @@ class Indexer:
             finally:
                 place.give_back()
             if self._queue.idle:
-                self._collect_later()
+                self.janitor.collect_later()
 
     async def _handle(self, job: Job, place: _Place) -> None:
         rel = job.rel
@@ -613,9 +612,7 @@ class Indexer:
 
     def _wait_for_space(self, rel: str) -> None:
         """Hold ``rel`` until the data dir has room again, then queue it once more."""
-        if not self._no_space:
-            log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
-        self._no_space[rel] = None
+        self.space.hold(rel)
         record = self.registry.get_by_path(rel)
         if record is not None and record.status == DocStatus.INDEXING:
             try:  # it waits like any file not started (the registry has room, most often)
@@ -624,83 +621,6 @@ class Indexer:
                 if not is_disk_full(error):
                     raise
         self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
-        if self._space_task is None or self._space_task.done():
-            self._space_task = asyncio.get_running_loop().create_task(
-                self._retry_when_space(), name="docent-wait-for-space"
-            )
-
-    async def _retry_when_space(self) -> None:
-        while self._no_space:
-            await asyncio.sleep(self.space_retry_seconds)
-            if not await asyncio.to_thread(has_room, self.data_dir):
-                continue
-            waiting, self._no_space = list(self._no_space), {}
-            log.info("the disk has space again: queueing %d files", len(waiting))
-            for rel in waiting:
-                try:
-                    self.enqueue(self.docs_dir / rel)
-                except DiskFull:
-                    pass  # full again: the path is held once more
-                except Exception:
-                    log.exception("could not queue %s again", rel)
-
-    def _collect_later(self) -> None:
-        """Collect unused contents once the library has been idle ``gc_delay`` seconds.
-
-        Not at once: a rename arrives as a removal, then a creation; the content must
-        still be there when the creation comes.
-        """
-        if self._gc_timer is not None:
-            self._gc_timer.cancel()
-        loop = asyncio.get_running_loop()
-
-        def spawn() -> None:
-            self._gc_timer = None
-            if self._queue.idle and self._tasks:
-                self._gc_task = loop.create_task(self._collect_garbage())
-
-        self._gc_timer = loop.call_later(self.gc_delay, spawn)
-
-    async def _collect_garbage(self) -> None:
-        """Delete contents no file uses any more (renames and duplicates had their chance)."""
-        if self._no_space:  # deleting writes too; the files waiting call for it later
-            return
-        async with self._gc_lock:
-            await self._collect_garbage_now()
-
-    async def _collect_garbage_now(self) -> None:
-        try:
-            garbage = await asyncio.to_thread(self.reconciler.garbage)
-            if garbage:
-                await asyncio.to_thread(self.reconciler.collect, garbage)
-            await asyncio.to_thread(self.pipeline.sweep_kept)
-        except Exception:
-            log.exception("could not collect unused chunks; the next start tries again")
-        await self._fill_document_vectors()
-
-    async def _fill_document_vectors(self) -> None:
-        """While idle, give documents indexed by an older version their document vector;
-        once every index is done, never again in this run (new documents get theirs as
-        they are indexed)."""
-        indexes = [ix for ix in self.reconciler.indexes if isinstance(ix, VectorIndex)]
-        # During a model switch the new collection gets them as it is built, and the old
-        # one is about to go.
-        if self._vectors_filled or any(index.building for index in indexes):
-            return
-        done = True
-        for index in indexes:
-            try:
-                filled = await asyncio.to_thread(
-                    index.fill_document_vectors, lambda: self._queue.idle
-                )
-            except Exception:
-                log.exception("could not fill document vectors; the next start tries again")
-                done = False
-                continue
-            if filled:
-                log.info("gave %d documents their document vector", filled)
-            done = done and self._queue.idle
-        self._vectors_filled = done
 
 
 def _finished(record: DocumentRecord) -> IngestEvent:
