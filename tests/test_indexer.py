@@ -425,6 +425,6 @@ def _embedded(parts: IngestParts, text: str) -> bool:
     [(0.5, "0.5 s"), (45, "45 s"), (90, "1 min 30 s"), (900, "15 min"), (7500, "2 h 5 min")],
 )
 def test_a_time_budget_is_said_as_a_person_reads_it(seconds: float, said: str) -> None:
-    from ingest.pipeline.indexer import duration
+    from ingest.pipeline.runner import duration
 
     assert duration(seconds) == said

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,11 +38,13 @@ from ingest.loaders.errors import OLD_SCANNED
 from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled, ParserPool
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
+from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.janitor import Janitor
-from ingest.pipeline.process import Busy, Outcome, Pipeline
+from ingest.pipeline.process import Busy, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
+from ingest.pipeline.runner import FileRunner
 from ingest.pipeline.scans import TurnOver
 from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
 from ingest.pipeline.space import SpaceWait
@@ -108,6 +109,12 @@ class Indexer:
             chunk_overlap=chunk_overlap,
             ocr_max_pages=ocr_max_pages,
         )
+        self.runner = FileRunner(
+            self.pipeline,
+            threads=workers * _WAITING_PER_WORKER + (_WAITING_PER_WORKER if ocr_parsers else 0),
+            ocr_page_seconds=ocr_page_seconds,
+        )
+        """Runs each file on one bounded pool of threads, under its time budget."""
         self.reconciler = Reconciler(
             self.docs_dir,
             registry,
@@ -131,7 +138,6 @@ class Indexer:
         self._queue = WorkQueue()
         self._attempts: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        self._threads: set[threading.Thread] = set()
         self.janitor = Janitor(
             self.reconciler,
             self.pipeline,
@@ -186,9 +192,7 @@ class Indexer:
         self._tasks = []
         # Files waiting for their shared write need not wait for their patience.
         await asyncio.to_thread(self.pipeline.writes.drain)
-        deadline = time.monotonic() + timeout
-        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await self.runner.wait_stopped(timeout)
         if self._owns_parsers:  # a pool passed in is its owner's to close
             await asyncio.to_thread(self.parsers.close)
         await asyncio.to_thread(self.pipeline.kept.close)
@@ -396,7 +400,7 @@ class Indexer:
         if info is None or not is_candidate(rel):
             await self._remove(rel)
             return
-        record = self.registry.get_by_path(rel)
+        record = self.registry.get_by_path(rel)  # read once: every decision below uses it
         if info.outside is not None:
             reason = (
                 f"a link to {info.outside}, outside the documents folder: Docent never"
@@ -423,9 +427,10 @@ class Indexer:
             # itself refuses can leave it stuck (ingest.index.chroma_calls).
             self._wait_for_space(rel)
             return
+        run = IndexJob(job, self.docs_dir / rel, info, record, self.time_budget)
         try:
             await self._settle(info)
-            outcome = await self._in_thread(job, info, place)
+            outcome = await self.runner.run(run, place.give_back)
         except Busy as busy:
             self._retry_later(job, str(busy))
             return
@@ -480,79 +485,6 @@ class Indexer:
             return False
         content = self.registry.content(record.content_key)
         return content is not None and content.state == READY
-
-    async def _in_thread(self, job: Job, info: FileInfo, place: _Place) -> Outcome:
-        """Run the pipeline in a daemon thread under the time budget (in the OCR lane,
-        grown by ``ocr_page_seconds`` a page once the page count is known).
-
-        Once the file waits for its write (``write_behind``) it gives its place back and
-        its budget stops: that wait is bounded by the write's own patience.
-        """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Outcome] = loop.create_future()
-        settled: asyncio.Future[None] = loop.create_future()
-        budget = [self.time_budget]
-
-        def on_open(pages: int | None) -> None:  # in the pipeline's thread
-            if job.lane == "ocr":
-                read = min(pages or 1, self.pipeline.ocr_max_pages)
-                budget[0] = self.time_budget + self.ocr_page_seconds * read
-
-        def on_settle() -> None:
-            place.give_back()
-            if not settled.done():
-                settled.set_result(None)
-
-        def settle(result: Any, error: BaseException | None) -> None:
-            if future.done():
-                return
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(result)
-
-        def run() -> None:
-            try:
-                result = self.pipeline.process(
-                    self.docs_dir / job.rel,
-                    info,
-                    job.cancelled,
-                    on_settle=lambda: _call_soon(loop, on_settle),
-                    lane=job.lane,
-                    on_open=on_open,
-                    others_waiting=job.others_waiting,
-                )
-            except BaseException as exc:
-                _call_soon(loop, settle, None, exc)
-            else:
-                _call_soon(loop, settle, result, None)
-            finally:
-                self._threads.discard(threading.current_thread())
-
-        thread = threading.Thread(target=run, name=f"index {job.rel}", daemon=True)
-        self._threads.add(thread)
-        thread.start()
-        try:
-            # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
-            # arrives as the thread finishes, and the worker would never stop.
-            either: set[asyncio.Future[Any]] = {future, settled}
-            began = loop.time()
-            while not (future.done() or settled.done()):
-                left = began + budget[0] - loop.time()  # the budget may have grown
-                if left <= 0:
-                    break
-                await asyncio.wait(either, timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            if settled.done() and not future.done():
-                await asyncio.wait({future})
-        except asyncio.CancelledError:
-            # The thread stops at its next check and the file's parser process is killed
-            # at once (the pool watches this event); nobody waits for either.
-            job.cancelled.set()
-            raise
-        if not future.done():
-            job.cancelled.set()  # as above: the parser process past its budget is killed
-            raise TimeoutError(duration(budget[0]))
-        return future.result()
 
     async def _settle(self, info: FileInfo) -> None:
         """Raise Busy if the file is still growing (only checked for fresh files)."""
@@ -653,28 +585,6 @@ class _Place:
 
 _WAITING_PER_WORKER = 4
 """Worker tasks per place: the rest run files that wait for their write (a few seconds)."""
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
-    try:
-        loop.call_soon_threadsafe(func, *args)
-    except RuntimeError:  # the loop is closed: nobody waits for this result any more
-        pass
-
-
-def duration(seconds: float) -> str:
-    """A time budget as a person reads it: "90 s", "1 min 30 s", "15 min", "2 h 5 min"."""
-    if seconds < 60:
-        return f"{round(seconds, 1):g} s"
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h"] if hours else []
-    if minutes:
-        parts.append(f"{minutes} min")
-    if secs and not hours:
-        parts.append(f"{secs} s")
-    return " ".join(parts)
 
 
 def _mb(size: int) -> str:

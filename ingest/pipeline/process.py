@@ -37,6 +37,7 @@ from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
+from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
@@ -150,28 +151,25 @@ class Pipeline:
 
     def process(
         self,
-        full: Path,
-        info: FileInfo,
-        cancelled: threading.Event,
+        job: IndexJob,
         on_settle: Callable[[], None] | None = None,
         *,
-        lane: Lane = "typed",
         on_open: Callable[[int | None], None] | None = None,
-        others_waiting: threading.Event | None = None,
     ) -> Outcome:
-        """Bring one file's registry row and index entries up to date with its bytes.
+        """Bring one file's registry row and index entries up to date with its bytes,
+        deciding from the row ``job`` carries (the registry is not read for it again).
 
         ``on_settle`` is called when the file has nothing more to embed and waits for its
         chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
         ``on_open`` gets the page count once the file is open (its time budget may grow).
         In the typed lane a file that needs OCR raises NeedsOcr; in the OCR lane one raises
-        TurnOver after its turn while ``others_waiting`` is set.
+        TurnOver after its turn while another file waits for the lane.
         """
+        full, info, record = job.full, job.info, job.record
         rel = info.rel
-        read = read_and_hash(full, info.size)  # the one read of the file's bytes
+        read = job.read = read_and_hash(full, info.size)  # the one read of the file's bytes
         sha = read.sha256
         stat: dict[str, Any] = {"sha256": sha, "size": info.size, "mtime_ns": info.mtime_ns}
-        record = self.registry.get_by_path(rel)
         key = self.key_for(sha)
         content = self.registry.content(key)
         if content is not None and content.state == READY:
@@ -199,11 +197,11 @@ class Pipeline:
                 info,
                 read,
                 key,
-                cancelled,
+                job.cancelled,
                 on_settle or _nothing,
-                lane,
+                job.lane,
                 on_open,
-                others_waiting,
+                job.others_waiting,
             )
         finally:
             with self._lock:
