@@ -13,6 +13,7 @@ import pytest
 
 from ingest.index.registry import Registry
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
 from ingest.types import DocStatus, DocumentRecord
 from tests.ingest_parts import IngestParts, ingest_parts
@@ -39,7 +40,9 @@ async def test_files_run_on_a_bounded_pool_of_daemon_threads(
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Pipeline, "process", noting_thread)
-    indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, workers=1)
+    indexer = Indexer(
+        parts.docs, parts.registry, [parts.store], parts.embedder, options=IndexOptions(workers=1)
+    )
 
     records = await indexer.index_all()
 

@@ -24,46 +24,37 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from ingest.disk import DiskFull, is_disk_full, short_of_room
+from ingest.disk import DiskFull, is_disk_full
 from ingest.index.ports import ChunkIndex
-from ingest.index.registry import READY, Registry
+from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
 from ingest.loaders import needs_ocr
 from ingest.loaders.errors import OLD_SCANNED
-from ingest.ocr.types import NeedsOcr
-from ingest.parsing import Cancelled, ParserPool
-from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
-from ingest.pipeline.index_job import IndexJob
+from ingest.parsing import ParserPool
+from ingest.pipeline.file_handler import FileHandler, Next
+from ingest.pipeline.folder import is_candidate, relative
 from ingest.pipeline.janitor import Janitor
-from ingest.pipeline.process import Busy, Pipeline
-from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
+from ingest.pipeline.options import WAITING_PER_PLACE, IndexOptions
+from ingest.pipeline.process import Pipeline
+from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
-from ingest.pipeline.runner import FileRunner
-from ingest.pipeline.scans import TurnOver
-from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
 from ingest.pipeline.space import SpaceWait
 from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
 
-_FRESH_SECONDS = 2.0
-"""Files modified longer ago than this are not checked for still being written."""
-PLACES = 6
-"""Files read or embedded at once, by default (and so the parser processes needed)."""
 OCR_RETRIED = "ocr_retried"
 """Registry state: files that ended 'scanned' before OCR were queued again, once."""
-_T = TypeVar("_T")
 
 
 class Indexer:
-    """Keeps the registry and every index in step with the documents folder."""
+    """Keeps the registry and every index in step with the documents folder: the queue,
+    its lanes and places, retries, and files waiting for disk space."""
 
     def __init__(
         self,
@@ -72,32 +63,22 @@ class Indexer:
         indexes: list[ChunkIndex],
         embedder: Embedder,
         *,
+        options: IndexOptions | None = None,
         events: EventBus | None = None,
-        chunk_size: int = 1000,
-        chunk_overlap: int = 150,
-        max_file_bytes: int = 200 << 20,
-        time_budget: float = 900.0,
-        workers: int = PLACES,
         parsers: ParserPool | None = None,
         ocr_parsers: ParserPool | None = None,
-        ocr_page_seconds: float = 60.0,
-        ocr_max_pages: int = 500,
-        settle_seconds: float = 0.2,
-        retry_seconds: float = 1.0,
-        max_retries: int = 10,
-        gc_delay: float = 5.0,
-        space_retry_seconds: float = 5.0,
         on_collected: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
+        self.options = options = options or IndexOptions()
+        """Read live by every part: a change applies to the next file."""
         self.events = events or EventBus()
         self._owns_parsers = parsers is None
-        self.parsers = parsers or ParserPool(size=workers)
+        self.parsers = parsers or ParserPool(size=options.workers)
         """The worker processes files are parsed in; closed by ``stop`` when built here."""
         self.ocr_parsers = ocr_parsers
         """The OCR lane's worker (its owner closes it); None when OCR is off."""
-        self.ocr_page_seconds = ocr_page_seconds
         self.pipeline = Pipeline(
             registry,
             indexes,
@@ -105,16 +86,12 @@ class Indexer:
             self.events,
             parsers=self.parsers,
             ocr_parsers=ocr_parsers,
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-            ocr_max_pages=ocr_max_pages,
+            chunk_size=options.chunk_size,
+            chunk_overlap=options.chunk_overlap,
+            ocr_max_pages=options.ocr_max_pages,
         )
-        self.runner = FileRunner(
-            self.pipeline,
-            threads=workers * _WAITING_PER_WORKER + (_WAITING_PER_WORKER if ocr_parsers else 0),
-            ocr_page_seconds=ocr_page_seconds,
-        )
-        """Runs each file on one bounded pool of threads, under its time budget."""
+        self.files = FileHandler(self.docs_dir, registry, self.pipeline, self.events, options)
+        """Runs one file taken off the queue and writes down how it ended."""
         self.reconciler = Reconciler(
             self.docs_dir,
             registry,
@@ -123,13 +100,7 @@ class Indexer:
             self.pipeline.busy_keys,
             on_collected=on_collected,
         )
-        self.max_file_bytes = max_file_bytes
-        self.time_budget = time_budget
-        self.settle_seconds = settle_seconds
-        self.retry_seconds = retry_seconds
-        self.max_retries = max_retries
-        self._workers = workers
-        self._places = asyncio.Semaphore(workers)
+        self._places = asyncio.Semaphore(options.workers)
         """Files being read or embedded at once; one waiting for its write holds none."""
         self._scan_places = asyncio.Semaphore(1)
         """The OCR lane's one place."""
@@ -144,13 +115,13 @@ class Indexer:
             idle=lambda: self._queue.idle,
             running=lambda: bool(self._tasks),
             on_hold=lambda: len(self.space) > 0,
-            delay=gc_delay,
+            delay=options.gc_delay,
         )
         """Collects what no file uses any more, and fills document vectors, while idle."""
         self.space = SpaceWait(
             self.data_dir,
             lambda rel: self.enqueue(self.docs_dir / rel),
-            retry_seconds=space_retry_seconds,
+            retry_seconds=options.space_retry_seconds,
         )
         """Paths that met a full disk: queued again once writes succeed."""
 
@@ -161,16 +132,16 @@ class Indexer:
         self.events.bind(asyncio.get_running_loop())
         if not self._tasks:
             self._queue.reopen()
-            self._places = asyncio.Semaphore(self._workers)  # bound to this loop
+            self._places = asyncio.Semaphore(self.options.workers)  # bound to this loop
             self._scan_places = asyncio.Semaphore(1)
             self._tasks = [
                 asyncio.create_task(self._work("typed"), name=f"docent-indexer-{n}")
-                for n in range(self._workers * _WAITING_PER_WORKER)
+                for n in range(self.options.threads(ocr=False))
             ]
             if self.ocr_parsers is not None:
                 self._tasks += [
                     asyncio.create_task(self._work("ocr"), name=f"docent-ocr-{n}")
-                    for n in range(_WAITING_PER_WORKER)
+                    for n in range(WAITING_PER_PLACE)
                 ]
 
     async def stop(self, timeout: float = 3.0) -> None:
@@ -192,7 +163,7 @@ class Indexer:
         self._tasks = []
         # Files waiting for their shared write need not wait for their patience.
         await asyncio.to_thread(self.pipeline.writes.drain)
-        await self.runner.wait_stopped(timeout)
+        await self.files.runner.wait_stopped(timeout)
         if self._owns_parsers:  # a pool passed in is its owner's to close
             await asyncio.to_thread(self.parsers.close)
         await asyncio.to_thread(self.pipeline.kept.close)
@@ -321,7 +292,8 @@ class Indexer:
     async def remove(self, rel: str) -> None:
         """Forget a document now (its file is gone): cancel its work, drop its row."""
         self._queue.cancel(rel)
-        await self._remove(rel)
+        self._attempts.pop(rel, None)
+        await self.files.remove(rel)
         if self._queue.idle and self._tasks:
             self.janitor.collect_later()
 
@@ -379,7 +351,7 @@ class Indexer:
                 if job is None:  # the queue was closed: stop
                     return
                 try:
-                    await self._handle(job, place)
+                    self._then(job, *await self.files.handle(job, place.give_back))
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:  # a worker must never die
@@ -394,146 +366,32 @@ class Indexer:
             if self._queue.idle:
                 self.janitor.collect_later()
 
-    async def _handle(self, job: Job, place: _Place) -> None:
-        rel = job.rel
-        info = await asyncio.to_thread(inspect, self.docs_dir, rel)
-        if info is None or not is_candidate(rel):
-            await self._remove(rel)
-            return
-        record = self.registry.get_by_path(rel)  # read once: every decision below uses it
-        if info.outside is not None:
-            reason = (
-                f"a link to {info.outside}, outside the documents folder: Docent never"
-                " follows links out of the folder. Copy the file in instead."
-            )
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        if not is_supported(Path(rel)):
-            self._fail(rel, str(UnsupportedFile(Path(rel))), retry=False, info=info)
-            return
-        if info.size > self.max_file_bytes:
-            reason = (
-                f"too large to index ({_mb(info.size)}; the limit is"
-                f" {_mb(self.max_file_bytes)}). Split the file, or raise DOCENT_MAX_FILE_MB."
-            )
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        if self._unchanged(record, info):
-            assert record is not None
-            self.events.publish(_finished(record))
-            return
-        if await asyncio.to_thread(short_of_room, self.data_dir):
-            # Nothing is read, embedded or written on a full disk: a write that Chroma
-            # itself refuses can leave it stuck (ingest.index.chroma_calls).
-            self._wait_for_space(rel)
-            return
-        run = IndexJob(job, self.docs_dir / rel, info, record, self.time_budget)
-        try:
-            await self._settle(info)
-            outcome = await self.runner.run(run, place.give_back)
-        except Busy as busy:
-            self._retry_later(job, str(busy))
-            return
-        except NeedsOcr:
-            # A page needs OCR: the file is read again, whole, in the OCR lane (what it
-            # embedded so far is resumed there, not embedded again).
-            self._scanned.add(rel)
-            self.registry.upsert(rel, status=DocStatus.QUEUED)
+    def _then(self, job: Job, then: Next, why: str) -> None:
+        """Do what comes next for ``job``'s path, as its run said."""
+        if then == "done":
+            self._attempts.pop(job.rel, None)
+        elif then == "retry":
+            self._retry_later(job, why)
+        elif then == "ocr":
+            self._scanned.add(job.rel)
             self._queue.hand_over(job, "ocr")
-            return
-        except TurnOver:
-            self._queue.requeue(job)  # to the back of the OCR lane; it resumes there
-            return
-        except PermissionError:
-            self._retry_later(job, "permission denied")
-            return
-        except Cancelled:
-            return  # the queue runs the path again, or it was stopped
-        except FileNotFoundError:
-            await self._remove(rel)
-            return
-        except TimeoutError as late:
-            self._fail(
-                rel,
-                f"took longer than its time budget ({late}) to index;"
-                " Docent tries again when the file changes",
-                retry=False,
-                info=info,
-            )
-            return
-        except (UnreadableFile, UnsupportedFile) as exc:
-            reason = exc.reason if isinstance(exc, UnreadableFile) else str(exc)
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        except Exception as exc:
-            if is_disk_full(exc):  # not the file's fault: it waits for space
-                self._wait_for_space(rel)
-                return
-            log.exception("indexing %s failed", rel)
-            self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300], retry=True)
-            return
-        self._attempts.pop(rel, None)
-        self.events.publish(_finished(outcome.record))
-
-    def _unchanged(self, record: DocumentRecord | None, info: FileInfo) -> bool:
-        """Same size and mtime as when last read, and settled: nothing to do."""
-        if record is None or (record.size, record.mtime_ns) != (info.size, info.mtime_ns):
-            return False
-        if record.status == DocStatus.ERROR:
-            return not record.retry
-        if record.status != DocStatus.READY or record.content_key is None:
-            return False
-        content = self.registry.content(record.content_key)
-        return content is not None and content.state == READY
-
-    async def _settle(self, info: FileInfo) -> None:
-        """Raise Busy if the file is still growing (only checked for fresh files)."""
-        if time.time() - info.mtime_ns / 1e9 > _FRESH_SECONDS:
-            return
-        await asyncio.sleep(self.settle_seconds)
-        after = await asyncio.to_thread(inspect, self.docs_dir, info.rel)
-        if after is None:
-            raise FileNotFoundError(info.rel)
-        if (after.size, after.mtime_ns) != (info.size, info.mtime_ns):
-            raise Busy("the file is still being written")
-
-    def _fail(self, rel: str, reason: str, *, retry: bool, info: FileInfo | None = None) -> None:
-        self._attempts.pop(rel, None)
-        stat: dict[str, Any] = {}
-        if info is not None:
-            stat = {"size": info.size, "mtime_ns": info.mtime_ns}
-        record = self.registry.upsert(
-            rel,
-            status=DocStatus.ERROR,
-            pages=None,
-            chunks=0,
-            error=reason,
-            retry=retry,
-            content_key=None,  # an old version's chunks would be stale now
-            **stat,
-        )
-        self.events.publish(_finished(record))
-
-    async def _remove(self, rel: str) -> None:
-        self._attempts.pop(rel, None)
-        record = self.registry.get_by_path(rel)
-        if record is not None and record.sha256 is not None:  # what OCR read of it goes too
-            await asyncio.to_thread(self.pipeline.forget_kept, record.sha256)
-        doc_id = doc_id_for(rel)
-        if self.registry.remove(doc_id):
-            self.events.publish(IngestEvent("removed", rel, doc_id))
+        elif then == "requeue":
+            self._queue.requeue(job)
+        elif then == "space":
+            self._wait_for_space(job.rel)
 
     def _retry_later(self, job: Job, why: str) -> None:
         attempt = self._attempts.get(job.rel, 0) + 1
-        if attempt > self.max_retries:
-            self._fail(
+        if attempt > self.options.max_retries:
+            self._attempts.pop(job.rel, None)
+            self.files.fail(
                 job.rel,
                 f"could not read the file: {why} (Docent tries again when it changes)",
                 retry=True,
             )
             return
         self._attempts[job.rel] = attempt
-        delay = min(self.retry_seconds * attempt, 30.0)
+        delay = min(self.options.retry_seconds * attempt, 30.0)
         log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
         self._queue.retry_later(job.rel, delay, size=job.size, lane=job.lane)
 
@@ -555,20 +413,6 @@ class Indexer:
         self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
 
 
-def _finished(record: DocumentRecord) -> IngestEvent:
-    kind: EventKind = "error" if record.status == DocStatus.ERROR else "ready"
-    return IngestEvent(
-        kind,
-        record.path,
-        record.id,
-        pages_done=record.pages or 0,
-        pages_total=record.pages,
-        chunks=record.chunks,
-        error=record.error,
-        note=record.note,
-    )
-
-
 class _Place:
     """One of the places where a file is read and embedded, given back once."""
 
@@ -581,12 +425,3 @@ class _Place:
         if self._held:
             self._held = False
             self._places.release()
-
-
-_WAITING_PER_WORKER = 4
-"""Worker tasks per place: the rest run files that wait for their write (a few seconds)."""
-
-
-def _mb(size: int) -> str:
-    mb = size / (1 << 20)
-    return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB"

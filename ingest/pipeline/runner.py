@@ -78,12 +78,13 @@ class ThreadPool:
 class FileRunner:
     """Runs one file's pipeline on the pool and waits for it within its budget."""
 
-    def __init__(self, pipeline: Pipeline, *, threads: int, ocr_page_seconds: float) -> None:
+    def __init__(self, pipeline: Pipeline, *, threads: int) -> None:
         self.pipeline = pipeline
-        self.ocr_page_seconds = ocr_page_seconds
         self.pool = ThreadPool(threads, "index")
 
-    async def run(self, job: IndexJob, on_settle: Callable[[], None]) -> Outcome:
+    async def run(
+        self, job: IndexJob, on_settle: Callable[[], None], ocr_page_seconds: float
+    ) -> Outcome:
         """Run the pipeline on ``job`` under its budget (in the OCR lane, grown by
         ``ocr_page_seconds`` a page once the page count is known); raises what the
         pipeline raised, or TimeoutError past the budget.
@@ -101,7 +102,7 @@ class FileRunner:
         def on_open(pages: int | None) -> None:  # in the pipeline's thread
             if job.lane == "ocr":
                 read = min(pages or 1, self.pipeline.ocr_max_pages)
-                job.budget = base + self.ocr_page_seconds * read
+                job.budget = base + ocr_page_seconds * read
 
         def settle_in_loop() -> None:
             on_settle()
@@ -148,9 +149,11 @@ class FileRunner:
             # The thread stops at its next check and the file's parser process is killed
             # at once (the pool watches this event); nobody waits for either.
             job.cancelled.set()
+            future.cancel()  # what the thread ends with later is nobody's to read
             raise
         if not future.done():
             job.cancelled.set()  # as above: the parser process past its budget is killed
+            future.cancel()
             raise TimeoutError(duration(job.budget))
         return future.result()
 
