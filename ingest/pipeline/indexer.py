@@ -1,22 +1,12 @@
-"""The indexer: workers that take paths off the work queue and run the pipeline on them.
+"""The indexer: keeps the registry and every index in step with the documents folder.
 
-This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
-file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
-in a daemon thread under a time budget, and is parsed in a worker process of the
-``ParserPool``: a file past its budget ends ``error`` and its worker is killed while the
-indexer moves on, and stopping never waits for a thread for long. Six files run at once by
-default: the embedding of the files in flight is shared (``batcher``), and a window with
-texts of several files sorts by length far better than one file's few chunks. A file
-that has embedded everything and waits for its chunks to be written together with
-other files' (``write_behind``) gives its place to the next file.
-
-Files read by OCR run in a lane of their own (``queue``): one place, one OCR worker
-process with onnxruntime on one thread, so a long scan holds none of the places typed
-files need and leaves them a core. A picture goes there at once; a PDF goes there when
-its typed run meets a page without usable text (NeedsOcr). Its time budget grows by
-``ocr_page_seconds`` for each page OCR may read. Files there take turns, and what OCR
-read is kept page by page (``scans``): a file ending its turn (TurnOver) goes to the back
-of the lane and later continues where it stopped, as a file does after a crash.
+This module only coordinates, and is what the app calls: it feeds the work queue (a
+change seen, an upload, a scan), holds files while the disk is full (``space``) and says
+when all is done. ``lanes`` runs the worker tasks of each lane and what follows each
+file's run (retries, the OCR lane); ``file_handler`` runs one file, on the ``runner``'s
+bounded pool of threads under a time budget, parsed in a worker process of the
+``ParserPool``; ``pipeline`` does the file's work, ``reconcile`` compares the folder with
+the registry and the indexes, and the ``janitor`` collects what no file uses any more.
 """
 
 from __future__ import annotations
@@ -31,16 +21,15 @@ from ingest.disk import DiskFull, is_disk_full
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
-from ingest.loaders import needs_ocr
 from ingest.loaders.errors import OLD_SCANNED
 from ingest.parsing import ParserPool
-from ingest.pipeline.file_handler import FileHandler, Next
+from ingest.pipeline.file_handler import FileHandler
 from ingest.pipeline.folder import is_candidate, relative
 from ingest.pipeline.janitor import Janitor
-from ingest.pipeline.options import WAITING_PER_PLACE, IndexOptions
+from ingest.pipeline.lanes import Lanes
+from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ingest.pipeline.queue import Job, Lane, WorkQueue
 from ingest.pipeline.reconcile import Reconciler, Report
 from ingest.pipeline.space import SpaceWait
 from ingest.types import DocStatus, DocumentRecord
@@ -100,49 +89,35 @@ class Indexer:
             self.pipeline.busy_keys,
             on_collected=on_collected,
         )
-        self._places = asyncio.Semaphore(options.workers)
-        """Files being read or embedded at once; one waiting for its write holds none."""
-        self._scan_places = asyncio.Semaphore(1)
-        """The OCR lane's one place."""
-        self._scanned: set[str] = set()
-        """Paths found to need OCR: queued in the OCR lane from now on."""
-        self._queue = WorkQueue()
-        self._attempts: dict[str, int] = {}
-        self._tasks: list[asyncio.Task[None]] = []
+        self.lanes = Lanes(
+            self.files,
+            options,
+            ocr=ocr_parsers is not None,
+            on_space=lambda rel: self.space.hold(rel),
+            on_idle=lambda: self.janitor.collect_later(),
+        )
+        """The work queue, the worker tasks of each lane, and retries."""
         self.janitor = Janitor(
             self.reconciler,
             self.pipeline,
-            idle=lambda: self._queue.idle,
-            running=lambda: bool(self._tasks),
+            idle=lambda: self.lanes.queue.idle,
+            running=lambda: self.lanes.running,
             on_hold=lambda: len(self.space) > 0,
             delay=options.gc_delay,
         )
         """Collects what no file uses any more, and fills document vectors, while idle."""
         self.space = SpaceWait(
-            self.data_dir,
+            registry,
+            self.events,
             lambda rel: self.enqueue(self.docs_dir / rel),
             retry_seconds=options.space_retry_seconds,
         )
         """Paths that met a full disk: queued again once writes succeed."""
 
-    # -- lifecycle -------------------------------------------------------------------
-
     async def start(self) -> None:
         """Start the workers (once)."""
         self.events.bind(asyncio.get_running_loop())
-        if not self._tasks:
-            self._queue.reopen()
-            self._places = asyncio.Semaphore(self.options.workers)  # bound to this loop
-            self._scan_places = asyncio.Semaphore(1)
-            self._tasks = [
-                asyncio.create_task(self._work("typed"), name=f"docent-indexer-{n}")
-                for n in range(self.options.threads(ocr=False))
-            ]
-            if self.ocr_parsers is not None:
-                self._tasks += [
-                    asyncio.create_task(self._work("ocr"), name=f"docent-ocr-{n}")
-                    for n in range(WAITING_PER_PLACE)
-                ]
+        self.lanes.start()
 
     async def stop(self, timeout: float = 3.0) -> None:
         """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
@@ -150,17 +125,9 @@ class Indexer:
         Unfinished files stay ``queued``/``indexing`` in the registry with the chunks
         written so far; the next scan resumes them.
         """
-        self._queue.close()
         self.janitor.stop()
         self.space.stop()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-        self._tasks = []
+        await self.lanes.stop()
         # Files waiting for their shared write need not wait for their patience.
         await asyncio.to_thread(self.pipeline.writes.drain)
         await self.files.runner.wait_stopped(timeout)
@@ -172,7 +139,7 @@ class Indexer:
     def queued(self) -> int:
         """Files not finished yet: waiting, waiting to retry (or for disk space), or being
         indexed now."""
-        return self._queue.pending + len(self.space)
+        return self.lanes.queue.pending + len(self.space)
 
     @property
     def waiting_for_space(self) -> list[str]:
@@ -184,26 +151,13 @@ class Indexer:
         """Why files wait for space (or would), naming the disk; None while it has room."""
         return self.space.disk_full
 
-    def is_pending(self, rel: str) -> bool:
-        """Whether this path is waiting or being indexed."""
-        return self._queue.is_pending(rel)
-
-    def lane_for(self, rel: str) -> Lane:
-        """Where ``rel`` is read: pictures and files found to need OCR in the OCR lane
-        (when OCR is on), everything else in the typed lane."""
-        if self.ocr_parsers is not None and (rel in self._scanned or needs_ocr(Path(rel))):
-            return "ocr"
-        return "typed"
-
     async def wait_idle(self) -> None:
         """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
         while True:
-            await self._queue.wait_idle()
+            await self.lanes.queue.wait_idle()
             await self.janitor.collect()
-            if self._queue.idle:
+            if self.lanes.queue.idle:
                 return
-
-    # -- feeding the queue -----------------------------------------------------------
 
     def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
         """Queue a file for a look (call on the event loop); False if it is ignored.
@@ -246,9 +200,9 @@ class Indexer:
             except Exception as error:
                 if not is_disk_full(error):
                     raise
-                self._wait_for_space(rel)
+                self.space.hold(rel)
                 raise DiskFull(self.data_dir) from error
-        added = self._queue.put(rel, size=size, urgent=urgent, lane=self.lane_for(rel))
+        added = self.lanes.put(rel, size, urgent=urgent)
         if added:
             self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
         return added
@@ -278,7 +232,7 @@ class Indexer:
         queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
         for rel in report.gone:
             self._put_or_hold(rel, 0)
-        if self._queue.idle:  # nothing to do, so nothing will call for a collection later
+        if self.lanes.queue.idle:  # nothing to do, so nothing will call for a collection later
             self.janitor.collect_later()
         return len(queued)
 
@@ -291,10 +245,9 @@ class Indexer:
 
     async def remove(self, rel: str) -> None:
         """Forget a document now (its file is gone): cancel its work, drop its row."""
-        self._queue.cancel(rel)
-        self._attempts.pop(rel, None)
+        self.lanes.cancel(rel)
         await self.files.remove(rel)
-        if self._queue.idle and self._tasks:
+        if self.lanes.queue.idle and self.lanes.running:
             self.janitor.collect_later()
 
     async def reindex(self, rel: str) -> bool:
@@ -316,7 +269,7 @@ class Indexer:
 
         Starts and stops the workers itself if they were not running.
         """
-        started_here = not self._tasks
+        started_here = not self.lanes.running
         visited: set[str] = set()
 
         def listen(event: IngestEvent) -> None:
@@ -337,91 +290,7 @@ class Indexer:
         records = (self.registry.get_by_path(rel) for rel in sorted(visited))
         return [record for record in records if record is not None]
 
-    # -- the workers -----------------------------------------------------------------
-
-    async def _work(self, lane: Lane) -> None:
-        places = self._scan_places if lane == "ocr" else self._places
-        while True:
-            # A place first, then the most urgent job: a job taken early would wait for
-            # a place while a more urgent one arrived.
-            await places.acquire()
-            place = _Place(places)
-            try:
-                job = await self._queue.get(lane)
-                if job is None:  # the queue was closed: stop
-                    return
-                try:
-                    self._then(job, *await self.files.handle(job, place.give_back))
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:  # a worker must never die
-                    if is_disk_full(error):
-                        self._wait_for_space(job.rel)
-                    else:
-                        log.exception("indexing %s failed unexpectedly", job.rel)
-                finally:
-                    self._queue.done(job)
-            finally:
-                place.give_back()
-            if self._queue.idle:
-                self.janitor.collect_later()
-
-    def _then(self, job: Job, then: Next, why: str) -> None:
-        """Do what comes next for ``job``'s path, as its run said."""
-        if then == "done":
-            self._attempts.pop(job.rel, None)
-        elif then == "retry":
-            self._retry_later(job, why)
-        elif then == "ocr":
-            self._scanned.add(job.rel)
-            self._queue.hand_over(job, "ocr")
-        elif then == "requeue":
-            self._queue.requeue(job)
-        elif then == "space":
-            self._wait_for_space(job.rel)
-
-    def _retry_later(self, job: Job, why: str) -> None:
-        attempt = self._attempts.get(job.rel, 0) + 1
-        if attempt > self.options.max_retries:
-            self._attempts.pop(job.rel, None)
-            self.files.fail(
-                job.rel,
-                f"could not read the file: {why} (Docent tries again when it changes)",
-                retry=True,
-            )
-            return
-        self._attempts[job.rel] = attempt
-        delay = min(self.options.retry_seconds * attempt, 30.0)
-        log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
-        self._queue.retry_later(job.rel, delay, size=job.size, lane=job.lane)
-
     @property
     def data_dir(self) -> Path:
         """Where the registry and the indexes are written."""
-        return self.registry.db_path.parent
-
-    def _wait_for_space(self, rel: str) -> None:
-        """Hold ``rel`` until the data dir has room again, then queue it once more."""
-        self.space.hold(rel)
-        record = self.registry.get_by_path(rel)
-        if record is not None and record.status == DocStatus.INDEXING:
-            try:  # it waits like any file not started (the registry has room, most often)
-                self.registry.upsert(rel, status=DocStatus.QUEUED)
-            except Exception as error:
-                if not is_disk_full(error):
-                    raise
-        self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
-
-
-class _Place:
-    """One of the places where a file is read and embedded, given back once."""
-
-    def __init__(self, places: asyncio.Semaphore) -> None:
-        self._places = places
-        self._held = True
-
-    def give_back(self) -> None:
-        """Free the place (on the event loop's thread); a second call does nothing."""
-        if self._held:
-            self._held = False
-            self._places.release()
+        return self.space.data_dir

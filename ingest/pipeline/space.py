@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from pathlib import Path
 
-from ingest.disk import DiskFull, has_room, short_of_room
+from ingest.disk import DiskFull, has_room, is_disk_full, short_of_room
+from ingest.index.registry import Registry
+from ingest.keys import doc_id_for
+from ingest.pipeline.progress import EventBus, IngestEvent
+from ingest.types import DocStatus
 
 log = logging.getLogger(__name__)
 
@@ -23,9 +26,17 @@ class SpaceWait:
     """The paths that met a full disk, and the task that queues them again."""
 
     def __init__(
-        self, data_dir: Path, requeue: Callable[[str], object], *, retry_seconds: float = 5.0
+        self,
+        registry: Registry,
+        events: EventBus,
+        requeue: Callable[[str], object],
+        *,
+        retry_seconds: float = 5.0,
     ) -> None:
-        self.data_dir = data_dir
+        self.registry = registry
+        self.events = events
+        self.data_dir = registry.db_path.parent
+        """Where the registry and the indexes are written."""
         self._requeue = requeue
         """Queues a path again (on the event loop); may raise DiskFull, which holds it."""
         self.retry_seconds = retry_seconds
@@ -49,7 +60,8 @@ class SpaceWait:
         return full
 
     def hold(self, rel: str) -> None:
-        """Hold ``rel`` until the disk has room again (call on the event loop)."""
+        """Hold ``rel`` until the disk has room again, then queue it once more (call on
+        the event loop); it shows ``queued`` meanwhile."""
         if not self._held:
             log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
         self._held[rel] = None
@@ -57,6 +69,14 @@ class SpaceWait:
             self._task = asyncio.get_running_loop().create_task(
                 self._retry_when_space(), name="docent-wait-for-space"
             )
+        record = self.registry.get_by_path(rel)
+        if record is not None and record.status == DocStatus.INDEXING:
+            try:  # it waits like any file not started (the registry has room, most often)
+                self.registry.upsert(rel, status=DocStatus.QUEUED)
+            except Exception as error:
+                if not is_disk_full(error):
+                    raise
+        self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
 
     def stop(self) -> None:
         """Stop looking at the disk; the paths stay held (the next scan finds them)."""
