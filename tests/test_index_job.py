@@ -32,14 +32,20 @@ def parts(tmp_path: Path) -> Iterator[IngestParts]:
 async def test_files_run_on_a_bounded_pool_of_daemon_threads(
     parts: IngestParts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    threads: set[threading.Thread] = set()
-    real = Pipeline.process
+    runs: set[threading.Thread] = set()
+    loaders: set[threading.Thread] = set()
+    real_process, real_chunks = Pipeline.process, Pipeline._chunks
 
-    def noting_thread(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
-        threads.add(threading.current_thread())
-        return real(self, *args, **kwargs)
+    def process(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
+        runs.add(threading.current_thread())
+        return real_process(self, *args, **kwargs)
 
-    monkeypatch.setattr(Pipeline, "process", noting_thread)
+    def chunks(self: Pipeline, *args: Any) -> Any:  # in the thread that reads ahead
+        loaders.add(threading.current_thread())
+        yield from real_chunks(self, *args)
+
+    monkeypatch.setattr(Pipeline, "process", process)
+    monkeypatch.setattr(Pipeline, "_chunks", chunks)
     indexer = Indexer(
         parts.docs, parts.registry, [parts.store], parts.embedder, options=IndexOptions(workers=1)
     )
@@ -47,8 +53,9 @@ async def test_files_run_on_a_bounded_pool_of_daemon_threads(
     records = await indexer.index_all()
 
     assert [r.status for r in records] == [DocStatus.READY] * FILES
-    assert 1 <= len(threads) <= 4  # one place, and three files waiting for their write
-    assert all(thread.daemon for thread in threads)  # a frozen file never holds the exit
+    # One place, and three more worker tasks for files waiting for their write.
+    assert 1 <= len(runs) <= 4 and 1 <= len(loaders) <= 4
+    assert all(t.daemon for t in runs | loaders)  # a frozen file never holds the exit
 
 
 async def test_a_file_s_registry_row_is_read_once_per_decision(

@@ -78,6 +78,7 @@ class Indexer:
             chunk_size=options.chunk_size,
             chunk_overlap=options.chunk_overlap,
             ocr_max_pages=options.ocr_max_pages,
+            loaders=options.threads(ocr=ocr_parsers is not None),
         )
         self.files = FileHandler(self.docs_dir, registry, self.pipeline, self.events, options)
         """Runs one file taken off the queue and writes down how it ended."""
@@ -131,6 +132,7 @@ class Indexer:
         # Files waiting for their shared write need not wait for their patience.
         await asyncio.to_thread(self.pipeline.writes.drain)
         await self.files.runner.wait_stopped(timeout)
+        self.pipeline.loaders.close()
         if self._owns_parsers:  # a pool passed in is its owner's to close
             await asyncio.to_thread(self.parsers.close)
         await asyncio.to_thread(self.pipeline.kept.close)

@@ -39,10 +39,12 @@ from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.kept_pages import KeptPages
+from ingest.pipeline.options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
 from ingest.pipeline.scans import open_scan
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, chunk_stream, open_source
+from ingest.pipeline.threads import ThreadPool
 from ingest.pipeline.write_behind import WriteBehind
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page, PlacedLine
 from models.protocols import Embedder
@@ -95,6 +97,7 @@ class Pipeline:
         chunk_overlap: int = 150,
         embed_batch: int = EMBED_BATCH,
         ocr_max_pages: int = 500,
+        loaders: int = PLACES * WAITING_PER_PLACE,
     ) -> None:
         self.registry = registry
         self.indexes = indexes
@@ -111,6 +114,8 @@ class Pipeline:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.embed_batch = embed_batch
+        self.loaders = ThreadPool(loaders, "load")
+        """The threads that read ahead of each file's embedding, one a file in flight."""
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
         self._batchers: dict[int, EmbedBatcher] = {}
@@ -455,8 +460,15 @@ class Pipeline:
                     if cancelled.is_set():
                         raise Cancelled(rel) from None
 
-        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
-        thread.start()
+        def named_produce() -> None:
+            thread = threading.current_thread()
+            name, thread.name = thread.name, f"load {rel}"  # for py-spy and logs
+            try:
+                produce()
+            finally:
+                thread.name = name
+
+        self.loaders.submit(named_produce)
         try:
             item = take()
             while isinstance(item, _Batch):
