@@ -118,9 +118,6 @@ class ChatPage:
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
-        # Run, not added as a <script>: a page built after the starting frame is added to
-        # a live document, where an added <script> never runs (no shortcut worked there).
-        ui.run_javascript(shortcuts.script())
         ui.on("docent_width", self._width)
         ui.run_javascript(
             "emitEvent('docent_width', window.innerWidth);"

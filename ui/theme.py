@@ -6,6 +6,7 @@ from pathlib import Path
 
 from nicegui import ui
 
+from ui import shortcuts
 from ui.markdown import code_css
 
 PRIMARY = "#4f46e5"
@@ -248,7 +249,9 @@ def apply() -> ui.dark_mode:
     ui.menu_item.default_props("role=menuitem")
     dark = ui.dark_mode(None)  # None: follow the operating system's setting
     ui.add_css(CSS + code_css())
-    ui.add_body_html(f"<script>{SCRIPT}</script>")
+    # The shortcut table rides in the page's own script: sent over the socket instead, it
+    # landed after the page was drawn, and a key pressed in between did nothing.
+    ui.add_body_html(f"<script>{shortcuts.script()}{SCRIPT}</script>")
     return dark
 
 

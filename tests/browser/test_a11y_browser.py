@@ -9,6 +9,7 @@ installs it with `npm ci`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from tests.browser.harness import ROOT, count_is, fresh_shots, running_app, skip
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
+from ui.shortcuts import SHORTCUTS
 
 AXE = ROOT / "tests" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -400,6 +402,23 @@ async def test_menus_and_shortcuts_from_the_keyboard(
     await page.keyboard.type("revenue")
     await page.screenshot(path=shots / "search-shortcut-420.png")
     assert page.errors == []
+
+
+async def test_shortcuts_are_known_before_the_socket_connects(
+    served: tuple[str, FakeOllamaServer], browser: Any
+) -> None:
+    # The table came over the socket once; a key pressed before it landed (a loaded
+    # machine, Ctrl+K right after a reload) did nothing. With the socket refused, the page
+    # has only what it was served.
+    link, _ = served
+    page = await _window(browser, link, 1400)
+    await page.route("**/socket.io/**", lambda route: route.abort())  # long polling
+    await page.route_web_socket(re.compile("socket\\.io"), lambda socket: None)  # no server
+    await page.goto(link.split("/login", 1)[0])
+    await page.locator("textarea").wait_for()
+    assert not await _connected(page)
+    known = await page.evaluate("(window.docent && window.docent.shortcuts || []).length")
+    assert known == len(SHORTCUTS)
 
 
 async def _focused_is(page: Any, text: str) -> bool:
