@@ -143,3 +143,19 @@ def test_the_checked_sentences_move_with_the_marks() -> None:
     ]
     for sentence in moved:
         assert result.text[sentence.start : sentence.end] == sentence.text
+
+
+def test_a_mark_used_as_a_noun_goes_with_the_words_that_lead_into_it() -> None:
+    # A small model writes "According to [2], ..."; with [2] not a source, the answer read
+    # "According to, the Malkin Athletic Center has three weight rooms".
+    answer = "According to [2], the center has three weight rooms [1]. It opened, see [7]."
+    result = correct_citations(answer, support(answer, [("supported", (1,)), ("none", ())]), [1])
+    assert result.text == "The center has three weight rooms [1]. It opened."
+    checked = result.moved(support(answer, [("supported", (1,)), ("none", ())]))
+    assert [s.text for s in checked] == ["The center has three weight rooms [1].", "It opened."]
+
+
+def test_a_lead_in_mid_sentence_goes_with_its_comma() -> None:
+    answer = "The center has three weight rooms, according to [5]."
+    result = correct_citations(answer, support(answer, [("supported", (1,))]), [1])
+    assert result.text == "The center has three weight rooms [1]."

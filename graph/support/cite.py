@@ -5,7 +5,8 @@ other ("[4, 14]" copied from an article's own references) is dropped. A supporte
 partly supported sentence keeps the sources it cited that do support it, or else gets
 its best span's source; an unsupported one keeps no mark; one that was not judged
 (nothing to check in it, or left unchecked) keeps its marks that are citations. Only
-marks change: every other character of the answer stays as it was.
+marks change, and the words that lead into a mark used as a noun ("According to [2], ..."
+would read "According to, ..." without them): every other character stays as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ _BRACKETS = re.compile(r"\[[^\[\]\n]{1,40}\](?!\()")
 """Anything in square brackets that is not a Markdown link; ``cited_numbers`` decides."""
 _TAIL = ".!?…:;\"'”’»)*_"
 """Stops and closers a sentence's own mark goes before: "in 1856 [1]."."""
+_LEAD_IN = re.compile(
+    r"(?:,\s*)?\b(?:according to|as (?:stated|noted|mentioned|described|shown|explained|"
+    r"reported|given) in|see)\s*$",
+    re.IGNORECASE,
+)
+"""Words that make a mark the object of a phrase; they go with it."""
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
 
 
 @dataclass(frozen=True)
@@ -97,13 +105,14 @@ def correct_citations(
         cited.append(final)
         if final == said and len(valid) == len(own):
             continue
-        edits += [_removal(answer, m) for m in own]
+        for mark in own:
+            edits += _removal(answer, mark)
         if final:
             at = _insertion_point(answer, sentence.start, sentence.end, own)
             edits.append((at, at, " " + "".join(f"[{n}]" for n in final)))
     for mark in marks:
         if mark not in claimed and not set(mark.numbers) <= given:
-            edits.append(_removal(answer, mark))
+            edits += _removal(answer, mark)
     text, applied = _apply(answer, edits)
     return CitedAnswer(text, tuple(cited), applied)
 
@@ -115,17 +124,35 @@ def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:
     return kept or (sentence.source.n,)
 
 
-def _removal(text: str, mark: Mark) -> tuple[int, int, str]:
-    """Delete a mark and the spaces before it (or after it, at a line's start)."""
+def _removal(text: str, mark: Mark) -> list[tuple[int, int, str]]:
+    """Delete a mark and the spaces before it (or after it, at a line's start), with the
+    words that lead into it: "According to [2], the rate..." becomes "The rate..."."""
+    lead = _LEAD_IN.search(text, 0, mark.start)
+    if lead is not None:
+        return _lead_in_removal(text, lead.start(), mark.end)
     start = mark.start
     while start > 0 and text[start - 1] in " \t":
         start -= 1
     if start > 0 and text[start - 1] not in "\n":
-        return (start, mark.end, "")
+        return [(start, mark.end, "")]
     end = mark.end
     while end < len(text) and text[end] in " \t":
         end += 1
-    return (mark.start, end, "")
+    return [(mark.start, end, "")]
+
+
+def _lead_in_removal(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Delete ``text[start:end]`` (a lead-in and its mark); at a sentence's start, with
+    the comma after it, and the next word capitalised."""
+    if not _SENTENCE_START.search(text, 0, start):
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        return [(start, end, "")]
+    while end < len(text) and text[end] in ", \t":
+        end += 1
+    if end < len(text) and text[end].islower():
+        return [(start, end, ""), (end, end + 1, text[end].upper())]
+    return [(start, end, "")]
 
 
 def _insertion_point(text: str, start: int, end: int, own: Sequence[Mark]) -> int:
