@@ -298,27 +298,32 @@ async def main() -> None:
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--only", default="chat,summary,compare")
     args = parser.parse_args()
-    inner = OpenAIChat(args.url, args.model, max_tokens=1024, options={"temperature": 0})
-    health = await inner.health()
-    if not health.reachable or health.error:
-        raise SystemExit(f"The model server is not ready: {health.error}")
-    model = CountedModel(inner)
     load = os.getloadavg()
     print(
         f"model {args.model} at {args.url}; machine: {os.cpu_count()} cores, load "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
     )
-    parts = {"chat": lambda: chat(model, args.questions), "summary": lambda: summary(model)}
-    parts["compare"] = lambda: compare(model)
+    parts = {
+        "chat": lambda model: chat(model, args.questions),
+        "summary": summary,
+        "compare": compare,
+    }
     try:
         for name in args.only.split(","):
             print(f"== {name}")
-            await parts[name.strip()]()
+            # A fresh client for each part: stopping a part's app closes the model it had.
+            inner = OpenAIChat(args.url, args.model, max_tokens=1024, options={"temperature": 0})
+            health = await inner.health()
+            if not health.reachable or health.error:
+                raise SystemExit(f"The model server is not ready: {health.error}")
+            try:
+                await parts[name.strip()](CountedModel(inner))
+            finally:
+                await inner.aclose()
             print()
     finally:
         load = os.getloadavg()
         print(f"machine load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-        await inner.aclose()
 
 
 if __name__ == "__main__":
