@@ -17,6 +17,7 @@ from app.services.health import (
     next_wait,
 )
 from models.openai_chat import OpenAIChat
+from tests.fakes.chat import FakeChatModel
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.running import eventually
 
@@ -61,3 +62,19 @@ async def test_a_whole_answer_counts_as_a_reading_and_a_stream_is_never_disturbe
             await chat.aclose()
     assert all(report.problems == [] and report.models == [MODEL] for report in during)
     assert len(llama.requests_to("/v1/models")) == 2 and llama.cut_short == 0
+
+
+async def test_a_check_that_fails_is_said_and_the_checks_go_on() -> None:
+    # A check that raised (a closed client did) ended the checking task for good, and
+    # stopping the app then raised that error before closing its stores and threads.
+    chat = FakeChatModel()
+    chat.health_failure = RuntimeError("Cannot send a request, as the client has been closed.")
+    monitor = HealthMonitor(chat)
+    monitor.start()
+    try:
+        await eventually(lambda: monitor.report.problems, what="the failed check said")
+        assert "could not check the model server" in monitor.report.problems[0].message
+        monitor.poke()
+        await eventually(lambda: monitor.report.problems == [], what="the next check")
+    finally:
+        await monitor.stop()

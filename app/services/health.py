@@ -104,7 +104,12 @@ class HealthMonitor:
     async def check_now(self) -> HealthReport:
         """Ask right away (the banner's Retry), publish the result and return it."""
         self._checked_at = time.monotonic()
-        self._health = await self._llm.health()
+        try:
+            self._health = await self._llm.health()
+        except Exception as exc:  # a fault of ours: say so, and keep checking
+            log.exception("checking the model server failed")
+            error = f"Docent could not check the model server at {self._llm.host}: {exc}"
+            self._health = Health(False, self._llm.host, error=error)
         return self._publish(self._health)
 
     async def check_due(self) -> HealthReport:

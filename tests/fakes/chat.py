@@ -55,6 +55,8 @@ class FakeChatModel:
         before the queue is used; returning None falls through to the queue. Lets a test
         answer by the kind of call (rewrite, suggestions) and keep the queue for answers,
         as ``FakeOllamaServer.responder`` does."""
+        self.health_failure: Exception | None = None
+        """Raised by the next ``health`` call, once: a fault on Docent's side of the call."""
         self.midway_gate: asyncio.Event | None = None
         """When set, a streamed reply yields its first piece, then waits for this event
         before the rest (holds an answer mid-way, for as long as a test needs)."""
@@ -164,6 +166,9 @@ class FakeChatModel:
 
     async def health(self) -> Health:
         """Reachable with ``[model]`` unless ``reachable`` is False."""
+        if self.health_failure is not None:
+            failure, self.health_failure = self.health_failure, None
+            raise failure
         if not self.reachable:
             return Health(False, self.host, error=str(OllamaUnavailable(self.host)))
         return Health(True, self.host, models=[self.model])
