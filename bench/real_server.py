@@ -169,6 +169,9 @@ async def chat(model: CountedModel, questions: int) -> None:
         runs = [run for _, a, f in rows for run in (a, f)]
         print(f"\nanswers that arrived non-empty: {arrived} of {2 * len(rows)}")
         print(f"follow-ups rewritten by the model with their scope: {scoped} of {len(rows)}")
+        for name, _, followed in rows:
+            if not _rewritten_with_scope(followed["done"], name):
+                print(f"  not counted: {name}: {_why_not(followed['done'])}")
         print(f"JSON calls: {model.json_ok} came back, {len(model.json_failed)} failed")
         for failure in model.json_failed[:5]:
             print(f"  {failure}")
@@ -194,6 +197,15 @@ def _rewritten_with_scope(done: Any, name: str) -> bool:
     queries = done.trace.get("queries") or []
     aimed = bool(queries) and all(q["files"] == [name] for q in queries)
     return "rewriter" in nodes and aimed and model_wrote(queries, name)
+
+
+def _why_not(done: Any) -> str:
+    """What the trace says of a follow-up that was not rewritten with its scope."""
+    if not isinstance(done, Done):
+        return f"failed: {done.message}"
+    nodes = [n["node"] for n in done.trace.get("nodes") or []]
+    queries = [(q["text"][:60], q["files"]) for q in done.trace.get("queries") or []]
+    return f"nodes {nodes}; queries {queries}"
 
 
 def model_wrote(queries: list[dict[str, Any]], name: str) -> bool:
