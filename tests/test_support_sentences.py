@@ -33,6 +33,10 @@ def texts(text: str) -> list[str]:
         ('He said "No." Then he left.', ['He said "No."', "Then he left."]),
         ("It ended in 1945. 1946 was calm.", ["It ended in 1945.", "1946 was calm."]),
         ("See Fig. 3 and No. 5 for details.", ["See Fig. 3 and No. 5 for details."]),
+        (
+            "It follows Circular No. A-11, Part 6. See No. More was said.",
+            ["It follows Circular No. A-11, Part 6.", "See No.", "More was said."],
+        ),
     ],
 )
 def test_abbreviations_numbers_and_stops(text: str, expected: list[str]) -> None:

@@ -66,7 +66,8 @@ NUMBERED = frozenset(
     "no nos fig figs vol vols pp ch sec art op jan feb mar apr jun jul aug sep sept oct nov "
     "dec".split()
 )
-"""Abbreviations before a number ("No. 5", "Jan. 2020"); before a word, a sentence ends."""
+"""Abbreviations before a number or a code ("No. 5", "No. A-11", "Jan. 2020"); before a
+word, a sentence ends."""
 ENDERS = frozenset("etc al inc ltd co corp bros plc".split())
 """Abbreviations that often end a sentence too: they end one before a sentence opener."""
 OPENERS = frozenset(
@@ -202,8 +203,9 @@ def _is_boundary(text: str, match: re.Match[str], block_end: int) -> bool:
         return next_word.lower() in OPENERS
     if bare in TITLES:
         return False
-    if bare in NUMBERED:
-        return not next_word.isdigit()
+    if bare in NUMBERED:  # "No. 5", "No. A-11", "Fig. 3b": a number or a code follows
+        code = re.match(r"\S*", text[following.start(1) :]) if following else None
+        return not (next_word.isdigit() or (code and any(c.isdigit() for c in code.group(0))))
     if bare in ENDERS:
         return next_word.lower() in OPENERS
     return True
