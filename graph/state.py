@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -68,6 +69,13 @@ class SearchQuery(TypedDict):
     """Relative paths to search in; empty means the whole library."""
 
 
+def aimed_queries(text: str, mentions: Sequence[str]) -> list[SearchQuery]:
+    """The searches for ``text``: one aimed at each mentioned file, else one."""
+    if mentions:
+        return [SearchQuery(text=text, files=[path]) for path in mentions]
+    return [SearchQuery(text=text, files=[])]
+
+
 class Resume(TypedDict):
     """A follow-up that takes up a reading the user stopped (graph/whole/resume.py)."""
 
@@ -102,11 +110,14 @@ class AgentState(TypedDict, total=False):
     """Documents named with @file, resolved to their paths. Written by the router."""
     queries: list[SearchQuery]
     """What the retriever searches for; it runs each and merges the hits. Written by the
-    rewriter."""
+    router for a message searched as it is, else by the rewriter."""
     sources: list[Source]
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
     """Full text of each source, in the same order. Written by the retriever."""
+    whole_passages: bool
+    """The message asks for a summary, an outline or an explanation: the generator shows
+    its passages whole, unfocused. Written by the router."""
     whole_documents: bool
     """The passages are whole documents (small @mentioned files given whole), which the
     generator shows whole, unfocused. Written by the retriever."""

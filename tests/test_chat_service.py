@@ -58,12 +58,7 @@ async def test_events_arrive_in_contract_order(tmp_path: Path) -> None:
     assert isinstance(done, Done) and done.session_id == turn.session_id
     assert done.answer == "".join(e.text for e in events if isinstance(e, Token))
     assert done.trace["route"] == "rag"
-    assert [n["node"] for n in done.trace["nodes"]] == [
-        "router",
-        "rewriter",
-        "retriever",
-        "generator",
-    ]
+    assert [n["node"] for n in done.trace["nodes"]] == ["router", "retriever", "generator"]
     assert all(n["ms"] >= 0 for n in done.trace["nodes"])
     (sources,) = [e.sources for e in events if isinstance(e, Sources)]
     assert [s["path"] for s in sources] == [s["path"] for s in done.sources] == ["q3.pdf"]
