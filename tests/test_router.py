@@ -278,6 +278,18 @@ async def test_a_message_searched_as_it_is_goes_from_the_router_to_the_retriever
     assert nodes_run(out["events"]) == ["router", "retriever", "generator"]
     assert not any(isinstance(e, Status) and e.node == "rewriter" for e in out["events"])
     assert json_calls(llm) == 0
+    # A follow-up, and a message whose rephrasings are searched too, are the rewriter's.
+    router = make(llm)
+    await turn(router, "According to the manual, what is the X200 warranty?")
+    llm.enqueue_json({"query": "warranty of the X200 dishwasher"})
+    out = await turn(router, "and how long is it?")
+    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
+    assert out["queries"] == [{"text": "warranty of the X200 dishwasher", "files": []}]
+    expanding = make(llm, expand_queries=True)
+    llm.enqueue_json({"query": "X200 warranty", "variants": ["guarantee", "cover", "repair"]})
+    out = await turn(expanding, "According to the manual, what is the X200 warranty?")
+    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
+    assert [q["text"] for q in out["queries"]] == ["X200 warranty", "guarantee", "cover", "repair"]
 
 
 async def test_the_router_aims_a_query_at_each_mentioned_file() -> None:
@@ -291,21 +303,6 @@ async def test_the_router_aims_a_query_at_each_mentioned_file() -> None:
     ]
     assert nodes_run(out["events"]) == ["router", "retriever", "generator"]
     assert json_calls(llm) == 0
-
-
-async def test_a_follow_up_and_an_expanded_message_go_through_the_rewriter() -> None:
-    llm = FakeChatModel(default_reply="ok")
-    router = make(llm)
-    await turn(router, "According to the manual, what is the X200 warranty?")
-    llm.enqueue_json({"query": "warranty of the X200 dishwasher"})
-    out = await turn(router, "and how long is it?")
-    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
-    assert out["queries"] == [{"text": "warranty of the X200 dishwasher", "files": []}]
-    expanding = make(llm, expand_queries=True)
-    llm.enqueue_json({"query": "X200 warranty", "variants": ["guarantee", "cover", "repair"]})
-    out = await turn(expanding, "According to the manual, what is the X200 warranty?")
-    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
-    assert [q["text"] for q in out["queries"]] == ["X200 warranty", "guarantee", "cover", "repair"]
 
 
 async def test_an_opening_message_is_judged_by_the_rules_once(
