@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graph import prompts
 from graph.deps import GraphDeps
-from graph.events import NodeTimed, Sources, Status, Token
+from graph.events import NodeTimed, Recorded, Sources, Status, Token
 from graph.graph import build_graph
 from graph.state import Mode
 from models.llm import OllamaUnavailable
@@ -47,7 +47,7 @@ def turns(llm: FakeChatModel, chunks: Sequence[Any] = CHUNKS, **options: Any) ->
 
 
 def kinds(events: list[Any]) -> list[str]:
-    return [e.kind for e in events if not isinstance(e, NodeTimed)]
+    return [e.kind for e in events if not isinstance(e, NodeTimed | Recorded)]
 
 
 def text_of(events: list[Any]) -> str:
