@@ -155,7 +155,8 @@ class Search:
 
     def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, dict[str, Any]]:
         """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
-        page and index, and whether OCR read it; one store read for those not read yet."""
+        page and index, and whether OCR read it; one store read for those not read yet.
+        A chunk whose document no file holds now is gone: left out."""
         weighed = weighed or self._weighed
         chunks = {c.key: c.chunk for c in weighed if c.chunk is not None}
         unread = [k for k in dict.fromkeys(c.key for c in weighed) if k not in chunks]
@@ -163,8 +164,10 @@ class Search:
         paths = {doc_id: self.library.path_of(doc_id) for doc_id, _ in chunks}
         where = {}
         for key, chunk in chunks.items():
+            path = paths[key[0]]
+            if path is None:
+                continue  # no file holds its document any more
             read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
-            path = paths[key[0]] or chunk.path
             where[key] = {"path": path, "page": chunk.page, "index": key[1], **read}
         return where
 
