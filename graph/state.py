@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -67,13 +66,6 @@ class SearchQuery(TypedDict):
     text: str
     files: list[str]
     """Relative paths to search in; empty means the whole library."""
-
-
-def aimed_queries(text: str, mentions: Sequence[str]) -> list[SearchQuery]:
-    """The searches for ``text``: one aimed at each mentioned file, else one."""
-    if mentions:
-        return [SearchQuery(text=text, files=[path]) for path in mentions]
-    return [SearchQuery(text=text, files=[])]
 
 
 class Resume(TypedDict):

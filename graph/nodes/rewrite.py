@@ -13,7 +13,7 @@ from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import strip_mentions
 from graph.scope import drop_folder_mentions
-from graph.state import AgentState, SearchQuery, aimed_queries
+from graph.state import AgentState, SearchQuery
 from models.llm import LLMError
 
 HISTORY_MESSAGES = 6
@@ -37,10 +37,8 @@ async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentStat
         context, state.get("messages", []), text, context.options.rephrasings
     )
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
-    queries: list[SearchQuery] = []
-    for query in texts:
-        queries.extend(aimed_queries(query, mentions))
-    return {"queries": queries}
+    aims = [[path] for path in mentions] or [[]]
+    return {"queries": [SearchQuery(text=query, files=f) for query in texts for f in aims]}
 
 
 async def _ask(

@@ -32,7 +32,7 @@ from graph.nodes.rules import Verdict, judge
 from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
-from graph.state import AgentState, Mode, Route, RouteTier, aimed_queries
+from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from graph.whole.resume import asked_to_resume
 from models.llm import LLMError
 
@@ -187,7 +187,9 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             chosen, reason = await ask_llm(context, state, text)
     update = _fresh(state)
     if chosen in ("rag", "find") and _passes_through(state, context.options):
-        update["queries"] = aimed_queries(text or question, mentions)
+        # One search aimed at each mentioned file, else one of the whole library (or scope).
+        aims = [[path] for path in mentions] or [[]]
+        update["queries"] = [SearchQuery(text=text or question, files=f) for f in aims]
         if chosen == "rag":
             # The question's embedding overlaps the steps between here and the search.
             context.search.warm(text)
