@@ -103,8 +103,9 @@ async def record(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState
     """Assemble the trace and save it (and the final sources) on the answer message, and
     tell the caller the turn's outcome (``Recorded``), from the state it holds.
 
-    Where each weighed candidate sits was read by the search while the answer was
-    written (``Search.locate``): the store read would otherwise delay the first token.
+    Where each weighed candidate sits was read by the search once the answer's first
+    word was out (``Search.locate``, started by the generator), while the rest was
+    written: the store read would otherwise delay the first token or the end.
     """
     search = runtime.context.search
     candidates = await asyncio.to_thread(search.trace) if state.get("route") == "rag" else []

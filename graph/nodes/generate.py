@@ -255,6 +255,10 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         async for piece in context.llm.stream_chat(prompt.messages, usage):
             streamed += 1
             answer.say(piece)
+            if streamed == 1:
+                # Where the candidates sit, for the trace: read while the answer is
+                # written, not before its first word.
+                context.search.locate()
             if live is not None:
                 live.wrote(piece)
     except LLMError as error:

@@ -93,7 +93,6 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     tell(Sources(sources))
     whole = any(r.full_documents for r in results)
     texts = [p.text for p in passages]
-    search.locate()  # for the trace, while the answer is written
     return {"sources": sources, "passages": texts, "found": None, "whole_documents": whole}
 
 

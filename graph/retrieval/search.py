@@ -134,8 +134,8 @@ class Search:
 
     def locate(self) -> None:
         """Start reading where the candidates weighed so far sit (path, page), in the
-        background: the answer is written meanwhile, and ``trace`` takes it up. Chunks a
-        retrieval has read already are not read again."""
+        background (the answer is being written meanwhile); ``trace`` takes it up. Chunks
+        a retrieval has read already are not read again."""
         weighed = list(self._weighed)
         self._where = _helpers().submit(self._read_where, weighed) if weighed else None
 
