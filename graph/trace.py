@@ -103,9 +103,9 @@ async def record(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState
     """Assemble the trace and save it (and the final sources) on the answer message, and
     tell the caller the turn's outcome (``Recorded``), from the state it holds.
 
-    Where each weighed candidate sits was read by the search once the answer's first
-    word was out (``Search.locate``, started by the generator), while the rest was
-    written: the store read would otherwise delay the first token or the end.
+    Where each weighed candidate sits was read by the search once the answer was
+    written, while it was checked (``Search.locate``, started by the generator): the
+    store read would otherwise delay the first token or the end.
     """
     search = runtime.context.search
     candidates = await asyncio.to_thread(search.trace) if state.get("route") == "rag" else []

@@ -255,10 +255,6 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         async for piece in context.llm.stream_chat(prompt.messages, usage):
             streamed += 1
             answer.say(piece)
-            if streamed == 1:
-                # Where the candidates sit, for the trace: read while the answer is
-                # written, not before its first word.
-                context.search.locate()
             if live is not None:
                 live.wrote(piece)
     except LLMError as error:
@@ -273,6 +269,9 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         if live is not None:
             live.cancel()
         raise
+    # Where the candidates sit, for the trace: read while the answer is checked, not
+    # while the event loop hands its words on.
+    context.search.locate()
     checked = CheckedAnswer(answer.text)
     if live is not None and failure is None:
         draft = checked.text[len(prefix) :]

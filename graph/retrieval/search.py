@@ -5,7 +5,7 @@ what the steps of a turn share: the embedding model's reader (pinned, so a model
 waits for it), each question's vector (its embedding may start before anyone needs it),
 the question's nearest chunks in the whole library (the router's probe searches them,
 the retrieval of the same text takes them over: one store search a question), and the
-candidates it weighed, located for the trace while the answer is written.
+candidates it weighed, located for the trace while the answer is checked.
 
 Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker thread.
 """
@@ -134,8 +134,8 @@ class Search:
 
     def locate(self) -> None:
         """Start reading where the candidates weighed so far sit (path, page), in the
-        background (the answer is being written meanwhile); ``trace`` takes it up. Chunks
-        a retrieval has read already are not read again."""
+        background (the answer is being checked meanwhile); ``trace`` takes it up.
+        Chunks a retrieval has read already are not read again."""
         weighed = list(self._weighed)
         self._where = _helpers().submit(self._read_where, weighed) if weighed else None
 
