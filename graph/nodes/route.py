@@ -141,11 +141,7 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     chosen: Route
     tier: RouteTier
     verdict = context.early
-    if verdict is None or (verdict.text, verdict.mentioned, verdict.after_search) != (
-        text,
-        len(mentions),
-        after_search,
-    ):
+    if verdict is None or not verdict.of(text, len(mentions), after_search):
         verdict = judge(text, mentioned=len(mentions), after_search=after_search)
     rule = verdict.rule if mode == "auto" else None
     whole = verdict.whole if mode == "auto" else None

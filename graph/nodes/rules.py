@@ -360,6 +360,10 @@ class Verdict:
     """It asks for a summary, an outline or an explanation: cutting passages to their best
     sentences would lose what it needs."""
 
+    def of(self, text: str, mentioned: int, after_search: bool) -> bool:
+        """Whether this is the verdict on ``text``, naming ``mentioned`` files, so read."""
+        return (self.text, self.mentioned, self.after_search) == (text, mentioned, after_search)
+
 
 def judge(text: str, *, mentioned: int, after_search: bool) -> Verdict:
     """Every rule's say on ``text`` (which names ``mentioned`` files), at once."""
