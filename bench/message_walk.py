@@ -7,7 +7,8 @@ models/), on every thread, in the order it happens. The walk is that list of mod
 repeats in a row folded into one. It prints, per message:
 
 - modules entered: how many different modules the walk passes through;
-- returns: how many times it comes back to a module it had already left;
+- returns: how many times it comes back to a module it had already left (counted in each
+  thread's own walk: a worker thread's calls interleave with the event loop's at random);
 
 once over every call, and once over the top two levels only (the functions that LangGraph,
 asyncio or a worker thread call, and what those call directly): the flow a reader
@@ -59,8 +60,9 @@ class Walk:
     """The product modules called, in order, across threads."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, int]] = []
-        """Each call's module, and how many product frames were below it (up to 2)."""
+        self.calls: list[tuple[int, str, int]] = []
+        """Each call's thread and module, and how many product frames were below it (up
+        to 2)."""
         self._files: dict[str, str | None] = {}
         self._suspended: dict[int, FrameType] = {}
         """Coroutine and generator frames already entered: each resumption is a "call"
@@ -93,16 +95,17 @@ class Walk:
         while caller is not None and below < 2:
             below += self.module(caller.f_code.co_filename) is not None
             caller = caller.f_back
-        self.calls.append((module, below))
+        self.calls.append((threading.get_ident(), module, below))
 
-    def folded(self, depth: int = 2) -> list[str]:
-        """The modules called with fewer than ``depth`` product frames below, repeats in a
-        row folded."""
-        walk: list[str] = []
-        for module, below in self.calls:
+    def folded(self, depth: int = 2) -> list[list[str]]:
+        """Each thread's walk (the first caller's first): the modules called with fewer
+        than ``depth`` product frames below, repeats in a row folded."""
+        walks: dict[int, list[str]] = {}
+        for thread, module, below in self.calls:
+            walk = walks.setdefault(thread, [])
             if below < depth and (not walk or walk[-1] != module):
                 walk.append(module)
-        return walk
+        return [walk for walk in walks.values() if walk]
 
 
 async def one_turn(container: Container, text: str, session: str | None) -> Done:
@@ -162,12 +165,11 @@ async def main(show: bool) -> None:
                 walk, session = await profiled_turn(container, text, session)
                 print(name)
                 for label, depth in (("every call", 3), ("top two levels", 2)):
-                    path = walk.folded(depth)
-                    entered = len(set(path))
-                    print(
-                        f"  {label:15} modules entered {entered:3}, returns {len(path) - entered:3}"
-                    )
-                    if show:
+                    paths = walk.folded(depth)
+                    entered = len({m for path in paths for m in path})
+                    returns = sum(len(path) - len(set(path)) for path in paths)
+                    print(f"  {label:15} modules entered {entered:3}, returns {returns:3}")
+                    for path in paths if show else ():
                         print("    " + " → ".join(m.removesuffix(".py") for m in path))
         finally:
             await container.stop()
