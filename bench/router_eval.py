@@ -40,7 +40,7 @@ from graph.context import TurnContext  # noqa: E402
 from graph.deps import GraphDeps  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
 from graph.nodes.route import route  # noqa: E402
-from graph.nodes.rules import apply_rules, whole_document_rule  # noqa: E402
+from graph.nodes.rules import Verdict, judge  # noqa: E402
 from graph.state import AgentState  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 
@@ -107,28 +107,29 @@ def state_for(row: dict[str, Any]) -> AgentState:
     return state
 
 
-def rules_only(row: dict[str, Any], known: list[str]) -> str:
-    """The rule tier as a router by itself: mentions and rules, else search."""
+def rules_verdict(row: dict[str, Any], known: list[str]) -> tuple[Verdict, bool]:
+    """The rules' verdict on the message, and whether it names a document."""
     mentioned = find_mentions(row["text"], known) if "@" in row["text"] else []
     text = strip_mentions(row["text"], mentioned) or row["text"]
-    whole = whole_document_rule(text, len(matched_paths(mentioned)))
-    if whole is not None:
-        return whole.route
-    if matched_paths(mentioned):
-        return "rag"
     after = bool(row.get("history")) and row.get("previous_route") in ("rag", "find")
-    rule = apply_rules(text, after_search=after)
-    return rule.route if rule else "rag"
+    named = len(matched_paths(mentioned))
+    return judge(text, mentioned=named, after_search=after), named > 0
+
+
+def rules_only(row: dict[str, Any], known: list[str]) -> str:
+    """The rule tier as a router by itself: mentions and rules, else search."""
+    verdict, named = rules_verdict(row, known)
+    if verdict.whole is not None:
+        return verdict.whole.route
+    if named:
+        return "rag"
+    return verdict.rule.route if verdict.rule else "rag"
 
 
 def rule_decides(row: dict[str, Any], known: list[str]) -> bool:
     """Whether the mention or rule tier settles the message by itself."""
-    mentioned = find_mentions(row["text"], known) if "@" in row["text"] else []
-    text = strip_mentions(row["text"], mentioned) or row["text"]
-    if matched_paths(mentioned) or whole_document_rule(text, len(matched_paths(mentioned))):
-        return True
-    after = bool(row.get("history")) and row.get("previous_route") in ("rag", "find")
-    return apply_rules(text, after_search=after) is not None
+    verdict, named = rules_verdict(row, known)
+    return named or verdict.whole is not None or verdict.rule is not None
 
 
 def summarise(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from graph.nodes.rules import Verdict
 from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.whole.notes import SectionNotes
@@ -25,3 +26,6 @@ class TurnContext:
     """Budgets, thresholds and switches of the router, rewriter and generator."""
     notes: SectionNotes = field(default_factory=SectionNotes)
     """Notes on sections of documents read whole, kept between turns."""
+    early: Verdict | None = None
+    """The rules' verdict on the message, when it was judged before the graph ran
+    (``graph.nodes.route.start_early``): the router takes it up."""

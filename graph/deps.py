@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graph.context import TurnContext
-from graph.nodes.route import may_search_as_is
+from graph.nodes.route import start_early
 from graph.options import TurnOptions
 from graph.retrieval.retriever import Retriever
 from graph.state import Mode
@@ -45,10 +45,11 @@ class GraphDeps:
         caller closes when the turn ends; ``llm`` answers instead of the configured model.
 
         An ``opening`` message (a new session's first, with no history to rewrite it
-        against) that may be searched as it is starts its embedding now: it then overlaps
-        the graph's set-up and the steps up to the probe or the search.
+        against) is judged by the router's rules now, and its search may start at once
+        (``start_early``).
         """
         search = self.retriever.begin()
-        if opening and may_search_as_is(question, mode, self.options):
-            search.warm(question)
-        return TurnContext(llm or self.llm, search, self.known_files, self.options, self.notes)
+        early = start_early(search, question, mode, self.options) if opening else None
+        return TurnContext(
+            llm or self.llm, search, self.known_files, self.options, self.notes, early
+        )

@@ -1,8 +1,8 @@
 """What a turn tells its caller: one typed union of events, and their contract payloads.
 
-The nodes send ``Status``, ``Sources``, ``Token`` and ``NodeTimed`` through LangGraph's
-custom stream; ``ChatService`` adds ``Done``, ``Failed`` and ``Suggestions``. Every entry
-point reads these types; ``payload`` is the one place that turns them into the JSON the
+The nodes send ``Status``, ``Sources``, ``Token``, ``NodeTimed`` and ``Recorded`` through
+LangGraph's custom stream; ``ChatService`` adds ``Done``, ``Failed`` and ``Suggestions``.
+Every entry point reads these types; ``payload`` is the one place that turns them into the JSON the
 contract's chat stream carries (the SSE stream, and the bodies ``/v1`` and MCP return).
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
+
+from langchain_core.messages import AIMessage
 
 from graph.state import Route, Source
 
@@ -123,9 +125,27 @@ class ReadSoFar:
     """Which pages have notes, said for a person: "pages 1–18 of 66 of `long.pdf`"."""
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """The turn's outcome as the recorder saved it, its last event: the service makes
+    ``done`` of it without reading the checkpoint again; callers never see it."""
+
+    answer: str
+    sources: list[Source]
+    trace: dict[str, Any]
+    message: AIMessage | None
+    """The answer's message as saved (None if the turn wrote none)."""
+    support: list[dict[str, Any]] | None = None
+    searched: dict[str, Any] | None = None
+    coverage: dict[str, Any] | None = None
+    unfinished: dict[str, Any] | None = None
+    draft: str | None = None
+    misses_question: bool = False
+
+
 ClientEvent = Status | Progress | Sources | Token | Done | Failed | Suggestions
 """What the callers of a turn receive."""
-TurnEvent = ClientEvent | NodeTimed | ReadSoFar
+TurnEvent = ClientEvent | NodeTimed | ReadSoFar | Recorded
 """Everything a turn's graph run and service produce."""
 
 

@@ -15,8 +15,9 @@ order, "…" where something was left out; its file and page stay as they are, s
 window lies inside its passage, which lies on one page.
 
 Whole passages are kept where cutting loses what the question needs: a question asking for
-a summary, an outline or an explanation (the router's words for those), a table or
-spreadsheet rows (a row torn from its header row says nothing), and documents given whole.
+a summary, an outline or an explanation (the router says so: ``whole_passages``), a table
+or spreadsheet rows (a row torn from its header row says nothing), and documents given
+whole.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.budget import estimate_tokens
-from graph.nodes.rules import WHOLE_DOCUMENT
 from graph.options import TurnOptions
 from graph.state import AgentState
 from graph.support.check import SupportCheck
@@ -62,18 +62,13 @@ async def shown_passages(
     if not options.focus_tokens:
         return None
     asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
-    whole = bool(state.get("whole_documents"))
+    whole = bool(state.get("whole_documents") or state.get("whole_passages"))
     try:
         focused = await asyncio.to_thread(focus, check, asked, options.focus_tokens, whole=whole)
     except Exception:  # an embedder that fails costs the focus, not the answer
         log.warning("the passages could not be focused; they are shown whole", exc_info=True)
         return None
     return focused.texts
-
-
-def needs_whole(question: str) -> bool:
-    """A question that wants whole passages: a summary, an outline, an explanation."""
-    return bool(WHOLE_DOCUMENT.pattern.search(question))
 
 
 def is_table(text: str) -> bool:
@@ -91,9 +86,9 @@ def focus(
     whole: bool = False,
 ) -> Focused:
     """Each of the check's passages cut to what answers ``question``, all within ``budget``
-    tokens (estimated); ``whole`` (or a summary question) keeps every passage whole."""
+    tokens (estimated); ``whole`` keeps every passage whole."""
     passages = [p.text for p in check.passages]
-    if whole or needs_whole(question):
+    if whole:
         return Focused(passages, [True] * len(passages))
     ranked = check.rank(question)
     pieces = check.pieces

@@ -20,8 +20,9 @@ TurnGraph = CompiledStateGraph[AgentState, TurnContext, AgentState, AgentState]
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> TurnGraph:
-    """router → rewriter → retriever → generator → recorder, with router → generator for
-    chat and router → reader → recorder for whole documents and comparisons. A run takes
+    """router → rewriter → retriever → generator → recorder, with router → retriever for a
+    message searched as it is, router → generator for chat, and router → reader →
+    recorder for whole documents and comparisons. A run takes
     its ``TurnContext`` as ``context`` (``GraphDeps.begin`` makes one)."""
     builder = StateGraph(AgentState, context_schema=TurnContext)
     builder.add_node("router", timed("router", route, first=True))
@@ -31,7 +32,9 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> TurnGraph:
     builder.add_node("reader", timed("reader", read))
     builder.add_node("recorder", record)  # untimed: it only writes the record down
     builder.add_edge(START, "router")
-    builder.add_conditional_edges("router", after_route, ["rewriter", "generator", "reader"])
+    builder.add_conditional_edges(
+        "router", after_route, ["rewriter", "retriever", "generator", "reader"]
+    )
     builder.add_edge("rewriter", "retriever")
     builder.add_edge("retriever", "generator")
     builder.add_edge("generator", "recorder")

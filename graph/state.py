@@ -102,11 +102,14 @@ class AgentState(TypedDict, total=False):
     """Documents named with @file, resolved to their paths. Written by the router."""
     queries: list[SearchQuery]
     """What the retriever searches for; it runs each and merges the hits. Written by the
-    rewriter."""
+    router for a message searched as it is, else by the rewriter."""
     sources: list[Source]
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
     """Full text of each source, in the same order. Written by the retriever."""
+    whole_passages: bool
+    """The message asks for a summary, an outline or an explanation: the generator shows
+    its passages whole, unfocused. Written by the router."""
     whole_documents: bool
     """The passages are whole documents (small @mentioned files given whole), which the
     generator shows whole, unfocused. Written by the retriever."""

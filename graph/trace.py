@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.context import TurnContext
-from graph.events import NodeName, NodeTimed
+from graph.events import NodeName, NodeTimed, Recorded
 from graph.state import AgentState, NodeTiming
 
 
@@ -100,20 +100,39 @@ def _used(candidates: list[dict[str, Any]], state: AgentState) -> list[dict[str,
 
 
 async def record(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Assemble the trace and save it (and the final sources) on the answer message.
+    """Assemble the trace and save it (and the final sources) on the answer message, and
+    tell the caller the turn's outcome (``Recorded``), from the state it holds.
 
-    Where each weighed candidate sits is read only now, once the answer is written: the
-    store read would otherwise delay the first token.
+    Where each weighed candidate sits was read by the search once the answer was
+    written, while it was checked (``Search.locate``, started by the generator): the
+    store read would otherwise delay the first token or the end.
     """
     search = runtime.context.search
     candidates = await asyncio.to_thread(search.trace) if state.get("route") == "rag" else []
     trace = build_trace(state, candidates)
+    sources = state.get("sources", [])
     answer = next(
         (m for m in reversed(state.get("messages", [])) if isinstance(m, AIMessage)), None
     )
-    if answer is None:
-        return {"trace": trace}
-    kwargs = {**answer.additional_kwargs, "sources": state.get("sources", []), "trace": trace}
-    # Same id: add_messages replaces the generator's message instead of adding one.
-    saved = AIMessage(content=answer.content, id=answer.id, additional_kwargs=kwargs)
-    return {"trace": trace, "messages": [saved]}
+    update: AgentState = {"trace": trace}
+    saved = None
+    if answer is not None:
+        kwargs = {**answer.additional_kwargs, "sources": sources, "trace": trace}
+        # Same id: add_messages replaces the generator's message instead of adding one.
+        saved = AIMessage(content=answer.content, id=answer.id, additional_kwargs=kwargs)
+        update["messages"] = [saved]
+    runtime.stream_writer(
+        Recorded(
+            answer=state.get("answer", ""),
+            sources=sources,
+            trace=trace,
+            message=saved,
+            support=state.get("support"),
+            searched=state.get("searched"),
+            coverage=state.get("coverage"),
+            unfinished=state.get("unfinished"),
+            draft=state.get("draft"),
+            misses_question=bool(state.get("misses_question")),
+        )
+    )
+    return update

@@ -157,7 +157,7 @@ async def test_trace_records_route_nodes_queries_model_tokens_and_first_token() 
     out = await turn(make(llm), "What does the report say about revenue?", mode="auto")
     trace = out["trace"]
     assert (trace["route"], trace["routed_by"]) == ("rag", "rules")
-    assert [n["node"] for n in trace["nodes"]] == ["router", "rewriter", "retriever", "generator"]
+    assert [n["node"] for n in trace["nodes"]] == ["router", "retriever", "generator"]
     assert all(n["ms"] >= 0 for n in trace["nodes"])
     assert trace["queries"] == [{"text": "What does the report say about revenue?", "files": []}]
     assert trace["model"] == "fake-chat"

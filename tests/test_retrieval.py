@@ -264,13 +264,20 @@ def test_texts_are_read_once_and_only_for_what_is_shown(tmp_path) -> None:
     assert trace[0]["path"] == result.passages[0].path
 
 
-def test_the_trace_leaves_out_what_is_gone_since_the_search() -> None:
-    lib = ferry_notes()
+def test_the_trace_leaves_out_what_is_gone_before_it_was_located(tmp_path) -> None:
+    absent = FlashRankReranker(tmp_path / "models")  # no model: only the top 2 are read
+    lib = Library(absent, top_k=2, floor=Floor(-1))
+    for i in range(4):
+        lib.add(f"f{i}.md", [chunk(f"f{i}.md", j, j * 50, f"ferry part {j}") for j in range(3)])
     with lib.retriever.begin() as search:
-        search.retrieve("ferry")
-        lib.add("f0.md", [])  # one document goes before the trace is written
+        result = search.retrieve("ferry")
+        read = {c.key[0] for c in result.candidates if c.chunk is not None}
+        (gone, *_) = sorted({f"id-f{i}.md" for i in range(4)} - read)
+        lib.add(gone.removeprefix("id-"), [])  # a document the search never read goes
         located = search.trace()
-    assert {d["path"] for d in located} == {"f1.md", "f2.md", "f3.md"} and len(located) == 9
+    # What the search read for its passages is shown where it was read.
+    left = {f"f{i}.md" for i in range(4)} - {gone.removeprefix("id-")}
+    assert {d["path"] for d in located} == left and len(located) == 9
     assert all(set(d) >= {"path", "page", "index", "fused"} for d in located)
 
 

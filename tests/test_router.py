@@ -8,7 +8,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph import prompts
+from graph.events import NodeTimed, Status
 from graph.graph import build_graph
+from graph.nodes import rules
 from graph.nodes.rules import apply_rules
 from models.llm import LLMError
 from tests.fakes.chat import FakeChatModel
@@ -258,3 +260,65 @@ async def test_small_talk_does_not_read_the_library() -> None:
 async def test_a_request_narrowed_to_a_part_of_a_file_searches_it(text: str) -> None:
     out = await turn(make(FakeChatModel(default_reply="ok")), text)
     assert (out["route"], out["routed_by"]) == ("rag", "mention")
+
+
+def nodes_run(events: list[Any]) -> list[str]:
+    return [e.node for e in events if isinstance(e, NodeTimed)]
+
+
+async def test_a_message_searched_as_it_is_goes_from_the_router_to_the_retriever() -> None:
+    # Moved from tests/test_rewrite.py (no history: passes through without an LLM call):
+    # the router writes the query now, and the rewriter does not run.
+    llm = FakeChatModel(default_reply="Two years [1].")
+    out = await turn(make(llm), "According to the manual, what is the X200 warranty?")
+    assert (out["route"], out["routed_by"]) == ("rag", "rules")
+    assert out["queries"] == [
+        {"text": "According to the manual, what is the X200 warranty?", "files": []}
+    ]
+    assert nodes_run(out["events"]) == ["router", "retriever", "generator"]
+    assert not any(isinstance(e, Status) and e.node == "rewriter" for e in out["events"])
+    assert json_calls(llm) == 0
+    # A follow-up, and a message whose rephrasings are searched too, are the rewriter's.
+    router = make(llm)
+    await turn(router, "According to the manual, what is the X200 warranty?")
+    llm.enqueue_json({"query": "warranty of the X200 dishwasher"})
+    out = await turn(router, "and how long is it?")
+    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
+    assert out["queries"] == [{"text": "warranty of the X200 dishwasher", "files": []}]
+    expanding = make(llm, expand_queries=True)
+    llm.enqueue_json({"query": "X200 warranty", "variants": ["guarantee", "cover", "repair"]})
+    out = await turn(expanding, "According to the manual, what is the X200 warranty?")
+    assert nodes_run(out["events"]) == ["router", "rewriter", "retriever", "generator"]
+    assert [q["text"] for q in out["queries"]] == ["X200 warranty", "guarantee", "cover", "repair"]
+
+
+async def test_the_router_aims_a_query_at_each_mentioned_file() -> None:
+    # Moved from tests/test_rewrite.py (one query per mentioned file, without history).
+    llm = FakeChatModel(default_reply="ok")
+    out = await turn(make(llm), "what do @x200 and @q3 say about warranties")
+    assert (out["route"], out["routed_by"]) == ("rag", "mention")
+    assert [(q["text"], q["files"]) for q in out["queries"]] == [
+        ("what do x200.pdf and q3.pdf say about warranties", ["manuals/x200.pdf"]),
+        ("what do x200.pdf and q3.pdf say about warranties", ["reports/q3.pdf"]),
+    ]
+    assert nodes_run(out["events"]) == ["router", "retriever", "generator"]
+    assert json_calls(llm) == 0
+
+
+async def test_an_opening_message_is_judged_by_the_rules_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    judged: list[str] = []
+
+    def counted(text: str, *, after_search: bool) -> rules.Rule | None:
+        judged.append(text)
+        return apply_rules(text, after_search=after_search)
+
+    monkeypatch.setattr(rules, "apply_rules", counted)
+    router = make(FakeChatModel(default_reply="Under the blue flowerpot [1]."))
+    for text in ("Summarize the notes about the plants", "thanks a lot!"):
+        out = await run_turn(router.graph, router.deps, text, thread=text, opening=True)
+        assert out["state"]["routed_by"] == "rules"
+    # Before the graph ran (to start the search early), and not again by the router or
+    # when the answer's passages are focused.
+    assert judged == ["Summarize the notes about the plants", "thanks a lot!"]

@@ -83,7 +83,7 @@ async def test_done_carries_the_trace_and_messages_return_it_later(tmp_path: Pat
     assert isinstance(final, Done)
     trace = final.trace
     assert trace["route"] == "rag" and trace["routed_by"] == "rules"
-    assert [n["node"] for n in trace["nodes"]] == ["router", "rewriter", "retriever", "generator"]
+    assert [n["node"] for n in trace["nodes"]] == ["router", "retriever", "generator"]
     assert final.sources[0]["cited"] is True
     messages = await service.messages("s")
     assert messages[1]["trace"] == trace

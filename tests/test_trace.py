@@ -101,3 +101,23 @@ async def test_only_the_passages_given_to_the_model_are_marked_used() -> None:
     whys = sorted(c["why"] for c in rows.values() if not c["used"])
     assert any("trimmed" in why for why in whys), whys
     assert trace["passages_trimmed"] >= 1
+
+
+async def test_the_trace_reads_no_chunk_the_search_has_read_already() -> None:
+    from tests.fakes.chat import FakeChatModel
+    from tests.fakes.search import make_chunk
+    from tests.graph_parts import Library, settings
+    from tests.test_graph import Turns
+
+    chunks = [make_chunk(f"ferry{i}.md", i + 1, t) for i, t in enumerate(FERRY)]
+    library = Library(chunks, settings=settings(top_k=2))
+    rig = Turns(FakeChatModel(default_reply="At 07:15 [1]."), library)
+    out = await rig.run("When does the ferry to Tarvo leave?", mode="rag")
+    weighed = out["state"]["trace"]["candidates"]
+    # Every candidate is located, those the search read for its passages and the others.
+    assert sorted((c["path"], c["page"]) for c in weighed) == [
+        (f"ferry{i}.md", i + 1) for i in range(len(FERRY))
+    ]
+    assert sum(c["used"] for c in weighed) == 2
+    read = [key for keys in library.dense.reads for key in keys]
+    assert len(read) == len(set(read)), library.dense.reads  # none read twice

@@ -52,7 +52,7 @@ async def test_why_these_sources_shows_timeline_route_and_scores(
     await user.should_see(marker="trace-dialog")
     await user.should_see("route: rag", marker="trace-route")
     chart = user.find(marker="trace-timeline").elements.pop()
-    assert chart.options["yAxis"]["data"] == ["router", "rewriter", "retriever", "generator"]
+    assert chart.options["yAxis"]["data"] == ["router", "retriever", "generator"]
     table = user.find(marker="trace-candidates").elements.pop()
     assert table.rows[0]["file"] == "notes.md"
 

@@ -8,7 +8,7 @@ from ui.shortcuts import SHORTCUTS
 
 STEPS = (
     ("Router", "decides whether the question needs your documents, and reads @mentions."),
-    ("Rewriter", "turns the question (and the conversation so far) into searches."),
+    ("Rewriter", "turns a follow-up (and the conversation so far) into searches."),
     ("Retriever", "finds the best passages by meaning and by keyword, then reranks them."),
     ("Generator", "writes the answer from those passages, citing each as [n]."),
 )

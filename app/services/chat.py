@@ -33,6 +33,7 @@ from graph.events import (
     NodeTimed,
     Progress,
     ReadSoFar,
+    Recorded,
     Sources,
     Status,
     Suggestions,
@@ -388,6 +389,7 @@ class ChatService:
         sources: list[Source] = []
         kept: ReadSoFar | None = None
         """How far a reading by sections got: a Stop keeps it for the follow-ups."""
+        outcome: Recorded | None = None
         try:
             # The question is saved before any of the slow work, so that a crash mid-answer
             # (a summary takes minutes on a CPU) leaves it in the session, shown as
@@ -408,25 +410,29 @@ class ChatService:
                 if isinstance(event, ReadSoFar):
                     kept = event
                     continue
+                if isinstance(event, Recorded):
+                    outcome = event
+                    continue
                 if isinstance(event, Token):
                     written.append(event.text)
                 elif isinstance(event, Sources):
                     sources = event.sources
                 turn.emit(event)
-            state = (await graph.aget_state(config)).values
-            if turn.versions:
-                await self._keep_versions(config, state.get("messages", []), turn.versions)
+            if outcome is None:
+                raise RuntimeError("the turn ended without its record")
+            if turn.versions and outcome.message is not None:
+                await self._keep_versions(config, outcome.message, turn.versions)
             done = Done(
                 session_id=turn.session_id,
-                answer=state.get("answer", ""),
-                sources=state.get("sources", []),
-                trace=state.get("trace") or {"route": state.get("route"), "nodes": nodes},
-                support=state.get("support"),
-                searched=state.get("searched"),
-                coverage=state.get("coverage"),
-                resume=state.get("unfinished"),
-                draft=state.get("draft"),
-                misses_question=bool(state.get("misses_question")),
+                answer=outcome.answer,
+                sources=outcome.sources,
+                trace=outcome.trace,
+                support=outcome.support,
+                searched=outcome.searched,
+                coverage=outcome.coverage,
+                resume=outcome.unfinished,
+                draft=outcome.draft,
+                misses_question=outcome.misses_question,
             )
             await touched  # a session listed after `done` has its row
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)
@@ -456,12 +462,10 @@ class ChatService:
                 await asyncio.wait([touched])
 
     async def _keep_versions(
-        self, config: RunnableConfig, messages: list[AnyMessage], versions: list[dict[str, Any]]
+        self, config: RunnableConfig, answer: AIMessage, versions: list[dict[str, Any]]
     ) -> None:
-        answer = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
-        if answer is not None:
-            update = {"messages": [with_extra(answer, versions=versions)]}
-            await self._graph.aupdate_state(config, update, as_node="recorder")
+        update = {"messages": [with_extra(answer, versions=versions)]}
+        await self._graph.aupdate_state(config, update, as_node="recorder")
 
     async def _save_stopped(
         self,

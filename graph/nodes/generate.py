@@ -269,6 +269,10 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         if live is not None:
             live.cancel()
         raise
+    if state.get("route") == "rag":
+        # Where the candidates sit, for the trace: read while the answer is checked, not
+        # while the event loop hands its words on.
+        context.search.locate()
     checked = CheckedAnswer(answer.text)
     if live is not None and failure is None:
         draft = checked.text[len(prefix) :]

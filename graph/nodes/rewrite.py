@@ -1,4 +1,5 @@
-"""The rewriter node: turns the message into the searches the retriever runs."""
+"""The rewriter node: turns a follow-up (or a message to rephrase) into the searches the
+retriever runs; a message searched as it is goes from the router to the retriever."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import strip_mentions
-from graph.nodes.route import pass_through_queries, passes_through
 from graph.scope import drop_folder_mentions
 from graph.state import AgentState, SearchQuery
 from models.llm import LLMError
@@ -24,25 +24,21 @@ MAX_QUERY_CHARS = 500
 
 
 async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Make the message a standalone query (one LLM call, only when there is history to
-    resolve against), aimed at each mentioned file; rephrasings too when expansion is on."""
+    """Make the message a standalone query (one LLM call), aimed at each mentioned file;
+    rephrasings too when expansion is on."""
     context = runtime.context
     runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE))
     mentions = state.get("mentions") or []
     # The router already resolved the mentions; only those need taking out.
     asked = drop_folder_mentions(state["question"], state.get("aim") or [])
     text = strip_mentions(asked, state.get("mentioned") or []) or state["question"]
-    if passes_through(state, context.options):
-        return {"queries": pass_through_queries(text, mentions)}
     runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE_ASK))
     standalone, rephrasings = await _ask(
         context, state.get("messages", []), text, context.options.rephrasings
     )
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
-    queries: list[SearchQuery] = []
-    for query in texts:
-        queries.extend(pass_through_queries(query, mentions))
-    return {"queries": queries}
+    aims = [[path] for path in mentions] or [[]]
+    return {"queries": [SearchQuery(text=query, files=f) for query in texts for f in aims]}
 
 
 async def _ask(

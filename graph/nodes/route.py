@@ -6,6 +6,12 @@
 2. keyword and pattern rules (graph/nodes/rules.py);
 3. a vector probe: the best chunk far from the question means chat, close means rag;
 4. only what is still ambiguous asks the LLM for a JSON intent; any failure searches.
+
+The rules judge a message once a turn (``judge``); a new session's first message may be
+judged before the graph runs (``start_early``, which starts its search too), and the
+router then takes that verdict up. A message searched just as it was typed (no history to
+resolve it against, no rephrasings asked for) gets its queries here and goes straight to
+the retriever; the rewriter sees only the others.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import FIND_HINT, apply_rules, whole_document_rule
+from graph.nodes.rules import Verdict, judge
 from graph.options import TurnOptions
+from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from graph.whole.resume import asked_to_resume
@@ -33,36 +40,33 @@ LIBRARY_SAMPLE = 12
 """File names the LLM tier is shown, to know what the library is about."""
 
 
-def pass_through_queries(text: str, mentions: Sequence[str]) -> list[SearchQuery]:
-    """The searches for a message taken as it is: one per mentioned file, else one."""
-    if mentions:
-        return [SearchQuery(text=text, files=[path]) for path in mentions]
-    return [SearchQuery(text=text, files=[])]
+def start_early(search: Search, question: str, mode: Mode, options: TurnOptions) -> Verdict | None:
+    """Before the graph runs, for a new session's first message: the rules' verdict on it,
+    which the router takes up instead of judging again; if it may be searched just as it
+    is typed, its embedding starts now, overlapping the graph's set-up and the steps up
+    to the probe or the search. None when the router must judge it itself.
+
+    Nothing starts for what is surely chat (the mode, a small-talk or writing rule), nor
+    for a message naming files (the router resolves those first), nor when queries are
+    expanded (the rewriter's variants are searched instead). The library is not read here,
+    on the caller's event loop: in an empty one the embedding is merely not used."""
+    if mode == "chat" or "@" in question or options.rephrasings:
+        return None
+    verdict = judge(" ".join(question.split()), mentioned=0, after_search=False)
+    if mode != "auto" or verdict.rule is None or verdict.rule.route == "rag":
+        search.warm(question)
+    return verdict
 
 
-def has_history(state: AgentState) -> bool:
+def _has_history(state: AgentState) -> bool:
     """Whether earlier messages precede the one being answered."""
     return len(state.get("messages", [])) > 1
 
 
-def passes_through(state: AgentState, options: TurnOptions) -> bool:
-    """Whether the rewriter searches for the message as it is (no history to resolve
-    against, no rephrasings asked for): then the router may start on it already."""
-    return not has_history(state) and not options.rephrasings
-
-
-def may_search_as_is(text: str, mode: Mode, options: TurnOptions) -> bool:
-    """Whether a new session's first message may be searched just as it is typed, so that
-    embedding it can start before the graph runs.
-
-    Not what is surely chat (the mode, a small-talk or writing rule), nor a message naming
-    files (the router resolves those first), nor when queries are expanded (the rewriter's
-    variants are searched instead). The library is not read here, on the caller's event
-    loop: in an empty one the embedding is merely not used."""
-    if mode == "chat" or "@" in text or options.rephrasings:
-        return False
-    rule = apply_rules(text, after_search=False) if mode == "auto" else None
-    return rule is None or rule.route == "rag"
+def _passes_through(state: AgentState, options: TurnOptions) -> bool:
+    """Whether the message is searched as it is: no history to resolve it against, no
+    rephrasings asked for."""
+    return not _has_history(state) and not options.rephrasings
 
 
 async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[Route, str]:
@@ -131,13 +135,16 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     mentioned = find_mentions(asked, known) if known is not None else []
     mentions = matched_paths(mentioned)
     text = strip_mentions(asked, mentioned) or asked
-    after_search = has_history(state) and state.get("route") in ("rag", "find")
+    after_search = _has_history(state) and state.get("route") in ("rag", "find")
     mode = state.get("mode", "auto")
     score: float | None = None
     chosen: Route
     tier: RouteTier
-    rule = apply_rules(text, after_search=after_search) if mode == "auto" else None
-    whole = whole_document_rule(text, len(mentions)) if mode == "auto" else None
+    verdict = context.early
+    if verdict is None or not verdict.of(text, len(mentions), after_search):
+        verdict = judge(text, mentioned=len(mentions), after_search=after_search)
+    rule = verdict.rule if mode == "auto" else None
+    whole = verdict.whole if mode == "auto" else None
     if mode == "document":
         # Two named files in "Whole documents" mode are read side by side.
         chosen = "compare" if len(mentions) >= 2 else "document"
@@ -161,7 +168,7 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         # same text takes it over.
         score = await asyncio.to_thread(context.search.probe, text)
         tier = "probe"
-        if FIND_HINT.search(text):
+        if verdict.asks_for_a_set:
             # The probe tells documents from chat, not a set of documents from their content.
             tier = "llm"
             runtime.stream_writer(Status("router", prompts.STATUS_ROUTE_ASK))
@@ -174,11 +181,17 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             tier = "llm"
             runtime.stream_writer(Status("router", prompts.STATUS_ROUTE_ASK))
             chosen, reason = await ask_llm(context, state, text)
-    if chosen == "rag" and passes_through(state, context.options):
-        # The question's embedding overlaps the steps between here and the search.
-        context.search.warm(text)
+    update = _fresh(state)
+    if chosen in ("rag", "find") and _passes_through(state, context.options):
+        # One search aimed at each mentioned file, else one of the whole library (or scope).
+        aims = [[path] for path in mentions] or [[]]
+        update["queries"] = [SearchQuery(text=text or question, files=f) for f in aims]
+        if chosen == "rag":
+            # The question's embedding overlaps the steps between here and the search.
+            context.search.warm(text)
     return {
-        **_fresh(state),
+        **update,
+        "whole_passages": verdict.wants_whole_passages,
         "route": chosen,
         "routed_by": tier,
         "route_reason": reason,
@@ -197,14 +210,18 @@ def _fresh(state: AgentState) -> AgentState:
         "sources": [],
         "passages": [],
         "queries": [],
+        "whole_passages": False,
         "resume": None,
         "unfinished": None,
     }
 
 
-def after_route(state: AgentState) -> Literal["rewriter", "generator", "reader"]:
+def after_route(state: AgentState) -> Literal["rewriter", "retriever", "generator", "reader"]:
     """Conditional edge: chat goes straight to the generator, whole documents to the
-    reader; rag and find search."""
+    reader; rag and find search, through the rewriter unless the router wrote the
+    queries."""
     if state["route"] in ("document", "compare"):
         return "reader"
-    return "generator" if state["route"] == "chat" else "rewriter"
+    if state["route"] == "chat":
+        return "generator"
+    return "retriever" if state.get("queries") else "rewriter"

@@ -339,3 +339,40 @@ def apply_rules(question: str, *, after_search: bool) -> Rule | None:
     if after_search and len(text.split()) <= FOLLOW_UP_WORDS and FOLLOW_UP.pattern.search(text):
         return FOLLOW_UP
     return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the rules make of one message: judged once a turn, by ``judge``."""
+
+    text: str
+    """The message as judged (its @mentions replaced by the file names)."""
+    mentioned: int
+    """How many files it names."""
+    after_search: bool
+    rule: Rule | None
+    """``apply_rules``'s: the first rule that settles the route, if any."""
+    whole: Rule | None
+    """``whole_document_rule``'s: a whole-document or compare turn, if it is one."""
+    asks_for_a_set: bool
+    """Words that may ask for a set of documents (``FIND_HINT``): the probe cannot tell."""
+    wants_whole_passages: bool
+    """It asks for a summary, an outline or an explanation: cutting passages to their best
+    sentences would lose what it needs."""
+
+    def of(self, text: str, mentioned: int, after_search: bool) -> bool:
+        """Whether this is the verdict on ``text``, naming ``mentioned`` files, so read."""
+        return (self.text, self.mentioned, self.after_search) == (text, mentioned, after_search)
+
+
+def judge(text: str, *, mentioned: int, after_search: bool) -> Verdict:
+    """Every rule's say on ``text`` (which names ``mentioned`` files), at once."""
+    return Verdict(
+        text=text,
+        mentioned=mentioned,
+        after_search=after_search,
+        rule=apply_rules(text, after_search=after_search),
+        whole=whole_document_rule(text, mentioned),
+        asks_for_a_set=bool(FIND_HINT.search(text)),
+        wants_whole_passages=bool(WHOLE_DOCUMENT.pattern.search(text)),
+    )

@@ -5,7 +5,7 @@ what the steps of a turn share: the embedding model's reader (pinned, so a model
 waits for it), each question's vector (its embedding may start before anyone needs it),
 the question's nearest chunks in the whole library (the router's probe searches them,
 the retrieval of the same text takes them over: one store search a question), and the
-candidates it weighed, located for the trace once the answer is under way.
+candidates it weighed, located for the trace while the answer is checked.
 
 Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker thread.
 """
@@ -63,6 +63,8 @@ class Search:
         self._questions: dict[str, _Question] = {}
         """The texts searched for: the message, or the rewriter's queries."""
         self._weighed: list[Candidate] = []
+        self._where: Future[dict[Key, dict[str, Any]]] | None = None
+        """Where the weighed candidates sit, being read by ``locate``."""
         self._sentences: dict[str, list[float]] = {}
         """Sentence vectors made for ``sentence_order``: a turn's queries (a follow-up's
         rewrites, expanded queries) often show the same passages."""
@@ -130,23 +132,44 @@ class Search:
         self._weighed += found.candidates[:MAX_CANDIDATES_IN_TRACE]
         return found
 
+    def locate(self) -> None:
+        """Start reading where the candidates weighed so far sit (path, page), in the
+        background (the answer is being checked meanwhile); ``trace`` takes it up.
+        Chunks a retrieval has read already are not read again."""
+        weighed = list(self._weighed)
+        self._where = _helpers().submit(self._read_where, weighed) if weighed else None
+
     def trace(self) -> list[dict[str, Any]]:
-        """Every candidate the retrievals weighed (the best of each), with where it is now
-        (path, page) and its scores, read in one call; chunks gone since are left out."""
+        """Every candidate the retrievals weighed (the best of each), with where it is
+        (path, page) and its scores; chunks gone before they were located are left out.
+        Where they are is ``locate``'s, read here only if it was not started."""
         if not self._weighed:
             return []
-        keys = list(dict.fromkeys(c.key for c in self._weighed))
-        chunks = {(c.doc_id, c.index): c for c in self.reader.dense.get_chunks(keys)}
+        where = self._where.result() if self._where is not None else self._read_where()
         out = []
         for c in self._weighed:
-            chunk = chunks.get(c.key)
-            if chunk is not None:
-                path = self.library.path_of(chunk.doc_id) or chunk.path
-                read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
-                where = {"path": path, "page": chunk.page, "index": c.key[1], **read}
-                fate = {"source": c.source, "left_out": c.left_out}
-                out.append({**where, **fate, **c.scores()})
+            place = where.get(c.key)
+            if place is not None:
+                out.append({**place, "source": c.source, "left_out": c.left_out, **c.scores()})
         return out
+
+    def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, dict[str, Any]]:
+        """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
+        page and index, and whether OCR read it; one store read for those not read yet.
+        A chunk whose document no file holds now is gone: left out."""
+        weighed = weighed or self._weighed
+        chunks = {c.key: c.chunk for c in weighed if c.chunk is not None}
+        unread = [k for k in dict.fromkeys(c.key for c in weighed) if k not in chunks]
+        chunks.update({(c.doc_id, c.index): c for c in self.reader.dense.get_chunks(unread)})
+        paths = {doc_id: self.library.path_of(doc_id) for doc_id, _ in chunks}
+        where = {}
+        for key, chunk in chunks.items():
+            path = paths[key[0]]
+            if path is None:
+                continue  # no file holds its document any more
+            read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
+            where[key] = {"path": path, "page": chunk.page, "index": key[1], **read}
+        return where
 
     def seen(self) -> list[tuple[Key, float]]:
         """Every chunk this search weighed or probed, with its relevance (what the floor

@@ -1,0 +1,181 @@
+"""The walk of one chat message through Docent's own modules, counted.
+
+Starts a real Container (Chroma store, registry, keyword index) over two small notes, with
+the scripted fake chat model and the fake embedder, and profiles one turn from
+``start_turn`` to ``done``: every call into a product module (app/, graph/, ingest/,
+models/), on every thread, in the order it happens. The walk is that list of modules with
+repeats in a row folded into one. It prints, per message:
+
+- modules entered: how many different modules the walk passes through;
+- returns: how many times it comes back to a module it had already left (counted in each
+  thread's own walk: a worker thread's calls interleave with the event loop's at random);
+
+once over every call, and once over the top two levels only (the functions that LangGraph,
+asyncio or a worker thread call, and what those call directly): the flow a reader
+follows from step to step, without the helpers each step leans on.
+
+    uv run python bench/message_walk.py [--show]
+
+``--show`` prints the walk itself. One warm-up turn of each kind runs first, so imports
+and first-use set-up are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.container import Container  # noqa: E402
+from app.services.chat import Done, Failed  # noqa: E402
+from bench.library import indexed_container  # noqa: E402
+from graph.retrieval import search as search_module  # noqa: E402
+from tests.fakes.chat import FakeChatModel  # noqa: E402
+from tests.fakes.embedder import FakeEmbedder  # noqa: E402
+
+PRODUCT = ("app", "graph", "ingest", "models")
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+MESSAGES = {
+    "rag (a new chat's first question)": "According to my notes, where is the spare key?",
+    "chat (small talk)": "thanks a lot!",
+    "follow-up (rewritten, then searched)": "and who has the other one?",
+}
+NOTES = {
+    "notes.md": "# Notes\n\nThe spare key is under the blue flowerpot.\n",
+    "keys.md": "# Keys\n\nThe caretaker, Mr. Olsen, keeps the archive key.\n",
+}
+
+
+class Walk:
+    """The product modules called, in order, across threads."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, str, int]] = []
+        """Each call's thread and module, and how many product frames were below it (up
+        to 2)."""
+        self._files: dict[str, str | None] = {}
+        self._suspended: dict[int, FrameType] = {}
+        """Coroutine and generator frames already entered: each resumption is a "call"
+        event too, not a new entry into the module."""
+
+    def module(self, filename: str) -> str | None:
+        known = self._files.get(filename, "")
+        if known != "":
+            return known
+        found: str | None = None
+        path = Path(filename)
+        if path.is_absolute() and path.is_relative_to(ROOT):
+            parts = path.relative_to(ROOT).parts
+            if parts and parts[0] in PRODUCT:
+                found = "/".join(parts)
+        self._files[filename] = found
+        return found
+
+    def profile(self, frame: FrameType, event: str, _arg: Any) -> None:
+        if event != "call" or frame.f_code.co_name == "<module>":
+            return
+        module = self.module(frame.f_code.co_filename)
+        if module is None:
+            return
+        if frame.f_code.co_flags & _RESUMABLE:
+            if self._suspended.get(id(frame)) is frame:
+                return
+            self._suspended[id(frame)] = frame
+        below, caller = 0, frame.f_back
+        while caller is not None and below < 2:
+            below += self.module(caller.f_code.co_filename) is not None
+            caller = caller.f_back
+        self.calls.append((threading.get_ident(), module, below))
+
+    def folded(self, depth: int = 2) -> list[list[str]]:
+        """Each thread's walk (the first caller's first): the modules called with fewer
+        than ``depth`` product frames below, repeats in a row folded."""
+        walks: dict[int, list[str]] = {}
+        for thread, module, below in self.calls:
+            walk = walks.setdefault(thread, [])
+            if below < depth and (not walk or walk[-1] != module):
+                walk.append(module)
+        return [walk for walk in walks.values() if walk]
+
+
+async def one_turn(container: Container, text: str, session: str | None) -> Done:
+    turn = container.chat.start_turn(session, text)
+    done = None
+    async for event in turn.events():
+        if isinstance(event, Failed):
+            raise SystemExit(f"the turn failed: {event.message}")
+        if isinstance(event, Done):
+            done = event
+    assert done is not None
+    return done
+
+
+async def profiled_turn(container: Container, text: str, session: str | None) -> tuple[Walk, str]:
+    """The folded walk of one turn; fresh worker threads, so that they are profiled too."""
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="walk"))
+    search_module._helper_pool = None  # the search's helper threads, made again
+    walk = Walk()
+    threading.setprofile(walk.profile)
+    sys.setprofile(walk.profile)
+    try:
+        done = await one_turn(container, text, session)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return walk, done.session_id
+
+
+async def main(show: bool) -> None:
+    with tempfile.TemporaryDirectory(prefix="message-walk-") as tmp:
+        docs = Path(tmp) / "docs"
+        docs.mkdir()
+        for name, text in NOTES.items():
+            (docs / name).write_text(text)
+        llm = FakeChatModel(default_reply="Under the blue flowerpot [1].")
+        container = await indexed_container(
+            docs,
+            Path(tmp) / "data",
+            llm=llm,
+            embedder=FakeEmbedder(),
+            suggestions=False,
+            probe_chat_below=0.0,
+            probe_rag_above=0.0,
+        )
+        try:
+            rag, chat, follow = MESSAGES.values()
+            warm = (await one_turn(container, rag, None)).session_id
+            await one_turn(container, chat, warm)
+            llm.enqueue_json({"query": "who has the archive key"})
+            await one_turn(container, follow, warm)
+            session = None
+            for name, text in MESSAGES.items():
+                if text == follow:
+                    llm.enqueue_json({"query": "who has the archive key"})
+                walk, session = await profiled_turn(container, text, session)
+                print(name)
+                for label, depth in (("every call", 3), ("top two levels", 2)):
+                    paths = walk.folded(depth)
+                    entered = len({m for path in paths for m in path})
+                    returns = sum(len(path) - len(set(path)) for path in paths)
+                    print(f"  {label:15} modules entered {entered:3}, returns {returns:3}")
+                    for path in paths if show else ():
+                        print("    " + " → ".join(m.removesuffix(".py") for m in path))
+        finally:
+            await container.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", action="store_true", help="print each walk")
+    asyncio.run(main(parser.parse_args().show))
