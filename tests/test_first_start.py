@@ -19,7 +19,7 @@ async def test_the_reranker_download_is_offered_once_with_its_size(
     user: User, container: Services, page: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fetched: list[bool] = []
-    monkeypatch.setattr(container, "_prepare_reranker", fetched.append)  # no real download
+    monkeypatch.setattr(container.reranking, "prepare", fetched.append)  # no real download
     container.preferences._live["rerank_download"] = fetched.append
     assert container.reranking.offer_pending
     await user.open("/")
