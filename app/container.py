@@ -1,11 +1,15 @@
-"""The composition root: builds every service from Settings, once, and runs their lifecycle."""
+"""The composition root: ``build_services`` builds every service from Settings, once;
+``Services`` holds them, fully built, and starts and stops them (``app.startup.Starting``
+is their lifespan in a serving app)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -22,9 +26,10 @@ from app.services.preferences import ChatModels, Preferences
 from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
+from app.services.status import StatusService
 from app.settings import Settings
 from graph.deps import GraphDeps
-from graph.graph import build_graph
+from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
 from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
@@ -32,6 +37,7 @@ from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.whole.notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
+from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.ocr.types import ReaderFactory
 from ingest.parsing import ParserPool
@@ -50,7 +56,7 @@ log = logging.getLogger(__name__)
 NOTES_FILE = "notes.db"
 """Section notes of documents read whole: derived, so deleting the file only costs time."""
 
-__all__ = ["Container", "build_embedder", "turn_options"]
+__all__ = ["Services", "build_embedder", "build_services", "turn_options"]
 
 
 def turn_options(settings: Settings) -> TurnOptions:
@@ -68,137 +74,222 @@ def turn_options(settings: Settings) -> TurnOptions:
     )
 
 
-class Container:
-    """Every long-lived service of one Docent instance. Tests pass fakes in."""
+class ChatModelsByName:
+    """Other models of the chat server to answer a turn with, each made once."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        core: Core | None = None,
-        llm: ChatModel | None = None,
-        embedder: Embedder | None = None,
-        reranker: Reranker | None = None,
-        previous_embedder: Embedder | None = None,
-        embedder_factory: Callable[[Settings], Embedder] = build_embedder,
-        index_lock: IndexLock | None = None,
-        ocr_reader: ReaderFactory | None = None,
-    ) -> None:
-        """``core``: the light services, when the caller opened them already (a serving
-        app does, before it listens); otherwise they are opened here, with ``llm``.
-        ``ocr_reader``: what reads scanned pages (None: the bundled OCR models)."""
-        core = core or open_core(settings, llm=llm)
-        settings = core.settings
-        self.settings = settings
-        self.token = core.token
-        self.llm: ChatModel = core.llm
-        self.reranker: Reranker = reranker or FlashRankReranker(
-            settings.data_dir / "models" / "flashrank"
-        )
-        self.registry = core.registry
-        self.sessions = SessionIndex(settings.data_dir / "docent.db")
-        self.events = EventBus()
-        collections = open_collections(
-            settings,
-            open_chroma(settings.data_dir, settings.chroma_url),
-            self.registry,
-            self.events,
-            embedder or embedder_factory(settings),
-            previous=previous_embedder,
-        )
-        self.keyword = KeywordIndex(settings.data_dir / "keyword")
-        collections.indexes.append(self.keyword)
-        self.parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
-        """The worker processes every file is opened in, for the indexer and MCP alike."""
-        self.ocr_parsers = (
-            ParserPool.for_ocr(settings.ocr_memory_mb, ocr_reader)
-            if settings.ocr == "auto"
-            else None
-        )
-        """The OCR lane's one worker process (None when OCR is off)."""
-        self.notes = SectionNotes(settings.data_dir / NOTES_FILE)
-        """What the model wrote about each section of a document read whole; a content's
-        notes go when its chunks do."""
-        self.indexer = Indexer(
+    def __init__(self, settings: Settings, llm: ChatModel) -> None:
+        self._settings = settings
+        self._llm = llm
+        self._made: dict[str, ChatModel] = {}
+
+    def __call__(self, model: str) -> ChatModel:
+        if same_model(model, self._llm.model):
+            return self._llm
+        llm = self._made.get(model)
+        if llm is None:
+            llm = self._made[model] = build_chat_model(self._settings, model)
+        return llm
+
+    async def aclose(self) -> None:
+        for llm in self._made.values():
+            await llm.aclose()
+
+
+def build_services(
+    settings: Settings,
+    *,
+    core: Core | None = None,
+    llm: ChatModel | None = None,
+    embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+    previous_embedder: Embedder | None = None,
+    embedder_factory: Callable[[Settings], Embedder] = build_embedder,
+    index_lock: IndexLock | None = None,
+    ocr_reader: ReaderFactory | None = None,
+) -> Services:
+    """Every long-lived service of one Docent instance, built and wired; tests pass fakes in.
+
+    ``core``: the light half, when the caller opened it already (a serving app does,
+    before it listens); otherwise it is opened here, with ``llm``. ``ocr_reader``: what
+    reads scanned pages (None: the bundled OCR models).
+    """
+    core = core or open_core(settings, llm=llm)
+    settings = core.settings
+    reranker = reranker or FlashRankReranker(settings.data_dir / "models" / "flashrank")
+    events = EventBus()
+    collections = open_collections(
+        settings,
+        open_chroma(settings.data_dir, settings.chroma_url),
+        core.registry,
+        events,
+        embedder or embedder_factory(settings),
+        previous=previous_embedder,
+    )
+    keyword = KeywordIndex(settings.data_dir / "keyword")
+    collections.indexes.append(keyword)
+    parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
+    ocr_parsers = (
+        ParserPool.for_ocr(settings.ocr_memory_mb, ocr_reader) if settings.ocr == "auto" else None
+    )
+    notes = SectionNotes(settings.data_dir / NOTES_FILE)
+    indexer = Indexer(
+        settings.docs_dir,
+        core.registry,
+        collections.indexes,
+        collections.embedder,
+        events=events,
+        parsers=parsers,
+        ocr_parsers=ocr_parsers,
+        on_collected=notes.forget,
+        options=index_options(settings),
+    )
+    retriever = Retriever(
+        collections.store,  # the old model's, during a switch
+        keyword,
+        collections.store.embedder,
+        reranker,
+        RegistryLibrary(core.registry),
+        retrieval_settings(settings),
+    )
+    ready_paths = core.registry.ready_paths
+    deps = GraphDeps(core.llm, retriever, ready_paths, turn_options(settings), notes)
+    sessions = SessionIndex(settings.data_dir / "docent.db")
+    graph = build_graph()
+    other_models = ChatModelsByName(settings, core.llm)
+    embedding = EmbeddingModels(collections, retriever, indexer, factory=embedder_factory)
+    health = HealthMonitor(core.llm, reranker)
+    live: dict[str, Callable[[Any], None]] = {
+        "chat_model": core.llm.use,
+        "top_k": lambda k: retriever.configure(top_k=k),
+        "rerank_candidates": lambda n: retriever.configure(rerank_candidates=n),
+        "rerank_download": lambda on: reranking.prepare(on),
+        "sentence_order": lambda on: retriever.configure(sentence_order=on),
+        "max_calls_per_question": lambda n: deps.tune(max_calls=n),
+    }
+    preferences = Preferences(settings, live, embedding=embedding.choose)
+    reranking = Reranking(reranker, preferences)
+    return Services(
+        settings=settings,
+        token=core.token,
+        llm=core.llm,
+        reranker=reranker,
+        registry=core.registry,
+        sessions=sessions,
+        events=events,
+        keyword=keyword,
+        parsers=parsers,
+        ocr_parsers=ocr_parsers,
+        notes=notes,
+        indexer=indexer,
+        documents=DocumentService(
             settings.docs_dir,
-            self.registry,
-            collections.indexes,
-            collections.embedder,
-            events=self.events,
-            parsers=self.parsers,
-            ocr_parsers=self.ocr_parsers,
-            on_collected=self.notes.forget,
-            options=IndexOptions(
-                chunk_size=settings.chunk_size,
-                chunk_overlap=settings.chunk_overlap,
-                max_file_bytes=settings.max_file_mb << 20,
-                time_budget=settings.file_time_budget,
-                workers=PLACES,
-                ocr_page_seconds=settings.ocr_page_seconds,
-                ocr_max_pages=settings.ocr_max_pages,
-            ),
-        )
-        self.documents = DocumentService(
-            settings.docs_dir,
-            self.registry,
-            self.indexer,
-            parsers=self.parsers,
+            core.registry,
+            indexer,
+            parsers=parsers,
             max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
             size_setting="DOCENT_MAX_UPLOAD_MB"
             if settings.max_upload_mb <= settings.max_file_mb
             else "DOCENT_MAX_FILE_MB",
-        )
-        self.retriever = Retriever(
-            collections.store,  # the old model's, during a switch
-            self.keyword,
-            collections.store.embedder,
-            self.reranker,
-            RegistryLibrary(self.registry),
-            RetrievalSettings(
-                top_k=settings.top_k,
-                rerank_candidates=settings.rerank_candidates,
-                sentence_order=settings.sentence_order,
-                context_chars=settings.context_chars,
-            ),
-        )
-        self.embedding = EmbeddingModels(
-            collections, self.retriever, self.indexer, factory=embedder_factory
-        )
-        """The answering collection, a new model's being built, and switching models."""
-        self.deps = GraphDeps(
-            self.llm, self.retriever, self.ready_paths, turn_options(settings), self.notes
-        )
-        self.search = SearchService(
-            self.retriever,
-            self.ready_paths,
+        ),
+        retriever=retriever,
+        embedding=embedding,
+        deps=deps,
+        search=SearchService(
+            retriever,
+            ready_paths,
             max_query_chars=settings.max_query_chars,
             max_text_chars=settings.verify_max_chars,
             verify_seconds=settings.verify_seconds,
-        )
-        """Search and verify, for the API and MCP alike."""
-        self.health = HealthMonitor(self.llm, self.reranker)
-        self.status = core.status
-        live = {
-            "chat_model": self.llm.use,
-            "top_k": lambda k: self.retriever.configure(top_k=k),
-            "rerank_candidates": lambda n: self.retriever.configure(rerank_candidates=n),
-            "rerank_download": self._prepare_reranker,
-            "sentence_order": lambda on: self.retriever.configure(sentence_order=on),
-            "max_calls_per_question": lambda n: self.deps.tune(max_calls=n),
-        }
-        self.preferences = Preferences(settings, live, embedding=self.embedding.choose)
-        self.reranking = Reranking(self.reranker, self.preferences)
-        self.chat_models = ChatModels(
-            self.llm, self.health, self.preferences, server=server_name(settings.llm_api)
-        )
-        self.index_lock = index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE)
-        """Held by the one process of this data dir that indexes (the app, or `ingest`);
-        the window takes it before it listens and passes it in."""
-        self._checkpoint_db: aiosqlite.Connection | None = None
-        self._model_llms: dict[str, ChatModel] = {}
-        self._chat: ChatService | None = None
-        self._watcher: FolderWatcher | None = None
-        self._scan: asyncio.Task[int] | None = None
+        ),
+        chat=ChatService(
+            graph,
+            sessions,
+            deps,
+            max_message_chars=settings.max_message_chars,
+            llm_for_model=other_models,
+            suggest=partial(suggest_followups, deps) if settings.suggestions else None,
+        ),
+        health=health,
+        status=core.status,
+        preferences=preferences,
+        reranking=reranking,
+        chat_models=ChatModels(core.llm, health, preferences, server=server_name(settings.llm_api)),
+        index_lock=index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE),
+        graph=graph,
+        other_models=other_models,
+    )
+
+
+def index_options(settings: Settings) -> IndexOptions:
+    """The indexer's knobs, from the settings."""
+    return IndexOptions(
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        max_file_bytes=settings.max_file_mb << 20,
+        time_budget=settings.file_time_budget,
+        workers=PLACES,
+        ocr_page_seconds=settings.ocr_page_seconds,
+        ocr_max_pages=settings.ocr_max_pages,
+    )
+
+
+def retrieval_settings(settings: Settings) -> RetrievalSettings:
+    """The retriever's knobs, from the settings."""
+    return RetrievalSettings(
+        top_k=settings.top_k,
+        rerank_candidates=settings.rerank_candidates,
+        sentence_order=settings.sentence_order,
+        context_chars=settings.context_chars,
+    )
+
+
+@dataclass(eq=False)
+class Services:
+    """Every long-lived service of one Docent instance, fully built (``build_services``);
+    ``start`` opens the conversations' store and starts indexing, ``stop`` closes all."""
+
+    settings: Settings
+    token: str
+    llm: ChatModel
+    reranker: Reranker
+    registry: Registry
+    sessions: SessionIndex
+    events: EventBus
+    keyword: KeywordIndex
+    parsers: ParserPool
+    """The worker processes every file is opened in, for the indexer and MCP alike."""
+    ocr_parsers: ParserPool | None
+    """The OCR lane's one worker process (None when OCR is off)."""
+    notes: SectionNotes
+    """What the model wrote about each section of a document read whole; a content's
+    notes go when its chunks do."""
+    indexer: Indexer
+    documents: DocumentService
+    retriever: Retriever
+    embedding: EmbeddingModels
+    """The answering collection, a new model's being built, and switching models."""
+    deps: GraphDeps
+    search: SearchService
+    """Search and verify, for the API and MCP alike."""
+    chat: ChatService
+    """Turns for the window, the API and MCP; their conversations are saved from ``start``."""
+    health: HealthMonitor
+    status: StatusService
+    preferences: Preferences
+    reranking: Reranking
+    chat_models: ChatModels
+    index_lock: IndexLock
+    """Held by the one process of this data dir that indexes (the app, or `ingest`);
+    the window takes it before it listens and passes it in."""
+    graph: TurnGraph
+    other_models: ChatModelsByName
+    _checkpoint_db: aiosqlite.Connection | None = field(default=None, init=False)
+    _watcher: FolderWatcher | None = field(default=None, init=False)
+    _scan: asyncio.Task[int] | None = field(default=None, init=False)
+
+    def ready_paths(self) -> list[str]:
+        """Relative paths of the documents that can be searched."""
+        return self.registry.ready_paths()
 
     @property
     def embedder(self) -> Embedder:
@@ -215,16 +306,6 @@ class Container:
         """Set while a new embedding model's collection is being built."""
         return self.embedding.switch
 
-    def ready_paths(self) -> list[str]:
-        """Relative paths of the documents that can be searched."""
-        return self.registry.ready_paths()
-
-    @property
-    def chat(self) -> ChatService:
-        if self._chat is None:
-            raise RuntimeError("the container is not started")
-        return self._chat
-
     async def start(self, *, watch: bool = True, scan: bool = True) -> None:
         """Open the session store, start indexing and (by default) watching the folder."""
         self._checkpoint_db = await aiosqlite.connect(self.settings.data_dir / "sessions.db")
@@ -234,21 +315,16 @@ class Container:
         # mode NORMAL skips the fsync per commit (as the registry does); a crash of the
         # app loses nothing, a power cut at most the last turn, never the file.
         await self._checkpoint_db.execute("PRAGMA synchronous=NORMAL")
-        self._chat = ChatService(
-            build_graph(checkpointer),
-            self.sessions,
-            self.deps,
-            max_message_chars=self.settings.max_message_chars,
-            llm_for_model=self._llm_for_model,
-            suggest=partial(suggest_followups, self.deps) if self.settings.suggestions else None,
-        )
+        # The saver needs the running loop (the services may be built in a thread without
+        # one): the graph built with them gets it here, before any turn runs.
+        self.graph.checkpointer = checkpointer
         self.status.follow(
             embed_model=lambda: self.embedder.name,
             queued=lambda: self.indexer.queued,
             waiting_for_space=lambda: len(self.indexer.waiting_for_space),
             disk_full=lambda: self.indexer.disk_full,
         )
-        self._prepare_reranker(self.settings.rerank_download)
+        self.reranking.prepare(self.settings.rerank_download)
         if not self.index_lock.acquire():
             pid = self.index_lock.holder()
             if watch or scan:
@@ -281,20 +357,6 @@ class Container:
         self.health.start()
         self.embedding.start()
 
-    def _prepare_reranker(self, download: bool) -> None:
-        """Load the reranking model in the background (``Reranking.prepare``)."""
-        self.reranking.prepare(download)
-
-    def _llm_for_model(self, model: str) -> ChatModel:
-        """Another model of the chat server to answer a turn with, made once per model."""
-        if same_model(model, self.llm.model):
-            return self.llm
-        llm = self._model_llms.get(model)
-        if llm is None:
-            llm = build_chat_model(self.settings, model)
-            self._model_llms[model] = llm
-        return llm
-
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
         await self.health.stop()
@@ -303,8 +365,7 @@ class Container:
         if self._scan and not self._scan.done():
             self._scan.cancel()
         self.embedding.stop()
-        if self._chat:
-            await self._chat.aclose()
+        await self.chat.aclose()
         await self.indexer.stop()
         await asyncio.to_thread(self.parsers.close)
         if self.ocr_parsers is not None:
@@ -312,8 +373,7 @@ class Container:
         if self._checkpoint_db is not None:
             await self._checkpoint_db.close()
         await self.llm.aclose()
-        for llm in self._model_llms.values():
-            await llm.aclose()
+        await self.other_models.aclose()
         self.sessions.close()
         self.registry.close()
         self.notes.close()

@@ -2,7 +2,7 @@
 
 The registry, the chat model's adapter and the status need no graph, Chroma or
 onnxruntime, so a serving app has them before its socket listens: `/api/status` and the
-window's message box answer at once, and the heavy half (``Container``) is built on
+window's message box answer at once, and the heavy half (``Services``) is built on
 these when its imports are done.
 """
 

@@ -8,23 +8,20 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import install_api
-from app.container import Container
-from app.startup import Services
+from app.container import Services
+from app.startup import Starting
 
 
-def create_api_app(container: Container, *, watch: bool = True) -> FastAPI:
-    """A FastAPI app serving only the HTTP API, running the container for its lifetime."""
-    services = Services.of(container, watch=watch)
+def create_api_app(services: Services, *, watch: bool = True) -> FastAPI:
+    """A FastAPI app serving only the HTTP API, running the services for its lifetime."""
+    starting = Starting.of(services, watch=watch)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await services.container()
-        try:
+        async with starting.lifespan():
             yield
-        finally:
-            await services.stop()
 
     # No FastAPI docs page: install_docs serves one whose assets don't come from a CDN.
     app = FastAPI(title="Docent API", lifespan=lifespan, docs_url=None, redoc_url=None)
-    install_api(app, services, container.settings, container.token)
+    install_api(app, starting, services.settings, services.token)
     return app

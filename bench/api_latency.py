@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.container import Container  # noqa: E402
+from app.container import build_services  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from models.embeddings import DIMENSION, MODEL_NAME  # noqa: E402
 from tests.fakes.ollama_server import FakeOllamaServer  # noqa: E402
@@ -87,7 +87,7 @@ def write_corpus(docs: Path, chunks: int, chunk_size: int) -> int:
 
 async def fill_index(settings: Settings, chunks: int) -> int:
     files = write_corpus(settings.docs_dir, chunks, settings.chunk_size)
-    container = Container(settings, embedder=RandomVectors())
+    container = build_services(settings, embedder=RandomVectors())
     await container.start(watch=False, scan=False)
     try:
         await container.indexer.scan()
@@ -123,7 +123,7 @@ async def main(chunks: int, calls: int) -> None:
             )
             settings.docs_dir.mkdir(parents=True)
             count = await fill_index(settings, chunks)
-            async with running_app(Container(settings)) as app:
+            async with running_app(build_services(settings)) as app:
 
                 async def search(n: int) -> None:
                     body = {"query": f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7) % len(WORDS)]}"}

@@ -1,4 +1,4 @@
-"""Benchmarks' libraries: a Container indexed over a folder, kept between runs in /tmp."""
+"""Benchmarks' libraries: a Services indexed over a folder, kept between runs in /tmp."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
 from ingest.types import DocStatus
 from models.protocols import ChatModel, Embedder
@@ -24,15 +24,15 @@ async def indexed_container(
     embedder: Embedder | None = None,
     expect: int | None = None,
     **settings: object,
-) -> Container:
-    """A started Container whose documents in ``docs`` are all indexed (or failed).
+) -> Services:
+    """A started Services whose documents in ``docs`` are all indexed (or failed).
 
     The data dir survives the run, so a second run only checks that nothing changed.
     """
     # No reranking model: benchmarks never download one (and measure without it).
     settings = {"rerank_download": False, **settings}
     config = Settings(data_dir=data_dir, docs=docs, open_browser=False, **settings)  # type: ignore[arg-type]
-    container = Container(config, llm=llm, embedder=embedder)
+    container = build_services(config, llm=llm, embedder=embedder)
     await container.start(watch=False, scan=True)
     expect = expect or sum(1 for p in docs.rglob("*") if p.is_file())
     started = time.monotonic()

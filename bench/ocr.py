@@ -34,7 +34,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
 from bench.ocr_pages import article_pages, scanned_pdf, typed_pdf
 from bench.processes import TreeSampler
@@ -51,9 +51,9 @@ from tests.scans import image_pdf, page_image
 GROUND_TRUTH = CORPUS / "pdfs_meta" / "ocrmypdf__linn.groundtruth.txt"
 
 
-def app(data: Path, embedder: MiniLMEmbedder) -> Container:
+def app(data: Path, embedder: MiniLMEmbedder) -> Services:
     settings = Settings.model_validate({"data_dir": data})
-    return Container(
+    return build_services(
         settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
     )
 

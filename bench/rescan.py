@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from models.embeddings import MiniLMEmbedder
 from models.reranker import PassThroughReranker
@@ -52,7 +52,7 @@ def make_folder(docs: Path, count: int) -> None:
 
 async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
     settings = Settings.model_validate({"data_dir": data})
-    first = Container(
+    first = build_services(
         settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
     )
     started = time.perf_counter()
@@ -65,7 +65,7 @@ async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
     first.index_lock.release()
 
     embedder.texts = 0
-    second = Container(
+    second = build_services(
         settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
     )
     started = time.perf_counter()
@@ -85,7 +85,7 @@ async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
 
 async def watcher_latency(data: Path, embedder: CountingEmbedder, tries: int) -> None:
     settings = Settings.model_validate({"data_dir": data})
-    app = Container(
+    app = build_services(
         settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
     )
     await app.start(watch=True)

@@ -39,7 +39,7 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.container import Container  # noqa: E402
+from app.container import build_services  # noqa: E402
 from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.index.chroma_calls import open_chroma  # noqa: E402
@@ -87,7 +87,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     nothing to repair or re-index; the keyword index is built later."""
     shutil.rmtree(data, ignore_errors=True)
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
-    container = Container(settings, embedder=embedder)
+    container = build_services(settings, embedder=embedder)
     docs = settings.docs_dir
     pool = sentences()
     rng = random.Random(size)
@@ -195,7 +195,7 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
     await asyncio.to_thread(keyword_start_up, data, store)
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     counting = CountingEmbedder(embedder)
-    container = Container(settings, embedder=counting)
+    container = build_services(settings, embedder=counting)
     await container.start(watch=False, scan=False)
     if container.store.count() != size:  # the start-up check repaired the library away
         raise SystemExit(f"the library holds {container.store.count():,} chunks, not {size:,}")

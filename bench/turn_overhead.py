@@ -2,7 +2,7 @@
 
 Builds a library of N chunks (real corpus text, in .txt files, indexed by the real
 pipeline into /tmp/conversation-overhead-N or --root, kept between runs), starts the real
-Container with the real MiniLM embedder for questions, and runs 100 turns per route,
+Services with the real MiniLM embedder for questions, and runs 100 turns per route,
 each in a new session (so no rewrite call), with no reranker model and suggestions off:
 
 - chat: small talk, decided by the rules;
@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.container import Container  # noqa: E402
+from app.container import Services  # noqa: E402
 from app.services.chat import Done, Failed, Token  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
@@ -107,7 +107,7 @@ def percentiles(values: list[float]) -> str:
 
 
 async def first_token_ms(
-    container: Container, message: str, nodes: dict[str, list[float]] | None = None
+    container: Services, message: str, nodes: dict[str, list[float]] | None = None
 ) -> float:
     """Milliseconds from ``start_turn`` to the first token; ``nodes`` collects node times."""
     started = time.perf_counter()

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from models.protocols import ChatModel
 from tests.fakes.chat import FakeChatModel
@@ -44,7 +44,7 @@ async def api_app(
         (config.docs_dir / name).write_text(text, encoding="utf-8")
     for name, pages in (pdfs or {}).items():
         make_pdf(config.docs_dir / name, pages)
-    container = Container(
+    container = build_services(
         config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
     )
     async with running_app(container, watch=watch) as running:

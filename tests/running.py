@@ -24,7 +24,7 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
-from app.container import Container
+from app.container import Services
 from app.server import create_api_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass
 class RunningApp:
-    container: Container
+    container: Services
     url: str
     client: httpx.AsyncClient
     """Talks to ``url`` with the bearer token already set."""
@@ -41,7 +41,7 @@ class RunningApp:
 
 
 @asynccontextmanager
-async def running_app(container: Container, *, watch: bool = True) -> AsyncIterator[RunningApp]:
+async def running_app(container: Services, *, watch: bool = True) -> AsyncIterator[RunningApp]:
     """Serve the API for ``container`` on 127.0.0.1 at a free port until the block ends
     (``watch=False``: the folder is scanned at start, then not watched)."""
     app = create_api_app(container, watch=watch)

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -23,7 +23,9 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     (settings.docs_dir / "notes.md").write_text(
         "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
     )
-    container = Container(settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder())
+    container = build_services(
+        settings, llm=FakeChatModel(token_delay=0.01), embedder=FakeEmbedder()
+    )
     async with running_app(container) as running:
         await wait_ready(running, 1)
         yield running

@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 
 from app.api import install_api
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
-from app.startup import Services
+from app.startup import Starting
 from tests.api_app import anonymous, api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -66,10 +66,10 @@ async def test_error_bodies_are_documented(app: RunningApp) -> None:
 async def test_window_app_without_docs_gets_them_too(tmp_path: Path) -> None:
     """NiceGUI's app starts with the docs off; installing the API turns them on."""
     window = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
-    container = Container(
+    container = build_services(
         Settings(data_dir=tmp_path / "data"), llm=FakeChatModel(), embedder=FakeEmbedder()
     )
-    install_api(window, Services.of(container), container.settings, container.token)
+    install_api(window, Starting.of(container), container.settings, container.token)
     transport = httpx.ASGITransport(app=window)
     headers = {"Authorization": f"Bearer {container.token}"}
     async with httpx.AsyncClient(

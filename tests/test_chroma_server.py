@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -77,7 +77,7 @@ async def test_index_and_search_through_a_chroma_server(chroma_server: str, tmp_
     (settings.docs_dir / "a.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
     (settings.docs_dir / "b.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
     embedder = FakeEmbedder()
-    app = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    app = build_services(settings, llm=FakeChatModel(), embedder=embedder)
     assert not (settings.data_dir / "chroma").exists()  # nothing embedded on disk
     await app.indexer.index_all()
     try:

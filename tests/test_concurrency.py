@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -24,7 +24,7 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
     llm = FakeChatModel(token_delay=0.005)  # echoes each question back, word by word
-    async with running_app(Container(settings, llm=llm, embedder=FakeEmbedder())) as running:
+    async with running_app(build_services(settings, llm=llm, embedder=FakeEmbedder())) as running:
         await wait_ready(running, 1)
         yield running
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from graph import prompts
 from models.embeddings import MiniLMEmbedder
@@ -76,7 +76,7 @@ async def started(tmp_path: Path, server: FakeOllamaServer, embedder: Any, **set
     config = Settings(
         data_dir=tmp_path / "data", ollama_host=server.url, chat_model="llama3.2", **settings
     )
-    container = Container(config, embedder=embedder)
+    container = build_services(config, embedder=embedder)
     for name, pages in DOCS.items():
         make_pdf(container.settings.docs_dir / name, pages)
     return container
@@ -257,7 +257,7 @@ async def test_chat_and_embeddings_on_different_hosts(tmp_path: Path) -> None:
             embed_model="nomic-embed-text",
             suggestions=False,
         )
-        container = Container(config)
+        container = build_services(config)
         make_pdf(container.settings.docs_dir / "harbour.pdf", DOCS["harbour.pdf"])
         async with running_app(container) as app:
             await wait_ready(app, 1)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.services.documents import NoSpace
 from app.settings import Settings
 from ingest.disk import DiskFull, can_write, is_disk_full
@@ -166,7 +166,7 @@ async def test_a_file_that_meets_a_full_disk_half_way_stops_embedding_and_waits(
     with small_disk(tmp_path / "data", 64) as disk:
         settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
         embedder = GatedEmbedder()
-        container = Container(settings, llm=FakeChatModel(), embedder=embedder)
+        container = build_services(settings, llm=FakeChatModel(), embedder=embedder)
         container.indexer.space.retry_seconds = 0.2
         await container.start(watch=False)
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from models.embeddings import MiniLMEmbedder
 from tests.corpus import CORPUS, needs_corpus
@@ -65,7 +65,7 @@ async def test_dropped_pdfs_answer_with_the_right_page(
 
     # Privacy: the whole path, from start to answer, reaches nothing beyond this machine.
     with only_loopback() as outward:
-        container = Container(settings_for(tmp_path, server.url), embedder=embedder)
+        container = build_services(settings_for(tmp_path, server.url), embedder=embedder)
         async with running_app(container) as app:
             drop(made, container.settings.docs_dir)
             await wait_ready(app, 3)
@@ -101,7 +101,7 @@ async def test_real_pdfs_find_the_eu_countries_table(
         "pysf__004-pdflatex-4-pages_pdflatex-4-pages.pdf",
         "pdfplumber__issue-33-lorem-ipsum.pdf",
     ]
-    container = Container(settings_for(tmp_path, server.url), embedder=embedder)
+    container = build_services(settings_for(tmp_path, server.url), embedder=embedder)
     async with running_app(container) as app:
         drop({name: CORPUS / "pdfs" / name for name in names}, container.settings.docs_dir)
         await wait_ready(app, 3)
@@ -118,7 +118,7 @@ async def test_real_pdfs_find_the_eu_countries_table(
 
 
 async def test_ollama_down_gives_cited_passages(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
-    container = Container(settings_for(tmp_path, unused_url()), embedder=embedder)
+    container = build_services(settings_for(tmp_path, unused_url()), embedder=embedder)
     make_pdf(container.settings.docs_dir / "budget.pdf", FACTS["budget.pdf"])
     async with running_app(container) as app:
         await wait_ready(app, 1)

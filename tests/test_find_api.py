@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from ingest.keys import doc_id_for
 from tests.fakes.chat import FakeChatModel
@@ -31,7 +31,9 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
         path = settings.docs_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
-    container = Container(settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder())
+    container = build_services(
+        settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder()
+    )
     async with running_app(container) as running:
         await wait_ready(running, len(FILES))
         yield running

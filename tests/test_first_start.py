@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from app.services.preferences import InvalidSetting, Preferences
 from app.services.reranking import Reranking
 from app.settings import Settings
@@ -16,10 +16,10 @@ from models.reranker import DEFAULT_MODEL, FlashRankReranker
 
 
 async def test_the_reranker_download_is_offered_once_with_its_size(
-    user: User, container: Container, page: None, monkeypatch: pytest.MonkeyPatch
+    user: User, container: Services, page: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fetched: list[bool] = []
-    monkeypatch.setattr(container, "_prepare_reranker", fetched.append)  # no real download
+    monkeypatch.setattr(container.reranking, "prepare", fetched.append)  # no real download
     container.preferences._live["rerank_download"] = fetched.append
     assert container.reranking.offer_pending
     await user.open("/")
@@ -37,7 +37,7 @@ async def test_the_reranker_download_is_offered_once_with_its_size(
 
 
 async def test_not_now_is_remembered_and_settings_still_offers_it(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     user.find(marker="rerank-offer-no").click()

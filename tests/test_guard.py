@@ -19,7 +19,7 @@ from app.api.guard import Access
 from app.api.headers import PAGE_POLICY, secured
 from app.api.login import LINK_SECONDS, LoginLinks
 from app.api.login_sessions import LoginSessions
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -35,7 +35,7 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data", max_body_mb=CAP / 1024 / 1024)
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
-    container = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
+    container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
     async with running_app(container) as running:
         await wait_ready(running, 1)
         yield running

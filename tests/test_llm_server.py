@@ -13,7 +13,7 @@ import pytest
 from app.cli.commands import DEGRADED_EXIT
 from app.cli.main import main, parse
 from app.cli.status import probe_openai
-from app.container import Container
+from app.container import build_services
 from app.settings import LM_STUDIO_URL, Settings
 from graph import prompts
 from models.embeddings import MiniLMEmbedder
@@ -67,7 +67,7 @@ async def test_a_turn_over_the_api_streams_from_the_server_and_routes_by_its_jso
         probe_chat_below=-1.0,  # every message the rules leave open goes to the LLM
         probe_rag_above=2.0,
     )
-    container = Container(settings, embedder=MiniLMEmbedder())
+    container = build_services(settings, embedder=MiniLMEmbedder())
     make_pdf(settings.docs_dir / "ferry.pdf", FERRY)
     async with running_app(container) as app:
         await wait_ready(app, 1)

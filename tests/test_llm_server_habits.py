@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from models.embeddings import MiniLMEmbedder
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -65,7 +65,7 @@ async def docent(
         chat_model=MODEL,
         **settings,
     )
-    container = Container(config, embedder=MiniLMEmbedder())
+    container = build_services(config, embedder=MiniLMEmbedder())
     make_pdf(config.docs_dir / "ferry.pdf", FERRY)
     make_pdf(config.docs_dir / "bus.pdf", BUS)
     async with running_app(container) as app:

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 import ingest.loaders as loaders
 import ingest.parsing.tasks as tasks
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.api_app import api_app, error_code
 from tests.fakes.ollama_server import FakeOllamaServer
@@ -246,7 +246,7 @@ async def test_every_tool_over_stdio_beside_the_running_app(tmp_path: Path) -> N
             "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
         )
         (settings.docs_dir / "recipes.md").write_text(RECIPES, encoding="utf-8")
-        async with running_app(Container(settings)) as app:
+        async with running_app(build_services(settings)) as app:
             await wait_ready(app, 2)
             server = StdioServerParameters(
                 command=sys.executable,

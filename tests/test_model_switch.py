@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import Services, build_services
 from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
 from ingest.index.vectors import DOCUMENTS_SUFFIX, ChromaStore
@@ -41,13 +41,13 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
     for i in range(3):
         (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
     old_model = FakeEmbedder(name="model-a")
-    first = Container(settings, llm=FakeChatModel(), embedder=old_model)
+    first = build_services(settings, llm=FakeChatModel(), embedder=old_model)
     await first.indexer.index_all()
     first.registry.close()
     first.index_lock.release()
 
     new_model = SlowStart("model-b")
-    second = Container(
+    second = build_services(
         settings, llm=FakeChatModel(), embedder=new_model, previous_embedder=old_model
     )
     switch_events: list[IngestEvent] = []
@@ -77,7 +77,7 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
         new_model.go.set()
         await second.stop()
 
-    third = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-b"))
+    third = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-b"))
     try:
         assert third.switch is None  # the switch is remembered
     finally:
@@ -114,7 +114,7 @@ class StallingModel(FakeEmbedder):
         return super().embed(texts)
 
 
-async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder) -> Container:
+async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder) -> Services:
     """The app answering with ``old`` over three notes; ``models`` are what Settings may pick
     (a name missing from them can't be loaded)."""
     settings = Settings.model_validate({"data_dir": tmp_path / "data"})
@@ -127,13 +127,13 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
             raise EmbedderUnavailable(f"no weights for {chosen.embed_model} on this machine")
         return models[chosen.embed_model]
 
-    app = Container(settings, llm=FakeChatModel(), embedder=old, embedder_factory=load)
+    app = build_services(settings, llm=FakeChatModel(), embedder=old, embedder_factory=load)
     await app.start(watch=False)
     await eventually(lambda: len(app.ready_paths()) == 3, what="the notes indexed")
     return app
 
 
-def collections(app: Container) -> set[str]:
+def collections(app: Services) -> set[str]:
     return app.store.chroma.collection_names()
 
 
@@ -191,7 +191,7 @@ async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_pat
         await app.stop()
     saved = json.loads((app.settings.data_dir / "preferences.json").read_text())
     assert saved["embed_model"] == "model-b" and saved["embed_backend"] == "ollama"
-    again = Container(app.settings, llm=FakeChatModel(), embedder=FakeEmbedder(32, "model-b"))
+    again = build_services(app.settings, llm=FakeChatModel(), embedder=FakeEmbedder(32, "model-b"))
     try:
         assert again.switch is None  # the switch is remembered
     finally:
@@ -225,7 +225,7 @@ async def test_an_ollama_model_that_is_not_pulled_is_refused_with_the_fix(
 ) -> None:
     ollama_server.models = ["llama3.2:latest"]
     settings = Settings.model_validate({"data_dir": tmp_path / "data"})
-    app = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
+    app = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
     await app.start(watch=False)
     try:
         app.preferences.update(
@@ -290,7 +290,7 @@ async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_pat
     )
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "n.md").write_text("# Hedgehogs\n\nHedgehogs eat beetles at night.")
-    app = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
+    app = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
     await app.start(watch=False)
     try:
         await eventually(lambda: bool(app.ready_paths()), what="the note indexed")
@@ -327,7 +327,7 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     for i in range(3):
         (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
     model = FakeEmbedder(dim=32, name="model-a")
-    first = Container(settings, llm=FakeChatModel(), embedder=model)
+    first = build_services(settings, llm=FakeChatModel(), embedder=model)
     await first.indexer.index_all()
     # Make it the library an older Docent left: vectors of the text alone, in the model's
     # plain collection, and a registry that does not say what its vectors are made from.
@@ -343,7 +343,7 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     first.index_lock.release()
 
     held = HoldsContext("model-a")
-    second = Container(settings, llm=FakeChatModel(), embedder=held)
+    second = build_services(settings, llm=FakeChatModel(), embedder=held)
     await second.start(watch=False)
     try:
         assert second.switch is not None

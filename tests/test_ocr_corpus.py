@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from ingest.types import DocStatus
 from tests.corpus import CORPUS, needs_corpus
@@ -27,7 +27,7 @@ async def test_every_corpus_pdf_ends_ready_or_error_and_every_printed_scan_ready
 ) -> None:
     with (CORPUS / "pdfs_meta" / "pdfs_index.csv").open(newline="") as fh:
         notes = {row["file"]: row["notes"] for row in csv.DictReader(fh)}
-    container = Container(
+    container = build_services(
         Settings(data_dir=tmp_path / "data"), llm=FakeChatModel(), embedder=FakeEmbedder()
     )
     pdfs = sorted((CORPUS / "pdfs").glob("*.pdf"))

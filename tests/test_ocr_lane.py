@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from ingest.index.registry import Registry
 from ingest.loaders.errors import OLD_SCANNED
@@ -94,7 +94,7 @@ async def test_a_file_that_ended_scanned_before_ocr_is_read_once_and_alone(
 
     embedder = FakeEmbedder()
     settings = Settings(data_dir=tmp_path / "data")
-    container = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    container = build_services(settings, llm=FakeChatModel(), embedder=embedder)
     async with running_app(container) as app:
         await eventually(
             lambda: _status(app, "scan.pdf") == DocStatus.READY,
@@ -117,7 +117,7 @@ async def test_reading_a_scan_through_mcp_says_where_its_text_is(tmp_path: Path)
             lambda: _status(app, "scan.pdf") == DocStatus.READY, timeout=60, what="the scan"
         )
         container = app.container
-        tools = DocentTools(lambda: container.chat, container.search, container.documents)
+        tools = DocentTools(container.chat, container.search, container.documents)
         try:
             await tools.read_document("scan.pdf", 1)
         except ToolFailed as failed:

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.progress import DocumentProgress, IngestEvent
@@ -33,7 +33,9 @@ async def _app(
     config = Settings(data_dir=tmp_path / "data", suggestions=False, **settings)
     config.docs_dir.mkdir(parents=True, exist_ok=True)
     reader = partial(CodedReader, tmp_path / "ocr.log", tmp_path / "gate")
-    container = Container(config, llm=FakeChatModel(), embedder=FakeEmbedder(), ocr_reader=reader)
+    container = build_services(
+        config, llm=FakeChatModel(), embedder=FakeEmbedder(), ocr_reader=reader
+    )
     if on_event is not None:
         container.events.subscribe(on_event)
     async with running_app(container) as app:

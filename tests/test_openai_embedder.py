@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from models.openai_embedder import OpenAIEmbedder
 from models.openai_wire import ModelNotLoaded, ServerUnavailable
@@ -72,7 +72,7 @@ async def test_a_library_is_indexed_and_searched_with_the_server_s_vectors(
         embed_model=EMBEDDER,
     )
     assert settings.embed_url == server.url  # the chat server embeds too, by default
-    container = Container(settings)
+    container = build_services(settings)
     (settings.docs_dir / "harbour.md").write_text(
         "Ferries leave the northern pier every forty minutes.", encoding="utf-8"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -20,14 +20,16 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
 
-    first = Container(settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder())
+    first = build_services(
+        settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder()
+    )
     await first.start(watch=False)
     await eventually(lambda: bool(first.ready_paths()), what="notes.md indexed")
     await first.chat.start_turn("s1", "Where is the spare key?").result()
     await first.stop()
 
     embedder = FakeEmbedder()
-    second = Container(settings, llm=FakeChatModel(), embedder=embedder)
+    second = build_services(settings, llm=FakeChatModel(), embedder=embedder)
     await second.start(watch=False)
     try:
         assert [s.id for s in second.sessions.list()] == ["s1"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from graph import prompts
 from tests.fakes.chat import FakeChatModel
@@ -26,7 +26,9 @@ async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
         "The spare key is under the blue flowerpot.\n", encoding="utf-8"
     )
     (settings.docs_dir / "moths.md").write_text(LONG, encoding="utf-8")
-    container = Container(settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder())
+    container = build_services(
+        settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder()
+    )
     async with running_app(container) as running:
         await wait_ready(running, 2)
         yield running

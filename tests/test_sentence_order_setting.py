@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
@@ -19,7 +19,9 @@ async def test_the_environment_turns_it_on_and_it_is_off_by_default(
 ) -> None:
     if variable is not None:
         monkeypatch.setenv("DOCENT_SENTENCE_ORDER", variable)
-    built = Container(Settings(data_dir=tmp_path), llm=FakeChatModel(), embedder=FakeEmbedder())
+    built = build_services(
+        Settings(data_dir=tmp_path), llm=FakeChatModel(), embedder=FakeEmbedder()
+    )
     try:
         assert built.retriever.settings.sentence_order is on
     finally:

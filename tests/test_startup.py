@@ -15,19 +15,19 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.api import include_routes, secure
-from app.container import Container
+from app.container import Services, build_services
 from app.core import open_core
 from app.services.embedders import build_embedder, embedder_name
 from app.services.status import StatusService
 from app.settings import Settings
-from app.startup import Services
+from app.startup import Starting
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.running import listening
 
 
 @asynccontextmanager
-async def serving(app: FastAPI, services: Services, token: str) -> AsyncIterator[httpx.AsyncClient]:
+async def serving(app: FastAPI, services: Starting, token: str) -> AsyncIterator[httpx.AsyncClient]:
     """``app`` served on a free port, and a client that holds ``token``; the services are
     stopped at the end (release a held build first)."""
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
@@ -48,14 +48,14 @@ async def serving(app: FastAPI, services: Services, token: str) -> AsyncIterator
 
 async def test_health_answers_while_the_services_are_still_being_built(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    container = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
+    container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
     released = threading.Event()
 
-    def build() -> Container:  # the heavy imports and models, held back by the test
+    def build() -> Services:  # the heavy imports and models, held back by the test
         released.wait(60)
         return container
 
-    services = Services(build, on_ready=lambda: include_routes(app))
+    services = Starting(build, on_ready=lambda: include_routes(app))
     app = FastAPI()
     secure(app, services, settings, container.token)
     async with serving(app, services, container.token) as client:
@@ -79,11 +79,11 @@ async def test_status_answers_from_the_light_services_while_the_rest_loads(
     status.set_result(core.status)
     released = threading.Event()
 
-    def build() -> Container:  # the heavy imports and models, held back by the test
+    def build() -> Services:  # the heavy imports and models, held back by the test
         released.wait(60)
-        return Container(settings, core=core, embedder=FakeEmbedder())
+        return build_services(settings, core=core, embedder=FakeEmbedder())
 
-    services = Services(build, status=status, watch=False, on_ready=lambda: include_routes(app))
+    services = Starting(build, status=status, watch=False, on_ready=lambda: include_routes(app))
     app = FastAPI()
     secure(app, services, settings, core.token)
     async with serving(app, services, core.token) as client:

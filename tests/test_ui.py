@@ -6,7 +6,7 @@ import asyncio
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.network_guard import only_loopback
 from tests.running import eventually
 from tests.ui_parts import SUGGESTIONS, answer_shows, contents, emit, llm, text_of
@@ -22,7 +22,7 @@ async def send(user: User, text: str) -> None:
 
 
 async def test_enter_streams_an_answer_with_its_sources_grouped_by_file(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("The key is under the blue flowerpot [1]. Also see [2].")
     with only_loopback() as outward:  # the window reaches nothing beyond this machine
@@ -42,7 +42,7 @@ async def test_enter_streams_an_answer_with_its_sources_grouped_by_file(
 
 
 async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).hold_tokens(4)  # the answer stops at word3 until released
     llm(container).enqueue(" ".join(f"word{i}" for i in range(40)), SECOND)
@@ -63,7 +63,7 @@ async def test_a_message_typed_during_an_answer_is_kept_and_sent_after(
 
 
 async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_ups(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     model = llm(container)
     model.hold_tokens(4)  # the answer stops at word3 until released
@@ -84,7 +84,7 @@ async def test_a_queued_message_goes_when_the_answer_ends_not_after_the_follow_u
 
 
 async def test_a_follow_up_chip_sends_it_and_only_the_last_answer_keeps_chips(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("Under the flowerpot [1].", "Nobody else [1].")
     await user.open("/")
@@ -99,7 +99,7 @@ async def test_a_follow_up_chip_sends_it_and_only_the_last_answer_keeps_chips(
 
 
 async def test_the_status_chip_follows_the_graph(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).json_gate = asyncio.Event()  # a follow-up: the rewriter is held
     llm(container).gated_property = "query"
@@ -125,7 +125,7 @@ async def test_the_status_chip_follows_the_graph(
 
 
 async def test_stop_keeps_the_partial_answer_marked_stopped(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).hold_tokens(3)  # the answer stops at word2: Stop comes mid-answer
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
@@ -143,7 +143,7 @@ async def test_stop_keeps_the_partial_answer_marked_stopped(
     assert saved[-1]["stopped"] is True and saved[-1]["content"] == shown.strip()
 
 
-async def test_escape_stops_too(user: User, container: Container, page: None) -> None:
+async def test_escape_stops_too(user: User, container: Services, page: None) -> None:
     llm(container).hold_tokens(3)  # the answer stops at word2: Esc comes mid-answer
     llm(container).enqueue(" ".join(f"word{i}" for i in range(200)))
     await user.open("/")
@@ -154,7 +154,7 @@ async def test_escape_stops_too(user: User, container: Container, page: None) ->
 
 
 async def test_an_earlier_session_reopens_with_its_sources(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("Under the flowerpot [1].")
     await container.chat.start_turn("old", "Where is the spare key?").result()
@@ -166,7 +166,7 @@ async def test_an_earlier_session_reopens_with_its_sources(
 
 
 async def test_new_chat_mid_answer_keeps_the_answer(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     long_answer = " ".join(f"word{i}" for i in range(60)) + " [1]. " + FOUND
     llm(container).enqueue(long_answer)
@@ -186,7 +186,7 @@ async def test_new_chat_mid_answer_keeps_the_answer(
 
 
 async def test_regenerate_and_copy_are_one_click(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     first, second = "First try. " + FOUND, "Second try. " + FOUND
     llm(container).enqueue(first, second)
@@ -212,7 +212,7 @@ async def test_regenerate_and_copy_are_one_click(
 
 
 async def test_mode_selector_explains_and_applies_each_mode(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     await user.should_see("Always answers from your documents, with citations.")
@@ -226,7 +226,7 @@ async def test_mode_selector_explains_and_applies_each_mode(
 
 
 async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).reachable = False
     await container.health.check_now()
@@ -241,7 +241,7 @@ async def test_banner_says_how_to_fix_ollama_and_retry_clears_it(
 
 
 async def test_a_message_with_quotes_and_lines_is_shown_as_typed(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     text = 'Where is the "spare key" & <tags>\nsecond line'
     await user.open("/")

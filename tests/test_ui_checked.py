@@ -8,7 +8,7 @@ import html
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from graph import prompts
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, emit, llm, settled, text_of
@@ -25,7 +25,7 @@ async def send(user: User, text: str) -> None:
     user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
 
 
-async def with_boiler(container: Container) -> None:
+async def with_boiler(container: Services) -> None:
     await add_file(container, "boiler.md", BOILER.encode())
     await settled(container, "boiler.md")
 
@@ -46,7 +46,7 @@ def turn_of(user: User) -> str:
 
 
 async def test_a_wrong_number_is_marked_and_its_tooltip_names_it(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await with_boiler(container)
     llm(container).enqueue(ANSWER)
@@ -71,9 +71,7 @@ async def test_a_wrong_number_is_marked_and_its_tooltip_names_it(
     assert 'id="docent-passage"' in viewer
 
 
-async def test_a_reopened_chat_keeps_its_marks(
-    user: User, container: Container, page: None
-) -> None:
+async def test_a_reopened_chat_keeps_its_marks(user: User, container: Services, page: None) -> None:
     await with_boiler(container)
     llm(container).enqueue(ANSWER)
     turn = container.chat.start_turn(None, "How much does the boiler cost to maintain?")
@@ -89,7 +87,7 @@ async def test_a_reopened_chat_keeps_its_marks(
 
 
 async def test_an_answer_the_documents_dont_cover_shows_what_was_searched(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("The moon is made of cheese [1].")
     await user.open("/")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from graph.readable import readable, readable_markdown
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
@@ -19,7 +19,7 @@ The <b>spare key</b> is kept by [the caretaker](https://example.org/caretaker) o
 
 
 async def test_degraded_passages_show_no_raw_links_html_or_template_tags(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await add_file(container, "wiki.md", PAGE.encode())
     await settled(container, "wiki.md")

@@ -13,7 +13,7 @@ from nicegui.testing import User
 from PIL import Image
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
 from models.ollama_chat import OllamaChat
 from tests.fakes.chat import FakeChatModel
@@ -32,7 +32,7 @@ async def ask(user: User, text: str) -> None:
     user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
 
 
-async def test_help_draws_the_live_graph(user: User, container: Container, page: None) -> None:
+async def test_help_draws_the_live_graph(user: User, container: Services, page: None) -> None:
     await user.open("/")
     user.find(marker="help").click()
     await user.should_see(marker="help-graph")
@@ -42,7 +42,7 @@ async def test_help_draws_the_live_graph(user: User, container: Container, page:
 
 
 async def test_why_these_sources_shows_timeline_route_and_scores(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("Under the flowerpot [1].")
     await user.open("/")
@@ -58,7 +58,7 @@ async def test_why_these_sources_shows_timeline_route_and_scores(
 
 
 async def test_why_these_sources_marks_used_only_what_went_to_the_model(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await add_file(container, "bread.md", b"# Bread\n\nSourdough rises overnight.\n")
     await settled(container, "bread.md")
@@ -74,7 +74,7 @@ async def test_why_these_sources_marks_used_only_what_went_to_the_model(
 
 
 async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     user.find(marker="settings").click()
@@ -101,7 +101,7 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
 
 
 async def test_a_cited_text_file_opens_with_the_passage_highlighted(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("Under the flowerpot [1].")
     await user.open("/")
@@ -135,7 +135,7 @@ Write `<b>` for bold, as in:
 
 
 async def test_a_cited_markdown_file_shows_its_html_as_a_page_would_not_as_tags(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await add_file(container, "wiki.md", WIKI.encode())
     await settled(container, "wiki.md")
@@ -161,7 +161,7 @@ async def test_a_cited_markdown_file_shows_its_html_as_a_page_would_not_as_tags(
 
 
 async def test_a_cited_pdf_opens_at_its_page(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     pdf = make_pdf(tmp_path / "report.pdf", [f"Page {n}. Revenue was up." for n in range(1, 10)])
     await add_file(container, "report.pdf", pdf.read_bytes(), folder="q3")
@@ -186,7 +186,7 @@ async def test_a_cited_pdf_opens_at_its_page(
 
 
 async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     outside = make_pdf(tmp_path / "secret.pdf", ["Not in the library."])
     pdf = make_pdf(tmp_path / "plan.pdf", ["The plan."])
@@ -203,7 +203,7 @@ async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
 
 
 async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     note = tmp_path / "note.png"
     page_image(["A photographed note."], size=(800, 200)).save(note)
@@ -228,7 +228,7 @@ async def test_a_cited_picture_opens_as_a_picture_and_a_tiff_at_its_frame(
 
 
 async def test_a_cited_sheet_opens_named_with_its_rows_and_the_passage_marked(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     book = workbook(
         tmp_path / "ship.xlsx",
@@ -252,11 +252,11 @@ async def test_a_cited_sheet_opens_named_with_its_rows_and_the_passage_marked(
 @pytest.fixture
 async def ollama_app(
     tmp_path: Path, ollama_server: FakeOllamaServer
-) -> AsyncIterator[tuple[Container, FakeOllamaServer]]:
+) -> AsyncIterator[tuple[Services, FakeOllamaServer]]:
     """The app against the fake Ollama server, with only llama3.2 installed."""
     ollama_server.models = ["llama3.2:latest"]
     settings = Settings(data_dir=tmp_path / "data", ollama_host=ollama_server.url)
-    built = Container(
+    built = build_services(
         settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
     )
     await built.start(watch=False)
@@ -266,7 +266,7 @@ async def ollama_app(
 
 
 async def test_a_missing_model_is_pulled_with_progress_then_chosen(
-    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+    user: User, ollama_app: tuple[Services, FakeOllamaServer]
 ) -> None:
     app, server = ollama_app
     await app.health.check_now()
@@ -285,7 +285,7 @@ async def test_a_missing_model_is_pulled_with_progress_then_chosen(
 
 
 async def test_the_model_picker_lists_ollamas_models_and_switches(
-    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+    user: User, ollama_app: tuple[Services, FakeOllamaServer]
 ) -> None:
     app, server = ollama_app
     # Ollama lists a model under both names at times, and embedding models beside the rest.
@@ -318,7 +318,7 @@ async def test_the_model_picker_lists_ollamas_models_and_switches(
 
 
 async def test_pull_starts_with_enter_and_shows_size_and_speed(
-    user: User, ollama_app: tuple[Container, FakeOllamaServer]
+    user: User, ollama_app: tuple[Services, FakeOllamaServer]
 ) -> None:
     app, server = ollama_app
     await app.health.check_now()
@@ -356,7 +356,7 @@ async def test_a_reranker_that_is_off_is_a_line_in_settings_not_a_banner(
     tmp_path: Path, user: User
 ) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    built = Container(
+    built = build_services(
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=_ReRankerOff()
     )
     await built.start(watch=False)
@@ -374,7 +374,7 @@ async def test_a_reranker_that_is_off_is_a_line_in_settings_not_a_banner(
 
 
 async def test_the_theme_follows_the_system_then_light_then_dark(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     dark = user.find(kind=ui.dark_mode).elements.pop()

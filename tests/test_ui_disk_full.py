@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder
@@ -29,13 +29,13 @@ def disk(tmp_path: Path) -> Iterator[SmallDisk]:
 
 
 @pytest.fixture
-async def container(tmp_path: Path, disk: SmallDisk) -> AsyncIterator[Container]:
+async def container(tmp_path: Path, disk: SmallDisk) -> AsyncIterator[Services]:
     """The app (its data dir on the small disk, its documents folder not) with notes.md."""
     docs = tmp_path / "documents"
     docs.mkdir()
     (docs / "notes.md").write_text(NOTES, encoding="utf-8")
     settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
-    built = Container(settings, llm=FakeChatModel(), embedder=GatedEmbedder())
+    built = build_services(settings, llm=FakeChatModel(), embedder=GatedEmbedder())
     built.indexer.space.retry_seconds = 0.2
     await built.start(watch=False)
     await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
@@ -44,7 +44,7 @@ async def container(tmp_path: Path, disk: SmallDisk) -> AsyncIterator[Container]
 
 
 async def test_the_library_says_why_indexing_waits_until_the_disk_has_room(
-    user: User, container: Container, page: None, disk: SmallDisk
+    user: User, container: Services, page: None, disk: SmallDisk
 ) -> None:
     await user.open("/")
     await user.should_see("notes.md", marker="document-name", retries=40)

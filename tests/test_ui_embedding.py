@@ -11,7 +11,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.services.embedding_models import CHECK_TEXT
 from app.settings import Settings
 from models.embeddings import EmbedderUnavailable
@@ -36,7 +36,7 @@ class NewModel(GatedEmbedder):
 
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[Container]:
+async def app(tmp_path: Path) -> AsyncIterator[Services]:
     """The app answering with model-a over two notes; Settings may choose model-b."""
     settings = Settings(data_dir=tmp_path / "data", chunk_size=200, chunk_overlap=0)
     settings.docs_dir.mkdir(parents=True)
@@ -58,7 +58,7 @@ async def app(tmp_path: Path) -> AsyncIterator[Container]:
     model.responder = side_calls
     # 256 dimensions: at 64, "garden" and "spare" share a bucket of the hashed words, and
     # garden.md, embedded behind its heading ("Garden: # Garden…"), outranked the notes.
-    built = Container(
+    built = build_services(
         settings, llm=model, embedder=FakeEmbedder(dim=256, name="model-a"), embedder_factory=load
     )
     await built.start(watch=False)
@@ -75,7 +75,7 @@ def choose_embedding(user: User, typed: str) -> None:
 
 
 async def test_changing_the_embedding_model_rebuilds_live_with_progress(
-    user: User, app: Container
+    user: User, app: Services
 ) -> None:
     new = app.embedding.factory(app.settings.model_copy(update={"embed_model": "model-b"}))
     assert isinstance(new, NewModel)
@@ -118,7 +118,7 @@ async def test_changing_the_embedding_model_rebuilds_live_with_progress(
 
 
 async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
-    user: User, app: Container
+    user: User, app: Services
 ) -> None:
     await user.open("/")
     user.find(marker="settings").click()

@@ -7,7 +7,7 @@ import asyncio
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.test_ui import FOUND
 from tests.ui_parts import answer_shows, contents, llm, text_of
@@ -15,7 +15,7 @@ from tests.ui_parts import answer_shows, contents, llm, text_of
 QUESTION = "Where is the spare key?"
 
 
-async def _cut_off(container: Container, session_id: str) -> None:
+async def _cut_off(container: Services, session_id: str) -> None:
     """A turn held at the model, then ended as quitting the app ends it (not a Stop)."""
     model = llm(container)
     model.stream_gate = asyncio.Semaphore(0)
@@ -28,7 +28,7 @@ async def _cut_off(container: Container, session_id: str) -> None:
 
 
 async def test_an_interrupted_answer_offers_to_ask_again(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await _cut_off(container, "cut")
     await user.open("/chat/cut")

@@ -7,7 +7,7 @@ import asyncio
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.test_ui import FOUND, send
 from tests.test_ui_sessions import _menu
@@ -17,7 +17,7 @@ OTHER = "Under the blue flowerpot: that is where the spare key is [1]."
 
 
 async def test_a_chat_address_reopens_it_and_follows_an_answer_still_written(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     gate = asyncio.Event()
     llm(container).midway_gate = gate
@@ -45,7 +45,7 @@ async def test_an_unknown_chat_address_says_so(user: User, page: None) -> None:
 
 
 async def test_regenerate_keeps_the_earlier_answer_to_flip_back_to(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue(FOUND + " [1]", OTHER)
     await user.open("/")
@@ -84,7 +84,7 @@ def answer_shows_now(user: User, needle: str) -> bool:
 
 
 async def test_an_edited_question_is_answered_in_a_branch(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue(FOUND + " [1]", OTHER)
     await user.open("/")
@@ -103,9 +103,7 @@ async def test_an_edited_question_is_answered_in_a_branch(
     assert kept[1].startswith("The spare key is under")
 
 
-async def test_thumbs_are_kept_with_the_answer(
-    user: User, container: Container, page: None
-) -> None:
+async def test_thumbs_are_kept_with_the_answer(user: User, container: Services, page: None) -> None:
     llm(container).enqueue(FOUND + " [1]")
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -130,7 +128,7 @@ def _marked(user: User, marker: str) -> list[object]:
         return list(ElementFilter(marker=marker))
 
 
-async def test_copy_carries_the_sources(user: User, container: Container, page: None) -> None:
+async def test_copy_carries_the_sources(user: User, container: Services, page: None) -> None:
     llm(container).enqueue(FOUND + " [1]")
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -141,7 +139,7 @@ async def test_copy_carries_the_sources(user: User, container: Container, page: 
     assert "\n\nSources:\n- [1] notes.md" in copied
 
 
-async def test_export_from_the_chat_menu(user: User, container: Container, page: None) -> None:
+async def test_export_from_the_chat_menu(user: User, container: Services, page: None) -> None:
     llm(container).enqueue(FOUND + " [1]")
     await user.open("/")
     await send(user, "Where is the spare key?")

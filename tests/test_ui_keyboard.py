@@ -8,14 +8,14 @@ import re
 from nicegui import ui
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import answer_shows, emit, llm
 from ui.composer import PLACEHOLDER, SHORT_PLACEHOLDER
 from ui.shortcuts import SHORTCUTS
 
 
-async def test_help_lists_every_shortcut(user: User, container: Container, page: None) -> None:
+async def test_help_lists_every_shortcut(user: User, container: Services, page: None) -> None:
     await user.open("/")
     user.find(marker="help").click()
     await user.should_see(marker="shortcuts")
@@ -27,9 +27,7 @@ async def test_help_lists_every_shortcut(user: User, container: Container, page:
     assert len(keys) == len(SHORTCUTS)  # no two actions on one key
 
 
-async def test_the_shortcuts_do_what_help_says(
-    user: User, container: Container, page: None
-) -> None:
+async def test_the_shortcuts_do_what_help_says(user: User, container: Services, page: None) -> None:
     llm(container).enqueue("Under the flowerpot [1].")
     await user.open("/")
     drawer = user.find(kind=ui.left_drawer).elements.pop()
@@ -51,7 +49,7 @@ async def test_the_shortcuts_do_what_help_says(
 
 
 async def test_a_shortcut_pressed_as_the_page_loads_is_not_undone(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     # NiceGUI asks the browser on connect whether the drawer is open; Ctrl+K pressed before
     # that answer landed opened the sidebar, and the late answer ("closed", in a narrow
@@ -70,7 +68,7 @@ async def test_a_shortcut_pressed_as_the_page_loads_is_not_undone(
 
 
 async def test_icon_buttons_and_menus_have_names_and_roles(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue("Under the flowerpot [1].")
     await user.open("/")
@@ -92,7 +90,7 @@ async def test_icon_buttons_and_menus_have_names_and_roles(
 
 
 async def test_esc_closes_the_sidebar_over_a_narrow_window_before_anything_else(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     user.javascript_rules[re.compile(".*__IS_DRAWER_OPEN__")] = lambda _: False  # 420 px
     await user.open("/")

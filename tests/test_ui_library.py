@@ -12,7 +12,7 @@ import pytest
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from ingest.pipeline.progress import IngestEvent
 from tests.fakes.embedder import GatedEmbedder
 from tests.pdfs import make_pdf
@@ -34,7 +34,7 @@ def shown(user: User, pattern: str) -> bool:
 
 
 async def hold_the_handbook(
-    user: User, container: Container, tmp_path: Path, folder: str | None = None
+    user: User, container: Services, tmp_path: Path, folder: str | None = None
 ) -> GatedEmbedder:
     """Open the window, then add a long PDF whose chunk batches each wait for the test;
     returns the gate once the window shows the PDF started."""
@@ -48,7 +48,7 @@ async def hold_the_handbook(
 
 
 async def test_live_status_pages_done_error_reason_and_progress(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     gate = await hold_the_handbook(user, container, tmp_path, "big")
     locked = make_pdf(tmp_path / "locked.pdf", ["Secret."], user_password="pw").read_bytes()
@@ -74,7 +74,7 @@ async def test_live_status_pages_done_error_reason_and_progress(
 
 
 async def test_a_status_change_updates_its_row_instead_of_redrawing_the_list(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     gate = await hold_the_handbook(user, container, tmp_path)
     before = {row.props["data-path"]: row for row in user.find(marker="document").elements}
@@ -89,7 +89,7 @@ async def test_a_status_change_updates_its_row_instead_of_redrawing_the_list(
     assert after["handbook.pdf"].props["data-status"] == "ready"
 
 
-async def test_search_and_sort(user: User, container: Container, page: None) -> None:
+async def test_search_and_sort(user: User, container: Services, page: None) -> None:
     # "Newest first" is the latest change in the library (added, indexed, failed): alpha.pdf
     # must be done failing before zeta.md comes, or its late error makes it the newest.
     await add_file(container, "alpha.pdf", b"this is not a PDF at all")
@@ -108,7 +108,7 @@ async def test_search_and_sort(user: User, container: Container, page: None) -> 
     await eventually(lambda: contents(user, "document-name") == ["zeta.md"], what="search")
 
 
-async def test_delete_asks_first_then_removes(user: User, container: Container, page: None) -> None:
+async def test_delete_asks_first_then_removes(user: User, container: Services, page: None) -> None:
     await user.open("/")
     user.find(marker="document-delete").click()
     await user.should_see(marker="delete-dialog", retries=40)
@@ -121,7 +121,7 @@ async def test_delete_asks_first_then_removes(user: User, container: Container, 
 
 
 async def test_reindex_and_mention_from_the_list(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     docs = documents(container)
     # The first indexing must be over, or its own "ready" would pass for the reindex's.
@@ -149,7 +149,7 @@ async def test_reindex_and_mention_from_the_list(
 
 
 async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
-    user: User, container: Container, page: None, tmp_path: Path
+    user: User, container: Services, page: None, tmp_path: Path
 ) -> None:
     docs = documents(container)
     await docs.remove(docs.list()[0].id)
@@ -167,7 +167,7 @@ async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
     assert "report.pdf" in container.ready_paths()  # searchable, not just listed
 
 
-async def test_a_refused_file_says_why(user: User, container: Container, page: None) -> None:
+async def test_a_refused_file_says_why(user: User, container: Services, page: None) -> None:
     await user.open("/")
     uploader = user.find(marker="uploader").elements.pop()
     await uploader.handle_uploads([SmallFileUpload("tool.exe", "application/x-binary", b"MZ")])
@@ -177,7 +177,7 @@ async def test_a_refused_file_says_why(user: User, container: Container, page: N
 
 
 async def test_a_file_the_chooser_or_a_drop_refuses_for_its_type_is_named(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     user.find(marker="uploader").trigger("rejected", ["plan.dwg"])
@@ -186,7 +186,7 @@ async def test_a_file_the_chooser_or_a_drop_refuses_for_its_type_is_named(
 
 
 async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     with user:
@@ -198,7 +198,7 @@ async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
 
 
 async def test_several_files_give_one_summary_at_the_top(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     uploader = user.find(marker="uploader").elements.pop()
@@ -218,7 +218,7 @@ def _toasts(user: User) -> list[str]:
 
 async def test_a_redraw_timed_before_shutdown_reads_no_closed_store(
     user: User,
-    container: Container,
+    container: Services,
     page: None,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import answer_shows, contents, llm, text_of
 
@@ -15,7 +15,7 @@ def box_value(user: User) -> str:
 
 
 async def test_typing_at_opens_the_picker_and_enter_inserts_the_file(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     box = user.find(marker="message-input")
@@ -36,7 +36,7 @@ async def test_typing_at_opens_the_picker_and_enter_inserts_the_file(
     assert titles == ["Where is the key in notes.md"]  # the title without the raw syntax
 
 
-async def test_arrows_move_and_escape_closes(user: User, container: Container, page: None) -> None:
+async def test_arrows_move_and_escape_closes(user: User, container: Services, page: None) -> None:
     await user.open("/")
     page_composer = _composer(user)
     page_composer.set_files(["a/alpha.pdf", "b/alpine.md", "c/beta.txt", "notes.md"])
@@ -58,7 +58,7 @@ async def test_arrows_move_and_escape_closes(user: User, container: Container, p
     assert _composer(user).picked[0].path == "b/alpine.md"
 
 
-async def test_a_picked_chip_can_be_removed(user: User, container: Container, page: None) -> None:
+async def test_a_picked_chip_can_be_removed(user: User, container: Services, page: None) -> None:
     await user.open("/")
     box = user.find(marker="message-input")
     box.type("Where is the key in @no")
@@ -72,7 +72,7 @@ async def test_a_picked_chip_can_be_removed(user: User, container: Container, pa
 
 
 async def test_the_picker_filters_five_thousand_names(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     names = [f"folder{i % 50}/document number {i}.pdf" for i in range(5000)]
@@ -94,7 +94,7 @@ def _composer(user: User):  # type: ignore[no-untyped-def]
 
 
 async def test_a_file_picked_twice_shows_one_chip(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     box = user.find(marker="message-input")

@@ -13,7 +13,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.services.preferences import with_saved
 from app.settings import Settings
 from tests.fakes.embedder import FakeEmbedder
@@ -30,10 +30,10 @@ async def server() -> AsyncIterator[FakeOpenAIServer]:
         yield fake
 
 
-async def window(tmp_path: Path, url: str, model: str) -> Container:
+async def window(tmp_path: Path, url: str, model: str) -> Services:
     """The app against the server at ``url``, served at / for the ``user`` fixture."""
     settings = Settings(data_dir=tmp_path / "data", llm_api="openai", llm_url=url, chat_model=model)
-    built = Container(settings, embedder=FakeEmbedder())
+    built = build_services(settings, embedder=FakeEmbedder())
     await built.start(watch=False)
     ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
     return built
@@ -162,7 +162,7 @@ async def test_settings_show_the_address_of_the_server_in_use(
 
 
 async def test_with_ollama_settings_ask_for_the_ollama_host(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     user.find(marker="settings").click()

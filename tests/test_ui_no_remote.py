@@ -12,7 +12,7 @@ import re
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled, text_of
 from ui.markdown import render
@@ -32,7 +32,7 @@ async def ask(user: User, text: str) -> None:
 
 
 async def test_an_image_in_an_answer_is_a_link_naming_its_url(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     llm(container).enqueue(f"Here is the key [1]. ![x]({FOREIGN})")
     await user.open("/")
@@ -46,7 +46,7 @@ async def test_an_image_in_an_answer_is_a_link_naming_its_url(
 
 
 async def test_an_image_in_a_markdown_document_is_a_link_in_the_viewer(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     text = f"# Plan\n\nThe plan is simple.\n\n![pixel]({FOREIGN})\n"
     await add_file(container, "plan.md", text.encode())

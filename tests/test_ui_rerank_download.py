@@ -12,7 +12,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
 from models.reranker import DEFAULT_MODEL, FlashRankReranker
 from tests.fakes.chat import FakeChatModel
@@ -29,11 +29,13 @@ def model(tmp_path: Path) -> bytes:
     return zipped(build(tmp_path / "made", ["ferry", "noon"], {"ferry": 2.0}))
 
 
-async def window(tmp_path: Path, host: FakeModelHost) -> Container:
+async def window(tmp_path: Path, host: FakeModelHost) -> Services:
     """The app whose reranker fetches its model from ``host``, served at /."""
     settings = Settings(data_dir=tmp_path / "data", rerank_download=False)
     reranker = FlashRankReranker(settings.data_dir / "models" / "flashrank", source=host.source)
-    built = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=reranker)
+    built = build_services(
+        settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=reranker
+    )
     await built.start(watch=False)
     ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
     return built

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
 from ui.coverage import coverage_line
@@ -47,7 +47,7 @@ def test_the_picker_offers_folders_by_their_path() -> None:
     assert {c.path for c in index.search("tax")} >= {"tax/", "tax/2024/"}
 
 
-async def test_an_answer_shows_its_coverage(user: User, container: Container, page: None) -> None:
+async def test_an_answer_shows_its_coverage(user: User, container: Services, page: None) -> None:
     llm(container).enqueue("The key is under the blue flowerpot [1].")
     await user.open("/")
     await send(user, "Where is the spare key?")
@@ -58,7 +58,7 @@ async def test_an_answer_shows_its_coverage(user: User, container: Container, pa
 
 
 async def test_a_new_chat_about_a_folder_keeps_its_scope(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     path = await add_file(container, "return.md", b"The tax return was filed in May.\n", "tax")
     await settled(container, path)

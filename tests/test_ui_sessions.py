@@ -8,7 +8,7 @@ from nicegui import ElementFilter
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
-from app.container import Container
+from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import contents, llm
 from ui.sessions import day_label
@@ -24,7 +24,7 @@ def test_days_read_as_a_person_says_them() -> None:
 
 
 async def test_the_open_chat_is_highlighted_and_new_chat_clears_it(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await container.chat.start_turn("one", "First chat").result()
     await container.chat.start_turn("two", "Second chat").result()
@@ -59,7 +59,7 @@ def _row(user: User, title: str) -> UserInteraction:
     raise AssertionError(f"no chat titled {title}")
 
 
-async def test_rename_delete_and_search(user: User, container: Container, page: None) -> None:
+async def test_rename_delete_and_search(user: User, container: Services, page: None) -> None:
     await container.chat.start_turn("one", "Where is the spare key?").result()
     await container.chat.start_turn("two", "What colour is the flowerpot?").result()
     await user.open("/")

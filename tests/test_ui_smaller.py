@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from ui.trace_dialog import timeline_options
 
 
@@ -21,7 +21,7 @@ async def test_the_mode_tooltip_is_beside_the_button_not_over_the_menu(
 
 
 async def test_the_help_diagram_names_its_start_and_end_in_words(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     diagram = container.chat.diagram()
     assert "<p>__start__</p>" not in diagram and "<p>__end__</p>" not in diagram

@@ -12,9 +12,9 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.settings import Settings
-from app.startup import Services
+from app.startup import Starting
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.running import eventually
@@ -23,19 +23,19 @@ from ui.starting import open_window
 
 
 @pytest.fixture
-async def held(tmp_path: Path) -> AsyncIterator[tuple[Services, threading.Event, FakeChatModel]]:
-    """Services whose build waits until the test releases it, served at /."""
+async def held(tmp_path: Path) -> AsyncIterator[tuple[Starting, threading.Event, FakeChatModel]]:
+    """Starting whose build waits until the test releases it, served at /."""
     settings = Settings(data_dir=tmp_path / "data")
     model = FakeChatModel()
     model.responder = side_calls
-    container = Container(settings, llm=model, embedder=FakeEmbedder())
+    container = build_services(settings, llm=model, embedder=FakeEmbedder())
     released = threading.Event()
 
-    def build() -> Container:  # the heavy imports and models, held back by the test
+    def build() -> Services:  # the heavy imports and models, held back by the test
         released.wait(60)
         return container
 
-    services = Services(build, watch=False)
+    services = Starting(build, watch=False)
     access = new_access(settings, container.token)
     ui.page("/")(lambda: open_window(services, access))
     yield services, released, model
@@ -44,7 +44,7 @@ async def held(tmp_path: Path) -> AsyncIterator[tuple[Services, threading.Event,
 
 
 async def test_a_question_asked_while_starting_is_answered_once_ready(
-    user: User, held: tuple[Services, threading.Event, FakeChatModel]
+    user: User, held: tuple[Starting, threading.Event, FakeChatModel]
 ) -> None:
     services, released, model = held
     model.enqueue("Docent has no documents yet, so I cannot say.")
@@ -65,12 +65,12 @@ async def test_a_question_asked_while_starting_is_answered_once_ready(
 
 async def test_the_page_says_why_when_the_services_fail(user: User, tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    container = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
+    container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
 
-    def build() -> Container:
+    def build() -> Services:
         raise RuntimeError("the embedding model's files are missing")
 
-    services = Services(build, watch=False)
+    services = Starting(build, watch=False)
     ui.page("/")(lambda: open_window(services, new_access(settings, container.token)))
     await user.open("/")
     await user.should_see("Docent could not start: the embedding model's files are missing")

@@ -8,7 +8,7 @@ import re
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from graph import prompts
 from tests.running import eventually
 from tests.test_ui_whole import long_text, notes_or_side_calls
@@ -20,12 +20,12 @@ async def send(user: User, text: str) -> None:
     user.find(marker="message-input").trigger("keydown", {"key": "Enter"})
 
 
-def map_calls(container: Container) -> int:
+def map_calls(container: Services) -> int:
     return sum("You read one section of a" in call[0]["content"] for call in llm(container).history)
 
 
 async def test_the_sources_show_before_the_first_word_and_the_wait_is_timed(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     model = llm(container)
     gate = asyncio.Semaphore(0)
@@ -56,7 +56,7 @@ async def test_the_sources_show_before_the_first_word_and_the_wait_is_timed(
 
 
 async def test_a_stopped_summary_keeps_its_notes_for_both_follow_ups(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     path = await add_file(container, "long.md", long_text())
     await settled(container, path)

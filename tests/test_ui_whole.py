@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui.testing import User
 
-from app.container import Container
+from app.container import Services
 from graph import prompts
 from models.protocols import Message
 from tests.running import eventually
@@ -31,7 +31,7 @@ def long_text(parts: int = 40) -> bytes:
 
 
 async def test_whole_documents_mode_shows_the_reading_progress_then_the_answer(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     path = await add_file(container, "long.md", long_text())
     await settled(container, path)

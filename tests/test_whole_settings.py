@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from nicegui.testing import User
 
-from app.container import Container, turn_options
+from app.container import Services, turn_options
 from app.services.preferences import InvalidSetting, Preferences, with_saved
 from app.settings import Settings
 
@@ -32,14 +32,14 @@ def test_the_settings_dialog_offers_it_and_refuses_a_budget_too_small(tmp_path: 
 
 
 async def test_a_budget_changed_in_the_window_holds_from_the_next_question(
-    container: Container,
+    container: Services,
 ) -> None:
     assert container.preferences.update({"max_calls_per_question": 9}) == []  # no restart
     assert container.deps.begin("Summarise @notes.md").options.max_calls == 9
 
 
 async def test_the_dialog_names_the_budget_in_words(
-    user: User, container: Container, page: None
+    user: User, container: Services, page: None
 ) -> None:
     await user.open("/")
     user.find(marker="settings").click()

@@ -16,9 +16,9 @@ from nicegui.testing import User
 
 from app.api import secure
 from app.api.guard import Access
-from app.container import Container
+from app.container import build_services
 from app.settings import Settings
-from app.startup import Services
+from app.startup import Starting
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.running import eventually
@@ -30,22 +30,22 @@ COOKIE = "docent-80"
 
 
 @pytest.fixture
-async def services(tmp_path: Path) -> AsyncIterator[Services]:
+async def services(tmp_path: Path) -> AsyncIterator[Starting]:
     settings = Settings(data_dir=tmp_path / "data")
     settings.docs_dir.mkdir(parents=True)
     (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
-    container = Container(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
-    started = Services.of(container, watch=False)
-    await started.container()
+    container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
+    started = Starting.of(container, watch=False)
+    await started.services()
     await eventually(lambda: bool(container.ready_paths()), what="notes.md indexed")
     yield started
     await started.stop()
 
 
 @pytest.fixture
-async def guarded(user: User, services: Services) -> AsyncIterator[Access]:
+async def guarded(user: User, services: Starting) -> AsyncIterator[Access]:
     """NiceGUI's app with the window at / behind the guard, as `run.py` serves it."""
-    container = await services.container()
+    container = await services.services()
     access = secure(core.app, services, container.settings, container.token)
     ui.page("/")(lambda: chat_page(container, access))
     user.http_client.base_url = httpx.URL(BASE)  # a Host the guard accepts
@@ -56,9 +56,9 @@ async def guarded(user: User, services: Services) -> AsyncIterator[Access]:
 
 
 async def test_without_login_the_window_says_how_to_get_in(
-    user: User, services: Services, guarded: Access
+    user: User, services: Starting, guarded: Access
 ) -> None:
-    token = (await services.container()).token
+    token = (await services.services()).token
     for path in ("/", "/anything", "/_nicegui/client/x/upload"):
         response = await user.http_client.get(path)
         assert response.status_code == 401, path

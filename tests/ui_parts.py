@@ -20,7 +20,7 @@ from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
 from app.api import new_access
-from app.container import Container
+from app.container import Services, build_services
 from app.services.documents import DocumentService
 from app.settings import Settings
 from models.protocols import Message
@@ -48,7 +48,7 @@ def side_calls(messages: Sequence[Message], schema: dict[str, Any] | None) -> st
 
 
 @pytest.fixture
-async def container(tmp_path: Path) -> AsyncIterator[Container]:
+async def container(tmp_path: Path) -> AsyncIterator[Services]:
     """The app with a scripted chat model and notes.md indexed by the real pipeline."""
     settings = Settings(data_dir=tmp_path / "data", chunk_size=200, chunk_overlap=0)
     settings.docs_dir.mkdir(parents=True)
@@ -56,7 +56,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
     model = FakeChatModel(token_delay=0.01)
     model.responder = side_calls
     embedder = GatedEmbedder()
-    built = Container(settings, llm=model, embedder=embedder)
+    built = build_services(settings, llm=model, embedder=embedder)
     await built.start(watch=False)
     await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
     yield built
@@ -65,7 +65,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Container]:
 
 
 @pytest.fixture
-def page(container: Container) -> None:
+def page(container: Services) -> None:
     """Serve the window at / for NiceGUI's ``user`` fixture."""
     access = new_access(container.settings, container.token)
     ui.page("/")(lambda: chat_page(container, access))
@@ -73,21 +73,21 @@ def page(container: Container) -> None:
     ui.page("/chat/{session_id}")(lambda session_id: chat_page(container, access))
 
 
-def llm(container: Container) -> FakeChatModel:
+def llm(container: Services) -> FakeChatModel:
     assert isinstance(container.llm, FakeChatModel)
     return container.llm
 
 
-def embedder(container: Container) -> GatedEmbedder:
+def embedder(container: Services) -> GatedEmbedder:
     assert isinstance(container.embedder, GatedEmbedder)
     return container.embedder
 
 
-def documents(container: Container) -> DocumentService:
+def documents(container: Services) -> DocumentService:
     return container.documents
 
 
-async def add_file(container: Container, name: str, data: bytes, folder: str | None = None) -> str:
+async def add_file(container: Services, name: str, data: bytes, folder: str | None = None) -> str:
     """Add a file through the DocumentService, as an upload does; returns its path."""
 
     async def chunks() -> AsyncIterator[bytes]:
@@ -98,7 +98,7 @@ async def add_file(container: Container, name: str, data: bytes, folder: str | N
 
 
 async def settled(
-    container: Container, path: str, status: str = "ready", *, timeout: float = 10
+    container: Services, path: str, status: str = "ready", *, timeout: float = 10
 ) -> None:
     """Wait until the pipeline has taken ``path`` to ``status`` (a scan, read by OCR at
     seconds a page on a busy machine, needs a longer ``timeout``)."""

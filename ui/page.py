@@ -13,7 +13,7 @@ from nicegui import ui
 from nicegui.events import GenericEventArguments
 
 from app.api.guard import Access
-from app.container import Container
+from app.container import Services
 from app.services.chat_record import Feedback
 from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui import shortcuts, theme
@@ -53,7 +53,7 @@ def chat_in_path(path: str) -> str | None:
     return found.group(1) if found else None
 
 
-def chat_page(container: Container, access: Access) -> None:
+def chat_page(container: Services, access: Access) -> None:
     """Build the whole window for one browser tab; ``access`` holds its login."""
     ChatPage(container, access)
 
@@ -62,7 +62,7 @@ class ChatPage:
     """One tab's window; its handlers keep to this tab's elements."""
 
     def __init__(
-        self, container: Container, access: Access, *, dark: ui.dark_mode | None = None
+        self, container: Services, access: Access, *, dark: ui.dark_mode | None = None
     ) -> None:
         """``dark``: the page's theme, when the starting frame applied it already."""
         self.container = container

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from app.startup import Services, ServicesFailed
+from app.startup import ServicesFailed, Starting
 from ui import theme
 
 if TYPE_CHECKING:
@@ -86,15 +86,15 @@ class StartingPage:
         return draft
 
 
-async def open_window(services: Services, access: Access) -> None:
+async def open_window(lifespan: Starting, access: Access) -> None:
     """The window for one tab: the chat page, after the starting frame while the services
     load (a question asked in the frame is sent from the chat page)."""
     starting: StartingPage | None = None
-    if not services.ready:
+    if not lifespan.ready:
         starting = StartingPage()
         await ui.context.client.connected()
     try:
-        container = await services.container()
+        services = await lifespan.services()
     except ServicesFailed as error:
         if starting is not None:
             starting.close()
@@ -103,10 +103,10 @@ async def open_window(services: Services, access: Access) -> None:
     from ui.page import ChatPage  # imported by then: the build imports it
 
     if starting is None:
-        ChatPage(container, access)
+        ChatPage(services, access)
         return
     draft = starting.close()
-    page = ChatPage(container, access, dark=starting.dark)
+    page = ChatPage(services, access, dark=starting.dark)
     page.composer.box.set_value(draft)
     if starting.held is not None:
         with page.anchor:

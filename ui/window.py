@@ -12,6 +12,7 @@ import importlib
 import logging
 import sys
 import time
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 from nicegui import app, core, ui
@@ -23,7 +24,7 @@ from app.api.login import LINK_SECONDS
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
 from app.paths import make_private_dir
 from app.settings import Settings
-from app.startup import Building, Services, ServicesFailed, begin_building
+from app.startup import Building, ServicesFailed, Starting, begin_building
 from app.token import load_or_create_token
 from ui.starting import open_window
 
@@ -50,7 +51,7 @@ def serve(
     began (run.py's first line), for the breakdown; ``building`` is the services' build
     when the entry point started it already (``begin_building``).
     """
-    building = building or begin_building(settings, lock, then=_import_page)
+    building = building or begin_building(settings, lock, then=warm_imports)
     began = time.perf_counter() if started is None else started
     window = Window(settings, building, started=began)
     ui.run(
@@ -81,12 +82,12 @@ class Window:
         self.build_timings = building.timings
         self.listening = building.listening
         # The build runs in its own thread already: this only waits for it, off the loop.
-        self.services = Services(
-            building.container.result,
+        self.starting = Starting(
+            building.services.result,
             status=building.status,
             on_ready=lambda: include_routes(app, api_routers()),
         )
-        self.access = access = secure(app, self.services, settings, token)
+        self.access = access = secure(app, self.starting, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
             "POST", "/_nicegui/client/*", settings.max_upload_mb * MB, setting="max_upload_mb"
@@ -99,6 +100,8 @@ class Window:
         self.link = access.links.issue(self.url)
         if settings.native:
             app.native.window_args["url"] = self.link  # pywebview opens the login link
+        self._lifespan = AsyncExitStack()
+        """The services' lifespan (``Starting.lifespan``), entered once the server listens."""
         app.on_startup(self._on_startup)
         app.on_shutdown(self._on_shutdown)
         self.marks["ready_to_listen"] = self._since_start()
@@ -109,7 +112,7 @@ class Window:
 
     async def root(self) -> None:
         """The page at / (and any other window path)."""
-        await open_window(self.services, self.access)
+        await open_window(self.starting, self.access)
 
     def _on_startup(self) -> None:
         app.state.after_listening = asyncio.create_task(self._after_listening())
@@ -124,14 +127,14 @@ class Window:
         write_instance(self.settings.data_dir, self.url)
         self._announce()
         try:
-            await self.services.container()
+            await self._lifespan.enter_async_context(self.starting.lifespan())
         except ServicesFailed as error:
             print(f"Docent cannot start: {error}", file=sys.stderr)
             self.failed = str(error)
             app.shutdown()
             return
         self.marks["services_ready"] = self._since_start()
-        steps = {**self.marks, **self.build_timings, **self.services.timings}
+        steps = {**self.marks, **self.build_timings, **self.starting.timings}
         log.info(
             "startup: %s; imported before listening: %s",
             ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
@@ -140,7 +143,8 @@ class Window:
 
     async def _on_shutdown(self) -> None:
         remove_instance(self.settings.data_dir)
-        await self.services.stop()
+        await self._lifespan.aclose()
+        await self.starting.stop()  # a build still under way (the lifespan not entered)
 
     def _announce(self) -> None:
         print(f"Docent is at {self.url}  (documents: {self.settings.docs_dir})", flush=True)
@@ -156,6 +160,8 @@ class Window:
         sys.stdout.flush()
 
 
-def _import_page() -> None:
-    """The chat page's module, imported in the services' build thread (it is ready then)."""
+def warm_imports() -> None:
+    """The routers and the chat page's module, imported in the services' build thread (in
+    the event loop they would stall the window): they are added once the services start."""
+    api_routers()
     importlib.import_module("ui.page")

@@ -22,17 +22,17 @@ from app.startup import WaitForServices
 
 if TYPE_CHECKING:
     from app.settings import Settings
-    from app.startup import Services
+    from app.startup import Starting
 
 
-def install_api(app: FastAPI, services: Services, settings: Settings, token: str) -> Access:
+def install_api(app: FastAPI, starting: Starting, settings: Settings, token: str) -> Access:
     """The whole API on ``app``: ``secure`` then ``include_routes``."""
-    access = secure(app, services, settings, token)
+    access = secure(app, starting, settings, token)
     include_routes(app)
     return access
 
 
-def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> Access:
+def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> Access:
     """Put the guard in front of ``app`` and add the routes that need no services.
 
     API requests that need the services wait for them (``WaitForServices``). A route that
@@ -44,10 +44,10 @@ def secure(app: FastAPI, services: Services, settings: Settings, token: str) -> 
     access.body_limits.allow(
         "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
     )
-    app.state.services = services
+    app.state.starting = starting
     app.state.data_dir = settings.data_dir  # named when its disk is full
     app.state.login_links = access.links
-    wrap_outermost(app, lambda inner: WaitForServices(inner, services, _needs_services))
+    wrap_outermost(app, lambda inner: WaitForServices(inner, starting, _needs_services))
     install_guard(app, access)
     install_error_handlers(app)
     app.include_router(entry.public)

@@ -14,18 +14,18 @@ from app.services.sessions import SessionIndex
 from app.startup import ServicesFailed
 
 if TYPE_CHECKING:
-    from app.container import Container
+    from app.container import Services
 
 
-async def get_container(request: Request) -> Container:
+async def get_container(request: Request) -> Services:
     """The services, waiting for them while Docent is still starting."""
     try:
-        return await request.app.state.services.container()
+        return await request.app.state.starting.services()
     except ServicesFailed as error:
         raise ApiError(503, "unavailable", f"Docent could not start: {error}") from error
 
 
-ContainerDep = Annotated["Container", Depends(get_container)]
+ContainerDep = Annotated["Services", Depends(get_container)]
 
 
 async def get_documents(c: ContainerDep) -> DocumentService:

@@ -11,7 +11,7 @@ from starlette.types import Receive, Scope, Send
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from app.container import Container
+    from app.container import Services
 
 
 class McpEndpoint:
@@ -38,7 +38,7 @@ class McpEndpoint:
         from app.mcp.server import build_mcp_server
 
         request = Request(scope)
-        container: Container = await request.app.state.services.container()
+        container: Services = await request.app.state.starting.services()
         server = self._servers.get(id(container))
         if server is None:
             server = self._servers[id(container)] = build_mcp_server(container)

@@ -32,7 +32,7 @@ from models.openai_wire import ModelNotLoaded
 from models.protocols import Message
 
 if TYPE_CHECKING:
-    from app.container import Container
+    from app.container import Services
 
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_token)])
 
@@ -121,7 +121,7 @@ def _scope_of(name: str) -> str | None:
     return folder + "/" if folder else ""
 
 
-async def _chat_model(c: Container, name: str) -> str | None:
+async def _chat_model(c: Services, name: str) -> str | None:
     """None for the configured model; the server's name otherwise, if the server has it."""
     if name == DOCENT_MODEL or same_model(name, c.llm.model):
         return None

@@ -66,7 +66,7 @@ class StatusResponse(BaseModel):
 
 async def get_status(request: Request) -> StatusService:
     try:
-        return await request.app.state.services.status()
+        return await request.app.state.starting.status()
     except ServicesFailed as error:
         raise ApiError(503, "unavailable", f"Docent could not start: {error}") from error
 

@@ -8,14 +8,14 @@ from tqdm import tqdm
 
 from app.cli.terminal import PlainText
 from app.collector import settle
-from app.container import Container
+from app.container import Services, build_services
 from app.services.chat import Done, Failed, Status, Token
 from app.settings import Settings
 from ingest.pipeline.progress import IngestEvent
 from ingest.types import DocStatus
 
 
-def _counts_line(container: Container) -> str:
+def _counts_line(container: Services) -> str:
     index = container.status.index()
     counts = index.by_status
     waiting = counts[DocStatus.QUEUED] + counts[DocStatus.INDEXING]
@@ -27,7 +27,7 @@ def _counts_line(container: Container) -> str:
 
 async def ingest(settings: Settings) -> int:
     """Index the documents folder once with a progress bar; list failures; exit 0."""
-    container = Container(settings)
+    container = build_services(settings)
     try:
         if not container.index_lock.acquire():
             pid = container.index_lock.holder()
@@ -73,7 +73,7 @@ async def ingest(settings: Settings) -> int:
 async def check(settings: Settings) -> int:
     """Compare the folder, the registry and every index; 1 and what differs when they
     disagree, else 0 (`run.py status --check`)."""
-    container = Container(settings)
+    container = build_services(settings)
     try:
         differences = await container.documents.differences()
         if not differences:
@@ -103,7 +103,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
     Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
     """
     # The terminal shows no follow-up suggestions: don't make the model write them.
-    container = Container(settings.model_copy(update={"suggestions": False}))
+    container = build_services(settings.model_copy(update={"suggestions": False}))
     await container.start(watch=False, scan=False)
     plain = PlainText()
     failure: str | None = None

@@ -20,7 +20,7 @@ from app.mcp.tools import (
 )
 
 if TYPE_CHECKING:
-    from app.container import Container
+    from app.container import Services
     from app.settings import Settings
 
 INSTRUCTIONS = (
@@ -33,11 +33,9 @@ INSTRUCTIONS = (
 )
 
 
-def build_mcp_server(container: Container) -> MCPServer:
+def build_mcp_server(container: Services) -> MCPServer:
     """An MCP server whose tools call the container's services."""
-    tools = DocentTools(
-        chat=lambda: container.chat, search=container.search, documents=container.documents
-    )
+    tools = DocentTools(chat=container.chat, search=container.search, documents=container.documents)
     # Logs go to stderr (stdout is the stdio transport) and only when they matter.
     server: MCPServer = MCPServer("docent", instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -118,9 +116,9 @@ async def _as_tool_error(call: Any) -> Any:
 
 async def serve_stdio(settings: Settings) -> int:
     """`run.py mcp`: the tools over stdin/stdout, for clients that launch their servers."""
-    from app.container import Container
+    from app.container import build_services
 
-    container = Container(settings)
+    container = build_services(settings)
     # The window (if running) owns indexing; this process only reads the index and
     # writes sessions, so two processes never index the same folder at once.
     await container.start(watch=False, scan=False)

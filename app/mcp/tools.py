@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -147,7 +146,7 @@ class DocentTools:
 
     def __init__(
         self,
-        chat: Callable[[], ChatService],
+        chat: ChatService,
         search: SearchService,
         documents: DocumentService,
     ) -> None:
@@ -183,7 +182,7 @@ class DocentTools:
         mentions = " ".join(f'@"{name}"' for name in files or ())
         text = f"{mentions} {question}" if mentions else question
         entries = scope_entries(scope)
-        turn = self._chat().start_turn(None, text, "rag" if files else "auto", scope=entries)
+        turn = self._chat.start_turn(None, text, "rag" if files else "auto", scope=entries)
         return await _answer(turn)
 
     async def summarize_document(self, path: str) -> Answer:
@@ -193,7 +192,7 @@ class DocentTools:
         if record.status != "ready":
             raise ToolFailed(f"{record.path} could not be indexed ({record.error}); fix it first.")
         text = f'Summarise @"{record.path}"'
-        turn = self._chat().start_turn(None, text, "document")
+        turn = self._chat.start_turn(None, text, "document")
         return await _answer(turn)
 
     async def list_documents(self) -> DocumentList:
