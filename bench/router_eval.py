@@ -9,6 +9,14 @@ malformed JSON every time (the router then searches): the truth lies between.
 
     uv run python bench/router_eval.py [--data-dir /tmp/conversation-routerbench]
 
+With ``--url`` (an OpenAI-compatible server's /v1) and ``--model``, the LLM tiers are a
+real model instead, with no library indexed (bench/model_tiers.py): the router's and the
+rewriter's model tiers and the follow-up suggestions, each with the share of JSON replies
+that parse, the JSON mode the server took, accuracy beside the rules', and seconds:
+
+    uv run python bench/router_eval.py --url http://127.0.0.1:8765/v1 \
+        --model qwen2.5-coder-1.5b-instruct [--limit 5]
+
 (A data dir indexed by an older Docent is re-embedded first; give a fresh one to compare
 branches.)
 
@@ -27,6 +35,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +45,7 @@ from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
+from bench.model_tiers import measure  # noqa: E402
 from graph.context import TurnContext  # noqa: E402
 from graph.deps import GraphDeps  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
@@ -132,6 +142,11 @@ def rule_decides(row: dict[str, Any], known: list[str]) -> bool:
     return named or verdict.whole is not None or verdict.rule is not None
 
 
+def rule_route(row: dict[str, Any], known: list[str]) -> str | None:
+    """The mention or rule tier's route for the message, None where they leave it."""
+    return rules_only(row, known) if rule_decides(row, known) else None
+
+
 def summarise(
     name: str,
     rows: list[dict[str, Any]],
@@ -170,14 +185,24 @@ def summarise(
     print(line("odd half", every[1::2]))
 
 
-async def main() -> None:
+async def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/conversation-routerbench"))
     parser.add_argument("--show-misses", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--url", help="a real model server's /v1: measure the model tiers")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct")
+    parser.add_argument("--limit", type=int, help="with --url: only the first N messages")
+    args = parser.parse_args(argv)
+    rows = load_set()
+    if args.url:
+        # The file names the router's prompt shows; no index is needed for them.
+        known = sorted(str(p.relative_to(HANDBOOK)) for p in HANDBOOK.rglob("*") if p.is_file())
+        await measure(
+            args.url, args.model, rows, known, partial(rule_route, known=known), args.limit
+        )
+        return
     if not HANDBOOK.is_dir():
         raise SystemExit(f"The corpus is not at {HANDBOOK}; this benchmark needs it.")
-    rows = load_set()
     llm = ScriptedRouterLLM(oracle=True)
     container = await indexed_container(HANDBOOK, args.data_dir, llm=llm)
     try:

@@ -97,6 +97,12 @@ class OpenAIChat:
         """``time.monotonic()`` when the server last answered a request in full."""
         return self.line.heard_at
 
+    @property
+    def json_mode(self) -> str:
+        """The way of asking for JSON (one of ``JSON_MODES``) the next call tries first: the
+        one that last brought a reply."""
+        return JSON_MODES[self._json_from]
+
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:

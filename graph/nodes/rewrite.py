@@ -15,6 +15,7 @@ from graph.mentions import strip_mentions
 from graph.scope import drop_folder_mentions
 from graph.state import AgentState, SearchQuery
 from models.llm import LLMError
+from models.protocols import ChatModel
 
 HISTORY_MESSAGES = 6
 """Earlier messages the rewriter reads to resolve references."""
@@ -33,28 +34,37 @@ async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentStat
     asked = drop_folder_mentions(state["question"], state.get("aim") or [])
     text = strip_mentions(asked, state.get("mentioned") or []) or state["question"]
     runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE_ASK))
-    standalone, rephrasings = await _ask(
-        context, state.get("messages", []), text, context.options.rephrasings
+    standalone, rephrasings = await ask_rewrite(
+        context.llm,
+        state.get("messages", []),
+        text,
+        context.options.rephrasings,
+        context.options.rewrite_timeout,
     )
     texts = list(dict.fromkeys([standalone or text, *rephrasings]))
     aims = [[path] for path in mentions] or [[]]
     return {"queries": [SearchQuery(text=query, files=f) for query in texts for f in aims]}
 
 
-async def _ask(
-    context: TurnContext, messages: Sequence[AnyMessage], text: str, variants: int
+async def ask_rewrite(
+    llm: ChatModel,
+    messages: Sequence[AnyMessage],
+    text: str,
+    variants: int,
+    timeout: float | None,
 ) -> tuple[str | None, list[str]]:
-    """One JSON call; on any error, timeout or malformed reply: (None, [])."""
+    """``text`` (the last of ``messages``) made standalone, and ``variants`` rephrasings, in
+    one JSON call to ``llm``; on any error, timeout or malformed reply: (None, [])."""
     system = prompts.REWRITE_SYSTEM.format(
         variants=prompts.REWRITE_VARIANTS.format(count=variants) if variants else "",
         variants_key=', "variants": ["...", "...", "..."]' if variants else "",
     )
     user = prompts.REWRITE_USER.format(history=_history(messages) or "(none)", question=text)
     try:
-        reply = await context.llm.complete_json(
+        reply = await llm.complete_json(
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             prompts.rewrite_schema(variants),
-            timeout=context.options.rewrite_timeout,
+            timeout=timeout,
         )
     except LLMError:
         return None, []

@@ -35,6 +35,7 @@ from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from graph.whole.resume import asked_to_resume
 from models.llm import LLMError
+from models.protocols import ChatModel
 
 LIBRARY_SAMPLE = 12
 """File names the LLM tier is shown, to know what the library is about."""
@@ -70,18 +71,33 @@ def _passes_through(state: AgentState, options: TurnOptions) -> bool:
 
 
 async def ask_llm(context: TurnContext, state: AgentState, text: str) -> tuple[Route, str]:
-    """The LLM tier: a JSON intent; malformed or failed answers search (a missed search is
-    worse than an unneeded one)."""
-    files = ", ".join(PurePosixPath(p).name for p in context.known_files()[:LIBRARY_SAMPLE])
-    history = _last_exchange(state.get("messages", []))
-    messages = [
-        {"role": "system", "content": prompts.ROUTE_SYSTEM.format(files=files or "none")},
+    """The LLM tier of this turn: ``llm_route`` with the turn's model, library and history."""
+    return await llm_route(
+        context.llm,
+        context.known_files()[:LIBRARY_SAMPLE],
+        state.get("messages", []),
+        text,
+        context.options.route_timeout,
+    )
+
+
+async def llm_route(
+    llm: ChatModel,
+    files: Sequence[str],
+    messages: Sequence[AnyMessage],
+    text: str,
+    timeout: float | None,
+) -> tuple[Route, str]:
+    """A JSON intent from ``llm`` for ``text`` (the last of ``messages``); malformed or
+    failed answers search (a missed search is worse than an unneeded one)."""
+    names = ", ".join(PurePosixPath(p).name for p in files)
+    history = _last_exchange(messages)
+    prompt = [
+        {"role": "system", "content": prompts.ROUTE_SYSTEM.format(files=names or "none")},
         {"role": "user", "content": prompts.ROUTE_USER.format(history=history, question=text)},
     ]
     try:
-        reply = await context.llm.complete_json(
-            messages, prompts.ROUTE_SCHEMA, timeout=context.options.route_timeout
-        )
+        reply = await llm.complete_json(prompt, prompts.ROUTE_SCHEMA, timeout=timeout)
     except LLMError as error:
         return "rag", f"LLM failed, searching anyway: {error}"
     verdict = str(reply.get("route", "")).strip().lower()
