@@ -1,6 +1,6 @@
 """The walk of one chat message through Docent's own modules, counted.
 
-Starts a real Container (Chroma store, registry, keyword index) over two small notes, with
+Starts real Services (Chroma store, registry, keyword index) over two small notes, with
 the scripted fake chat model and the fake embedder, and profiles one turn from
 ``start_turn`` to ``done``: every call into a product module (app/, graph/, ingest/,
 models/), on every thread, in the order it happens. The walk is that list of modules with
@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.container import Container  # noqa: E402
+from app.container import Services  # noqa: E402
 from app.services.chat import Done, Failed  # noqa: E402
 from bench.library import indexed_container  # noqa: E402
 from graph.retrieval import search as search_module  # noqa: E402
@@ -108,7 +108,7 @@ class Walk:
         return [walk for walk in walks.values() if walk]
 
 
-async def one_turn(container: Container, text: str, session: str | None) -> Done:
+async def one_turn(container: Services, text: str, session: str | None) -> Done:
     turn = container.chat.start_turn(session, text)
     done = None
     async for event in turn.events():
@@ -120,7 +120,7 @@ async def one_turn(container: Container, text: str, session: str | None) -> Done
     return done
 
 
-async def profiled_turn(container: Container, text: str, session: str | None) -> tuple[Walk, str]:
+async def profiled_turn(container: Services, text: str, session: str | None) -> tuple[Walk, str]:
     """The folded walk of one turn; fresh worker threads, so that they are profiled too."""
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="walk"))
