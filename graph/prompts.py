@@ -220,16 +220,27 @@ Rules:
 WHOLE_TEXT = "the full text of each document, page by page"
 WHOLE_NOTES = "notes taken section by section while reading each document in order"
 
-MAP_COMPARE_PROMPT_VERSION = "compare-1"
-"""The key of the notes a comparison takes (MAP_COMPARE_SYSTEM): change it when that does."""
+MAP_COMPARE_PROMPT_VERSION = "compare-2"
+"""The key of the notes a comparison takes (MAP_COMPARE_SYSTEM, MAP_COMPARE_ASK): change it
+when they do."""
 
 MAP_COMPARE_SYSTEM = """You read one section of a document that the user compares with \
-other documents. Each page of the section starts with its label in square brackets, like \
-[p12]. List what the section says{aspect}, one point per line, each line written as:
-- Topic: what the section says [p12]
-Topic is one to three words naming what the point is about (for example: Eligibility, \
-Cost, Deadline); [p12] is the label of the page the point comes from. Use only the \
-section's text. Write at most {words} words, in the language of the text."""
+other documents, and take notes on it. Each page of the section starts with its label in \
+square brackets, like [p12]. Use only the section's text."""
+
+MAP_COMPARE_ASK = """List every point this section makes{aspect}, one per line, each line \
+written as
+- Topic: what the section says about it [{label}]
+where Topic is one to three words and [{label}] is the label of the page the point is on. \
+For example:
+- Opening hours: {example} [{label}]
+Write at most {words} words, in the language of the text."""
+"""Asked after the section's text, where a small model heeds it: asked before, a 1.5B model
+wrote the example's topic and label as its whole note. The example is unlike a document's
+own points, and cites the section's first label, so that a copy of it is harmless."""
+
+MAP_COMPARE_EXAMPLE = "the library opens at 9 am on weekdays"
+"""The example point's statement; a note that repeats it has copied the prompt."""
 
 COMPARE_PROSE_SYSTEM = """You are Docent. The user compares documents from their own \
 library. You are given notes taken while reading each document; each point is numbered \

@@ -302,3 +302,47 @@ def test_a_small_models_notes_still_make_a_table_of_their_points() -> None:
     assert "as per the documentation." in rows[2][1]  # a link's words; its address goes
     for placed in table.placed:
         assert table.text[placed.start : placed.end] == placed.point.text
+
+
+def plain_notes(messages: Sequence[Message], schema: dict[str, Any] | None) -> str | None:
+    """Notes as the real 1.5B model writes them when asked after the text: points with no
+    topic and no page label, and once the prompt's own example copied."""
+    if not messages[0]["content"].startswith("You read one section of a"):
+        return None
+    file = "a" if "a.pdf, section" in messages[-1]["content"] else "b"
+    return (
+        f"- Fact 1 of {file}.pdf: marker-1.\n"
+        f"- Opening hours: {prompts.MAP_COMPARE_EXAMPLE} [p1]\n- w1x0 w1x1 w1x2 w1x3 w1x4"
+    )
+
+
+async def test_a_comparison_asks_after_the_text_and_cites_a_one_page_sections_points() -> None:
+    rig = Rig([*document("a.pdf", 1), *document("b.pdf", 1)])
+    rig.llm.responder = plain_notes
+    out = await rig.ask("Compare @a.pdf and @b.pdf")
+
+    calls = map_calls(rig.llm)
+    assert len(calls) == 2
+    for call in calls:
+        asked = call[-1]["content"]
+        # The question only asked for a comparison: the notes are read for everything.
+        assert "bears on" not in asked
+        assert asked.index("[p1]\n") < asked.index("List every point")
+        assert asked.endswith("in the language of the text.")
+    answer = out["state"]["answer"]
+    assert prompts.MAP_COMPARE_EXAMPLE not in answer
+    by_number = {s["n"]: s["file"] for s in out["state"]["sources"]}
+    rows = _table(answer)[2:]
+    assert len(rows) == 2
+    for row in rows:  # every cell cites the page of its own column's document
+        for column, file in ((1, "a.pdf"), (2, "b.pdf")):
+            numbers = [int(n) for n in re.findall(r"\[(\d+)\]", row[column])]
+            assert [by_number[n] for n in numbers] == [file], row
+
+
+async def test_a_comparison_reads_for_what_the_question_names_beyond_its_asking_words() -> None:
+    rig = Rig([*document("a.pdf", 1), *document("b.pdf", 1)])
+    await rig.ask("How do @a.pdf and @b.pdf differ on eligibility and cost?")
+
+    calls = map_calls(rig.llm)
+    assert calls and all('bears on "eligibility cost"' in c[-1]["content"] for c in calls)

@@ -9,6 +9,7 @@ context, else from notes taken section by section (graph/whole/reading.py).
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -26,6 +27,7 @@ from graph.nodes.streamed import StreamedAnswer
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Source
 from graph.support import SentenceSupport
+from graph.support.words import STOP
 from graph.whole.answer import Written, stream_answer
 from graph.whole.progress import answer_status
 from graph.whole.reading import Document, Note, Reading
@@ -44,12 +46,22 @@ CHARS_PER_TOKEN = 4
 
 
 def aspect_of(state: AgentState) -> str:
-    """What a comparison reads for: the question without its @mentions, so that the
-    notes outlive a renamed file."""
+    """What a comparison reads for: the question's own words, without its @mentions (so
+    that the notes outlive a renamed file) and without the words that only ask for a
+    comparison; "" for a bare "compare @a and @b", which reads for everything."""
     text = state["question"]
     for mention in state.get("mentioned") or []:
         text = text.replace(mention["said"], " ")
-    return " ".join(text.lower().split())
+    words = [w.strip(_EDGES) for w in text.lower().split()]
+    return " ".join(w for w in words if w and w not in STOP and not _ASKING.fullmatch(w))
+
+
+_EDGES = "\"'.,;:!?()[]"
+_ASKING = re.compile(
+    r"compar(?:e[sd]?|ing|isons?)|contrast(?:s|ing)?|differ(?:s|ent|ently|ences?)?|vs\.?|"
+    r"versus|similar(?:ity|ities)?|documents?|files?|pages?|side|please|tell|show|give|two|both"
+)
+"""Words that ask for a comparison rather than name what to compare."""
 
 
 def _targets(state: AgentState, context: TurnContext, wanted: int) -> list[str]:

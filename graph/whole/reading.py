@@ -228,7 +228,6 @@ class Reading:
         self, document: Document, section: Section, index: int, total: int, words: int
     ) -> str:
         aspect = prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
-        system = prompts.MAP_COMPARE_SYSTEM if self.compare else prompts.MAP_SYSTEM
         user = prompts.MAP_USER.format(
             file=document.path,
             index=index,
@@ -236,8 +235,18 @@ class Reading:
             where=section.where,
             text=section.text,
         )
+        if self.compare:
+            system = prompts.MAP_COMPARE_SYSTEM
+            user += "\n\n" + prompts.MAP_COMPARE_ASK.format(
+                aspect=aspect,
+                label=section.units[0].label,
+                example=prompts.MAP_COMPARE_EXAMPLE,
+                words=words,
+            )
+        else:
+            system = prompts.MAP_SYSTEM.format(aspect=aspect, words=words)
         messages: list[Message] = [
-            {"role": "system", "content": system.format(aspect=aspect, words=words)},
+            {"role": "system", "content": system},
             {"role": "user", "content": user},
         ]
         self.calls += 1
@@ -263,8 +272,13 @@ class Reading:
         columns = {id(d): i for i, d in enumerate(self.documents)}
         out: list[Point] = []
         for note in notes:
-            text = cite_sources(note.text, self._numbers_of(note.document))
-            out.extend(points_of(text, columns[id(note.document)]))
+            numbers = self._numbers_of(note.document)
+            text = cite_sources(note.text, numbers)
+            # A one-page section's uncited point can only come from that page.
+            units = note.section.units
+            page = numbers.get(units[0].label) if len(units) == 1 else None
+            found = points_of(text, columns[id(note.document)], page)
+            out.extend(p for p in found if prompts.MAP_COMPARE_EXAMPLE not in p.text)
         return out
 
     def _numbers_of(self, document: Document) -> dict[str, int]:

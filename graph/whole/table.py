@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graph import prompts
 
@@ -31,6 +31,7 @@ _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
 """The prompt's own word, copied by a model that takes the template literally."""
 _LEADING_CITES = re.compile(r"^((?:\[\d+\]\s*)+)(.+)$")
+_CITE = re.compile(r"\[\d+\]")
 _WORD = re.compile(r"[^\W_]+")
 _SMALL = frozenset("a an the of and or for to in on its their".split())
 
@@ -71,8 +72,9 @@ class Table:
     placed: tuple[Placed, ...]
 
 
-def points_of(note: str, column: int) -> list[Point]:
-    """The points of one note, each with its topic where the note names one.
+def points_of(note: str, column: int, page: int | None = None) -> list[Point]:
+    """The points of one note, each with its topic where the note names one; where the
+    note is of one page, numbered ``page``, a point that cites nothing cites that page.
 
     Small models write the asked "- Topic: what it says [3]" in their own ways: with the
     word "Topic:" kept, the topic on a line of its own above its points, numbered items
@@ -99,7 +101,15 @@ def points_of(note: str, column: int) -> list[Point]:
         heading = None
         points.append(Point(column, topic, _cell_text(_cites_last(body))))
     _heading(points, column, topic, heading)
-    return [p for p in points if p.text]
+    return [_cited(p, page) for p in points if p.text]
+
+
+def _cited(point: Point, page: int | None) -> Point:
+    if page is None or _CITE.search(point.text):
+        return point
+    text = point.text
+    stop = text[-1] if text.endswith((".", "!", "?")) else ""
+    return replace(point, text=f"{text.removesuffix(stop)} [{page}]{stop}")
 
 
 def _heading(points: list[Point], column: int, topic: str | None, heading: str | None) -> None:
