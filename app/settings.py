@@ -179,7 +179,12 @@ class Settings(BaseSettings):
         False, description="Also search three rephrasings of each question (one more LLM call)."
     )
     rewrite_timeout: float = Field(
-        20.0, gt=0, description="Seconds to wait for a follow-up to be rewritten before searching."
+        20.0,
+        gt=0,
+        description=(
+            "Seconds to wait for a follow-up to be rewritten before searching (on a server "
+            "that answers one request at a time, the rewrite is waited for)."
+        ),
     )
     probe_chat_below: float = Field(
         0.30, description="Router: a best chunk less similar than this means plain chat."

@@ -59,7 +59,9 @@ class ChatModel(Protocol):
         """Return one reply parsed as a JSON object (Ollama ``format``).
 
         Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on; on a server
-        that answers one request at a time they count from the request's turn.
+        that answers one request at a time they count from the request's turn. An adapter
+        may wait on where giving up frees nothing: a server that goes on with a request
+        given up on holds the next one back all the same.
         """
         ...
 

@@ -202,16 +202,20 @@ async def test_an_api_key_is_sent_and_a_missing_one_is_explained(
         await keyed.aclose()
 
 
-async def test_a_json_call_past_its_timeout_says_so(
-    server: FakeOpenAIServer, chat: OpenAIChat
-) -> None:
-    server.enqueue_json({"route": "chat"})
-    server.reply_gate = threading.Event()  # the reply waits until the end
-    try:
-        with pytest.raises(LLMError, match="took longer than 0.2 s"):
-            await chat.complete_json(ASK, SCHEMA, timeout=0.2)
-    finally:
-        server.reply_gate.set()
+async def test_a_json_call_past_its_timeout_says_so() -> None:
+    # Only a server that takes requests side by side is given up on (see
+    # test_model_server_habits.py for one that answers one at a time).
+    with FakeOpenAIServer(habits="vllm") as server:
+        chat = OpenAIChat(server.url, MODEL, max_tokens=512)
+        await chat.health()
+        server.enqueue_json({"route": "chat"})
+        server.reply_gate = threading.Event()  # the reply waits until the end
+        try:
+            with pytest.raises(LLMError, match="took longer than 0.2 s"):
+                await chat.complete_json(ASK, SCHEMA, timeout=0.2)
+        finally:
+            server.reply_gate.set()
+            await chat.aclose()
 
 
 async def test_a_server_that_refuses_stream_options_answers_without_token_counts(
