@@ -11,6 +11,8 @@ from ui.markdown import code_css
 
 PRIMARY = "#4f46e5"
 SCRIPT = (Path(__file__).parent / "static" / "docent.js").read_text(encoding="utf-8")
+PAGE_SCRIPT = f"<script>{shortcuts.script()}{SCRIPT}</script>"
+"""Built once: the shortcut table and the script are the same on every page."""
 
 CSS = """
 html, body { overflow-x: hidden; }
@@ -251,7 +253,7 @@ def apply() -> ui.dark_mode:
     ui.add_css(CSS + code_css())
     # The shortcut table rides in the page's own script: sent over the socket instead, it
     # landed after the page was drawn, and a key pressed in between did nothing.
-    ui.add_body_html(f"<script>{shortcuts.script()}{SCRIPT}</script>")
+    ui.add_body_html(PAGE_SCRIPT)
     return dark
 
 
