@@ -39,7 +39,7 @@ import statistics
 import string
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,11 +49,12 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.services.chat import Done, Sources  # noqa: E402
+from bench.counted_model import CountedModel  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
 from graph import prompts  # noqa: E402
 from graph.citations import cited_numbers  # noqa: E402
 from models.openai_chat import OpenAIChat  # noqa: E402
-from models.protocols import Health, Message, Usage  # noqa: E402
+from models.protocols import Message  # noqa: E402
 
 SQUAD = CORPUS / "squad"
 ARTICLES = 20
@@ -138,51 +139,6 @@ def source_holds_gold(source: dict[str, Any], question: dict[str, Any]) -> bool:
 
 
 # -- the model, counted --------------------------------------------------------------------
-
-
-class CountedModel:
-    """The real adapter, with each call counted and the first piece of a stream timed."""
-
-    def __init__(self, inner: OpenAIChat) -> None:
-        self.inner = inner
-        self.host, self.model = inner.host, inner.model
-        self.calls: list[tuple[str, list[Message]]] = []
-        self.first_piece_at: float | None = None
-        """When the last stream's first non-blank piece came (``perf_counter``)."""
-
-    async def stream_chat(
-        self, messages: Sequence[Message], usage: Usage | None = None
-    ) -> AsyncIterator[str]:
-        self.calls.append(("stream", list(messages)))
-        self.first_piece_at = None
-        async for piece in self.inner.stream_chat(messages, usage):
-            if self.first_piece_at is None and piece.strip():
-                self.first_piece_at = time.perf_counter()
-            yield piece
-
-    async def complete_json(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        self.calls.append(("json", list(messages)))
-        return await self.inner.complete_json(messages, schema, timeout=timeout)
-
-    async def health(self) -> Health:
-        return await self.inner.health()
-
-    @property
-    def heard_at(self) -> float | None:
-        return self.inner.heard_at
-
-    def use(self, model: str) -> None:
-        self.inner.use(model)
-        self.model = model
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class Tokenizer:

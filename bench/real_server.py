@@ -31,7 +31,7 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,9 @@ from pypdf import PdfReader, PdfWriter
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.services.chat import Done, Progress, Sources, Token  # noqa: E402
+from bench.counted_model import CountedModel  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
-from models.llm import LLMError  # noqa: E402
 from models.openai_chat import OpenAIChat  # noqa: E402
-from models.protocols import Health, Message, Usage  # noqa: E402
 
 SQUAD = CORPUS / "squad"
 SEED = 35
@@ -52,53 +51,6 @@ SUMMARY_SOURCE = CORPUS / "pdfs" / "docugami__us-fed-agency-reports_EDAPP2022.pd
 SUMMARY_PDF = "agency-report-20-pages.pdf"
 """The source's first 20 pages (an agency's annual report, typed)."""
 COMPARED = ("travel-and-leave/paid-parental-leave.md", "travel-and-leave/fmla.md")
-
-
-class CountedModel:
-    """The real adapter, each call counted, and whether each JSON call came back."""
-
-    def __init__(self, inner: OpenAIChat) -> None:
-        self.inner = inner
-        self.host, self.model = inner.host, inner.model
-        self.streams = 0
-        self.json_ok = 0
-        self.json_failed: list[str] = []
-
-    async def stream_chat(
-        self, messages: Sequence[Message], usage: Usage | None = None
-    ) -> AsyncIterator[str]:
-        self.streams += 1
-        async for piece in self.inner.stream_chat(messages, usage):
-            yield piece
-
-    async def complete_json(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        try:
-            reply = await self.inner.complete_json(messages, schema, timeout=timeout)
-        except LLMError as error:
-            self.json_failed.append(str(error)[:160])
-            raise
-        self.json_ok += 1
-        return reply
-
-    async def health(self) -> Health:
-        return await self.inner.health()
-
-    @property
-    def heard_at(self) -> float | None:
-        return self.inner.heard_at
-
-    def use(self, model: str) -> None:
-        self.inner.use(model)
-        self.model = model
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def timed_turn(container: Any, session: str | None, text: str, mode: str) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""The real model adapter with each call counted, for the benchmarks that run a real server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from models.llm import LLMError
+from models.openai_chat import OpenAIChat
+from models.protocols import Health, Message, Usage
+
+
+class CountedModel:
+    """The real adapter, with each call counted, failed JSON calls kept and the first piece
+    of a stream timed."""
+
+    def __init__(self, inner: OpenAIChat) -> None:
+        self.inner = inner
+        self.host, self.model = inner.host, inner.model
+        self.calls: list[tuple[str, list[Message]]] = []
+        """Each call's kind ("stream" or "json") and messages, in order."""
+        self.json_failed: list[str] = []
+        self.first_piece_at: float | None = None
+        """When the last stream's first non-blank piece came (``perf_counter``)."""
+
+    @property
+    def streams(self) -> int:
+        return sum(kind == "stream" for kind, _ in self.calls)
+
+    @property
+    def json_ok(self) -> int:
+        return sum(kind == "json" for kind, _ in self.calls) - len(self.json_failed)
+
+    async def stream_chat(
+        self, messages: Sequence[Message], usage: Usage | None = None
+    ) -> AsyncIterator[str]:
+        self.calls.append(("stream", list(messages)))
+        self.first_piece_at = None
+        async for piece in self.inner.stream_chat(messages, usage):
+            if self.first_piece_at is None and piece.strip():
+                self.first_piece_at = time.perf_counter()
+            yield piece
+
+    async def complete_json(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        self.calls.append(("json", list(messages)))
+        try:
+            return await self.inner.complete_json(messages, schema, timeout=timeout)
+        except LLMError as error:
+            self.json_failed.append(str(error)[:160])
+            raise
+
+    async def health(self) -> Health:
+        return await self.inner.health()
+
+    @property
+    def heard_at(self) -> float | None:
+        return self.inner.heard_at
+
+    def use(self, model: str) -> None:
+        self.inner.use(model)
+        self.model = model
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
