@@ -16,6 +16,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from app.api.headers import PAGE_POLICY
+from app.paths import INSTANCE_FILE
+from ingest.pipeline.lock import INDEX_LOCK_FILE
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.running import ServedProcess, eventually, run_py, served_process
 
@@ -32,8 +34,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedProcess]:
     with FakeOllamaServer() as ollama, served_process(data, "--ollama-host", ollama.url) as app:
 
         def indexed() -> bool:
+            # Seen taking over 5 s on a busy machine while the app was starting.
             documents = httpx.get(
-                f"{app.url}/api/documents", headers={"Authorization": f"Bearer {app.token}"}
+                f"{app.url}/api/documents",
+                headers={"Authorization": f"Bearer {app.token}"},
+                timeout=60,
             ).json()["documents"]
             return [d["status"] for d in documents] == ["ready"]
 
@@ -272,18 +277,18 @@ def test_a_second_instance_on_the_same_data_dir_is_refused_before_it_writes(
 ) -> None:
     data = served.data_dir
 
-    def snapshot() -> dict[Path, tuple[int, int]]:
-        return {
-            path: (path.stat().st_size, path.stat().st_mtime_ns)
-            for path in data.rglob("*")
-            if path.is_file()
-        }
+    def snapshot() -> tuple[dict[Path, tuple[int, int]], set[Path]]:
+        """The files a second instance would write first, and the files where it would
+        make new ones. The first instance's own stores and log go on changing meanwhile."""
+        written = [data / INSTANCE_FILE, data / INDEX_LOCK_FILE]
+        stamps = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in written if p.exists()}
+        return stamps, {*data.iterdir(), *(data / "logs").iterdir()}
 
     before = snapshot()
     second = run_py("--no-browser", "--port", "0", "--data-dir", str(data))
     assert second.returncode == 1
     assert "Another Docent" in second.stderr and str(served.process.pid) in second.stderr
     assert "Docent is at" not in second.stdout and "Log in with" not in second.stdout
-    assert snapshot() == before  # no instance.json, no log line, no lock file rewritten
+    assert snapshot() == before  # no instance.json or lock file rewritten, no new file
     opened = run_py("open", "--no-browser", "--data-dir", str(data), check=True)
     assert opened.stdout.startswith(f"{served.url}/login?key=")  # the first is still found
