@@ -6,10 +6,10 @@ from pathlib import Path
 
 from nicegui import ui
 
-from ui.markdown import code_css
+from ui.answer.markdown import code_css
 
 PRIMARY = "#4f46e5"
-SCRIPT = (Path(__file__).parent / "static" / "docent.js").read_text(encoding="utf-8")
+SCRIPT = (Path(__file__).parents[1] / "static" / "docent.js").read_text(encoding="utf-8")
 
 CSS = """
 html, body { overflow-x: hidden; }
