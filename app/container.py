@@ -35,8 +35,9 @@ from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore
 from ingest.ocr.types import ReaderFactory
 from ingest.parsing import ParserPool
-from ingest.pipeline.indexer import PLACES, Indexer
+from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
+from ingest.pipeline.options import PLACES, IndexOptions
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
 from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable
@@ -57,6 +58,7 @@ def turn_options(settings: Settings) -> TurnOptions:
     return TurnOptions(
         context_tokens=settings.context_tokens,
         history_tokens=settings.history_tokens,
+        focus_tokens=settings.focus_tokens,
         probe_chat_below=settings.probe_chat_below,
         probe_rag_above=settings.probe_rag_above,
         rewrite_timeout=settings.rewrite_timeout,
@@ -123,16 +125,18 @@ class Container:
             collections.indexes,
             collections.embedder,
             events=self.events,
-            chunk_size=settings.chunk_size,
-            chunk_overlap=settings.chunk_overlap,
-            max_file_bytes=settings.max_file_mb << 20,
-            time_budget=settings.file_time_budget,
-            workers=PLACES,
             parsers=self.parsers,
             ocr_parsers=self.ocr_parsers,
-            ocr_page_seconds=settings.ocr_page_seconds,
-            ocr_max_pages=settings.ocr_max_pages,
             on_collected=self.notes.forget,
+            options=IndexOptions(
+                chunk_size=settings.chunk_size,
+                chunk_overlap=settings.chunk_overlap,
+                max_file_bytes=settings.max_file_mb << 20,
+                time_budget=settings.file_time_budget,
+                workers=PLACES,
+                ocr_page_seconds=settings.ocr_page_seconds,
+                ocr_max_pages=settings.ocr_max_pages,
+            ),
         )
         self.documents = DocumentService(
             settings.docs_dir,

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, CliSuppress, SettingsConfigDict
 
 from app.paths import TOKEN_FILE, default_data_dir
+from graph.options import FOCUS_TOKENS
 
 LM_STUDIO_URL = "http://127.0.0.1:1234/v1"
 """Where LM Studio's server listens by default: the URL for --llm-api openai without --llm-url."""
@@ -158,6 +159,13 @@ class Settings(BaseSettings):
     )
     history_tokens: int = Field(
         2048, ge=0, description="Most of the context earlier messages of a session may take."
+    )
+    focus_tokens: int = Field(
+        FOCUS_TOKENS,
+        ge=0,
+        description="Most tokens the passages of an answer may take: the sentences of each "
+        "that bear on the question are shown (tables and summaries whole); 0 shows whole "
+        "passages.",
     )
     max_calls_per_question: int = Field(
         24,

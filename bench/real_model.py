@@ -92,6 +92,20 @@ def sample(count: int) -> tuple[list[str], list[dict[str, Any]]]:
     return [a.removeprefix("docs/") for a in articles], questions[:count]
 
 
+def follow_ups(questions: list[dict[str, Any]]) -> dict[str, str]:
+    """For each question, another question on its article (not in the sample if it can
+    help it): the second question of the same chat."""
+    rows = [json.loads(line) for line in open(SQUAD / "questions.jsonl")]
+    asked = {q["id"] for q in questions}
+    out = {}
+    for q in questions:
+        same = [r for r in rows if r["doc_file"] == q["doc_file"] and r["id"] != q["id"]]
+        same.sort(key=lambda r: (r["id"] in asked, r["id"]))
+        if same:
+            out[q["id"]] = same[0]["question"]
+    return out
+
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -212,6 +226,11 @@ class Answer:
     sources_at: float | None = None
     prompt_tokens: int | None = None
     calls: int = 0
+    passages: list[dict[str, Any]] = field(default_factory=list)
+    """The numbered passages searched for the question (saved for bench/check_labels.py)."""
+    follow_ttft: float | None = None
+    """With ``--follow-up``: the first token of a second question in the same chat."""
+    follow_prompt_tokens: int | None = None
 
 
 def score_citations(answer: Answer, sources: list[dict[str, Any]], q: dict[str, Any]) -> None:
@@ -223,7 +242,9 @@ def score_citations(answer: Answer, sources: list[dict[str, Any]], q: dict[str, 
         answer.cited_gold = any(source_holds_gold(by_n[n], q) for n in numbers if n in by_n)
 
 
-async def ask_docent(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+async def ask_docent(
+    container: Any, model: CountedModel, tokens: Tokenizer, q: dict, follow_up: str | None = None
+) -> Answer:
     answer = Answer("docent", q["id"])
     before = len(model.calls)
     started = time.perf_counter()
@@ -245,6 +266,7 @@ async def ask_docent(container: Any, model: CountedModel, tokens: Tokenizer, q: 
     answer.right = holds_gold(done.answer, q)
     score_citations(answer, [dict(s) for s in done.sources], q)
     answer.retrieved_gold = any(source_holds_gold(s, q) for s in retrieved)
+    answer.passages = await searched_passages(container, q)
     answer.verdicts = [s["verdict"] for s in done.support or []]
     searched = done.searched or {}
     answer.draft = searched.get("draft") or getattr(done, "draft", None)
@@ -254,7 +276,32 @@ async def ask_docent(container: Any, model: CountedModel, tokens: Tokenizer, q: 
     streams = [m for kind, m in calls if kind == "stream"]
     if streams:
         answer.prompt_tokens = tokens.count(streams[-1])
+    if follow_up is not None:
+        await ask_again(container, model, tokens, done.session_id, follow_up, answer)
     return answer
+
+
+async def ask_again(
+    container: Any,
+    model: CountedModel,
+    tokens: Tokenizer,
+    session: str,
+    question: str,
+    answer: Answer,
+) -> None:
+    """A second question in the same chat, timed to its first token: what a server's
+    prefix cache saves, with whatever calls (the rewriter's) come between."""
+    before = len(model.calls)
+    started = time.perf_counter()
+    turn = container.chat.start_turn(session, question, "rag")
+    async for _ in turn.events():
+        pass
+    await turn.result()
+    if model.first_piece_at is not None and len(model.calls) > before:
+        answer.follow_ttft = model.first_piece_at - started
+    streams = [m for kind, m in model.calls[before:] if kind == "stream"]
+    if streams:
+        answer.follow_prompt_tokens = tokens.count(streams[-1])
 
 
 async def ask_plain(
@@ -273,19 +320,25 @@ async def ask_plain(
     return answer
 
 
-async def ask_bare(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+async def searched_passages(container: Any, q: dict) -> list[dict[str, Any]]:
+    """The passages Docent's search returns for the question, numbered as its sources."""
     top_k = container.settings.top_k
     found = await asyncio.to_thread(container.retriever.retrieve, q["question"], [], top_k)
-    sources = [
-        {"n": i, "path": p.path, "start": p.start, "end": p.end, "text": p.text}
+    return [
+        {"n": i, "path": p.path, "file": p.path, "start": p.start, "end": p.end, "text": p.text}
         for i, p in enumerate(found.passages, start=1)
     ]
+
+
+async def ask_bare(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+    sources = await searched_passages(container, q)
     blocks = "\n\n".join(f"[{s['n']}] {s['text']}" for s in sources)
     messages: list[Message] = [
         {"role": "system", "content": BARE_SYSTEM},
         {"role": "user", "content": BARE_USER.format(sources=blocks, question=q["question"])},
     ]
     answer = await ask_plain("bare", model, tokens, q, messages)
+    answer.passages = sources
     score_citations(answer, sources, q)
     answer.retrieved_gold = any(source_holds_gold(s, q) for s in sources)
     return answer
@@ -324,6 +377,7 @@ def row(a: Answer) -> str:
         f"cited-gold={cited:<3} verdicts={verdicts:<8} withheld={'Y' if a.withheld else 'n'} "
         f"ttft={seconds(a.ttft):>7} total={seconds(a.total):>7} "
         f"prompt={a.prompt_tokens or '—':>5} calls={a.calls}"
+        + (f" follow-up ttft={seconds(a.follow_ttft)}" if a.follow_ttft is not None else "")
     )
 
 
@@ -372,6 +426,13 @@ def summary(answers: dict[str, list[Answer]]) -> None:
         ttft, bare_ttft = p50([a.ttft for a in docent]), p50([a.ttft for a in answers["bare"]])
         if ttft and bare_ttft:
             print(f"  ttft: docent {ttft:.1f} s vs 1.1 x bare {1.1 * bare_ttft:.1f} s")
+    follow = p50([a.follow_ttft for a in docent])
+    if follow is not None:
+        print(
+            f"  second question in the same chat: ttft p50 {follow:.1f} s "
+            f"(first {seconds(p50([a.ttft for a in docent]))}), prompt p50 "
+            f"{p50([a.follow_prompt_tokens for a in docent])}"
+        )
     plain = [a.calls for a in docent]
     print(f"  model calls per plain question: mean {statistics.mean(plain):.2f} (target 1)")
 
@@ -384,6 +445,18 @@ async def main() -> None:
     parser.add_argument("--only", default="docent,bare,oracle")
     parser.add_argument("--save", type=Path, help="write every answer here as JSON lines")
     parser.add_argument("--label", default="", help="a name for this run, saved with it")
+    parser.add_argument(
+        "--focus-tokens",
+        type=int,
+        default=None,
+        help="the passages' token budget (Docent's focus_tokens; 0: whole passages)",
+    )
+    parser.add_argument(
+        "--follow-up",
+        action="store_true",
+        help="after each docent answer, ask the article's other question in the same chat "
+        "and time its first token (the server's prefix cache)",
+    )
     args = parser.parse_args()
     ways = [w.strip() for w in args.only.split(",") if w.strip()]
     articles, questions = sample(args.questions)
@@ -403,9 +476,12 @@ async def main() -> None:
         f"articles; greedy decoding; machine: {os.cpu_count()} cores, load "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
+    focus = {} if args.focus_tokens is None else {"focus_tokens": args.focus_tokens}
     container = await indexed_container(
-        docs, WORK / "data", llm=model, suggestions=False, expect=len(articles)
+        docs, WORK / "data", llm=model, suggestions=False, expect=len(articles), **focus
     )
+    print(f"focus_tokens {container.settings.focus_tokens}", flush=True)
+    siblings = follow_ups(questions)
     unready = [d.path for d in container.registry.list() if d.status != "ready"]
     if unready:
         await container.stop()
@@ -418,7 +494,8 @@ async def main() -> None:
             print(f"\n{i:>2}. {q['question']}  [gold: {q['answers'][0]['text']}]", flush=True)
             for way in ways:
                 if way == "docent":
-                    answer = await ask_docent(container, model, tokens, q)
+                    again = siblings.get(q["id"]) if args.follow_up else None
+                    answer = await ask_docent(container, model, tokens, q, again)
                 elif way == "bare":
                     answer = await ask_bare(container, model, tokens, q)
                 else:

@@ -46,16 +46,27 @@ class CheckedAnswer:
     """The answer doesn't seem to address the question (graph/support/question.py)."""
 
 
-def start_check(
+def new_check(
     sources: Sequence[Source], texts: Sequence[str], search: Search, state: AgentState
-) -> LiveCheck:
-    """A check of the answer against ``sources`` (the prompt's), already embedding them;
-    it knows the turn's question, as asked and as searched, and reuses the vectors the
-    search made of them."""
+) -> SupportCheck:
+    """A check over ``sources`` that knows the turn's question, as asked and as searched,
+    and reuses the vectors the search made of them."""
     question = [state.get("question", ""), *(q["text"] for q in state.get("queries") or [])]
     passages = source_passages(sources, texts[: len(sources)])
     known = {q: v for q in question if (v := search.known_vector(q)) is not None}
-    check = SupportCheck(passages, search.reader.embedder, question=question, known=known)
+    return SupportCheck(passages, search.reader.embedder, question=question, known=known)
+
+
+def start_check(
+    sources: Sequence[Source],
+    texts: Sequence[str],
+    search: Search,
+    state: AgentState,
+    check: SupportCheck | None = None,
+) -> LiveCheck:
+    """A check of the answer against ``sources`` (the prompt's), already embedding them;
+    ``check``, made over exactly these passages (the focused context's), is reused."""
+    check = check or new_check(sources, texts, search, state)
     live = LiveCheck(check)
     live.start()
     return live

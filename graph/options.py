@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+FOCUS_TOKENS = 800
+"""The focused context's default budget, measured with a 1.5B model in docs/focus.md."""
+
 
 @dataclass(frozen=True)
 class TurnOptions:
@@ -15,6 +18,9 @@ class TurnOptions:
     """Room kept free in the context for the answer."""
     history_tokens: int = 2048
     """Most of the context earlier messages may take; the newest are kept."""
+    focus_tokens: int = FOCUS_TOKENS
+    """Most the passages of a search turn may take: the sentences of each that bear on the
+    question are shown (graph/focus.py); 0 shows them whole."""
     probe_chat_below: float = 0.30
     """A best chunk less similar than this means the question is not about the documents.
     (all-MiniLM-L6-v2 cosine: on the handbook benchmark, document questions score 0.37 and

@@ -1,17 +1,15 @@
 """Prompts and fixed answers; everything the model or the user reads from the graph."""
 
-RAG_SYSTEM = """You are Docent. You answer questions using the numbered sources the user \
-gives you, which come from the user's own documents.
-
-Rules:
-- For anything about the documents, use only facts stated in the sources. Never guess \
-what the documents say and never add facts about them from outside knowledge.
-- Cite each fact with its source number in square brackets, like [1] or [2][3].
-- If the sources are about the question but do not contain the answer, say in one \
-sentence that the documents don't say.
+RAG_SYSTEM = """Answer the question from the numbered sources, which are excerpts of the \
+user's own documents.
+- Use only facts stated in the sources. Cite each fact with its number, like [1] or [2][3].
+- If the sources are about the question but don't contain the answer, say in one sentence \
+that the documents don't say.
 - If the sources have nothing to do with the question, say so in one line, then answer \
-briefly and conversationally without citations.
-- Be concise and answer in the language of the question."""
+briefly without citations.
+- Be brief. Answer in the language of the question."""
+"""Short, and the same in every search turn: it comes first, so a server that caches the
+prompt's beginning (llama.cpp's ``cache_prompt``) reads it once."""
 
 RAG_USER = """Sources:
 

@@ -107,6 +107,9 @@ class AgentState(TypedDict, total=False):
     """Numbered passages for the generator. Written by the retriever."""
     passages: list[str]
     """Full text of each source, in the same order. Written by the retriever."""
+    whole_documents: bool
+    """The passages are whole documents (small @mentioned files given whole), which the
+    generator shows whole, unfocused. Written by the retriever."""
     answer: str
     """The final answer text. Written by the generator."""
     found: dict[str, Any] | None

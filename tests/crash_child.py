@@ -26,6 +26,7 @@ from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ocr import CodedReader
 
@@ -81,7 +82,9 @@ def main() -> None:
     ocr = None
     if crash_at == "ocr":
         ocr = ParserPool.for_ocr(1024, partial(CodedReader, log.with_suffix(".ocr"), data / "gate"))
-    indexer = Indexer(docs, registry, [store], embedder, workers=2, ocr_parsers=ocr)
+    indexer = Indexer(
+        docs, registry, [store], embedder, ocr_parsers=ocr, options=IndexOptions(workers=2)
+    )
     if crash_at == "embed":
         # Each batch is written as soon as it is held, so the file killed mid-embedding
         # has stored batches whose re-embedding the test can catch.

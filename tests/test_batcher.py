@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ingest.pipeline.batcher import EmbedBatcher
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import ingest_parts
@@ -141,7 +142,13 @@ async def test_an_ingest_of_many_small_files_embeds_each_chunk_once(tmp_path: Pa
     with ingest_parts(tmp_path) as parts:
         for i in range(12):
             (parts.docs / f"note{i}.md").write_text(f"# Note {i}\n\nA short note about item {i}.")
-        indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, workers=4)
+        indexer = Indexer(
+            parts.docs,
+            parts.registry,
+            [parts.store],
+            parts.embedder,
+            options=IndexOptions(workers=4),
+        )
 
         await indexer.index_all()
 

@@ -19,6 +19,7 @@ from ingest.index.context import (
 )
 from ingest.index.keyword.index import KeywordIndex
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from tests.fakes.search import make_chunk
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.running import eventually
@@ -127,7 +128,13 @@ async def test_documents_indexed_before_document_vectors_get_theirs_when_idle(
     parts.store._write(lambda _chunks, documents: documents.delete(ids=[key]))
     assert parts.store.documents_without_vector() == {key}
 
-    again = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, gc_delay=0.05)
+    again = Indexer(
+        parts.docs,
+        parts.registry,
+        [parts.store],
+        parts.embedder,
+        options=IndexOptions(gc_delay=0.05),
+    )
     await again.start()
     try:
         assert await again.scan() == 0  # nothing changed, so no file is read again

@@ -74,7 +74,7 @@ async def test_a_file_seen_while_the_registry_is_full_is_queued_once_it_has_spac
 ) -> None:
     async with api_app(tmp_path, watch=False) as app:
         indexer = app.container.indexer
-        indexer.space_retry_seconds = 0.05
+        indexer.space.retry_seconds = 0.05
         registry = indexer.registry
         real_upsert = registry.upsert
         full = [True]
@@ -129,7 +129,7 @@ async def test_files_that_arrive_while_the_data_dir_is_full_are_indexed_later(
     docs.mkdir()
     with small_disk(tmp_path / "data", 64) as disk:
         async with api_app(tmp_path, docs=docs, data_dir=disk.path) as app:
-            app.container.indexer.space_retry_seconds = 0.2
+            app.container.indexer.space.retry_seconds = 0.2
             disk.fill()
             assert not can_write(disk.path)
             for n in range(3):
@@ -167,7 +167,7 @@ async def test_a_file_that_meets_a_full_disk_half_way_stops_embedding_and_waits(
         settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
         embedder = GatedEmbedder()
         container = Container(settings, llm=FakeChatModel(), embedder=embedder)
-        container.indexer.space_retry_seconds = 0.2
+        container.indexer.space.retry_seconds = 0.2
         await container.start(watch=False)
         try:
             embedder.hold()

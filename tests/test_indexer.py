@@ -16,6 +16,7 @@ import ingest.pipeline.process as pipeline_module
 from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED
 from ingest.pipeline.folder import is_ignored
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.source import LoadedDocument
 from ingest.types import Chunk, DocStatus
@@ -46,9 +47,7 @@ async def rig(parts: IngestParts) -> AsyncIterator[Rig]:
         parts.registry,
         [parts.store],
         parts.embedder,
-        chunk_size=200,
-        chunk_overlap=20,
-        retry_seconds=0.1,
+        options=IndexOptions(chunk_size=200, chunk_overlap=20, retry_seconds=0.1),
     )
     events: list[IngestEvent] = []
     indexer.events.subscribe(events.append)
@@ -317,7 +316,13 @@ async def test_a_file_that_never_settles_ends_in_error(
     parts: IngestParts,
 ) -> None:
     docs, registry, store = parts.docs, parts.registry, parts.store
-    indexer = Indexer(docs, registry, [store], parts.embedder, retry_seconds=0.05, max_retries=2)
+    indexer = Indexer(
+        docs,
+        registry,
+        [store],
+        parts.embedder,
+        options=IndexOptions(retry_seconds=0.05, max_retries=2),
+    )
     path = docs / "busy.txt"
     path.write_text("x")
     stop = threading.Event()
@@ -387,7 +392,9 @@ async def test_files_waiting_for_their_write_give_their_place_and_share_one_writ
     """Two places, a file slow to parse in one: five small files pass through the other,
     each waiting for its write without its place, and one write takes them all once the
     slow file is done."""
-    indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, workers=2)
+    indexer = Indexer(
+        parts.docs, parts.registry, [parts.store], parts.embedder, options=IndexOptions(workers=2)
+    )
     indexer.pipeline.writes.hold = 10_000
     indexer.pipeline.writes.patience = 3600.0
     make_pdf(parts.docs / "slow.pdf", ["Herons wait in the reeds.", "Herons strike fast."])
@@ -425,6 +432,6 @@ def _embedded(parts: IngestParts, text: str) -> bool:
     [(0.5, "0.5 s"), (45, "45 s"), (90, "1 min 30 s"), (900, "15 min"), (7500, "2 h 5 min")],
 )
 def test_a_time_budget_is_said_as_a_person_reads_it(seconds: float, said: str) -> None:
-    from ingest.pipeline.indexer import duration
+    from ingest.pipeline.runner import duration
 
     assert duration(seconds) == said

@@ -17,6 +17,7 @@ import ingest.pipeline.process as pipeline_module
 from ingest.loaders import UnreadableFile, UnsupportedFile
 from ingest.parsing import Cancelled, ParserPool, RemoteDocument
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.types import DocStatus
 from tests.api_app import api_app
 from tests.bombs import docx_many_styles
@@ -281,8 +282,8 @@ async def test_a_file_past_its_time_budget_has_its_worker_killed(
             parts.registry,
             [parts.store],
             parts.embedder,
-            time_budget=3.0,
             parsers=parsers,
+            options=IndexOptions(time_budget=3.0),
         )
         (parts.docs / "stuck.txt").write_text("a file its parser never finishes")
         await indexer.start()
@@ -291,7 +292,7 @@ async def test_a_file_past_its_time_budget_has_its_worker_killed(
             pid = await _stuck_worker(parts.docs, "stuck.txt")
             # A file takes its budget as it starts: the next one's is out of reach of any
             # machine's slowness, and only the stuck file's 3 s are ever used up.
-            indexer.time_budget = 600.0
+            indexer.options.time_budget = 600.0
             await asyncio.wait_for(indexer.wait_idle(), 60)
 
             stuck = parts.registry.get_by_path("stuck.txt")

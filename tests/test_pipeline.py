@@ -19,6 +19,7 @@ import ingest.pipeline.process as pipeline_module
 from ingest.parsing import ParserPool
 from ingest.pipeline.folder import ReadFile
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.queue import SMALL_BYTES
 from ingest.types import DocStatus
 from tests.documents import make_docx, make_epub, make_pptx
@@ -66,9 +67,11 @@ def parts(tmp_path: Path) -> Iterator[IngestParts]:
         yield made
 
 
-def _indexer(parts: IngestParts, **options: object) -> Indexer:
+def _indexer(parts: IngestParts, **options: Any) -> Indexer:
     options.setdefault("retry_seconds", 0.05)
-    return Indexer(parts.docs, parts.registry, [parts.store], parts.embedder, **options)  # type: ignore[arg-type]
+    return Indexer(
+        parts.docs, parts.registry, [parts.store], parts.embedder, options=IndexOptions(**options)
+    )
 
 
 @pytest.fixture
@@ -390,7 +393,12 @@ async def _past_budget_others_go_on(
     parts: IngestParts, embedder: GateEmbedder, parsers: ParserPool
 ) -> None:
     indexer = Indexer(
-        parts.docs, parts.registry, [parts.store], embedder, time_budget=3.0, parsers=parsers
+        parts.docs,
+        parts.registry,
+        [parts.store],
+        embedder,
+        parsers=parsers,
+        options=IndexOptions(time_budget=3.0),
     )
     (parts.docs / "stuck.txt").write_text("BIGFILE never finishes")
     (parts.docs / "fine.txt").write_text("a file about herons")
@@ -400,7 +408,7 @@ async def _past_budget_others_go_on(
         await eventually(embedder.waiting.is_set, what="stuck.txt stuck in the embedder")
         # A file takes its budget as it starts: fine.txt's is out of reach of any machine's
         # slowness, and only stuck.txt's 3 s are ever used up.
-        indexer.time_budget = 600.0
+        indexer.options.time_budget = 600.0
         indexer.enqueue(parts.docs / "fine.txt")
         await asyncio.wait_for(indexer.wait_idle(), 60)
         stuck = parts.registry.get_by_path("stuck.txt")

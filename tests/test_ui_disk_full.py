@@ -36,7 +36,7 @@ async def container(tmp_path: Path, disk: SmallDisk) -> AsyncIterator[Container]
     (docs / "notes.md").write_text(NOTES, encoding="utf-8")
     settings = Settings(data_dir=disk.path, docs=docs, chunk_size=200, chunk_overlap=0)
     built = Container(settings, llm=FakeChatModel(), embedder=GatedEmbedder())
-    built.indexer.space_retry_seconds = 0.2
+    built.indexer.space.retry_seconds = 0.2
     await built.start(watch=False)
     await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
     yield built

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.watcher import FolderWatcher
 from ingest.types import DocStatus
 from tests.ingest_parts import IngestParts, ingest_parts
@@ -43,7 +44,11 @@ class Rig(IngestParts):
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     with ingest_parts(tmp_path) as parts:
         indexer = Indexer(
-            parts.docs, parts.registry, [parts.store], parts.embedder, settle_seconds=0.05
+            parts.docs,
+            parts.registry,
+            [parts.store],
+            parts.embedder,
+            options=IndexOptions(settle_seconds=0.05),
         )
         watcher = FolderWatcher(parts.docs, indexer, asyncio.get_running_loop(), debounce=0.2)
         await indexer.start()

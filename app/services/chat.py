@@ -94,9 +94,10 @@ class MessageTooLong(MessageRejected):
 
 SUGGEST_WITHIN = 10.0
 """Seconds to an answer's first word beyond which follow-up suggestions are not asked for.
-A suggestion call reads about 600 tokens and writes about 60; with Qwen2.5-Coder-1.5B on two
-CPU cores (bench/real_model.py) an answer's first word takes 15–40 s and a suggestion call
-10–60 s, so there they are off; a GPU server starts answering within 2 s."""
+A suggestion call reads about 600 tokens and writes about 60. With Qwen2.5-Coder-1.5B on two
+CPU cores (bench/real_model.py) an answer's first word took 17 s on a quiet machine and
+40–100 s on a loaded one, where a suggestion call ran past its 60 s budget: there they are
+off. A server with a GPU starts answering within a few seconds."""
 
 
 @dataclass

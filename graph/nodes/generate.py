@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -11,17 +12,19 @@ from langgraph.runtime import Runtime
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
-from graph.checking import CheckedAnswer, nothing_found, settle, start_check
+from graph.checking import CheckedAnswer, new_check, nothing_found, settle, start_check
 from graph.citations import order_by_citation
 from graph.context import TurnContext
 from graph.coverage import coverage_of
 from graph.events import Status
 from graph.excerpt import excerpt
+from graph.focus import shown_passages
 from graph.nodes.streamed import StreamedAnswer
 from graph.options import TurnOptions
 from graph.readable import readable_markdown
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Source
+from graph.support import SupportCheck
 from models.llm import LLMError
 from models.protocols import Message, Usage
 
@@ -111,12 +114,14 @@ def build_prompt(
     rag: bool,
     user: str = prompts.RAG_USER,
     facts: dict[str, Any] | None = None,
+    shown: Sequence[str] | None = None,
 ) -> Prompt:
     """Fit the prompt in the context less the answer's room: the question always (cut if
     it alone overflows), then on a search turn the passages best first, then as much
     recent history as its share allows. Every part is estimated on its own, which can
     only over-count the whole. ``user`` is the search turn's template, filled with the
-    sources, the question and ``facts``."""
+    sources, the question and ``facts``; ``shown`` is what to show of each passage (the
+    focused context; those left empty at its end are left out), else the passages."""
     budget = options.context_tokens - options.answer_tokens
     facts = facts or {}
     template = user if rag else "{question}"
@@ -134,9 +139,12 @@ def build_prompt(
         ]
         return Prompt(messages, [], 0)
     sources = state.get("sources", [])
+    texts = list(state.get("passages", []) if shown is None else shown)
+    while texts and not texts[-1]:
+        texts.pop()
     blocks = [
         prompts.SOURCE_BLOCK.format(n=s["n"], file=s["file"], page=_page_label(s["page"]), text=t)
-        for s, t in zip(sources, state.get("passages", []), strict=True)
+        for s, t in zip(sources, texts, strict=False)
     ]
     kept, used = fit_blocks(blocks, spare - min(options.history_tokens, spare // HISTORY_SHARE_RAG))
     history = history_window(earlier, min(options.history_tokens, spare - used))
@@ -217,15 +225,28 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         # Nothing bears on the question: say so in one line, then just talk.
         answer.say(prompts.NOT_RELEVANT + "\n\n")
         rag, system = False, prompts.ADAPTIVE_SYSTEM
+    check: SupportCheck | None = None
     if found is not None:
         facts = {k: found[k] for k in ("matched", "searched", "topic")}
         prompt = build_prompt(state, context.options, system, rag, prompts.FIND_USER, facts)
+    elif rag:
+        check = new_check(sources, state["passages"], context.search, state)
+        shown = await shown_passages(state, context.options, check)
+        prompt = build_prompt(state, context.options, system, rag, shown=shown)
     else:
         prompt = build_prompt(state, context.options, system, rag)
     # What the model reads before its first word (a minute of silence on a CPU).
     runtime.stream_writer(Status("generator", _reading(rag, len(prompt.sources))))
-    # The passages are embedded for the check while the model starts to write.
-    live = start_check(prompt.sources, state["passages"], context.search, state) if rag else None
+    # The answer is checked against the whole passages, not only what was shown of them:
+    # their spans are the page's, what the reader opens, and a sentence true to the passage
+    # is true to the document. A check made for focusing already holds their vectors.
+    if check is not None and len(prompt.sources) < len(sources):
+        check = None  # some passages did not fit: the check is of those the model saw
+    live = (
+        start_check(prompt.sources, state["passages"], context.search, state, check)
+        if rag
+        else None
+    )
     prefix = answer.text
     usage = Usage()
     streamed = 0

@@ -91,7 +91,9 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     passages = _merge(results, search.top_k)
     sources = passage_sources(passages)
     tell(Sources(sources))
-    return {"sources": sources, "passages": [p.text for p in passages], "found": None}
+    whole = any(r.full_documents for r in results)
+    texts = [p.text for p in passages]
+    return {"sources": sources, "passages": texts, "found": None, "whole_documents": whole}
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:

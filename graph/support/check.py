@@ -137,9 +137,8 @@ class SupportCheck:
         question's, made by its search)."""
 
     def prepare(self) -> None:
-        """Cut the passages into windows and embed them, with the question unless its
-        search embedded it (once; later calls do nothing)."""
-        self._ensure_windows([plain(q) for q in self.question])
+        """Cut the passages into windows and embed them (once; later calls do nothing)."""
+        self._ensure_windows([])
 
     def read_ahead(self, partial: str) -> None:
         """Embed the sentences of a text still being written that are complete already."""
@@ -158,6 +157,23 @@ class SupportCheck:
             judged.get(s.start) or not_judged(s, "unchecked" if is_claim(s) else "none")
             for s in sentences
         ]
+
+    def rank(self, text: str) -> list[tuple[Window, float]]:
+        """Every window of the passages scored against ``text`` as a sentence of an answer
+        is scored (meaning and shared content words), best first: what the generator's
+        focused context keeps of each passage."""
+        said = plain(text)
+        self._ensure_windows([said] if said else [])
+        if not said or not self._windows:
+            return []
+        scores = self._scores(said, self._window_vectors @ self._said[said])
+        order = np.argsort(-scores, kind="stable")
+        return [(self._windows[int(i)], float(scores[i])) for i in order]
+
+    @property
+    def pieces(self) -> list[Piece]:
+        """The passages' sentences (long ones cut), in order, once ``prepare`` has run."""
+        return list(self._pieces or [])
 
     def evidence(self, text: str) -> list[Evidence]:
         """What the passages offer each claim of ``text``, before any bar is applied."""
@@ -182,6 +198,8 @@ class SupportCheck:
         """Embed what is new, the passages' pieces too if not yet, in one call. A sentence
         copied word for word from a passage reuses its piece's vector."""
         first_time = self._pieces is None
+        if first_time:  # the question too, unless its search embedded it: one call for all
+            said = [*said, *(plain(q) for q in self.question)]
         pieces = cut_pieces(self.passages) if first_time else []
         texts = piece_texts(self.passages, pieces)
         known = self._said.keys() | set(texts)

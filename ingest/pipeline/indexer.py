@@ -1,22 +1,12 @@
-"""The indexer: workers that take paths off the work queue and run the pipeline on them.
+"""The indexer: keeps the registry and every index in step with the documents folder.
 
-This module only coordinates: ``queue`` decides what runs next, ``pipeline`` does one
-file, ``reconcile`` compares the folder with the registry and the indexes. Each file runs
-in a daemon thread under a time budget, and is parsed in a worker process of the
-``ParserPool``: a file past its budget ends ``error`` and its worker is killed while the
-indexer moves on, and stopping never waits for a thread for long. Six files run at once by
-default: the embedding of the files in flight is shared (``batcher``), and a window with
-texts of several files sorts by length far better than one file's few chunks. A file
-that has embedded everything and waits for its chunks to be written together with
-other files' (``write_behind``) gives its place to the next file.
-
-Files read by OCR run in a lane of their own (``queue``): one place, one OCR worker
-process with onnxruntime on one thread, so a long scan holds none of the places typed
-files need and leaves them a core. A picture goes there at once; a PDF goes there when
-its typed run meets a page without usable text (NeedsOcr). Its time budget grows by
-``ocr_page_seconds`` for each page OCR may read. Files there take turns, and what OCR
-read is kept page by page (``scans``): a file ending its turn (TurnOver) goes to the back
-of the lane and later continues where it stopped, as a file does after a crash.
+This module only coordinates, and is what the app calls: it feeds the work queue (a
+change seen, an upload, a scan), holds files while the disk is full (``space``) and says
+when all is done. ``lanes`` runs the worker tasks of each lane and what follows each
+file's run (retries, the OCR lane); ``file_handler`` runs one file, on the ``runner``'s
+bounded pool of threads under a time budget, parsed in a worker process of the
+``ParserPool``; ``pipeline`` does the file's work, ``reconcile`` compares the folder with
+the registry and the indexes, and the ``janitor`` collects what no file uses any more.
 """
 
 from __future__ import annotations
@@ -24,43 +14,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from ingest.disk import DiskFull, has_room, is_disk_full, short_of_room
-from ingest.index.ports import ChunkIndex, VectorIndex
-from ingest.index.registry import READY, Registry
+from ingest.disk import DiskFull, is_disk_full
+from ingest.index.ports import ChunkIndex
+from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
-from ingest.loaders import needs_ocr
 from ingest.loaders.errors import OLD_SCANNED
-from ingest.ocr.types import NeedsOcr
-from ingest.parsing import Cancelled, ParserPool
-from ingest.pipeline.folder import FileInfo, inspect, is_candidate, relative
-from ingest.pipeline.process import Busy, Outcome, Pipeline
-from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
-from ingest.pipeline.queue import Job, Lane, WorkQueue
+from ingest.parsing import ParserPool
+from ingest.pipeline.file_handler import FileHandler
+from ingest.pipeline.folder import is_candidate, relative
+from ingest.pipeline.janitor import Janitor
+from ingest.pipeline.lanes import Lanes
+from ingest.pipeline.options import IndexOptions
+from ingest.pipeline.process import Pipeline
+from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.reconcile import Reconciler, Report
-from ingest.pipeline.scans import TurnOver
-from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
+from ingest.pipeline.space import SpaceWait
 from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
 
-_FRESH_SECONDS = 2.0
-"""Files modified longer ago than this are not checked for still being written."""
-PLACES = 6
-"""Files read or embedded at once, by default (and so the parser processes needed)."""
 OCR_RETRIED = "ocr_retried"
 """Registry state: files that ended 'scanned' before OCR were queued again, once."""
-_T = TypeVar("_T")
 
 
 class Indexer:
-    """Keeps the registry and every index in step with the documents folder."""
+    """Keeps the registry and every index in step with the documents folder: the queue,
+    its lanes and places, retries, and files waiting for disk space."""
 
     def __init__(
         self,
@@ -69,32 +52,22 @@ class Indexer:
         indexes: list[ChunkIndex],
         embedder: Embedder,
         *,
+        options: IndexOptions | None = None,
         events: EventBus | None = None,
-        chunk_size: int = 1000,
-        chunk_overlap: int = 150,
-        max_file_bytes: int = 200 << 20,
-        time_budget: float = 900.0,
-        workers: int = PLACES,
         parsers: ParserPool | None = None,
         ocr_parsers: ParserPool | None = None,
-        ocr_page_seconds: float = 60.0,
-        ocr_max_pages: int = 500,
-        settle_seconds: float = 0.2,
-        retry_seconds: float = 1.0,
-        max_retries: int = 10,
-        gc_delay: float = 5.0,
-        space_retry_seconds: float = 5.0,
         on_collected: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.docs_dir = Path(os.path.abspath(docs_dir))
         self.registry = registry
+        self.options = options = options or IndexOptions()
+        """Read live by every part: a change applies to the next file."""
         self.events = events or EventBus()
         self._owns_parsers = parsers is None
-        self.parsers = parsers or ParserPool(size=workers)
+        self.parsers = parsers or ParserPool(size=options.workers)
         """The worker processes files are parsed in; closed by ``stop`` when built here."""
         self.ocr_parsers = ocr_parsers
         """The OCR lane's worker (its owner closes it); None when OCR is off."""
-        self.ocr_page_seconds = ocr_page_seconds
         self.pipeline = Pipeline(
             registry,
             indexes,
@@ -102,10 +75,13 @@ class Indexer:
             self.events,
             parsers=self.parsers,
             ocr_parsers=ocr_parsers,
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-            ocr_max_pages=ocr_max_pages,
+            chunk_size=options.chunk_size,
+            chunk_overlap=options.chunk_overlap,
+            ocr_max_pages=options.ocr_max_pages,
+            loaders=options.threads(ocr=ocr_parsers is not None),
         )
+        self.files = FileHandler(self.docs_dir, registry, self.pipeline, self.events, options)
+        """Runs one file taken off the queue and writes down how it ended."""
         self.reconciler = Reconciler(
             self.docs_dir,
             registry,
@@ -114,50 +90,35 @@ class Indexer:
             self.pipeline.busy_keys,
             on_collected=on_collected,
         )
-        self.max_file_bytes = max_file_bytes
-        self.time_budget = time_budget
-        self.settle_seconds = settle_seconds
-        self.retry_seconds = retry_seconds
-        self.max_retries = max_retries
-        self._workers = workers
-        self._places = asyncio.Semaphore(workers)
-        """Files being read or embedded at once; one waiting for its write holds none."""
-        self._scan_places = asyncio.Semaphore(1)
-        """The OCR lane's one place."""
-        self._scanned: set[str] = set()
-        """Paths found to need OCR: queued in the OCR lane from now on."""
-        self._queue = WorkQueue()
-        self._attempts: dict[str, int] = {}
-        self._tasks: list[asyncio.Task[None]] = []
-        self._threads: set[threading.Thread] = set()
-        self._gc_lock = asyncio.Lock()
-        self._gc_timer: asyncio.TimerHandle | None = None
-        self._gc_task: asyncio.Task[None] | None = None
-        self.gc_delay = gc_delay
-        self._vectors_filled = False
-        self.space_retry_seconds = space_retry_seconds
-        self._no_space: dict[str, None] = {}
-        """Paths that met a full disk, in order: queued again once writes succeed."""
-        self._space_task: asyncio.Task[None] | None = None
-
-    # -- lifecycle -------------------------------------------------------------------
+        self.lanes = Lanes(
+            self.files,
+            options,
+            ocr=ocr_parsers is not None,
+            on_space=lambda rel: self.space.hold(rel),
+            on_idle=lambda: self.janitor.collect_later(),
+        )
+        """The work queue, the worker tasks of each lane, and retries."""
+        self.janitor = Janitor(
+            self.reconciler,
+            self.pipeline,
+            idle=lambda: self.lanes.queue.idle,
+            running=lambda: self.lanes.running,
+            on_hold=lambda: len(self.space) > 0,
+            delay=options.gc_delay,
+        )
+        """Collects what no file uses any more, and fills document vectors, while idle."""
+        self.space = SpaceWait(
+            registry,
+            self.events,
+            lambda rel: self.enqueue(self.docs_dir / rel),
+            retry_seconds=options.space_retry_seconds,
+        )
+        """Paths that met a full disk: queued again once writes succeed."""
 
     async def start(self) -> None:
         """Start the workers (once)."""
         self.events.bind(asyncio.get_running_loop())
-        if not self._tasks:
-            self._queue.reopen()
-            self._places = asyncio.Semaphore(self._workers)  # bound to this loop
-            self._scan_places = asyncio.Semaphore(1)
-            self._tasks = [
-                asyncio.create_task(self._work("typed"), name=f"docent-indexer-{n}")
-                for n in range(self._workers * _WAITING_PER_WORKER)
-            ]
-            if self.ocr_parsers is not None:
-                self._tasks += [
-                    asyncio.create_task(self._work("ocr"), name=f"docent-ocr-{n}")
-                    for n in range(_WAITING_PER_WORKER)
-                ]
+        self.lanes.start()
 
     async def stop(self, timeout: float = 3.0) -> None:
         """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
@@ -165,28 +126,13 @@ class Indexer:
         Unfinished files stay ``queued``/``indexing`` in the registry with the chunks
         written so far; the next scan resumes them.
         """
-        self._queue.close()
-        if self._gc_timer is not None:
-            self._gc_timer.cancel()
-            self._gc_timer = None
-        if self._gc_task is not None:
-            self._gc_task.cancel()
-        if self._space_task is not None:
-            self._space_task.cancel()
-            self._space_task = None
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-        self._tasks = []
+        self.janitor.stop()
+        self.space.stop()
+        await self.lanes.stop()
         # Files waiting for their shared write need not wait for their patience.
         await asyncio.to_thread(self.pipeline.writes.drain)
-        deadline = time.monotonic() + timeout
-        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await self.files.runner.wait_stopped(timeout)
+        self.pipeline.loaders.close()
         if self._owns_parsers:  # a pool passed in is its owner's to close
             await asyncio.to_thread(self.parsers.close)
         await asyncio.to_thread(self.pipeline.kept.close)
@@ -195,41 +141,25 @@ class Indexer:
     def queued(self) -> int:
         """Files not finished yet: waiting, waiting to retry (or for disk space), or being
         indexed now."""
-        return self._queue.pending + len(self._no_space)
+        return self.lanes.queue.pending + len(self.space)
 
     @property
     def waiting_for_space(self) -> list[str]:
         """Paths that met a full disk; they are queued again once writes succeed."""
-        return list(self._no_space)
+        return self.space.waiting
 
     @property
     def disk_full(self) -> DiskFull | None:
         """Why files wait for space (or would), naming the disk; None while it has room."""
-        full = short_of_room(self.data_dir)
-        if full is None and self._no_space:  # a quota, or room a moment ago
-            full = DiskFull(self.data_dir)
-        return full
-
-    def is_pending(self, rel: str) -> bool:
-        """Whether this path is waiting or being indexed."""
-        return self._queue.is_pending(rel)
-
-    def lane_for(self, rel: str) -> Lane:
-        """Where ``rel`` is read: pictures and files found to need OCR in the OCR lane
-        (when OCR is on), everything else in the typed lane."""
-        if self.ocr_parsers is not None and (rel in self._scanned or needs_ocr(Path(rel))):
-            return "ocr"
-        return "typed"
+        return self.space.disk_full
 
     async def wait_idle(self) -> None:
         """Return once nothing is queued, retrying or in progress, and unused chunks are gone."""
         while True:
-            await self._queue.wait_idle()
-            await self._collect_garbage()
-            if self._queue.idle:
+            await self.lanes.queue.wait_idle()
+            await self.janitor.collect()
+            if self.lanes.queue.idle:
                 return
-
-    # -- feeding the queue -----------------------------------------------------------
 
     def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
         """Queue a file for a look (call on the event loop); False if it is ignored.
@@ -272,9 +202,9 @@ class Indexer:
             except Exception as error:
                 if not is_disk_full(error):
                     raise
-                self._wait_for_space(rel)
+                self.space.hold(rel)
                 raise DiskFull(self.data_dir) from error
-        added = self._queue.put(rel, size=size, urgent=urgent, lane=self.lane_for(rel))
+        added = self.lanes.put(rel, size, urgent=urgent)
         if added:
             self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))
         return added
@@ -304,8 +234,8 @@ class Indexer:
         queued = [rel for rel in visit if self._put_or_hold(rel, report.found[rel].size)]
         for rel in report.gone:
             self._put_or_hold(rel, 0)
-        if self._queue.idle:  # nothing to do, so nothing will call for a collection later
-            self._collect_later()
+        if self.lanes.queue.idle:  # nothing to do, so nothing will call for a collection later
+            self.janitor.collect_later()
         return len(queued)
 
     def _put_or_hold(self, rel: str, size: int) -> bool:
@@ -317,10 +247,10 @@ class Indexer:
 
     async def remove(self, rel: str) -> None:
         """Forget a document now (its file is gone): cancel its work, drop its row."""
-        self._queue.cancel(rel)
-        await self._remove(rel)
-        if self._queue.idle and self._tasks:
-            self._collect_later()
+        self.lanes.cancel(rel)
+        await self.files.remove(rel)
+        if self.lanes.queue.idle and self.lanes.running:
+            self.janitor.collect_later()
 
     async def reindex(self, rel: str) -> bool:
         """Index one file again from scratch, whatever the registry says; False if ignored."""
@@ -341,7 +271,7 @@ class Indexer:
 
         Starts and stops the workers itself if they were not running.
         """
-        started_here = not self._tasks
+        started_here = not self.lanes.running
         visited: set[str] = set()
 
         def listen(event: IngestEvent) -> None:
@@ -362,401 +292,7 @@ class Indexer:
         records = (self.registry.get_by_path(rel) for rel in sorted(visited))
         return [record for record in records if record is not None]
 
-    # -- the workers -----------------------------------------------------------------
-
-    async def _work(self, lane: Lane) -> None:
-        places = self._scan_places if lane == "ocr" else self._places
-        while True:
-            # A place first, then the most urgent job: a job taken early would wait for
-            # a place while a more urgent one arrived.
-            await places.acquire()
-            place = _Place(places)
-            try:
-                job = await self._queue.get(lane)
-                if job is None:  # the queue was closed: stop
-                    return
-                try:
-                    await self._handle(job, place)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:  # a worker must never die
-                    if is_disk_full(error):
-                        self._wait_for_space(job.rel)
-                    else:
-                        log.exception("indexing %s failed unexpectedly", job.rel)
-                finally:
-                    self._queue.done(job)
-            finally:
-                place.give_back()
-            if self._queue.idle:
-                self._collect_later()
-
-    async def _handle(self, job: Job, place: _Place) -> None:
-        rel = job.rel
-        info = await asyncio.to_thread(inspect, self.docs_dir, rel)
-        if info is None or not is_candidate(rel):
-            await self._remove(rel)
-            return
-        record = self.registry.get_by_path(rel)
-        if info.outside is not None:
-            reason = (
-                f"a link to {info.outside}, outside the documents folder: Docent never"
-                " follows links out of the folder. Copy the file in instead."
-            )
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        if not is_supported(Path(rel)):
-            self._fail(rel, str(UnsupportedFile(Path(rel))), retry=False, info=info)
-            return
-        if info.size > self.max_file_bytes:
-            reason = (
-                f"too large to index ({_mb(info.size)}; the limit is"
-                f" {_mb(self.max_file_bytes)}). Split the file, or raise DOCENT_MAX_FILE_MB."
-            )
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        if self._unchanged(record, info):
-            assert record is not None
-            self.events.publish(_finished(record))
-            return
-        if await asyncio.to_thread(short_of_room, self.data_dir):
-            # Nothing is read, embedded or written on a full disk: a write that Chroma
-            # itself refuses can leave it stuck (ingest.index.chroma_calls).
-            self._wait_for_space(rel)
-            return
-        try:
-            await self._settle(info)
-            outcome = await self._in_thread(job, info, place)
-        except Busy as busy:
-            self._retry_later(job, str(busy))
-            return
-        except NeedsOcr:
-            # A page needs OCR: the file is read again, whole, in the OCR lane (what it
-            # embedded so far is resumed there, not embedded again).
-            self._scanned.add(rel)
-            self.registry.upsert(rel, status=DocStatus.QUEUED)
-            self._queue.hand_over(job, "ocr")
-            return
-        except TurnOver:
-            self._queue.requeue(job)  # to the back of the OCR lane; it resumes there
-            return
-        except PermissionError:
-            self._retry_later(job, "permission denied")
-            return
-        except Cancelled:
-            return  # the queue runs the path again, or it was stopped
-        except FileNotFoundError:
-            await self._remove(rel)
-            return
-        except TimeoutError as late:
-            self._fail(
-                rel,
-                f"took longer than its time budget ({late}) to index;"
-                " Docent tries again when the file changes",
-                retry=False,
-                info=info,
-            )
-            return
-        except (UnreadableFile, UnsupportedFile) as exc:
-            reason = exc.reason if isinstance(exc, UnreadableFile) else str(exc)
-            self._fail(rel, reason, retry=False, info=info)
-            return
-        except Exception as exc:
-            if is_disk_full(exc):  # not the file's fault: it waits for space
-                self._wait_for_space(rel)
-                return
-            log.exception("indexing %s failed", rel)
-            self._fail(rel, f"indexing failed: {type(exc).__name__}: {exc}"[:300], retry=True)
-            return
-        self._attempts.pop(rel, None)
-        self.events.publish(_finished(outcome.record))
-
-    def _unchanged(self, record: DocumentRecord | None, info: FileInfo) -> bool:
-        """Same size and mtime as when last read, and settled: nothing to do."""
-        if record is None or (record.size, record.mtime_ns) != (info.size, info.mtime_ns):
-            return False
-        if record.status == DocStatus.ERROR:
-            return not record.retry
-        if record.status != DocStatus.READY or record.content_key is None:
-            return False
-        content = self.registry.content(record.content_key)
-        return content is not None and content.state == READY
-
-    async def _in_thread(self, job: Job, info: FileInfo, place: _Place) -> Outcome:
-        """Run the pipeline in a daemon thread under the time budget (in the OCR lane,
-        grown by ``ocr_page_seconds`` a page once the page count is known).
-
-        Once the file waits for its write (``write_behind``) it gives its place back and
-        its budget stops: that wait is bounded by the write's own patience.
-        """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Outcome] = loop.create_future()
-        settled: asyncio.Future[None] = loop.create_future()
-        budget = [self.time_budget]
-
-        def on_open(pages: int | None) -> None:  # in the pipeline's thread
-            if job.lane == "ocr":
-                read = min(pages or 1, self.pipeline.ocr_max_pages)
-                budget[0] = self.time_budget + self.ocr_page_seconds * read
-
-        def on_settle() -> None:
-            place.give_back()
-            if not settled.done():
-                settled.set_result(None)
-
-        def settle(result: Any, error: BaseException | None) -> None:
-            if future.done():
-                return
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(result)
-
-        def run() -> None:
-            try:
-                result = self.pipeline.process(
-                    self.docs_dir / job.rel,
-                    info,
-                    job.cancelled,
-                    on_settle=lambda: _call_soon(loop, on_settle),
-                    lane=job.lane,
-                    on_open=on_open,
-                    others_waiting=job.others_waiting,
-                )
-            except BaseException as exc:
-                _call_soon(loop, settle, None, exc)
-            else:
-                _call_soon(loop, settle, result, None)
-            finally:
-                self._threads.discard(threading.current_thread())
-
-        thread = threading.Thread(target=run, name=f"index {job.rel}", daemon=True)
-        self._threads.add(thread)
-        thread.start()
-        try:
-            # asyncio.wait, not wait_for: wait_for (3.11) can swallow a cancellation that
-            # arrives as the thread finishes, and the worker would never stop.
-            either: set[asyncio.Future[Any]] = {future, settled}
-            began = loop.time()
-            while not (future.done() or settled.done()):
-                left = began + budget[0] - loop.time()  # the budget may have grown
-                if left <= 0:
-                    break
-                await asyncio.wait(either, timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            if settled.done() and not future.done():
-                await asyncio.wait({future})
-        except asyncio.CancelledError:
-            # The thread stops at its next check and the file's parser process is killed
-            # at once (the pool watches this event); nobody waits for either.
-            job.cancelled.set()
-            raise
-        if not future.done():
-            job.cancelled.set()  # as above: the parser process past its budget is killed
-            raise TimeoutError(duration(budget[0]))
-        return future.result()
-
-    async def _settle(self, info: FileInfo) -> None:
-        """Raise Busy if the file is still growing (only checked for fresh files)."""
-        if time.time() - info.mtime_ns / 1e9 > _FRESH_SECONDS:
-            return
-        await asyncio.sleep(self.settle_seconds)
-        after = await asyncio.to_thread(inspect, self.docs_dir, info.rel)
-        if after is None:
-            raise FileNotFoundError(info.rel)
-        if (after.size, after.mtime_ns) != (info.size, info.mtime_ns):
-            raise Busy("the file is still being written")
-
-    def _fail(self, rel: str, reason: str, *, retry: bool, info: FileInfo | None = None) -> None:
-        self._attempts.pop(rel, None)
-        stat: dict[str, Any] = {}
-        if info is not None:
-            stat = {"size": info.size, "mtime_ns": info.mtime_ns}
-        record = self.registry.upsert(
-            rel,
-            status=DocStatus.ERROR,
-            pages=None,
-            chunks=0,
-            error=reason,
-            retry=retry,
-            content_key=None,  # an old version's chunks would be stale now
-            **stat,
-        )
-        self.events.publish(_finished(record))
-
-    async def _remove(self, rel: str) -> None:
-        self._attempts.pop(rel, None)
-        record = self.registry.get_by_path(rel)
-        if record is not None and record.sha256 is not None:  # what OCR read of it goes too
-            await asyncio.to_thread(self.pipeline.forget_kept, record.sha256)
-        doc_id = doc_id_for(rel)
-        if self.registry.remove(doc_id):
-            self.events.publish(IngestEvent("removed", rel, doc_id))
-
-    def _retry_later(self, job: Job, why: str) -> None:
-        attempt = self._attempts.get(job.rel, 0) + 1
-        if attempt > self.max_retries:
-            self._fail(
-                job.rel,
-                f"could not read the file: {why} (Docent tries again when it changes)",
-                retry=True,
-            )
-            return
-        self._attempts[job.rel] = attempt
-        delay = min(self.retry_seconds * attempt, 30.0)
-        log.debug("%s is busy (%s); retry %d in %.1fs", job.rel, why, attempt, delay)
-        self._queue.retry_later(job.rel, delay, size=job.size, lane=job.lane)
-
     @property
     def data_dir(self) -> Path:
         """Where the registry and the indexes are written."""
-        return self.registry.db_path.parent
-
-    def _wait_for_space(self, rel: str) -> None:
-        """Hold ``rel`` until the data dir has room again, then queue it once more."""
-        if not self._no_space:
-            log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
-        self._no_space[rel] = None
-        record = self.registry.get_by_path(rel)
-        if record is not None and record.status == DocStatus.INDEXING:
-            try:  # it waits like any file not started (the registry has room, most often)
-                self.registry.upsert(rel, status=DocStatus.QUEUED)
-            except Exception as error:
-                if not is_disk_full(error):
-                    raise
-        self.events.publish(IngestEvent("queued", rel, doc_id_for(rel)))  # the window says why
-        if self._space_task is None or self._space_task.done():
-            self._space_task = asyncio.get_running_loop().create_task(
-                self._retry_when_space(), name="docent-wait-for-space"
-            )
-
-    async def _retry_when_space(self) -> None:
-        while self._no_space:
-            await asyncio.sleep(self.space_retry_seconds)
-            if not await asyncio.to_thread(has_room, self.data_dir):
-                continue
-            waiting, self._no_space = list(self._no_space), {}
-            log.info("the disk has space again: queueing %d files", len(waiting))
-            for rel in waiting:
-                try:
-                    self.enqueue(self.docs_dir / rel)
-                except DiskFull:
-                    pass  # full again: the path is held once more
-                except Exception:
-                    log.exception("could not queue %s again", rel)
-
-    def _collect_later(self) -> None:
-        """Collect unused contents once the library has been idle ``gc_delay`` seconds.
-
-        Not at once: a rename arrives as a removal, then a creation; the content must
-        still be there when the creation comes.
-        """
-        if self._gc_timer is not None:
-            self._gc_timer.cancel()
-        loop = asyncio.get_running_loop()
-
-        def spawn() -> None:
-            self._gc_timer = None
-            if self._queue.idle and self._tasks:
-                self._gc_task = loop.create_task(self._collect_garbage())
-
-        self._gc_timer = loop.call_later(self.gc_delay, spawn)
-
-    async def _collect_garbage(self) -> None:
-        """Delete contents no file uses any more (renames and duplicates had their chance)."""
-        if self._no_space:  # deleting writes too; the files waiting call for it later
-            return
-        async with self._gc_lock:
-            await self._collect_garbage_now()
-
-    async def _collect_garbage_now(self) -> None:
-        try:
-            garbage = await asyncio.to_thread(self.reconciler.garbage)
-            if garbage:
-                await asyncio.to_thread(self.reconciler.collect, garbage)
-            await asyncio.to_thread(self.pipeline.sweep_kept)
-        except Exception:
-            log.exception("could not collect unused chunks; the next start tries again")
-        await self._fill_document_vectors()
-
-    async def _fill_document_vectors(self) -> None:
-        """While idle, give documents indexed by an older version their document vector;
-        once every index is done, never again in this run (new documents get theirs as
-        they are indexed)."""
-        indexes = [ix for ix in self.reconciler.indexes if isinstance(ix, VectorIndex)]
-        # During a model switch the new collection gets them as it is built, and the old
-        # one is about to go.
-        if self._vectors_filled or any(index.building for index in indexes):
-            return
-        done = True
-        for index in indexes:
-            try:
-                filled = await asyncio.to_thread(
-                    index.fill_document_vectors, lambda: self._queue.idle
-                )
-            except Exception:
-                log.exception("could not fill document vectors; the next start tries again")
-                done = False
-                continue
-            if filled:
-                log.info("gave %d documents their document vector", filled)
-            done = done and self._queue.idle
-        self._vectors_filled = done
-
-
-def _finished(record: DocumentRecord) -> IngestEvent:
-    kind: EventKind = "error" if record.status == DocStatus.ERROR else "ready"
-    return IngestEvent(
-        kind,
-        record.path,
-        record.id,
-        pages_done=record.pages or 0,
-        pages_total=record.pages,
-        chunks=record.chunks,
-        error=record.error,
-        note=record.note,
-    )
-
-
-class _Place:
-    """One of the places where a file is read and embedded, given back once."""
-
-    def __init__(self, places: asyncio.Semaphore) -> None:
-        self._places = places
-        self._held = True
-
-    def give_back(self) -> None:
-        """Free the place (on the event loop's thread); a second call does nothing."""
-        if self._held:
-            self._held = False
-            self._places.release()
-
-
-_WAITING_PER_WORKER = 4
-"""Worker tasks per place: the rest run files that wait for their write (a few seconds)."""
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
-    try:
-        loop.call_soon_threadsafe(func, *args)
-    except RuntimeError:  # the loop is closed: nobody waits for this result any more
-        pass
-
-
-def duration(seconds: float) -> str:
-    """A time budget as a person reads it: "90 s", "1 min 30 s", "15 min", "2 h 5 min"."""
-    if seconds < 60:
-        return f"{round(seconds, 1):g} s"
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h"] if hours else []
-    if minutes:
-        parts.append(f"{minutes} min")
-    if secs and not hours:
-        parts.append(f"{secs} s")
-    return " ".join(parts)
-
-
-def _mb(size: int) -> str:
-    mb = size / (1 << 20)
-    return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB"
+        return self.space.data_dir

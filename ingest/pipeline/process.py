@@ -37,11 +37,14 @@ from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
+from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.kept_pages import KeptPages
+from ingest.pipeline.options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
 from ingest.pipeline.scans import open_scan
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, chunk_stream, open_source
+from ingest.pipeline.threads import ThreadPool
 from ingest.pipeline.write_behind import WriteBehind
 from ingest.types import Chunk, DocStatus, DocumentRecord, Page, PlacedLine
 from models.protocols import Embedder
@@ -94,6 +97,7 @@ class Pipeline:
         chunk_overlap: int = 150,
         embed_batch: int = EMBED_BATCH,
         ocr_max_pages: int = 500,
+        loaders: int = PLACES * WAITING_PER_PLACE,
     ) -> None:
         self.registry = registry
         self.indexes = indexes
@@ -110,6 +114,8 @@ class Pipeline:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.embed_batch = embed_batch
+        self.loaders = ThreadPool(loaders, "load")
+        """The threads that read ahead of each file's embedding, one a file in flight."""
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
         self._batchers: dict[int, EmbedBatcher] = {}
@@ -150,28 +156,25 @@ class Pipeline:
 
     def process(
         self,
-        full: Path,
-        info: FileInfo,
-        cancelled: threading.Event,
+        job: IndexJob,
         on_settle: Callable[[], None] | None = None,
         *,
-        lane: Lane = "typed",
         on_open: Callable[[int | None], None] | None = None,
-        others_waiting: threading.Event | None = None,
     ) -> Outcome:
-        """Bring one file's registry row and index entries up to date with its bytes.
+        """Bring one file's registry row and index entries up to date with its bytes,
+        deciding from the row ``job`` carries (the registry is not read for it again).
 
         ``on_settle`` is called when the file has nothing more to embed and waits for its
         chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
         ``on_open`` gets the page count once the file is open (its time budget may grow).
         In the typed lane a file that needs OCR raises NeedsOcr; in the OCR lane one raises
-        TurnOver after its turn while ``others_waiting`` is set.
+        TurnOver after its turn while another file waits for the lane.
         """
+        full, info, record = job.full, job.info, job.record
         rel = info.rel
-        read = read_and_hash(full, info.size)  # the one read of the file's bytes
+        read = job.read = read_and_hash(full, info.size)  # the one read of the file's bytes
         sha = read.sha256
         stat: dict[str, Any] = {"sha256": sha, "size": info.size, "mtime_ns": info.mtime_ns}
-        record = self.registry.get_by_path(rel)
         key = self.key_for(sha)
         content = self.registry.content(key)
         if content is not None and content.state == READY:
@@ -199,11 +202,11 @@ class Pipeline:
                 info,
                 read,
                 key,
-                cancelled,
+                job.cancelled,
                 on_settle or _nothing,
-                lane,
+                job.lane,
                 on_open,
-                others_waiting,
+                job.others_waiting,
             )
         finally:
             with self._lock:
@@ -457,8 +460,15 @@ class Pipeline:
                     if cancelled.is_set():
                         raise Cancelled(rel) from None
 
-        thread = threading.Thread(target=produce, name=f"load {rel}", daemon=True)
-        thread.start()
+        def named_produce() -> None:
+            thread = threading.current_thread()
+            name, thread.name = thread.name, f"load {rel}"  # for py-spy and logs
+            try:
+                produce()
+            finally:
+                thread.name = name
+
+        self.loaders.submit(named_produce)
         try:
             item = take()
             while isinstance(item, _Batch):

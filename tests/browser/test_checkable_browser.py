@@ -76,14 +76,17 @@ async def test_a_wrong_number_is_marked_and_its_passage_highlighted_in_the_pdf(
     await page.locator("textarea").fill("What is the standard VAT rate in 2024?")
     await page.locator("textarea").press("Enter")
     summary = page.locator(".docent-md[data-turn]").last.locator("xpath=../../..")
-    await page.get_by_text("sentences found in the sources").wait_for(timeout=60_000)
+    # A wrong number is a contradiction: the Check line leads with it, then the tally.
+    await page.get_by_text("2 of 3 found").wait_for(timeout=60_000)
     answer = page.locator(".docent-md[data-turn]").last
     marked = answer.locator(".docent-claim-partly").first
     why = await marked.get_attribute("data-why")
     assert why == "The passage says 12%, not 15%."
     assert "15%" in await marked.inner_text()
     assert await answer.locator(".docent-claim-supported").count() >= 1
-    assert "2 of 3 sentences found in the sources" in await summary.inner_text()
+    assert "The first sentence contradicts the sources · 2 of 3 found" in (
+        await summary.inner_text()
+    )
     await page.screenshot(path=shots / "01-answer-checked.png")
     await marked.hover()
     await page.wait_for_timeout(300)  # the tooltip is CSS :hover, drawn on the next frame

@@ -1,0 +1,155 @@
+"""Focused context: the sentences of each passage that bear on the question, within a token
+budget, instead of whole chunks widened into their neighbours.
+
+A small model (1.5B on a laptop's CPU) spends most of an answer reading its prompt, and it
+answers better from a few sentences than from five long passages. Each passage's sentences
+and pairs of sentences in a row are scored against the question by the support check's
+own scorer (``SupportCheck.rank``: meaning and shared content words), and the same check
+object then checks the answer, so the passages are embedded once for both.
+
+What is kept: first each passage's best sentence, in the search's order (it ranked them:
+every source keeps a say, the lowest-ranked go if even that does not fit); then the other
+windows, best first, while the budget lasts (a pair of sentences brings its neighbour, the
+context a best sentence usually needs). Each passage shows its kept sentences in its own
+order, "…" where something was left out; its file and page stay as they are, since every
+window lies inside its passage, which lies on one page.
+
+Whole passages are kept where cutting loses what the question needs: a question asking for
+a summary, an outline or an explanation (the router's words for those), a table or
+spreadsheet rows (a row torn from its header row says nothing), and documents given whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph.budget import estimate_tokens
+from graph.nodes.rules import WHOLE_DOCUMENT
+from graph.options import TurnOptions
+from graph.state import AgentState
+from graph.support.check import SupportCheck
+from graph.support.windows import Piece
+
+log = logging.getLogger(__name__)
+
+GAP = " … "
+_TABLE_ROW = re.compile(
+    r"^\s*\|.*\|\s*$|\S \| \S|^[^:;\n]{1,60}: [^;\n]*(?:; [^:;\n]{1,60}: [^;\n]*)+$"
+)
+"""A Markdown table row, a row of cells joined by " | " (Word tables), or a spreadsheet row
+as the loaders render it ("City: Oslo; Population: 709000")."""
+
+
+@dataclass(frozen=True)
+class Focused:
+    """What the generator shows of each passage, and why."""
+
+    texts: list[str]
+    """Per passage, in order: its kept sentences, or its whole text; "" when none fit."""
+    whole: list[bool]
+    """Per passage: shown whole (a table, a summary question, or all of it fitted)."""
+
+
+async def shown_passages(
+    state: AgentState, options: TurnOptions, check: SupportCheck
+) -> list[str] | None:
+    """What the model is shown of each of the turn's passages (``check``'s), or None for
+    them whole: focus off, or the embedder failed (the answer's check will say so too)."""
+    if not options.focus_tokens:
+        return None
+    asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
+    whole = bool(state.get("whole_documents"))
+    try:
+        focused = await asyncio.to_thread(focus, check, asked, options.focus_tokens, whole=whole)
+    except Exception:  # an embedder that fails costs the focus, not the answer
+        log.warning("the passages could not be focused; they are shown whole", exc_info=True)
+        return None
+    return focused.texts
+
+
+def needs_whole(question: str) -> bool:
+    """A question that wants whole passages: a summary, an outline, an explanation."""
+    return bool(WHOLE_DOCUMENT.pattern.search(question))
+
+
+def is_table(text: str) -> bool:
+    """Half or more of the passage's lines are table or spreadsheet rows."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    rows = sum(1 for line in lines if _TABLE_ROW.search(line))
+    return bool(lines) and 2 * rows >= len(lines)
+
+
+def focus(
+    check: SupportCheck,
+    question: str,
+    budget: int,
+    *,
+    whole: bool = False,
+) -> Focused:
+    """Each of the check's passages cut to what answers ``question``, all within ``budget``
+    tokens (estimated); ``whole`` (or a summary question) keeps every passage whole."""
+    passages = [p.text for p in check.passages]
+    if whole or needs_whole(question):
+        return Focused(passages, [True] * len(passages))
+    ranked = check.rank(question)
+    pieces = check.pieces
+    keep_whole = [is_table(text) for text in passages]
+    used = sum(estimate_tokens(t) + 1 for t, w in zip(passages, keep_whole, strict=True) if w)
+    chosen: list[set[int]] = [set() for _ in passages]
+    # A piece costs its words and the "…" (or space) on each side of it.
+    cost = [estimate_tokens(passages[p.passage][p.start : p.end]) + 2 for p in pieces]
+
+    def take(first: int, last: int, *, anyway: bool = False) -> bool:
+        nonlocal used
+        new = [i for i in range(first, last + 1) if i not in chosen[pieces[i].passage]]
+        extra = sum(cost[i] for i in new)
+        if used + extra > budget and not anyway:
+            return False
+        chosen[pieces[first].passage].update(new)
+        used += extra
+        return True
+
+    best_single: dict[int, int] = {}
+    for window, _ in ranked:
+        if window.first == window.last:
+            best_single.setdefault(window.passage, window.first)
+    for index in range(len(passages)):
+        if keep_whole[index] or index not in best_single:
+            continue
+        nothing_yet = not any(chosen) and not any(keep_whole)  # something is always shown
+        if not take(best_single[index], best_single[index], anyway=nothing_yet):
+            break  # the lower-ranked passages go, as when whole passages overflow
+    reached = {i for i, kept in enumerate(chosen) if kept}
+    for window, _ in ranked:
+        if window.passage in reached:
+            take(window.first, window.last)
+    texts, shown_whole = [], []
+    for index, text in enumerate(passages):
+        own = {i for i, p in enumerate(pieces) if p.passage == index}
+        if keep_whole[index] or not own or chosen[index] == own:
+            texts.append(text)  # nothing to cut (no sentences but headings), or all kept
+            shown_whole.append(True)
+            continue
+        texts.append(_joined(text, pieces, sorted(chosen[index])))
+        shown_whole.append(False)
+    return Focused(texts, shown_whole)
+
+
+def _joined(text: str, pieces: Sequence[Piece], kept: Sequence[int]) -> str:
+    """The kept pieces (indices, in order) with what lies between pieces in a row (space, a
+    heading), and "…" across a gap."""
+    if not kept:
+        return ""
+    parts: list[str] = ["… "] if text[: pieces[kept[0]].start].strip() else []
+    for before, at in zip([None, *kept], kept, strict=False):
+        if before is not None:
+            between = text[pieces[before].end : pieces[at].start]
+            parts.append(between if at == before + 1 else GAP)
+        parts.append(text[pieces[at].start : pieces[at].end])
+    if text[pieces[kept[-1]].end :].strip():
+        parts.append(" …")
+    return "".join(parts).strip()
