@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 
-from ui.mention_picker import MentionIndex
+from ui.chat.mention_picker import MentionIndex
 
 WORDS = (
     "annual report budget minutes meeting handbook policy invoice contract draft final "

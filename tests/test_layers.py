@@ -57,6 +57,12 @@ ROOMS = {
     "app/services": ("app.api", "app.cli", "app.mcp"),
     "app/mcp": ("app.api", "app.cli"),
     "app/cli": ("app.api",),
+    # the window: page.py composes the rooms; an answer's parts sit below chat and library
+    "ui/answer": ("ui.chat", "ui.library", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),
+    "ui/frame": ("ui.chat", "ui.library", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),
+    "ui/chat": ("ui.library", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),
+    "ui/library": ("ui.chat", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),
+    "ui/dialogs": ("ui.chat", "ui.library", "ui.page", "ui.starting", "ui.window"),
 }
 
 

@@ -17,7 +17,7 @@ from models.protocols import Embedder
 from tests.fakes.ollama_server import fake_vector, unused_url
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.running import running_app, wait_ready
-from ui.settings_dialog import embedding_choice, embedding_options
+from ui.dialogs.settings_dialog import embedding_choice, embedding_options
 
 EMBEDDER = "text-embedding-nomic-embed-text-v1.5"
 

@@ -8,7 +8,7 @@ from app.container import Services
 from graph.readable import readable, readable_markdown
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
-from ui.viewer import without_template_markup
+from ui.library.viewer import without_template_markup
 
 PAGE = """# Wiki page
 

@@ -23,8 +23,8 @@ from tests.pdfs import make_pdf
 from tests.running import eventually
 from tests.scans import page_image, tiff, workbook
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled, text_of
+from ui.library.viewer import open_document
 from ui.page import chat_page
-from ui.viewer import open_document
 
 
 async def ask(user: User, text: str) -> None:

@@ -11,8 +11,8 @@ from nicegui.testing import User
 from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import answer_shows, emit, llm
-from ui.composer import PLACEHOLDER, SHORT_PLACEHOLDER
-from ui.shortcuts import SHORTCUTS
+from ui.chat.composer import PLACEHOLDER, SHORT_PLACEHOLDER
+from ui.frame.shortcuts import SHORTCUTS
 
 
 async def test_help_lists_every_shortcut(user: User, container: Services, page: None) -> None:

@@ -18,7 +18,7 @@ from tests.fakes.embedder import GatedEmbedder
 from tests.pdfs import make_pdf
 from tests.running import eventually
 from tests.ui_parts import add_file, contents, documents, embedder, settled
-from ui.library import Library
+from ui.library.panel import Library
 
 PAGES = 60
 

@@ -83,7 +83,7 @@ async def test_the_picker_filters_five_thousand_names(
 
 
 def _composer(user: User):  # type: ignore[no-untyped-def]
-    from ui.composer import Composer
+    from ui.chat.composer import Composer
 
     textarea = user.find(marker="message-input").elements.pop()
     for listener in textarea._event_listeners.values():

@@ -15,8 +15,8 @@ from nicegui.testing import User
 from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled, text_of
-from ui.markdown import render
-from ui.viewer import open_document
+from ui.answer.markdown import render
+from ui.library.viewer import open_document
 
 FOREIGN = "http://127.0.0.1:9/?d=secret"
 

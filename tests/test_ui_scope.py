@@ -7,8 +7,8 @@ from nicegui.testing import User
 from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
-from ui.coverage import coverage_line
-from ui.mention_picker import MentionIndex
+from ui.answer.coverage import coverage_line
+from ui.chat.mention_picker import MentionIndex
 
 
 async def send(user: User, text: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from nicegui.testing import User
 
 from app.container import Services
-from ui.trace_dialog import timeline_options
+from ui.dialogs.trace_dialog import timeline_options
 
 
 async def test_the_mode_tooltip_is_beside_the_button_not_over_the_menu(

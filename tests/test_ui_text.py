@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ui.citations import group_sources, middle_ellipsis
-from ui.claims import claim_wraps, summary, why, worrying
-from ui.markdown import cited_numbers, render
-from ui.mention_picker import (
+from ui.answer.citations import group_sources, middle_ellipsis
+from ui.answer.claims import claim_wraps, summary, why, worrying
+from ui.answer.markdown import cited_numbers, render
+from ui.chat.mention_picker import (
     MentionIndex,
     Picked,
     active_query,
@@ -18,7 +18,7 @@ from ui.mention_picker import (
     shift_anchor,
     with_mentions,
 )
-from ui.viewer import inline_disposition
+from ui.library.viewer import inline_disposition
 
 
 def test_answers_escape_html_and_refuse_script_links() -> None:
@@ -159,7 +159,7 @@ def test_mentions_show_as_names_in_bubbles_and_titles() -> None:
 
 
 def test_banners_keep_long_technical_messages_brief() -> None:
-    from ui.banners import brief
+    from ui.frame.banners import brief
 
     long = (
         "the reranking model ms-marco-TinyBERT-L-2-v2 could not be loaded (HTTPSConnectionPool"
@@ -303,7 +303,7 @@ def test_a_source_read_by_ocr_is_marked_scanned_with_its_lowest_confidence() -> 
 def test_the_library_says_what_ocr_left_uncertain_and_how_far_scans_are() -> None:
     from app.services.documents import DocumentView
     from ingest.pipeline.progress import LibraryProgress, OcrProgress
-    from ui.library import detail, progress_line
+    from ui.library.panel import detail, progress_line
 
     doc = DocumentView(
         "d",

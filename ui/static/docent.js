@@ -90,7 +90,7 @@
     }
   });
 
-  // The shortcuts Help lists (ui/shortcuts.py sets docent.shortcuts). Esc belongs to an
+  // The shortcuts Help lists (ui/frame/shortcuts.py sets docent.shortcuts). Esc belongs to an
   // open dialog or menu first, and to the @ picker (which prevents its default).
   docent.focusInput = () => document.querySelector(".docent-composer textarea")?.focus();
   docent.focusSearch = () => document.querySelector(".docent-session-search input")?.focus();

@@ -8,8 +8,8 @@ from typing import Any
 
 from nicegui import ui
 
-from ui.citations import middle_ellipsis
-from ui.claims import checked, summary, worrying
+from ui.answer.citations import middle_ellipsis
+from ui.answer.claims import checked, summary, worrying
 
 
 def show_summary(support: list[dict[str, Any]], *, misses_question: bool = False) -> None:

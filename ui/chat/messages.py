@@ -13,14 +13,14 @@ from nicegui import ui
 
 from app.services.chat_export import answer_with_sources
 from app.services.chat_record import Feedback
-from ui import markdown
-from ui.citations import group_sources, middle_ellipsis
-from ui.claims import checked, claim_wraps
-from ui.coverage import show_coverage
-from ui.mention_picker import segments
-from ui.resume_actions import show_resume
-from ui.searched import show_draft, show_searched, show_summary
-from ui.waiting import StatusLine
+from ui.answer import markdown
+from ui.answer.citations import group_sources, middle_ellipsis
+from ui.answer.claims import checked, claim_wraps
+from ui.answer.coverage import show_coverage
+from ui.answer.resume_actions import show_resume
+from ui.answer.searched import show_draft, show_searched, show_summary
+from ui.chat.mention_picker import segments
+from ui.chat.waiting import StatusLine
 
 STOPPED_EARLY = "*Stopped before the answer began.*"
 RENDER_EVERY_SECONDS = 0.06

@@ -8,8 +8,8 @@ from typing import Any
 from nicegui import ui
 
 from app.services.reranking import DownloadProgress, Reranking, megabytes
-from ui import markdown
-from ui.banners import banner_card, banner_text
+from ui.answer import markdown
+from ui.frame.banners import banner_card, banner_text
 
 
 def download_text(reranking: Reranking, progress: DownloadProgress) -> str:

@@ -33,8 +33,8 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from nicegui import app, ui
 
 from app.services.documents import DocumentError, DocumentService, PlacedLineRow, SheetPage
-from ui import markdown
-from ui.claims import Wrap
+from ui.answer import markdown
+from ui.answer.claims import Wrap
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
@@ -47,7 +47,7 @@ MAX_TEXT_CHARS = 2_000_000
 PDF_ROUTE = "/_docent/pdf"
 STATIC_ROUTE = "/_docent/static"
 """The viewer's script and PDF.js, from ui/static (the page's CSP: nothing from elsewhere)."""
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parents[1] / "static"
 LINK_SECONDS = 600.0
 """A link the viewer never opened stops working after this long."""
 USED = (

@@ -8,9 +8,8 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui import shortcuts
-from ui.citations import middle_ellipsis
-from ui.mention_picker import (
+from ui.answer.citations import middle_ellipsis
+from ui.chat.mention_picker import (
     LIMIT,
     Candidate,
     MentionIndex,
@@ -20,6 +19,7 @@ from ui.mention_picker import (
     shift_anchor,
     with_mentions,
 )
+from ui.frame import shortcuts
 
 PLACEHOLDER = "Ask about your documents…  (@ to pick a file or a folder)"
 SHORT_PLACEHOLDER = "Ask about your documents…"

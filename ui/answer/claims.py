@@ -3,7 +3,7 @@
 The check gives each sentence's offsets in the answer's Markdown; the window needs them in
 the HTML that Markdown becomes. ``with_markers`` puts an invisible marker (a character of
 Unicode's private use area) at each range's ends before the Markdown is rendered, and
-the renderer (ui/markdown.py) turns the text between them into ``<span>``s, one for each
+the renderer (ui/answer/markdown.py) turns the text between them into ``<span>``s, one for each
 piece of text inside an element, so a sentence that runs through bold text or a link is
 wrapped in several spans and the HTML stays well nested.
 """

@@ -26,8 +26,8 @@ from app.services.documents import (
     IngestEvent,
     LibraryProgress,
 )
-from ui import theme
-from ui.citations import middle_ellipsis
+from ui.answer.citations import middle_ellipsis
+from ui.frame import theme
 
 REDRAW_AFTER_SECONDS = 0.25
 REDRAW_SHARE = 0.2

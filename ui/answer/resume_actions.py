@@ -13,7 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from ui import markdown
+from ui.answer import markdown
 
 ICONS = {"Summarise what was read": "summarize", "Continue reading": "play_arrow"}
 

@@ -23,9 +23,9 @@ from app.services.chat import (
     Turn,
 )
 from app.services.chat_record import Feedback
-from ui.edit_question import edit_question
-from ui.interrupted import render_interrupted
-from ui.messages import AnswerActions, AnswerView, render_user
+from ui.chat.edit_question import edit_question
+from ui.chat.interrupted import render_interrupted
+from ui.chat.messages import AnswerActions, AnswerView, render_user
 
 _turn_ids = itertools.count(1)
 

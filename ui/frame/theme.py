@@ -6,11 +6,11 @@ from pathlib import Path
 
 from nicegui import ui
 
-from ui import shortcuts
-from ui.markdown import code_css
+from ui.answer.markdown import code_css
+from ui.frame import shortcuts
 
 PRIMARY = "#4f46e5"
-SCRIPT = (Path(__file__).parent / "static" / "docent.js").read_text(encoding="utf-8")
+SCRIPT = (Path(__file__).parents[1] / "static" / "docent.js").read_text(encoding="utf-8")
 PAGE_SCRIPT = f"<script>{shortcuts.script()}{SCRIPT}</script>"
 """Built once: the shortcut table and the script are the same on every page."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from ui.shortcuts import SHORTCUTS
+from ui.frame.shortcuts import SHORTCUTS
 
 STEPS = (
     ("Router", "decides whether the question needs your documents, and reads @mentions."),

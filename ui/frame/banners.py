@@ -13,7 +13,7 @@ from nicegui import ui
 
 from app.services.embedding_models import EmbeddingModels, EmbeddingState
 from app.services.health import HealthMonitor, HealthReport, Problem
-from ui import markdown
+from ui.answer import markdown
 
 TITLES = {
     "server_down": "Answers are limited.",

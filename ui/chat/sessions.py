@@ -11,8 +11,8 @@ from nicegui import ui
 from app.services.chat import ChatService, SessionBusy
 from app.services.chat_export import MEDIA_TYPES, ExportFormat
 from app.services.sessions import MAX_SEARCH_CHARS, SessionIndex
-from ui import shortcuts
-from ui.mention_picker import plain_title
+from ui.chat.mention_picker import plain_title
+from ui.frame import shortcuts
 
 SHOWN_AT_MOST = 200
 

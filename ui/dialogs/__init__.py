@@ -1,0 +1,1 @@
+"""The dialogs: settings, pulling a model, a turn's trace, and how Docent works."""
