@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from models.llm import LLMError
@@ -11,9 +12,19 @@ from models.openai_chat import OpenAIChat
 from models.protocols import Health, Message, Usage
 
 
+@dataclass(frozen=True)
+class JsonCall:
+    """One ``complete_json`` call: its seconds, whether a JSON object came back, and the way
+    of asking for JSON the adapter settled on."""
+
+    seconds: float
+    parsed: bool
+    mode: str
+
+
 class CountedModel:
-    """The real adapter, with each call counted, failed JSON calls kept and the first piece
-    of a stream timed."""
+    """The real adapter, with each call counted, each JSON call timed (its failures kept)
+    and the first piece of a stream timed."""
 
     def __init__(self, inner: OpenAIChat) -> None:
         self.inner = inner
@@ -21,6 +32,7 @@ class CountedModel:
         self.calls: list[tuple[str, list[Message]]] = []
         """Each call's kind ("stream" or "json") and messages, in order."""
         self.json_failed: list[str] = []
+        self.json_calls: list[JsonCall] = []
         self.first_piece_at: float | None = None
         """When the last stream's first non-blank piece came (``perf_counter``)."""
 
@@ -50,11 +62,19 @@ class CountedModel:
         timeout: float | None = None,
     ) -> dict[str, Any]:
         self.calls.append(("json", list(messages)))
+        started = time.perf_counter()
         try:
-            return await self.inner.complete_json(messages, schema, timeout=timeout)
+            reply = await self.inner.complete_json(messages, schema, timeout=timeout)
         except LLMError as error:
             self.json_failed.append(str(error)[:160])
+            self._timed(started, parsed=False)
             raise
+        self._timed(started, parsed=True)
+        return reply
+
+    def _timed(self, started: float, *, parsed: bool) -> None:
+        seconds = time.perf_counter() - started
+        self.json_calls.append(JsonCall(seconds, parsed, self.inner.json_mode))
 
     async def health(self) -> Health:
         return await self.inner.health()

@@ -19,8 +19,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,73 +27,16 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from app.services.chat_server import build_chat_model
 from app.settings import Settings
+from bench.counted_model import CountedModel, JsonCall
 from graph.nodes.rewrite import ask_rewrite
 from graph.nodes.route import LIBRARY_SAMPLE, llm_route
 from graph.nodes.suggest import ask_followups
 from graph.options import TurnOptions
-from models.llm import LLMError
 from models.openai_chat import OpenAIChat
-from models.protocols import Health, Message, Usage
 
 FOLLOW_UPS = Path(__file__).parent / "data" / "rewrite_followups.jsonl"
 """Follow-up messages with their history and the words a standalone query must hold: each
 entry of ``expect`` is a group of alternatives split by ``|``, one of which must appear."""
-
-
-@dataclass(frozen=True)
-class Call:
-    """One ``complete_json`` call: its seconds, whether a JSON object came back, and the way
-    of asking for JSON the adapter settled on."""
-
-    seconds: float
-    parsed: bool
-    mode: str
-
-
-class Recorder:
-    """The adapter, with each JSON call's seconds, outcome and JSON mode written down."""
-
-    def __init__(self, inner: OpenAIChat) -> None:
-        self.inner = inner
-        self.host = inner.host
-        self.model = inner.model
-        self.calls: list[Call] = []
-
-    async def complete_json(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        started = time.perf_counter()
-        try:
-            reply = await self.inner.complete_json(messages, schema, timeout=timeout)
-        except LLMError:
-            self._note(started, parsed=False)
-            raise
-        self._note(started, parsed=True)
-        return reply
-
-    def _note(self, started: float, *, parsed: bool) -> None:
-        seconds = time.perf_counter() - started
-        self.calls.append(Call(seconds, parsed, self.inner.json_mode))
-
-    async def stream_chat(
-        self, messages: Sequence[Message], usage: Usage | None = None
-    ) -> AsyncIterator[str]:
-        async for piece in self.inner.stream_chat(messages, usage):
-            yield piece
-
-    async def health(self) -> Health:
-        return await self.inner.health()
-
-    def use(self, model: str) -> None:
-        self.inner.use(model)
-        self.model = model
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -120,7 +62,7 @@ def covers(query: str, expect: Sequence[str]) -> bool:
     return all(any(word in lowered for word in group.split("|")) for group in expect)
 
 
-def calls_line(calls: Sequence[Call], limit: float) -> str:
+def calls_line(calls: Sequence[JsonCall], limit: float) -> str:
     """Share parsed, JSON modes, seconds p50/p90, and calls past the app's ``limit``."""
     parsed = sum(c.parsed for c in calls)
     modes = Counter(c.mode for c in calls)
@@ -147,7 +89,7 @@ async def measure(
     route for a row, None where they leave it undecided)."""
     settings = Settings.model_validate({"llm_api": "openai", "llm_url": url, "chat_model": model})
     options = TurnOptions()
-    llm = Recorder(_adapter(build_chat_model(settings)))
+    llm = CountedModel(_adapter(build_chat_model(settings)))
     print(f"model {model} at {url}; load average before {_load()}; {os.cpu_count()} CPUs")
     try:
         await _router(llm, rows[:limit], known, rule_route, options.route_timeout)
@@ -171,14 +113,14 @@ def _load() -> str:
 
 
 async def _router(
-    llm: Recorder,
+    llm: CountedModel,
     rows: list[dict[str, Any]],
     known: list[str],
     rule_route: Callable[[dict[str, Any]], str | None],
     limit: float,
 ) -> None:
     print(f"\nrouter's model tier, asked on each of {len(rows)} labelled messages")
-    start = len(llm.calls)
+    start = len(llm.json_calls)
     files = known[:LIBRARY_SAMPLE]
     by_model: list[str] = []
     for row in rows:
@@ -187,7 +129,7 @@ async def _router(
     started = time.perf_counter()
     by_rules = [rule_route(row) for row in rows]
     rule_seconds = (time.perf_counter() - started) / max(len(rows), 1)
-    calls = llm.calls[start:]
+    calls = llm.json_calls[start:]
     labels = [row["label"] for row in rows]
 
     def accuracy(got: Sequence[str]) -> str:
@@ -218,9 +160,9 @@ async def _router(
     print(f"  model tier right per label: {recall}")
 
 
-async def _rewriter(llm: Recorder, rows: list[dict[str, Any]], limit: float) -> None:
+async def _rewriter(llm: CountedModel, rows: list[dict[str, Any]], limit: float) -> None:
     print(f"\nrewriter's model tier, on {len(rows)} follow-ups ({FOLLOW_UPS.name})")
-    start = len(llm.calls)
+    start = len(llm.json_calls)
     as_typed = model = 0
     example = ""
     for row in rows:
@@ -229,7 +171,7 @@ async def _rewriter(llm: Recorder, rows: list[dict[str, Any]], limit: float) -> 
         model += covers(query, row["expect"])
         as_typed += covers(row["text"], row["expect"])
         example = example or f"{row['text']!r} → {query!r}"
-    print(calls_line(llm.calls[start:], limit))
+    print(calls_line(llm.json_calls[start:], limit))
     print(
         f"  queries holding the expected scope: model {model}/{len(rows)}"
         f" | message as typed {as_typed}/{len(rows)}"
@@ -237,14 +179,14 @@ async def _rewriter(llm: Recorder, rows: list[dict[str, Any]], limit: float) -> 
     print(f"  e.g. {example}")
 
 
-async def _suggestions(llm: Recorder, answered: list[tuple[Any, ...]], limit: float) -> None:
+async def _suggestions(llm: CountedModel, answered: list[tuple[Any, ...]], limit: float) -> None:
     print(f"\nfollow-up suggestions, after {len(answered)} answered questions")
-    start = len(llm.calls)
+    start = len(llm.json_calls)
     useful = 0
     example: list[str] = []
     for (_, question), (_, answer) in answered:
         found = await ask_followups(llm, question, answer, None)
         useful += bool(found)
         example = example or found
-    print(calls_line(llm.calls[start:], limit))
+    print(calls_line(llm.json_calls[start:], limit))
     print(f"  calls giving at least one suggestion: {useful}/{len(answered)}; e.g. {example}")
