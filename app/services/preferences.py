@@ -12,56 +12,20 @@ from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
 from app.services.model_catalog import ModelCatalog, catalog, deduplicated
-from app.settings import Settings
+from app.settings import EDITABLE, Settings
 from models.llm import LLMError
 from models.protocols import ChatModel, DescribesModels, ModelInfo, PullProgress, PullsModels
 
 log = logging.getLogger(__name__)
 
-EDITABLE = (
-    "llm_api",
-    "llm_url",
-    "ollama_host",
-    "embed_host",
-    "chat_model",
-    "embed_backend",
-    "embed_model",
-    "top_k",
-    "rerank_candidates",
-    "rerank_download",
-    "sentence_order",
-    "suggestions",
-    "max_calls_per_question",
-    "docs",
-)
-"""What the settings dialog offers, in its order; a name Settings doesn't have is skipped,
-so fields other parts add (rerank depth, follow-ups) appear once they exist."""
-
-
 EMBEDDING_FIELDS = ("embed_backend", "embed_model", "embed_host")
 """Together they choose the embedding model; changing it rebuilds the index."""
 
 
-NAMES = {
-    "llm_api": "Model server",
-    "llm_url": "Model server URL",
-    "ollama_host": "Ollama host",
-    "embed_host": "Ollama host for embeddings",
-    "chat_model": "Chat model",
-    "embed_backend": "Embedding backend",
-    "embed_model": "Embedding model",
-    "top_k": "Top K",
-    "rerank_candidates": "Rerank depth",
-    "rerank_download": "Download the reranking model",
-    "sentence_order": "Order passages by their best sentence",
-    "suggestions": "Follow-up questions",
-    "docs": "Documents folder",
-}
-"""Each editable setting as a sentence names it."""
-
-
 def setting_name(field: str) -> str:
-    return NAMES.get(field) or field.replace("_", " ").capitalize()
+    """The setting as a sentence names it ("Top K")."""
+    marked = EDITABLE.get(field)
+    return marked.short if marked else field.replace("_", " ").capitalize()
 
 
 def sentence(error: Any) -> str:
@@ -145,12 +109,8 @@ class Preferences:
 
     def fields(self) -> list[tuple[str, Any, str]]:
         """(name, current value, description) of every editable field."""
-        out = []
-        for name in EDITABLE:
-            info = Settings.model_fields.get(name)
-            if info is not None:
-                out.append((name, getattr(self.settings, name), info.description or name))
-        return out
+        fields = Settings.model_fields
+        return [(n, getattr(self.settings, n), fields[n].description or n) for n in EDITABLE]
 
     def is_live(self, name: str) -> bool:
         return name in self._live or (self._embedding is not None and name in EMBEDDING_FIELDS)
@@ -158,7 +118,7 @@ class Preferences:
     def update(self, changes: dict[str, Any]) -> list[str]:
         """Validate, save and apply ``changes``; returns the names that need a restart."""
         changes = {k: v for k, v in changes.items() if getattr(self.settings, k, None) != v}
-        unknown = [k for k in changes if k not in EDITABLE or k not in Settings.model_fields]
+        unknown = [k for k in changes if k not in EDITABLE]
         if unknown:
             raise InvalidSetting(f"These settings can't be changed here: {', '.join(unknown)}.")
         if not changes:
