@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, CliSuppress, SettingsConfigDict
 
 from app.editable import Editable, editable_fields
@@ -25,16 +25,21 @@ def _default_ollama_host() -> str:
 class Settings(BaseSettings):
     """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``."""
 
-    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore", frozen=True)
+    """Frozen: a change from the window makes a new snapshot (``Preferences``), so a turn
+    or a search holding one never sees it change under it."""
 
     host: str = Field("127.0.0.1", description="Address the window and API listen on.")
     port: int = Field(8080, ge=0, le=65535, description="Port of the window and API.")
     data_dir: Path = Field(
         default_factory=default_data_dir,
+        validate_default=True,
         description="Index, registry, sessions, API token and logs live here.",
     )
     docs: Annotated[Path | None, Editable("Documents folder", "folder")] = Field(
-        None, description="The watched documents folder; defaults to <data dir>/documents."
+        None,
+        validate_default=True,
+        description="The watched documents folder; defaults to <data dir>/documents.",
     )
     llm_api: Annotated[Literal["ollama", "openai"], Editable("Model server", "server")] = Field(
         "ollama",
@@ -256,11 +261,18 @@ class Settings(BaseSettings):
             value = f"http://{value}"
         return value.rstrip("/") if value else value
 
-    @model_validator(mode="after")
-    def _resolve_paths(self) -> Settings:
-        self.data_dir = self.data_dir.expanduser().resolve()
-        self.docs = (self.docs or self.data_dir / "documents").expanduser().resolve()
-        return self
+    @field_validator("data_dir")
+    @classmethod
+    def _resolved(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @field_validator("docs")
+    @classmethod
+    def _in_data_dir_unless_given(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None:
+            return value.expanduser().resolve()
+        data_dir: Path | None = info.data.get("data_dir")  # None: refused, its error says why
+        return data_dir / "documents" if data_dir else None
 
     @property
     def docs_dir(self) -> Path:

@@ -29,7 +29,7 @@ def test_marked_fields_are_read_by_section_then_as_declared() -> None:
 
 
 def test_what_the_dialog_offers_is_what_is_marked(tmp_path: Path) -> None:
-    offered = [name for name, _, _ in Preferences(Settings(data_dir=tmp_path), {}).fields()]
+    offered = [name for name, _, _ in Preferences(Settings(data_dir=tmp_path)).fields()]
     assert offered == list(EDITABLE)
     assert "top_k" in offered and "host" not in offered
     assert setting_name("top_k") == "Top K"  # the mark's short name, in messages

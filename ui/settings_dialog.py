@@ -214,14 +214,13 @@ def show_settings(
             ui.markdown(guide(base_url, token)).classes("text-sm w-full").mark("tools-guide")
 
         def changed() -> dict[str, Any]:
+            now = preferences.settings
             out: dict[str, Any] = {}
             for name, (element, old) in fields.items():
                 new = element.value
                 if name == "embed_model":
                     if new != old:
-                        backend, model = embedding_choice(
-                            new, settings.embed_model, settings.llm_api
-                        )
+                        backend, model = embedding_choice(new, now.embed_model, now.llm_api)
                         out.update(embed_backend=backend, embed_model=model)
                     continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
@@ -232,7 +231,7 @@ def show_settings(
                     new = None
                 if new != old:
                     out[name] = new
-            if out.get("llm_api") == "ollama" and settings.llm_url:
+            if out.get("llm_api") == "ollama" and now.llm_url:
                 out["llm_url"] = None  # an OpenAI-compatible URL is no Ollama address
             return out
 
@@ -241,12 +240,13 @@ def show_settings(
             message.classes(replace="text-sm " + ("text-positive" if ok else "text-negative"))
 
         def remember() -> None:
+            now = preferences.settings  # the snapshot the save made
             for name, (element, _) in fields.items():
                 if name == "embed_model":
-                    chosen = chosen_embedding(settings.embed_backend, settings.embed_model)
+                    chosen = chosen_embedding(now.embed_backend, now.embed_model)
                     fields[name] = (element, chosen)
                 else:
-                    fields[name] = (element, getattr(settings, name, element.value))
+                    fields[name] = (element, getattr(now, name, element.value))
 
         async def save_clicked() -> None:
             before = embedding.pending if embedding is not None else None

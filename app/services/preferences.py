@@ -89,20 +89,26 @@ def _explicit(settings: Settings) -> dict[str, Any]:
     return {name: getattr(settings, name) for name in settings.model_fields_set}
 
 
+Apply = Callable[[Settings, Settings], None]
+"""Hands the settings now to what reads them live, given the snapshot they replace."""
+
+
 class Preferences:
     """What the window may change; ``update`` saves it and applies what can change live."""
 
     def __init__(
         self,
         settings: Settings,
-        live: dict[str, Callable[[Any], None]],
+        apply: Apply | None = None,
         *,
         embedding: Callable[[dict[str, Any], Settings, Callable[[dict[str, Any]], None]], object]
         | None = None,
     ) -> None:
         self.settings = settings
-        self._live = live
-        """Setters for the fields that take effect at once (the rest wait for a restart)."""
+        """The settings now: a frozen snapshot, replaced whole when a live one changes."""
+        self._apply = apply
+        """Applies a new snapshot to what reads it; without it, every change waits for a
+        restart."""
         self._embedding = embedding
         """Starts switching to the embedding model the fields name, in the background; it
         calls ``save`` once the model has loaded (a model that can't load is not saved)."""
@@ -113,7 +119,10 @@ class Preferences:
         return [(n, getattr(self.settings, n), fields[n].description or n) for n in EDITABLE]
 
     def is_live(self, name: str) -> bool:
-        return name in self._live or (self._embedding is not None and name in EMBEDDING_FIELDS)
+        """The setting applies from the next turn or search (its mark says it can)."""
+        if name in EMBEDDING_FIELDS:
+            return self._embedding is not None
+        return EDITABLE[name].live and self._apply is not None
 
     def update(self, changes: dict[str, Any]) -> list[str]:
         """Validate, save and apply ``changes``; returns the names that need a restart."""
@@ -129,13 +138,8 @@ class Preferences:
             embedding = {k: getattr(checked, k) for k in changes if k in EMBEDDING_FIELDS}
         rest = {k: getattr(checked, k) for k in changes if k not in embedding}
         self._write(rest)
-        restart = []
-        for name, value in rest.items():
-            if name in self._live:
-                self._live[name](value)
-                setattr(self.settings, name, value)
-            else:
-                restart.append(name)
+        self._hold({k: v for k, v in rest.items() if self.is_live(k)})
+        restart = [name for name in rest if not self.is_live(name)]
         if embedding and self._embedding is not None:
             self._embedding(embedding, checked, self.save)
         return restart
@@ -145,8 +149,15 @@ class Preferences:
         checked = self._checked(changes)
         values = {name: getattr(checked, name) for name in changes}
         self._write(values)
-        for name, value in values.items():
-            setattr(self.settings, name, value)
+        self._hold(values)
+
+    def _hold(self, values: dict[str, Any]) -> None:
+        """A new snapshot with ``values`` (checked already), handed to what reads it live."""
+        if not values:
+            return
+        before, self.settings = self.settings, self.settings.model_copy(update=values)
+        if self._apply is not None:
+            self._apply(before, self.settings)
 
     def remembered(self, key: str) -> Any:
         """A choice the window keeps that is not a setting (an offer answered); None if not."""
