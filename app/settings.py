@@ -23,7 +23,13 @@ def _default_ollama_host() -> str:
 
 
 class Settings(BaseSettings):
-    """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``."""
+    """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``.
+
+    A field the window may change carries an ``Editable`` mark (its label, and whether it
+    applies live). A live one named as a field of ``TurnOptions`` or ``RetrievalSettings``
+    applies from the next turn or search (app/services/live_settings.py): declaring it
+    here is all it takes.
+    """
 
     model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore", frozen=True)
     """Frozen: a change from the window makes a new snapshot (``Preferences``), so a turn
