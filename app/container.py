@@ -9,7 +9,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -22,6 +21,7 @@ from app.services.documents import DocumentService
 from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
 from app.services.health import HealthMonitor
+from app.services.live_settings import apply_live, retrieval_settings, turn_options
 from app.services.preferences import ChatModels, Preferences
 from app.services.reranking import Reranking
 from app.services.search import SearchService
@@ -31,9 +31,8 @@ from app.settings import Settings
 from graph.deps import GraphDeps
 from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
-from graph.options import TurnOptions
 from graph.retrieval.library import RegistryLibrary
-from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.retriever import Retriever
 from graph.whole.notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
@@ -56,22 +55,7 @@ log = logging.getLogger(__name__)
 NOTES_FILE = "notes.db"
 """Section notes of documents read whole: derived, so deleting the file only costs time."""
 
-__all__ = ["Services", "build_embedder", "build_services", "turn_options"]
-
-
-def turn_options(settings: Settings) -> TurnOptions:
-    """The conversation's knobs, from the settings."""
-    return TurnOptions(
-        context_tokens=settings.context_tokens,
-        history_tokens=settings.history_tokens,
-        focus_tokens=settings.focus_tokens,
-        probe_chat_below=settings.probe_chat_below,
-        probe_rag_above=settings.probe_rag_above,
-        rewrite_timeout=settings.rewrite_timeout,
-        expand_queries=settings.expand_queries,
-        suggestions=settings.suggestions,
-        max_calls=settings.max_calls_per_question,
-    )
+__all__ = ["Services", "build_embedder", "build_services"]
 
 
 class ChatModelsByName:
@@ -158,18 +142,13 @@ def build_services(
     other_models = ChatModelsByName(settings, core.llm)
     embedding = EmbeddingModels(collections, retriever, indexer, factory=embedder_factory)
     health = HealthMonitor(core.llm, reranker)
-    live: dict[str, Callable[[Any], None]] = {
-        "chat_model": core.llm.use,
-        "top_k": lambda k: retriever.configure(top_k=k),
-        "rerank_candidates": lambda n: retriever.configure(rerank_candidates=n),
-        "rerank_download": lambda on: reranking.prepare(on),
-        "sentence_order": lambda on: retriever.configure(sentence_order=on),
-        "max_calls_per_question": lambda n: deps.tune(max_calls=n),
-    }
+
+    def live(before: Settings, now: Settings) -> None:
+        apply_live(before, now, deps, core.llm, reranking)
+
     preferences = Preferences(settings, live, embedding=embedding.choose)
     reranking = Reranking(reranker, preferences)
     return Services(
-        settings=settings,
         token=core.token,
         llm=core.llm,
         reranker=reranker,
@@ -233,22 +212,11 @@ def index_options(settings: Settings) -> IndexOptions:
     )
 
 
-def retrieval_settings(settings: Settings) -> RetrievalSettings:
-    """The retriever's knobs, from the settings."""
-    return RetrievalSettings(
-        top_k=settings.top_k,
-        rerank_candidates=settings.rerank_candidates,
-        sentence_order=settings.sentence_order,
-        context_chars=settings.context_chars,
-    )
-
-
 @dataclass(eq=False)
 class Services:
     """Every long-lived service of one Docent instance, fully built (``build_services``);
     ``start`` opens the conversations' store and starts indexing, ``stop`` closes all."""
 
-    settings: Settings
     token: str
     llm: ChatModel
     reranker: Reranker
@@ -286,6 +254,11 @@ class Services:
     _checkpoint_db: aiosqlite.Connection | None = field(default=None, init=False)
     _watcher: FolderWatcher | None = field(default=None, init=False)
     _scan: asyncio.Task[int] | None = field(default=None, init=False)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings now (``Preferences`` holds the snapshot a live change replaces)."""
+        return self.preferences.settings
 
     def ready_paths(self) -> list[str]:
         """Relative paths of the documents that can be searched."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, CliSuppress, SettingsConfigDict
 
+from app.editable import Editable, editable_fields
 from app.paths import TOKEN_FILE, default_data_dir
 from graph.options import FOCUS_TOKENS
 
@@ -22,48 +23,70 @@ def _default_ollama_host() -> str:
 
 
 class Settings(BaseSettings):
-    """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``."""
+    """Everything Docent can be configured with; each field reads ``DOCENT_<NAME>``.
 
-    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore")
+    A field the window may change carries an ``Editable`` mark (its label, and whether it
+    applies live). A live one named as a field of ``TurnOptions`` or ``RetrievalSettings``
+    applies from the next turn or search (app/services/live_settings.py): declaring it
+    here is all it takes.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore", frozen=True)
+    """Frozen: a change from the window makes a new snapshot (``Preferences``), so a turn
+    or a search holding one never sees it change under it."""
 
     host: str = Field("127.0.0.1", description="Address the window and API listen on.")
     port: int = Field(8080, ge=0, le=65535, description="Port of the window and API.")
     data_dir: Path = Field(
         default_factory=default_data_dir,
+        validate_default=True,
         description="Index, registry, sessions, API token and logs live here.",
     )
-    docs: Path | None = Field(
-        None, description="The watched documents folder; defaults to <data dir>/documents."
+    docs: Annotated[Path | None, Editable("Documents folder", "folder")] = Field(
+        None,
+        validate_default=True,
+        description="The watched documents folder; defaults to <data dir>/documents.",
     )
-    ollama_host: str = Field(
-        default_factory=_default_ollama_host, description="Ollama server for chat."
-    )
-    llm_api: Literal["ollama", "openai"] = Field(
+    llm_api: Annotated[Literal["ollama", "openai"], Editable("Model server", "server")] = Field(
         "ollama",
         description="How the chat model server is spoken to: 'ollama', or 'openai' for any "
         "OpenAI-compatible server (LM Studio, llama-server, vLLM, LocalAI, Jan).",
     )
-    llm_url: str | None = Field(
+    llm_url: Annotated[
+        str | None,
+        Editable(
+            "Model server URL (ends in /v1 for OpenAI-compatible servers)",
+            "server",
+            name="Model server URL",
+        ),
+    ] = Field(
         None,
         description="The chat model server's base URL. For 'openai' it ends in /v1 (default "
         f"{LM_STUDIO_URL}, LM Studio's); for 'ollama' it says what --ollama-host says.",
     )
+    ollama_host: Annotated[str, Editable("Ollama host", "server")] = Field(
+        default_factory=_default_ollama_host, description="Ollama server for chat."
+    )
     llm_api_key: str | None = Field(
         None, description="The key an OpenAI-compatible server wants (vLLM's --api-key), if any."
     )
-    chat_model: str = Field(
+    chat_model: Annotated[str, Editable("Chat model", "models", live=True)] = Field(
         "llama3.2", description="The model that writes answers, as its server names it."
     )
-    embed_backend: Literal["minilm", "ollama", "openai"] = Field(
+    embed_backend: Annotated[
+        Literal["minilm", "ollama", "openai"], Editable("Embedding backend", "models", live=True)
+    ] = Field(
         "minilm",
         description="'minilm' runs all-MiniLM-L6-v2 in-process; 'ollama' asks Ollama; "
         "'openai' asks an OpenAI-compatible server's /v1/embeddings.",
     )
-    embed_model: str = Field(
+    embed_model: Annotated[str, Editable("Embedding model", "models", live=True)] = Field(
         "nomic-embed-text",
         description="The server's embedding model when embed_backend is 'ollama' or 'openai'.",
     )
-    embed_host: str | None = Field(
+    embed_host: Annotated[
+        str | None, Editable("Ollama host for embeddings", "server", live=True)
+    ] = Field(
         None,
         description="Server for embeddings (an Ollama host, or a /v1 base for 'openai'); "
         "defaults to the chat model server when it speaks the same API.",
@@ -73,17 +96,41 @@ class Settings(BaseSettings):
     )
     chunk_size: int = Field(1000, ge=100, description="Characters per chunk.")
     chunk_overlap: int = Field(150, ge=0, description="Characters shared by neighbouring chunks.")
-    top_k: int = Field(6, ge=1, le=50, description="Passages given to the generator.")
-    rerank_candidates: int = Field(
-        30, ge=1, le=200, description="Fused passages the reranker reorders before top_k."
-    )
-    rerank_download: bool = Field(
+    top_k: Annotated[
+        int, Editable("Passages per answer (top-k)", "search", name="Top K", live=True)
+    ] = Field(6, ge=1, le=50, description="Passages given to the generator.")
+    rerank_candidates: Annotated[
+        int,
+        Editable(
+            "Rerank depth (passages the reranker reorders)",
+            "search",
+            name="Rerank depth",
+            live=True,
+        ),
+    ] = Field(30, ge=1, le=200, description="Fused passages the reranker reorders before top_k.")
+    rerank_download: Annotated[
+        bool,
+        Editable(
+            "Download the reranking model once",
+            "search",
+            name="Download the reranking model",
+            live=True,
+        ),
+    ] = Field(
         False,
         description="Download FlashRank's reranking model (about 4 MB, from Hugging Face) once, "
         "in the background. Off unless you turn it on: Docent connects to nothing but the "
         "model server without your yes.",
     )
-    sentence_order: bool = Field(
+    sentence_order: Annotated[
+        bool,
+        Editable(
+            "Without a reranker, order passages by their best sentence (slower)",
+            "search",
+            name="Order passages by their best sentence",
+            live=True,
+        ),
+    ] = Field(
         False,
         description="Without a reranking model, order the top five passages by their best "
         "sentence, read by the embedding model: the right passage comes first more often, "
@@ -167,14 +214,24 @@ class Settings(BaseSettings):
         "that bear on the question are shown (tables and summaries whole); 0 shows whole "
         "passages.",
     )
-    max_calls_per_question: int = Field(
+    suggestions: Annotated[
+        bool, Editable("Suggest follow-up questions", "answers", name="Follow-up questions")
+    ] = Field(True, description="Suggest three follow-up questions.")
+    max_calls_per_question: Annotated[
+        int,
+        Editable(
+            "Model calls per question (reading whole documents)",
+            "answers",
+            name="Max calls per question",
+            live=True,
+        ),
+    ] = Field(
         24,
         ge=2,
         le=1000,
         description="Model calls one question about whole documents may make (notes on "
         "sections plus the answer); past it the answer says which pages it left unread.",
     )
-    suggestions: bool = Field(True, description="Suggest three follow-up questions.")
     expand_queries: bool = Field(
         False, description="Also search three rephrasings of each question (one more LLM call)."
     )
@@ -210,11 +267,18 @@ class Settings(BaseSettings):
             value = f"http://{value}"
         return value.rstrip("/") if value else value
 
-    @model_validator(mode="after")
-    def _resolve_paths(self) -> Settings:
-        self.data_dir = self.data_dir.expanduser().resolve()
-        self.docs = (self.docs or self.data_dir / "documents").expanduser().resolve()
-        return self
+    @field_validator("data_dir")
+    @classmethod
+    def _resolved(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @field_validator("docs")
+    @classmethod
+    def _in_data_dir_unless_given(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None:
+            return value.expanduser().resolve()
+        data_dir: Path | None = info.data.get("data_dir")  # None: refused, its error says why
+        return data_dir / "documents" if data_dir else None
 
     @property
     def docs_dir(self) -> Path:
@@ -246,3 +310,8 @@ class Settings(BaseSettings):
     @property
     def token_path(self) -> Path:
         return self.data_dir / TOKEN_FILE
+
+
+EDITABLE = editable_fields(Settings)
+"""Each setting the window may change, as the Settings dialog orders them (by section,
+then as declared above): the dialog, the saved preferences and their messages read it."""

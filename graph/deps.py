@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 from graph.context import TurnContext
 from graph.nodes.route import start_early
@@ -24,14 +23,10 @@ class GraphDeps:
     known_files: Callable[[], list[str]]
     """Relative paths of the documents that can be searched."""
     options: TurnOptions = field(default_factory=TurnOptions)
-    """Budgets, thresholds and switches of the router, rewriter and generator."""
+    """Budgets, thresholds and switches of the router, rewriter and generator; replaced
+    whole when a setting changes (the next turn has them, one under way keeps its own)."""
     notes: SectionNotes = field(default_factory=SectionNotes)
     """Notes on sections of documents read whole (the container's file in the data dir)."""
-
-    def tune(self, **changes: Any) -> None:
-        """Change some of the options (a setting changed in the window); the next turn
-        has them, a turn under way keeps the ones it began with."""
-        self.options = replace(self.options, **changes)
 
     def begin(
         self,

@@ -34,7 +34,7 @@ class TurnOptions:
     expand_queries: bool = False
     """Also search ``expansion_variants`` rephrasings of the query, fused with it."""
     expansion_variants: int = 3
-    max_calls: int = 24
+    max_calls_per_question: int = 24
     """Most model calls one question about whole documents may make (notes on sections
     and the answer); the answer says which sections it had to leave unread."""
     suggestions: bool = True

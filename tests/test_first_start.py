@@ -20,7 +20,6 @@ async def test_the_reranker_download_is_offered_once_with_its_size(
 ) -> None:
     fetched: list[bool] = []
     monkeypatch.setattr(container.reranking, "prepare", fetched.append)  # no real download
-    container.preferences._live["rerank_download"] = fetched.append
     assert container.reranking.offer_pending
     await user.open("/")
     await user.should_see(marker="rerank-offer")
@@ -53,7 +52,7 @@ async def test_not_now_is_remembered_and_settings_still_offers_it(
 
 def test_reranking_status_reads_as_a_sentence(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    preferences = Preferences(settings, {"rerank_download": lambda _: None})
+    preferences = Preferences(settings, lambda before, now: None)
     reranking = Reranking(FlashRankReranker(tmp_path / "models"), preferences)
     assert reranking.can_download and reranking.offer_pending
     assert reranking.status() == (
@@ -78,7 +77,7 @@ def test_reranking_status_reads_as_a_sentence(tmp_path: Path) -> None:
 def test_settings_errors_read_as_sentences(
     tmp_path: Path, change: dict[str, object], said: str
 ) -> None:
-    preferences = Preferences(Settings(data_dir=tmp_path), {})
+    preferences = Preferences(Settings(data_dir=tmp_path))
     with pytest.raises(InvalidSetting) as refused:
         preferences.update(change)
     assert str(refused.value) == said

@@ -428,7 +428,7 @@ def test_the_order_by_sentences_puts_the_passage_with_the_best_sentence_first() 
 
 def test_the_setting_applies_from_the_next_search() -> None:
     lib = heron_notes()
-    lib.retriever.configure(sentence_order=True)
+    lib.retriever.settings = replace(lib.retriever.settings, sentence_order=True)
     assert lib.retriever.retrieve("heron nest fish").passages[0].path == "pure.md"
 
 

@@ -62,7 +62,7 @@ async def test_why_these_sources_marks_used_only_what_went_to_the_model(
 ) -> None:
     await add_file(container, "bread.md", b"# Bread\n\nSourdough rises overnight.\n")
     await settled(container, "bread.md")
-    container.retriever.configure(top_k=1)
+    container.preferences.update({"top_k": 1})
     llm(container).enqueue("Under the blue flowerpot [1].")
     await user.open("/")
     await ask(user, "Where is the spare key?")

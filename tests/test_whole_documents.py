@@ -147,7 +147,7 @@ async def test_progress_counts_the_sections_up_to_all_of_them() -> None:
 
 
 async def test_the_call_budget_cuts_the_reading_and_the_answer_says_what_it_skipped() -> None:
-    rig = Rig(document("long.pdf", 30), max_calls=3)
+    rig = Rig(document("long.pdf", 30), max_calls_per_question=3)
     out = await rig.ask("Summarize @long.pdf")
 
     assert len(map_calls(rig.llm)) == 2 and len(rig.llm.history) == 3

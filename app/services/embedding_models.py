@@ -80,6 +80,7 @@ class EmbeddingModels:
         factory: Callable[[Settings], Embedder] = build_embedder,
     ) -> None:
         self.settings = collections.settings
+        """The settings that chose the configured model."""
         self.chroma = collections.chroma
         self.registry = collections.registry
         self.events = collections.events
@@ -208,6 +209,7 @@ class EmbeddingModels:
             self._failed = None
             try:
                 save(changes)
+                self.settings = target  # what the registry's record of the model reads
                 return await self._switch_to(embedder)
             finally:  # one change seen from loading to rebuilding: never "done" between
                 self.loading = None

@@ -12,56 +12,20 @@ from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
 from app.services.model_catalog import ModelCatalog, catalog, deduplicated
-from app.settings import Settings
+from app.settings import EDITABLE, Settings
 from models.llm import LLMError
 from models.protocols import ChatModel, DescribesModels, ModelInfo, PullProgress, PullsModels
 
 log = logging.getLogger(__name__)
 
-EDITABLE = (
-    "llm_api",
-    "llm_url",
-    "ollama_host",
-    "embed_host",
-    "chat_model",
-    "embed_backend",
-    "embed_model",
-    "top_k",
-    "rerank_candidates",
-    "rerank_download",
-    "sentence_order",
-    "suggestions",
-    "max_calls_per_question",
-    "docs",
-)
-"""What the settings dialog offers, in its order; a name Settings doesn't have is skipped,
-so fields other parts add (rerank depth, follow-ups) appear once they exist."""
-
-
 EMBEDDING_FIELDS = ("embed_backend", "embed_model", "embed_host")
 """Together they choose the embedding model; changing it rebuilds the index."""
 
 
-NAMES = {
-    "llm_api": "Model server",
-    "llm_url": "Model server URL",
-    "ollama_host": "Ollama host",
-    "embed_host": "Ollama host for embeddings",
-    "chat_model": "Chat model",
-    "embed_backend": "Embedding backend",
-    "embed_model": "Embedding model",
-    "top_k": "Top K",
-    "rerank_candidates": "Rerank depth",
-    "rerank_download": "Download the reranking model",
-    "sentence_order": "Order passages by their best sentence",
-    "suggestions": "Follow-up questions",
-    "docs": "Documents folder",
-}
-"""Each editable setting as a sentence names it."""
-
-
 def setting_name(field: str) -> str:
-    return NAMES.get(field) or field.replace("_", " ").capitalize()
+    """The setting as a sentence names it ("Top K")."""
+    marked = EDITABLE.get(field)
+    return marked.short if marked else field.replace("_", " ").capitalize()
 
 
 def sentence(error: Any) -> str:
@@ -125,40 +89,45 @@ def _explicit(settings: Settings) -> dict[str, Any]:
     return {name: getattr(settings, name) for name in settings.model_fields_set}
 
 
+Apply = Callable[[Settings, Settings], None]
+"""Hands the settings now to what reads them live, given the snapshot they replace."""
+
+
 class Preferences:
     """What the window may change; ``update`` saves it and applies what can change live."""
 
     def __init__(
         self,
         settings: Settings,
-        live: dict[str, Callable[[Any], None]],
+        apply: Apply | None = None,
         *,
         embedding: Callable[[dict[str, Any], Settings, Callable[[dict[str, Any]], None]], object]
         | None = None,
     ) -> None:
         self.settings = settings
-        self._live = live
-        """Setters for the fields that take effect at once (the rest wait for a restart)."""
+        """The settings now: a frozen snapshot, replaced whole when a live one changes."""
+        self._apply = apply
+        """Applies a new snapshot to what reads it; without it, every change waits for a
+        restart."""
         self._embedding = embedding
         """Starts switching to the embedding model the fields name, in the background; it
         calls ``save`` once the model has loaded (a model that can't load is not saved)."""
 
     def fields(self) -> list[tuple[str, Any, str]]:
         """(name, current value, description) of every editable field."""
-        out = []
-        for name in EDITABLE:
-            info = Settings.model_fields.get(name)
-            if info is not None:
-                out.append((name, getattr(self.settings, name), info.description or name))
-        return out
+        fields = Settings.model_fields
+        return [(n, getattr(self.settings, n), fields[n].description or n) for n in EDITABLE]
 
     def is_live(self, name: str) -> bool:
-        return name in self._live or (self._embedding is not None and name in EMBEDDING_FIELDS)
+        """The setting applies from the next turn or search (its mark says it can)."""
+        if name in EMBEDDING_FIELDS:
+            return self._embedding is not None
+        return EDITABLE[name].live and self._apply is not None
 
     def update(self, changes: dict[str, Any]) -> list[str]:
         """Validate, save and apply ``changes``; returns the names that need a restart."""
         changes = {k: v for k, v in changes.items() if getattr(self.settings, k, None) != v}
-        unknown = [k for k in changes if k not in EDITABLE or k not in Settings.model_fields]
+        unknown = [k for k in changes if k not in EDITABLE]
         if unknown:
             raise InvalidSetting(f"These settings can't be changed here: {', '.join(unknown)}.")
         if not changes:
@@ -169,13 +138,8 @@ class Preferences:
             embedding = {k: getattr(checked, k) for k in changes if k in EMBEDDING_FIELDS}
         rest = {k: getattr(checked, k) for k in changes if k not in embedding}
         self._write(rest)
-        restart = []
-        for name, value in rest.items():
-            if name in self._live:
-                self._live[name](value)
-                setattr(self.settings, name, value)
-            else:
-                restart.append(name)
+        self._hold({k: v for k, v in rest.items() if self.is_live(k)})
+        restart = [name for name in rest if not self.is_live(name)]
         if embedding and self._embedding is not None:
             self._embedding(embedding, checked, self.save)
         return restart
@@ -185,8 +149,15 @@ class Preferences:
         checked = self._checked(changes)
         values = {name: getattr(checked, name) for name in changes}
         self._write(values)
-        for name, value in values.items():
-            setattr(self.settings, name, value)
+        self._hold(values)
+
+    def _hold(self, values: dict[str, Any]) -> None:
+        """A new snapshot with ``values`` (checked already), handed to what reads it live."""
+        if not values:
+            return
+        before, self.settings = self.settings, self.settings.model_copy(update=values)
+        if self._apply is not None:
+            self._apply(before, self.settings)
 
     def remembered(self, key: str) -> Any:
         """A choice the window keeps that is not a setting (an offer answered); None if not."""

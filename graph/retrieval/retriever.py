@@ -9,11 +9,9 @@ only once no search holds its reader (``wait_unused``).
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
@@ -72,13 +70,9 @@ class Retriever:
         self.reranker = reranker
         self.library = library
         self.settings = settings or RetrievalSettings()
+        """Replaced whole when a setting changes: each search keeps the one it began with."""
         self.fusion = fusion
         self._users = threading.Condition()
-
-    def configure(self, **changes: Any) -> None:
-        """Change settings (``top_k``, ``rerank_candidates``, ``sentence_order``) from the
-        next search on."""
-        self.settings = dataclasses.replace(self.settings, **changes)
 
     def begin(self) -> Search:
         """A search reading with the answering model until it is closed."""

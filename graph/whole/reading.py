@@ -208,7 +208,7 @@ class Reading:
     def _allowed(self, unread: Sequence[tuple[Document, Section]]) -> set[int]:
         """The unread sections the budget lets us read (one call is kept for the answer):
         shared out a call at a time between the documents, each read from its start."""
-        calls = max(self.options.max_calls - 1, 0)
+        calls = max(self.options.max_calls_per_question - 1, 0)
         pending = {id(d): [s for owner, s in unread if owner is d] for d in self.documents}
         chosen: set[int] = set()
         while calls > 0 and any(pending.values()):

@@ -21,7 +21,9 @@ def skipped_text(reading: Reading) -> str:
     for document, sections in reading.skipped:
         spans = ", ".join(s.where for s in sections)
         parts.append(f"{spans} of `{document.units[0].file}`")
-    return prompts.SKIPPED.format(calls=reading.options.max_calls, skipped="; ".join(parts))
+    return prompts.SKIPPED.format(
+        calls=reading.options.max_calls_per_question, skipped="; ".join(parts)
+    )
 
 
 def unfinished(reading: Reading, question: str) -> dict[str, Any] | None:

@@ -9,25 +9,9 @@ from nicegui import ui
 
 from app.services.embedding_models import BUILT_IN_MODEL, EmbeddingModels, EmbeddingUnavailable
 from app.services.model_catalog import ModelCatalog
-from app.services.preferences import InvalidSetting, Preferences, setting_name
+from app.services.preferences import InvalidSetting, Preferences
 from app.services.reranking import DownloadProgress, Reranking
-
-LABELS = {
-    "llm_api": "Model server",
-    "llm_url": "Model server URL (ends in /v1 for OpenAI-compatible servers)",
-    "ollama_host": "Ollama host",
-    "embed_host": "Ollama host for embeddings",
-    "chat_model": "Chat model",
-    "embed_model": "Embedding model",
-    "embed_backend": "Embedding backend",
-    "top_k": "Passages per answer (top-k)",
-    "rerank_candidates": "Rerank depth (passages the reranker reorders)",
-    "rerank_download": "Download the reranking model once",
-    "sentence_order": "Without a reranker, order passages by their best sentence (slower)",
-    "suggestions": "Suggest follow-up questions",
-    "max_calls_per_question": "Model calls per question (reading whole documents)",
-    "docs": "Documents folder",
-}
+from app.settings import EDITABLE
 
 
 def guide(base_url: str, token: str) -> str:
@@ -134,7 +118,7 @@ def _reranking_line(reranking: Reranking) -> None:
 
 
 EMBED_HOST_LABELS = {
-    "ollama": LABELS["embed_host"],
+    "ollama": EDITABLE["embed_host"].label,
     "openai": "Embedding server URL (ends in /v1; blank: the chat model server)",
 }
 
@@ -178,7 +162,7 @@ def show_settings(
         for name, value, description in preferences.fields():
             if name == "embed_backend":
                 continue  # one choice with the model: built in, or a server's model
-            label = LABELS.get(name) or setting_name(name)
+            label = EDITABLE[name].label
             if not preferences.is_live(name):
                 label += " (after restart)"
             if isinstance(value, bool):
@@ -230,14 +214,13 @@ def show_settings(
             ui.markdown(guide(base_url, token)).classes("text-sm w-full").mark("tools-guide")
 
         def changed() -> dict[str, Any]:
+            now = preferences.settings
             out: dict[str, Any] = {}
             for name, (element, old) in fields.items():
                 new = element.value
                 if name == "embed_model":
                     if new != old:
-                        backend, model = embedding_choice(
-                            new, settings.embed_model, settings.llm_api
-                        )
+                        backend, model = embedding_choice(new, now.embed_model, now.llm_api)
                         out.update(embed_backend=backend, embed_model=model)
                     continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
@@ -248,7 +231,7 @@ def show_settings(
                     new = None
                 if new != old:
                     out[name] = new
-            if out.get("llm_api") == "ollama" and settings.llm_url:
+            if out.get("llm_api") == "ollama" and now.llm_url:
                 out["llm_url"] = None  # an OpenAI-compatible URL is no Ollama address
             return out
 
@@ -257,12 +240,13 @@ def show_settings(
             message.classes(replace="text-sm " + ("text-positive" if ok else "text-negative"))
 
         def remember() -> None:
+            now = preferences.settings  # the snapshot the save made
             for name, (element, _) in fields.items():
                 if name == "embed_model":
-                    chosen = chosen_embedding(settings.embed_backend, settings.embed_model)
+                    chosen = chosen_embedding(now.embed_backend, now.embed_model)
                     fields[name] = (element, chosen)
                 else:
-                    fields[name] = (element, getattr(settings, name, element.value))
+                    fields[name] = (element, getattr(now, name, element.value))
 
         async def save_clicked() -> None:
             before = embedding.pending if embedding is not None else None
@@ -273,7 +257,7 @@ def show_settings(
                 return
             said = "Saved."
             if restart:
-                names = ", ".join(LABELS.get(n) or setting_name(n) for n in restart)
+                names = ", ".join(EDITABLE[n].label for n in restart)
                 said = f"Saved. {names}: restart Docent to apply."
             say(said)
             pending = embedding.pending if embedding is not None else None
