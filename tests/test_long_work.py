@@ -346,3 +346,14 @@ async def test_a_comparison_reads_for_what_the_question_names_beyond_its_asking_
 
     calls = map_calls(rig.llm)
     assert calls and all('bears on "eligibility cost"' in c[-1]["content"] for c in calls)
+
+
+def test_a_heading_the_model_copied_from_the_page_is_a_topic_not_a_point() -> None:
+    from graph.whole.table import points_of
+
+    note = "- PPL is paid leave [1].\n## About PPL\n- It lasts 12 weeks [1]."
+    points = points_of(note, 0)
+    assert [(p.topic, p.text) for p in points] == [
+        (None, "PPL is paid leave [1]."),
+        ("About PPL", "It lasts 12 weeks [1]."),
+    ]

@@ -25,7 +25,8 @@ MAX_POINT_CHARS = 320
 TOPIC_WORDS = 5
 """A line's text before its first colon is a topic only when it is this short."""
 
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
+"""A list item's mark, or a Markdown heading's (a 1.5B model copies the page's headings)."""
 _BOLD = re.compile(r"\*\*|__")
 _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
