@@ -56,3 +56,23 @@ def test_without_a_question_nothing_is_said_of_it(minilm: MiniLMEmbedder) -> Non
     check = SupportCheck(VACCINES, minilm)
     support = check.check("Vectored vaccines are given by injection into the upper arm [1].")
     assert check.addresses_question(support)
+
+
+@pytest.mark.parametrize("answer", ["[2] [3]", "Sure.", ""])
+def test_an_answer_that_claims_nothing_does_not_address_a_question(
+    minilm: MiniLMEmbedder, answer: str
+) -> None:
+    check = SupportCheck(VACCINES, minilm, question=[QUESTION])
+    assert not check.addresses_question(check.check(answer))
+
+
+def test_a_greeting_asks_nothing_so_any_reply_addresses_it(minilm: MiniLMEmbedder) -> None:
+    check = SupportCheck(VACCINES, minilm, question=["Hi!"])
+    assert check.addresses_question(check.check("Hello!"))
+
+
+def test_claims_left_unchecked_are_not_taken_for_no_answer(minilm: MiniLMEmbedder) -> None:
+    check = SupportCheck(VACCINES, minilm, question=[QUESTION])
+    support = check.check("A live vector may replicate and cause disease [2].", claims=0)
+    assert [s.verdict for s in support] == ["unchecked"]
+    assert check.addresses_question(support)

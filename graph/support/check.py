@@ -32,7 +32,7 @@ from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_
 from graph.support.found import what_it_says
 from graph.support.given import Given
 from graph.support.polarity import answers_wrongly, flipped
-from graph.support.question import GAP, WORD_GAP, coverage
+from graph.support.question import GAP, WORD_GAP, coverage, says_nothing
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -364,7 +364,9 @@ class SupportCheck:
         singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
         terms = [self._windows[i].terms for i in singles]
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
-        if covered is None or covered[1] - covered[0] <= WORD_GAP:
+        if covered is None:
+            return not says_nothing(self.question, support)
+        if covered[1] - covered[0] <= WORD_GAP:
             return True
         claims = [s for s in support if s.verdict in CHECKED]
         said = [plain(s.text) for s in claims]

@@ -13,6 +13,9 @@ the most of the question (bench/answers_question.py measures them on SQuAD quest
 - *meaning*: the question's MiniLM vector is nearer the best passage sentence than any
   claim of the answer, or the span supporting it, by more than ``GAP``.
 
+An answer that makes no claim at all to a question that asks something ("[2] [3]", a
+bare "Sure.") doesn't address it either.
+
 Such an answer is shown, marked, never withheld. On 238 SQuAD questions the check says so
 of 68% of sentences of the right paragraph that don't hold the answer, and of 8% of those
 that do (14% of the bare answer, "October 1973 [1]."): a mark to read the answer against
@@ -58,3 +61,11 @@ def coverage(
     )
     best = max((sum(w for t, w in weights.items() if t in p) for p in pieces), default=0.0)
     return covered / total, best / total
+
+
+def says_nothing(question: Sequence[str], support: Sequence[SentenceSupport]) -> bool:
+    """Whether the question asks something and the answer makes no claim at all: only
+    citation marks ("[2] [3]"), or only words with nothing to check ("Sure."). A claim
+    left unchecked is still a claim."""
+    asked = any(checkable_terms(text) for text in question)
+    return asked and all(s.verdict == "none" for s in support)
