@@ -31,6 +31,7 @@ from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.given import Given
+from graph.support.goes_on import goes_on
 from graph.support.polarity import answers_wrongly, flipped
 from graph.support.question import GAP, WORD_GAP, coverage, says_nothing
 from graph.support.sentences import Sentence, split_sentences
@@ -255,7 +256,11 @@ class SupportCheck:
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
-        emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884"."""
+        emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884".
+        A second sentence that opens with "He", "It"... goes on about the first one's
+        subject, so the first one's words count as its own: "Ralph Woodward founded the
+        park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
+        in 1968 to provide a park"."""
         index = self._facts_of(window.passage)
         words = _wordy(content_terms(said))
         keys: set[str] = set()
@@ -263,6 +268,8 @@ class SupportCheck:
         for i in range(window.first, window.last + 1):
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
+            if i > window.first and goes_on(self.passages[window.passage].text, piece.start):
+                own |= _wordy(self._windows_by_piece[i - 1].terms)
             shared = len(words & own)
             if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
                 keys |= index.keys_between(piece.start, piece.end)
