@@ -130,7 +130,7 @@ PARK = SourcePassage(
     ],
 )
 def test_a_sentence_that_goes_on_with_he_lends_its_number(sentence: str, verdict: str) -> None:
-    """"He bequeathed ... in 1968" goes on about the founder named just before it."""
+    """The sentence "He bequeathed ... in 1968" goes on about the founder named before it."""
     (result,) = verify(sentence, [PARK], FakeEmbedder())
     assert result.verdict == verdict
 

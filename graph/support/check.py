@@ -30,8 +30,9 @@ import numpy.typing as npt
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
+from graph.support.fragment import with_question
 from graph.support.given import Given
-from graph.support.goes_on import goes_on
+from graph.support.goes_on import goes_on, opens_with_name
 from graph.support.polarity import answers_wrongly, flipped
 from graph.support.question import GAP, WORD_GAP, coverage, says_nothing
 from graph.support.sentences import Sentence, split_sentences
@@ -181,7 +182,7 @@ class SupportCheck:
         return self._evidence([s for s in split_sentences(text) if is_claim(s)])
 
     def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
-        said = [plain(s.text) for s in sentences]
+        said = [self._claim_of(s) for s in sentences]
         self._ensure_windows(said)
         if not sentences:
             return []
@@ -227,6 +228,12 @@ class SupportCheck:
         self._default_idf = math.log(2 + count)
         self._common = {w for p in self.passages for w in _LOWER_WORD.findall(p.text)}
 
+    def _claim_of(self, sentence: Sentence) -> str:
+        """What a sentence claims, as embedded: a fragment with its question
+        (graph/support/fragment.py), any other sentence by itself."""
+        alone = plain(sentence.text)
+        return with_question(alone, self.question) or alone
+
     def _weigh(self, sentence: Sentence, said: str, cosines: npt.NDArray[np.float32]) -> Evidence:
         scores = self._scores(said, cosines)
         order = np.argsort(-scores, kind="stable")
@@ -239,7 +246,8 @@ class SupportCheck:
             if len(best_of) == NEAR_PASSAGES:
                 break
         facts = [f for f in sentence_facts(said, self._common) if not self.given.echoes(f, said)]
-        weighed = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        fragment = said != plain(sentence.text)
+        weighed = {p: self._lacking(said, facts, window, fragment) for p, window in best_of.items()}
         lacking = {p: missing for p, (missing, _) in weighed.items()}
         instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
@@ -247,12 +255,13 @@ class SupportCheck:
         return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
     def _lacking(
-        self, said: str, facts: Sequence[Fact], window: Window
+        self, said: str, facts: Sequence[Fact], window: Window, fragment: bool = False
     ) -> tuple[tuple[Fact, ...], dict[str, str]]:
         """The facts a window does not state, and what it says in the place of a number it
         has only elsewhere: numbers, dates and codes must be in it, a number or date next
         to what the sentence says of it (graph/support/slots.py), a name in it or earlier
-        in its passage (where the window's "he" was named).
+        in its passage (where the window's "he" was named); a ``fragment``'s name in it
+        (graph/support/fragment.py).
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
@@ -265,16 +274,25 @@ class SupportCheck:
         words = _wordy(content_terms(said))
         keys: set[str] = set()
         drawn: list[tuple[int, int]] = []
+        # A fragment's names must be in a sentence drawn on, or in one going on from it
+        # about no name of its own ("A site was chosen in Houston", not "The Netherlands
+        # imposed...").
+        stated: set[str] = set()
+        text = self.passages[window.passage].text
         for i in range(window.first, window.last + 1):
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
-            if i > window.first and goes_on(self.passages[window.passage].text, piece.start):
+            if i > window.first and goes_on(text, piece.start):
                 own |= _wordy(self._windows_by_piece[i - 1].terms)
             shared = len(words & own)
             if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
                 keys |= index.keys_between(piece.start, piece.end)
                 drawn.append((piece.start, piece.end))
-        named = self._named_before[window.last]
+                stated |= piece.terms
+            elif drawn and drawn[-1][1] == self._windows_by_piece[i - 1].end:
+                if not opens_with_name(text, piece.start):
+                    stated |= piece.terms
+        named = stated if fragment else self._named_before[window.last]
         lacking: list[Fact] = []
         instead: dict[str, str] = {}
         for fact in facts:
@@ -307,7 +325,8 @@ class SupportCheck:
         # The words agree, but one "not" may turn the claim around: the sentence then says
         # the opposite of its span, and is partly supported with the difference named.
         span = passage.text[best.start : best.end]
-        flip = flipped(evidence.said, span) or answers_wrongly(self.question, evidence.said, span)
+        alone = plain(sentence.text)  # a fragment's question says nothing yes or no
+        flip = flipped(alone, span) or answers_wrongly(self.question, alone, span)
         verdict: Verdict = (
             "supported" if score >= bars.supported and not missing and not flip else "partly"
         )

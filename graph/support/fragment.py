@@ -1,0 +1,31 @@
+"""An answer that is only what was asked for ("Houston, Texas [1].", "In 1856 [1].") makes
+its claim together with the question: "Where was the Manned Spacecraft Center located:
+Houston, Texas". Such a fragment is checked as that claim, so the passage sentence that
+says what was asked is its span, and what the fragment names must stand in that span,
+not merely earlier in the passage: "The Netherlands [1]." for "Name one country that
+banned flying on Sundays" is not stated by "The UK, Germany, Italy... banned flying on
+Sundays", though the passage names the Netherlands a sentence before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.support.windows import plain
+from graph.support.words import content_terms
+
+FRAGMENT_WORDS = 2
+"""At most this many content words besides numbers make a sentence a fragment: "Houston,
+Texas", "The Netherlands", "That would be 14 of them"."""
+
+
+def with_question(sentence: str, question: Sequence[str]) -> str | None:
+    """The claim a fragment ``sentence`` (plain text) makes with the question as asked,
+    ``question[0]``; None when it is no fragment or there is no question."""
+    if not question:
+        return None
+    asked = question[0].strip().rstrip("?.!: ").strip()
+    words = {t for t in content_terms(sentence) if not t.isdigit()}
+    if not asked or len(words) > FRAGMENT_WORDS:
+        return None
+    return f"{asked}: {plain(sentence)}"

@@ -1,0 +1,68 @@
+"""An answer that is only what was asked for ("Houston, Texas [1].") is checked together
+with its question: the passage sentence that says what was asked is its span, and the
+name it gives must stand there."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.support import SourcePassage, SupportCheck
+from models.embeddings import MiniLMEmbedder
+
+NASA = SourcePassage(
+    1,
+    "In 1961 the Space Task Group outgrew its home at Langley. So Gilruth was given "
+    "authority to grow his organization into a new NASA center, the Manned Spacecraft "
+    "Center (MSC). A site was chosen in Houston, Texas, on land donated by Rice "
+    "University, and Administrator Webb announced the conversion on September 19, 1961.",
+    "apollo.md",
+    "apollo.md",
+)
+EMBARGO = SourcePassage(
+    1,
+    "Of the nine members of the European Economic Community, the Netherlands faced a "
+    "complete embargo, while the other six faced partial cutbacks. The UK, Germany, Italy, "
+    "Switzerland and Norway banned flying, driving and boating on Sundays. The Netherlands "
+    "imposed prison sentences for those who used more than their ration of electricity.",
+    "oil_crisis.md",
+    "oil_crisis.md",
+)
+SUNDAYS = "Name one country that banned boating, driving and flying on Sundays."
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_a_bare_place_is_the_answer_to_where(minilm: MiniLMEmbedder) -> None:
+    check = SupportCheck(
+        [NASA], minilm, question=["Where was the Manned Spacecraft Center located?"]
+    )
+    (result,) = check.check("Houston, Texas [1].")
+    assert result.verdict == "supported"
+    assert result.source is not None and "Manned Spacecraft Center" in result.source.text
+    assert check.addresses_question([result])
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("The Netherlands [1].", "partly"), ("Germany [1].", "supported")],
+)
+def test_a_bare_name_must_stand_where_the_passage_says_what_was_asked(
+    minilm: MiniLMEmbedder, answer: str, verdict: str
+) -> None:
+    """The passage names the Netherlands, but not among the countries that banned flying."""
+    check = SupportCheck([EMBARGO], minilm, question=[SUNDAYS])
+    (result,) = check.check(answer)
+    assert result.verdict == verdict
+    if verdict == "partly":
+        assert result.missing == ("The Netherlands",)
+        assert result.found["The Netherlands"] in ("The UK", "Germany", "Italy")
+
+
+def test_a_whole_sentence_is_checked_by_itself(minilm: MiniLMEmbedder) -> None:
+    """Only a fragment borrows the question: a sentence says its own claim."""
+    check = SupportCheck([EMBARGO], minilm, question=[SUNDAYS])
+    (result,) = check.check("The Netherlands imposed prison sentences for overuse [1].")
+    assert result.verdict == "supported"
