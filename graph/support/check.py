@@ -34,7 +34,7 @@ from graph.support.fragment import with_question
 from graph.support.given import Given
 from graph.support.goes_on import goes_on, opens_with_name
 from graph.support.polarity import answers_wrongly, flipped
-from graph.support.question import GAP, WORD_GAP, coverage, says_nothing
+from graph.support.question import GAP, SPAN_GAP, WORD_GAP, coverage, says_nothing
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -392,7 +392,10 @@ class SupportCheck:
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
         if covered is None:
             return not says_nothing(self.question, support)
-        if covered[1] - covered[0] <= WORD_GAP:
+        by_answer, by_best, by_spans = covered
+        if by_best - by_spans > SPAN_GAP:
+            return False
+        if by_best - by_answer <= WORD_GAP:
             return True
         claims = [s for s in support if s.verdict in CHECKED]
         said = [plain(s.text) for s in claims]
