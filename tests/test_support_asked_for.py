@@ -74,3 +74,40 @@ def test_only_the_span_sentence_that_says_the_question_names_what_is_asked(
     question = "Today, which church is generally considered one of the more moderate denominations?"
     check = SupportCheck([CHURCH], minilm, question=[question])
     assert check.addresses_question(check.check("The UMC [1]."))
+
+
+PLAYOFFS = SourcePassage(
+    1,
+    "The Panthers beat the Seattle Seahawks in the divisional round, running up a 31–0 "
+    "halftime lead and then holding off a comeback attempt to win 31–24. The Panthers then "
+    "blew out the Arizona Cardinals in the NFC Championship Game, 49–15, racking up 487 "
+    "yards and forcing seven turnovers.",
+    "super_bowl.md",
+    "super_bowl.md",
+)
+PRIOR = (
+    "What was the score of the last game the Carolina Panthers played prior to the NFC "
+    "Championship?"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "addresses"),
+    [
+        # The NFC Championship's own score, not the one of the game before it.
+        (
+            "The Carolina Panthers played a game against the Arizona Cardinals in the NFC "
+            "Championship Game, which resulted in a score of 49-15 [1].",
+            False,
+        ),
+        ("The Panthers beat the Seattle Seahawks 31–24 in the divisional round [1].", True),
+        ("Before the NFC Championship, the Panthers beat the Seahawks 31–24 [1].", True),
+    ],
+)
+def test_the_value_of_the_thing_a_question_counts_from_is_not_its_answer(
+    minilm: MiniLMEmbedder, answer: str, addresses: bool
+) -> None:
+    check = SupportCheck([PLAYOFFS], minilm, question=[PRIOR])
+    support = check.check(answer)
+    assert support[0].verdict == "supported"
+    assert check.addresses_question(support) is addresses

@@ -6,6 +6,12 @@ none of what the span calls a basin ("The dust falls over into the Atlantic Ocea
 the answer is true and cited but answers another question. So too "The English calendar
 commemorates Luther on 31 October" for "On what English calendar is Luther commemorated?"
 over a span that names the "Church of England's Calendar of Saints".
+
+A question can also ask for something by what came before or after another thing: "the
+score of the last game the Panthers played prior to the NFC Championship". An answer
+that gives a number said of that other thing ("... the NFC Championship Game, which
+resulted in a score of 49-15"), and says nothing of before or after, gives its value,
+not the one asked for.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Sequence
 
 from graph.support.facts import GENERIC, Fact, holds, sentence_facts
 from graph.support.sentences import split_sentences
+from graph.support.slots import context
 from graph.support.types import CHECKED, SentenceSupport
 from graph.support.windows import plain
 from graph.support.words import content_terms
@@ -23,6 +30,14 @@ _ASKS_FOR = re.compile(
     r"\b(?:which|what)\s+((?:[\w'’-]+\s+){0,3}?)"
     r"(?:is|was|are|were|do|does|did|has|have|had|can|could|will|would|should|may|might)\b",
     re.IGNORECASE,
+)
+_RELATIVE = re.compile(
+    r"\b(?:prior\s+to|before|after|following|preceding)\s+(?:the\s+|a\s+|an\s+)?"
+    r"((?:[\w'’-]+ ?){1,4})",
+    re.IGNORECASE,
+)
+_SAYS_WHEN = re.compile(
+    r"\b(?:prior|before|after|following|preceding|earlier|later|previous|next)\b", re.I
 )
 _KIND_OF = re.compile(r"\b(?:which|what)\s+(?:kind|kinds|type|types|sort|sorts)\s+of\s+(\w+)", re.I)
 _NEXT_BEFORE = re.compile(r"([\w'’-]+) +$")
@@ -91,3 +106,24 @@ def _called(sentence: str, wanted: set[str]) -> list[Fact]:
         if (inside | around) & wanted:
             out.append(fact)
     return out
+
+
+def gives_the_reference(question: Sequence[str], support: Sequence[SentenceSupport]) -> bool:
+    """Whether the question (as asked) asks for something before or after another thing,
+    and the answer, saying nothing of before or after, gives a number or date next to
+    that other thing's words."""
+    relative = _RELATIVE.search(question[0]) if question else None
+    if relative is None:
+        return False
+    other = set(content_terms(relative.group(1)))
+    for claim in support:
+        text = plain(claim.text)
+        if claim.verdict not in CHECKED or _SAYS_WHEN.search(text):
+            continue
+        values = [f for f in sentence_facts(text) if f.kind in ("number", "date")]
+        for fact in values:
+            bounds = [(f.start, f.end) for f in values if f is not fact]
+            near = context(text, fact.start, fact.end, bounds)
+            if other & set(near.before + near.after):
+                return True
+    return False

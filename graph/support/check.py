@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import numpy.typing as npt
 
-from graph.support.asked_for import names_another
+from graph.support.asked_for import gives_the_reference, names_another
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
@@ -393,7 +393,7 @@ class SupportCheck:
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
         if covered is None:
             return not says_nothing(self.question, support)
-        if names_another(self.question, support):
+        if names_another(self.question, support) or gives_the_reference(self.question, support):
             return False
         by_answer, by_best, by_spans = covered
         if by_best - by_spans > SPAN_GAP:
