@@ -66,3 +66,42 @@ def test_a_whole_sentence_is_checked_by_itself(minilm: MiniLMEmbedder) -> None:
     check = SupportCheck([EMBARGO], minilm, question=[SUNDAYS])
     (result,) = check.check("The Netherlands imposed prison sentences for overuse [1].")
     assert result.verdict == "supported"
+
+
+IPCC = SourcePassage(
+    1,
+    "The IPCC does not carry out research. Sessions of the IPCC Bureau, workshops, expert "
+    "and lead authors meetings are by invitation only. Attendance at the 2003 meeting "
+    "included 350 government officials and climate change experts.",
+    "ipcc.md",
+    "ipcc.md",
+)
+PLAGUE = SourcePassage(
+    1,
+    "From Italy, the disease spread northwest across Europe, striking France, Spain, "
+    "Portugal and England by June 1348, then turned and spread east through Germany and "
+    "Scandinavia from 1348 to 1350.",
+    "black_death.md",
+    "black_death.md",
+)
+
+
+@pytest.mark.parametrize(
+    ("passage", "question", "answer"),
+    [
+        # Neither sentence of the span shares three of the question's words.
+        (IPCC, "How many people attended the 2003 IPCC meeting?", "350 [1]."),
+        # The question's years are the question's, not the fragment's to prove.
+        (
+            PLAGUE,
+            "Where was the disease spreading between 1348 and 1350?",
+            "Germany and Scandinavia [1].",
+        ),
+    ],
+)
+def test_a_right_fragment_stays_supported_with_its_question(
+    minilm: MiniLMEmbedder, passage: SourcePassage, question: str, answer: str
+) -> None:
+    check = SupportCheck([passage], minilm, question=[question])
+    (result,) = check.check(answer)
+    assert (result.verdict, result.missing) == ("supported", ())

@@ -183,19 +183,24 @@ class SupportCheck:
         return self._evidence([s for s in split_sentences(text) if is_claim(s)])
 
     def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
-        said = [self._claim_of(s) for s in sentences]
-        self._ensure_windows(said)
+        said = [plain(s.text) for s in sentences]
+        asked = [with_question(p, self.question) for p in said]
+        self._ensure_windows(said + [a for a in asked if a])
         if not sentences:
             return []
         if not self._windows:
             empty = zip(sentences, said, strict=True)
             return [Evidence(s, p, None, 0.0, {}, [], {}) for s, p in empty]
-        vectors = np.stack([self._said[p] for p in said])
-        cosines = vectors @ self._window_vectors.T
-        return [
-            self._weigh(sentence, words, cosines[row])
-            for row, (sentence, words) in enumerate(zip(sentences, said, strict=True))
-        ]
+        out = []
+        for sentence, alone, claim in zip(sentences, said, asked, strict=True):
+            evidence = self._weigh(sentence, alone, self._window_vectors @ self._said[alone])
+            if claim is not None:
+                # A fragment is its claim with the question, where some passage says that
+                # well enough; else the question's own wording only drags it down.
+                joined = self._weigh(sentence, claim, self._window_vectors @ self._said[claim])
+                evidence = joined if joined.score >= self.bars.unsupported else evidence
+            out.append(evidence)
+        return out
 
     def _ensure_windows(self, said: Sequence[str]) -> None:
         """Embed what is new, the passages' pieces too if not yet, in one call. A sentence
@@ -229,12 +234,6 @@ class SupportCheck:
         self._default_idf = math.log(2 + count)
         self._common = {w for p in self.passages for w in _LOWER_WORD.findall(p.text)}
 
-    def _claim_of(self, sentence: Sentence) -> str:
-        """What a sentence claims, as embedded: a fragment with its question
-        (graph/support/fragment.py), any other sentence by itself."""
-        alone = plain(sentence.text)
-        return with_question(alone, self.question) or alone
-
     def _weigh(self, sentence: Sentence, said: str, cosines: npt.NDArray[np.float32]) -> Evidence:
         scores = self._scores(said, cosines)
         order = np.argsort(-scores, kind="stable")
@@ -246,9 +245,15 @@ class SupportCheck:
             best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
             if len(best_of) == NEAR_PASSAGES:
                 break
-        facts = [f for f in sentence_facts(said, self._common) if not self.given.echoes(f, said)]
-        fragment = said != plain(sentence.text)
-        weighed = {p: self._lacking(said, facts, window, fragment) for p, window in best_of.items()}
+        # A fragment's claim holds the question: only what the fragment says is checked.
+        own = len(said) - len(plain(sentence.text))
+        facts = [
+            f
+            for f in sentence_facts(said, self._common)
+            if f.start >= own and not self.given.echoes(f, said)
+        ]
+        asked = said[:own]
+        weighed = {p: self._lacking(said, facts, window, asked) for p, window in best_of.items()}
         lacking = {p: missing for p, (missing, _) in weighed.items()}
         instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
@@ -256,13 +261,14 @@ class SupportCheck:
         return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
     def _lacking(
-        self, said: str, facts: Sequence[Fact], window: Window, fragment: bool = False
+        self, said: str, facts: Sequence[Fact], window: Window, asked: str = ""
     ) -> tuple[tuple[Fact, ...], dict[str, str]]:
         """The facts a window does not state, and what it says in the place of a number it
         has only elsewhere: numbers, dates and codes must be in it, a number or date next
         to what the sentence says of it (graph/support/slots.py), a name in it or earlier
-        in its passage (where the window's "he" was named); a ``fragment``'s name in it
-        (graph/support/fragment.py).
+        in its passage (where the window's "he" was named). A fragment, checked with the
+        question it answers (``asked``: graph/support/fragment.py), draws on the sentences
+        that share two of the question's words (or half), and its items must be in them.
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
@@ -272,27 +278,40 @@ class SupportCheck:
         park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
         in 1968 to provide a park"."""
         index = self._facts_of(window.passage)
-        words = _wordy(content_terms(said))
+        fragment = bool(asked)
+        words = _wordy(content_terms(asked or said))
+        least = 2 if fragment else DRAWN_ON
         keys: set[str] = set()
         drawn: list[tuple[int, int]] = []
-        # A fragment's names must be in a sentence drawn on, or in one going on from it
+        # A fragment's items must be in a sentence drawn on, or in one going on from it
         # about no name of its own ("A site was chosen in Houston", not "The Netherlands
         # imposed...").
         stated: set[str] = set()
         text = self.passages[window.passage].text
-        for i in range(window.first, window.last + 1):
+        span = range(window.first, window.last + 1)
+        # A fragment draws on the sentence that shares the most of its question, at least.
+        most = max(len(words & self._windows_by_piece[i].terms) for i in span) if asked else 0
+        for i in span:
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
             if i > window.first and goes_on(text, piece.start):
                 own |= _wordy(self._windows_by_piece[i - 1].terms)
             shared = len(words & own)
-            if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
+            half = len(words if fragment else own)
+            if (
+                window.first == window.last
+                or shared >= least
+                or 2 * shared >= half
+                or (fragment and shared == most > 0)
+            ):
                 keys |= index.keys_between(piece.start, piece.end)
                 drawn.append((piece.start, piece.end))
                 stated |= piece.terms
-            elif drawn and drawn[-1][1] == self._windows_by_piece[i - 1].end:
-                if not opens_with_name(text, piece.start):
+            elif fragment and drawn and drawn[-1][1] == self._windows_by_piece[i - 1].end:
+                if not opens_with_name(text, piece.start, self._common):
                     stated |= piece.terms
+                    keys |= index.keys_between(piece.start, piece.end)
+                    drawn.append((piece.start, piece.end))
         named = stated if fragment else self._named_before[window.last]
         lacking: list[Fact] = []
         instead: dict[str, str] = {}

@@ -5,6 +5,12 @@ says what was asked is its span, and what the fragment names must stand in that 
 not merely earlier in the passage: "The Netherlands [1]." for "Name one country that
 banned flying on Sundays" is not stated by "The UK, Germany, Italy... banned flying on
 Sundays", though the passage names the Netherlands a sentence before.
+
+Where no passage says the claim with the question well enough (the question worded
+otherwise than the passage), the fragment is checked by itself as before. The question's
+own numbers and names are not the fragment's to prove. On the bare gold answers of
+bench/answers_question.py (238 SQuAD questions) 233 are supported this way, 5 partly
+(by itself: 234 and 4), none unsupported.
 """
 
 from __future__ import annotations

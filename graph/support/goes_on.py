@@ -5,6 +5,7 @@ about a name of its own ("The Netherlands imposed...")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from graph.support.facts import OPENERS
 from graph.support.words import STOP
@@ -24,13 +25,19 @@ def goes_on(text: str, start: int) -> bool:
 _FIRST_WORD = re.compile(r"[\s\"'“‘(*_]*(?:(?:the|a|an)\s+)?([^\W\d_][\w'’-]*)", re.IGNORECASE)
 
 
-def opens_with_name(text: str, start: int) -> bool:
+def opens_with_name(text: str, start: int, common: Collection[str] = ()) -> bool:
     """Whether the sentence of ``text`` at ``start`` opens with a name, after "The" or "A"
     at most: it is about that name ("The Netherlands imposed..."), not going on about
-    the sentence before ("A site was chosen...")."""
+    the sentence before ("A site was chosen..."). A word of ``common`` (seen in lower
+    case nearby) is no name ("Attendance at the meeting...")."""
     match = _FIRST_WORD.match(text, start)
     if match is None:
         return False
     word = match.group(1)
     lowered = word.lower()
-    return word[0].isupper() and lowered not in STOP and lowered not in OPENERS
+    return (
+        word[0].isupper()
+        and lowered not in STOP
+        and lowered not in OPENERS
+        and lowered not in common
+    )
