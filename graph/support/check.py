@@ -36,6 +36,7 @@ from graph.support.given import Given
 from graph.support.goes_on import goes_on, opens_with_name
 from graph.support.polarity import answers_wrongly, flipped
 from graph.support.question import GAP, SPAN_GAP, WORD_GAP, coverage, says_nothing
+from graph.support.respectively import paired_wrongly
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -346,7 +347,11 @@ class SupportCheck:
         # the opposite of its span, and is partly supported with the difference named.
         span = passage.text[best.start : best.end]
         alone = plain(sentence.text)  # a fragment's question says nothing yes or no
-        flip = flipped(alone, span) or answers_wrongly(self.question, alone, span)
+        flip = (
+            flipped(alone, span)
+            or answers_wrongly(self.question, alone, span)
+            or paired_wrongly(evidence.said, span)
+        )
         verdict: Verdict = (
             "supported" if score >= bars.supported and not missing and not flip else "partly"
         )

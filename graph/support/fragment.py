@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from graph.support.windows import plain
 from graph.support.words import content_terms
 
-FRAGMENT_WORDS = 2
+FRAGMENT_WORDS = 3
 """At most this many content words besides numbers make a sentence a fragment: "Houston,
-Texas", "The Netherlands", "That would be 14 of them"."""
+Texas", "The Netherlands", "That would be 14 of them", "Triple expansion engines"."""
 
 
 def with_question(sentence: str, question: Sequence[str]) -> str | None:
