@@ -105,3 +105,15 @@ def test_a_right_fragment_stays_supported_with_its_question(
     check = SupportCheck([passage], minilm, question=[question])
     (result,) = check.check(answer)
     assert (result.verdict, result.missing) == ("supported", ())
+
+
+def test_a_short_sentence_of_a_longer_answer_says_its_own_claim(minilm: MiniLMEmbedder) -> None:
+    boiler = SourcePassage(
+        1,
+        "The boiler was serviced on 3 March 2024. It costs 120 euros a year to maintain.",
+        "boiler.txt",
+        "boiler.txt",
+    )
+    check = SupportCheck([boiler], minilm, question=["How much does the boiler cost to maintain?"])
+    answer = "It costs 120 euros a year to maintain [1]. It was serviced on 3 March 2024."
+    assert [s.verdict for s in check.check(answer)] == ["supported", "supported"]

@@ -185,7 +185,10 @@ class SupportCheck:
 
     def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
         said = [plain(s.text) for s in sentences]
-        asked = [with_question(p, self.question) for p in said]
+        # Only an answer that is one short sentence is a fragment of its question: in a
+        # longer one a short sentence ("It was serviced on 3 March 2024.") says its own.
+        single = len(sentences) == 1
+        asked = [with_question(p, self.question) if single else None for p in said]
         self._ensure_windows(said + [a for a in asked if a])
         if not sentences:
             return []

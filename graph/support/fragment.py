@@ -1,10 +1,11 @@
-"""An answer that is only what was asked for ("Houston, Texas [1].", "In 1856 [1].") makes
-its claim together with the question: "Where was the Manned Spacecraft Center located:
-Houston, Texas". Such a fragment is checked as that claim, so the passage sentence that
-says what was asked is its span, and what the fragment names must stand in that span,
-not merely earlier in the passage: "The Netherlands [1]." for "Name one country that
-banned flying on Sundays" is not stated by "The UK, Germany, Italy... banned flying on
-Sundays", though the passage names the Netherlands a sentence before.
+"""An answer that is only what was asked for, one short sentence ("Houston, Texas [1].",
+"In 1856 [1]."), makes its claim together with the question: "Where was the Manned
+Spacecraft Center located: Houston, Texas". Such a fragment is checked as that claim, so
+the passage sentence that says what was asked is its span, and what the fragment names
+must stand in that span, not merely earlier in the passage: "The Netherlands [1]." for
+"Name one country that banned flying on Sundays" is not stated by "The UK, Germany,
+Italy... banned flying on Sundays", though the passage names the Netherlands a sentence
+before. In a longer answer a short sentence says its own claim.
 
 Where no passage says the claim with the question well enough (the question worded
 otherwise than the passage), the fragment is checked by itself as before. The question's
