@@ -110,6 +110,38 @@ def test_a_name_said_before_its_span_counts() -> None:
     assert result.verdict == "supported"
 
 
+PARK = SourcePassage(
+    n=4,
+    file="fresno.md",
+    path="places/fresno.md",
+    text=(
+        "In the north eastern part of Fresno, Woodward Park was founded by the late Ralph "
+        "Woodward, a long-time Fresno resident. He bequeathed a major portion of his estate "
+        "in 1968 to provide a regional park and bird sanctuary in Northeast Fresno."
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        ("Ralph Woodward founded Woodward Park in 1968.", "supported"),
+        ("Ralph Woodward founded Woodward Park in 1970.", "partly"),
+    ],
+)
+def test_a_sentence_that_goes_on_with_he_lends_its_number(sentence: str, verdict: str) -> None:
+    """The sentence "He bequeathed ... in 1968" goes on about the founder named before it."""
+    (result,) = verify(sentence, [PARK], FakeEmbedder())
+    assert result.verdict == verdict
+
+
+def test_a_sentence_going_on_with_he_still_says_its_number_of_its_own_thing() -> None:
+    """Tesla's second sentence goes on about him, but 1884 is when he emigrated."""
+    (result,) = verify("Nikola Tesla was born in 1884.", [TESLA], FakeEmbedder())
+    assert result.verdict == "partly"
+    assert result.missing == ("1884",)
+
+
 def test_a_sentence_nothing_given_says_is_unsupported_without_a_source() -> None:
     (result,) = verify("Penguins migrate south to breed in winter.", PASSAGES, FakeEmbedder())
     assert result.verdict == "unsupported"

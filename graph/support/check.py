@@ -27,12 +27,16 @@ from pathlib import PurePosixPath
 import numpy as np
 import numpy.typing as npt
 
+from graph.support.asked_for import gives_the_reference, names_another
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
+from graph.support.fragment import with_question
 from graph.support.given import Given
+from graph.support.goes_on import goes_on, opens_with_name
 from graph.support.polarity import answers_wrongly, flipped
-from graph.support.question import GAP, WORD_GAP, coverage
+from graph.support.question import GAP, SPAN_GAP, WORD_GAP, coverage, says_nothing
+from graph.support.respectively import paired_wrongly
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
 from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
@@ -181,18 +185,26 @@ class SupportCheck:
 
     def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
         said = [plain(s.text) for s in sentences]
-        self._ensure_windows(said)
+        # Only an answer that is one short sentence is a fragment of its question: in a
+        # longer one a short sentence ("It was serviced on 3 March 2024.") says its own.
+        single = len(sentences) == 1
+        asked = [with_question(p, self.question) if single else None for p in said]
+        self._ensure_windows(said + [a for a in asked if a])
         if not sentences:
             return []
         if not self._windows:
             empty = zip(sentences, said, strict=True)
             return [Evidence(s, p, None, 0.0, {}, [], {}) for s, p in empty]
-        vectors = np.stack([self._said[p] for p in said])
-        cosines = vectors @ self._window_vectors.T
-        return [
-            self._weigh(sentence, words, cosines[row])
-            for row, (sentence, words) in enumerate(zip(sentences, said, strict=True))
-        ]
+        out = []
+        for sentence, alone, claim in zip(sentences, said, asked, strict=True):
+            evidence = self._weigh(sentence, alone, self._window_vectors @ self._said[alone])
+            if claim is not None:
+                # A fragment is its claim with the question, where some passage says that
+                # well enough; else the question's own wording only drags it down.
+                joined = self._weigh(sentence, claim, self._window_vectors @ self._said[claim])
+                evidence = joined if joined.score >= self.bars.unsupported else evidence
+            out.append(evidence)
+        return out
 
     def _ensure_windows(self, said: Sequence[str]) -> None:
         """Embed what is new, the passages' pieces too if not yet, in one call. A sentence
@@ -237,8 +249,15 @@ class SupportCheck:
             best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
             if len(best_of) == NEAR_PASSAGES:
                 break
-        facts = [f for f in sentence_facts(said, self._common) if not self.given.echoes(f, said)]
-        weighed = {p: self._lacking(said, facts, window) for p, window in best_of.items()}
+        # A fragment's claim holds the question: only what the fragment says is checked.
+        own = len(said) - len(plain(sentence.text))
+        facts = [
+            f
+            for f in sentence_facts(said, self._common)
+            if f.start >= own and not self.given.echoes(f, said)
+        ]
+        asked = said[:own]
+        weighed = {p: self._lacking(said, facts, window, asked) for p, window in best_of.items()}
         lacking = {p: missing for p, (missing, _) in weighed.items()}
         instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
@@ -246,28 +265,58 @@ class SupportCheck:
         return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
     def _lacking(
-        self, said: str, facts: Sequence[Fact], window: Window
+        self, said: str, facts: Sequence[Fact], window: Window, asked: str = ""
     ) -> tuple[tuple[Fact, ...], dict[str, str]]:
         """The facts a window does not state, and what it says in the place of a number it
         has only elsewhere: numbers, dates and codes must be in it, a number or date next
         to what the sentence says of it (graph/support/slots.py), a name in it or earlier
-        in its passage (where the window's "he" was named).
+        in its passage (where the window's "he" was named). A fragment, checked with the
+        question it answers (``asked``: graph/support/fragment.py), draws on the sentences
+        that share two of the question's words (or half), and its items must be in them.
 
         In a two-sentence window a number counts only in a sentence the text draws on: one
         that shares, numbers aside, three words with it or half of its own. Else "Tesla
-        emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884"."""
+        emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884".
+        A second sentence that opens with "He", "It"... goes on about the first one's
+        subject, so the first one's words count as its own: "Ralph Woodward founded the
+        park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
+        in 1968 to provide a park"."""
         index = self._facts_of(window.passage)
-        words = _wordy(content_terms(said))
+        fragment = bool(asked)
+        words = _wordy(content_terms(asked or said))
+        least = 2 if fragment else DRAWN_ON
         keys: set[str] = set()
         drawn: list[tuple[int, int]] = []
-        for i in range(window.first, window.last + 1):
+        # A fragment's items must be in a sentence drawn on, or in one going on from it
+        # about no name of its own ("A site was chosen in Houston", not "The Netherlands
+        # imposed...").
+        stated: set[str] = set()
+        text = self.passages[window.passage].text
+        span = range(window.first, window.last + 1)
+        # A fragment draws on the sentence that shares the most of its question, at least.
+        most = max(len(words & self._windows_by_piece[i].terms) for i in span) if asked else 0
+        for i in span:
             piece = self._windows_by_piece[i]
             own = _wordy(piece.terms)
+            if i > window.first and goes_on(text, piece.start):
+                own |= _wordy(self._windows_by_piece[i - 1].terms)
             shared = len(words & own)
-            if window.first == window.last or shared >= DRAWN_ON or 2 * shared >= len(own):
+            half = len(words if fragment else own)
+            if (
+                window.first == window.last
+                or shared >= least
+                or 2 * shared >= half
+                or (fragment and shared == most > 0)
+            ):
                 keys |= index.keys_between(piece.start, piece.end)
                 drawn.append((piece.start, piece.end))
-        named = self._named_before[window.last]
+                stated |= piece.terms
+            elif fragment and drawn and drawn[-1][1] == self._windows_by_piece[i - 1].end:
+                if not opens_with_name(text, piece.start, self._common):
+                    stated |= piece.terms
+                    keys |= index.keys_between(piece.start, piece.end)
+                    drawn.append((piece.start, piece.end))
+        named = stated if fragment else self._named_before[window.last]
         lacking: list[Fact] = []
         instead: dict[str, str] = {}
         for fact in facts:
@@ -300,7 +349,12 @@ class SupportCheck:
         # The words agree, but one "not" may turn the claim around: the sentence then says
         # the opposite of its span, and is partly supported with the difference named.
         span = passage.text[best.start : best.end]
-        flip = flipped(evidence.said, span) or answers_wrongly(self.question, evidence.said, span)
+        alone = plain(sentence.text)  # a fragment's question says nothing yes or no
+        flip = (
+            flipped(alone, span)
+            or answers_wrongly(self.question, alone, span)
+            or paired_wrongly(evidence.said, span)
+        )
         verdict: Verdict = (
             "supported" if score >= bars.supported and not missing and not flip else "partly"
         )
@@ -364,7 +418,14 @@ class SupportCheck:
         singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
         terms = [self._windows[i].terms for i in singles]
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
-        if covered is None or covered[1] - covered[0] <= WORD_GAP:
+        if covered is None:
+            return not says_nothing(self.question, support)
+        if names_another(self.question, support) or gives_the_reference(self.question, support):
+            return False
+        by_answer, by_best, by_spans = covered
+        if by_best - by_spans > SPAN_GAP:
+            return False
+        if by_best - by_answer <= WORD_GAP:
             return True
         claims = [s for s in support if s.verdict in CHECKED]
         said = [plain(s.text) for s in claims]

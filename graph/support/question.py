@@ -13,10 +13,23 @@ the most of the question (bench/answers_question.py measures them on SQuAD quest
 - *meaning*: the question's MiniLM vector is nearer the best passage sentence than any
   claim of the answer, or the span supporting it, by more than ``GAP``.
 
+An answer can also echo the question's words over a span about something else ("The
+Panthers lost to an ACL injury in a preseason game when Thomas Davis went down with a
+broken arm", where the passage's Davis sentence says nothing of a preseason): its own
+words cover the question and its meaning is near it. So the *spans* are weighed too,
+without the answer's words: when the best passage sentence covers more of the question
+than they do by ``SPAN_GAP``, the words alone say the answer doesn't address it.
+
+An answer that makes no claim at all to a question that asks something ("[2] [3]", a
+bare "Sure.") doesn't address it either.
+
 Such an answer is shown, marked, never withheld. On 238 SQuAD questions the check says so
-of 68% of sentences of the right paragraph that don't hold the answer, and of 8% of those
-that do (14% of the bare answer, "October 1973 [1]."): a mark to read the answer against
-the question, not a verdict.
+of 73% of sentences of the right paragraph that don't hold the answer (68% without the
+spans' sign), and of 9% of those that do (8%), and of 8% of bare answers, "October 1973
+[1]." (checked with their question, graph/support/fragment.py; 14% before): a mark to
+read the answer against the question, not a verdict. On the real answers of
+bench/data/check_labels_real.jsonl the spans' sign marks two wrong answers more and no
+right one.
 """
 
 from __future__ import annotations
@@ -33,6 +46,10 @@ GAP = 0.1
 """How much nearer the question, in meaning, the best passage sentence may be."""
 SPAN_SHARE = 0.5
 """What a term counts when only a supporting span says it."""
+SPAN_GAP = 0.35
+"""How much more of the question's weight the best passage sentence may cover than the
+answer's spans do, whatever the answer's own words: beyond it the answer is said not to
+address the question on the words alone."""
 
 
 def coverage(
@@ -41,10 +58,11 @@ def coverage(
     idf: Mapping[str, float],
     default_idf: float,
     pieces: Iterable[Collection[str]] = (),
-) -> tuple[float, float] | None:
-    """The idf-weighted share of the question's terms the answer covers, and the most that
-    one of ``pieces`` (the passages' sentences, by their terms) covers; None when there is
-    no question to weigh or nothing of the answer was checked."""
+) -> tuple[float, float, float] | None:
+    """The idf-weighted share of the question's terms the answer covers, the most that
+    one of ``pieces`` (the passages' sentences, by their terms) covers, and the share the
+    answer's supporting spans cover by themselves; None when there is no question to weigh
+    or nothing of the answer was checked."""
     asked = {t for text in question for t in checkable_terms(text)}
     claims = [s for s in support if s.verdict in CHECKED]
     if not asked or not claims:
@@ -57,4 +75,13 @@ def coverage(
         w * (1.0 if t in said else SPAN_SHARE if t in spans else 0.0) for t, w in weights.items()
     )
     best = max((sum(w for t, w in weights.items() if t in p) for p in pieces), default=0.0)
-    return covered / total, best / total
+    spanned = sum(w for t, w in weights.items() if t in spans)
+    return covered / total, best / total, spanned / total
+
+
+def says_nothing(question: Sequence[str], support: Sequence[SentenceSupport]) -> bool:
+    """Whether the question asks something and the answer makes no claim at all: only
+    citation marks ("[2] [3]"), or only words with nothing to check ("Sure."). A claim
+    left unchecked is still a claim."""
+    asked = any(checkable_terms(text) for text in question)
+    return asked and all(s.verdict == "none" for s in support)
