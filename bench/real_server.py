@@ -103,9 +103,11 @@ async def chat(model: CountedModel, questions: int) -> None:
         rows = []
         for name, first, second in pairs:
             asked = await timed_turn(container, None, first["question"], "rag")
+            json_before = len(model.json_calls)
             followed = await timed_turn(
                 container, asked["session"], f"@{name} {second['question']}", "rag"
             )
+            followed["rewrites"] = [c.parsed for c in model.json_calls[json_before:]]
             rows.append((name, asked, followed))
             for label, run in (("ask", asked), ("follow-up", followed)):
                 done = run["done"]
@@ -117,13 +119,13 @@ async def chat(model: CountedModel, questions: int) -> None:
                     flush=True,
                 )
         arrived = sum(_arrived(run["done"]) for _, a, f in rows for run in (a, f))
-        scoped = sum(_rewritten_with_scope(f["done"], name) for name, _, f in rows)
+        scoped = sum(_rewritten_with_scope(f, name) for name, _, f in rows)
         runs = [run for _, a, f in rows for run in (a, f)]
         print(f"\nanswers that arrived non-empty: {arrived} of {2 * len(rows)}")
         print(f"follow-ups rewritten by the model with their scope: {scoped} of {len(rows)}")
         for name, _, followed in rows:
-            if not _rewritten_with_scope(followed["done"], name):
-                print(f"  not counted: {name}: {_why_not(followed['done'])}")
+            if not _rewritten_with_scope(followed, name):
+                print(f"  not counted: {name}: {_why_not(followed)}")
         print(f"JSON calls: {model.json_ok} came back, {len(model.json_failed)} failed")
         for failure in model.json_failed[:5]:
             print(f"  {failure}")
@@ -140,29 +142,27 @@ def _arrived(done: Any) -> bool:
     return isinstance(done, Done) and bool(done.answer.strip()) and "cut off" not in done.answer
 
 
-def _rewritten_with_scope(done: Any, name: str) -> bool:
-    """The rewriter asked the model (its query is not the message as typed) and every
-    query is aimed at the article the follow-up names."""
+def _rewritten_with_scope(run: dict[str, Any], name: str) -> bool:
+    """The rewriter ran and its model call came back with JSON (a query the model wrote,
+    which may keep the file's name), and every query is aimed at the article the
+    follow-up names."""
+    done = run["done"]
     if not isinstance(done, Done):
         return False
     nodes = [n["node"] for n in done.trace.get("nodes") or []]
     queries = done.trace.get("queries") or []
     aimed = bool(queries) and all(q["files"] == [name] for q in queries)
-    return "rewriter" in nodes and aimed and model_wrote(queries, name)
+    return "rewriter" in nodes and aimed and any(run["rewrites"])
 
 
-def _why_not(done: Any) -> str:
-    """What the trace says of a follow-up that was not rewritten with its scope."""
+def _why_not(run: dict[str, Any]) -> str:
+    """What the trace and the model calls say of a follow-up not rewritten with its scope."""
+    done = run["done"]
     if not isinstance(done, Done):
         return f"failed: {done.message}"
     nodes = [n["node"] for n in done.trace.get("nodes") or []]
     queries = [(q["text"][:60], q["files"]) for q in done.trace.get("queries") or []]
-    return f"nodes {nodes}; queries {queries}"
-
-
-def model_wrote(queries: list[dict[str, Any]], name: str) -> bool:
-    """Whether a query differs from the message with its mention taken out."""
-    return any(not q["text"].startswith(name) for q in queries)
+    return f"nodes {nodes}; JSON replies parsed {run['rewrites']}; queries {queries}"
 
 
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
