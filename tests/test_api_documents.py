@@ -143,7 +143,7 @@ async def test_a_refused_file_undoes_the_upload_but_keeps_what_was_there(
 
 
 async def test_a_body_over_the_upload_cap_gets_413(app: RunningApp) -> None:
-    from app.api.uploads import upload_body_cap
+    from app.api.routes.uploads import upload_body_cap
 
     docs = app.container.settings.docs_dir
     before = sorted(docs.rglob("*"))

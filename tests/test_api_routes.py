@@ -154,7 +154,7 @@ async def declared(app: RunningApp, method: str, path: str, length: int) -> byte
 
 
 async def test_every_route_with_a_body_caps_it(app: RunningApp) -> None:
-    from app.api.uploads import upload_body_cap
+    from app.api.routes.uploads import upload_body_cap
 
     default = int(app.container.settings.max_body_mb * 1024 * 1024)
     cap = {("POST", "/api/documents"): upload_body_cap(app.container.settings)}

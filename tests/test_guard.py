@@ -15,10 +15,10 @@ import httpx
 import pytest
 from fastapi import Request, Response
 
-from app.api.guard import Access
-from app.api.headers import PAGE_POLICY, secured
-from app.api.login import LINK_SECONDS, LoginLinks
-from app.api.login_sessions import LoginSessions
+from app.api.guard.guard import Access
+from app.api.guard.headers import PAGE_POLICY, secured
+from app.api.guard.login import LINK_SECONDS, LoginLinks
+from app.api.guard.login_sessions import LoginSessions
 from app.container import build_services
 from app.settings import Settings
 from tests.fakes.chat import FakeChatModel

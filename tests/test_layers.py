@@ -57,6 +57,8 @@ ROOMS = {
     "app/services": ("app.api", "app.cli", "app.mcp"),
     "app/mcp": ("app.api", "app.cli"),
     "app/cli": ("app.api",),
+    # the API: the guard decides who comes in before any route runs, so it knows no route
+    "app/api/guard": ("app.api.routes",),
     # the window: page.py composes the rooms; an answer's parts sit below chat and library
     "ui/answer": ("ui.chat", "ui.library", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),
     "ui/frame": ("ui.chat", "ui.library", "ui.dialogs", "ui.page", "ui.starting", "ui.window"),

@@ -17,11 +17,11 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from app.api.body_limits import BodyLimits
-from app.api.guard import Access, install_guard
-from app.api.login import LoginLinks
-from app.api.login_sessions import SESSIONS_FILE, LoginSessions
-from app.api.socket_activity import LOGGED_OUT, carries_use
+from app.api.guard.body_limits import BodyLimits
+from app.api.guard.guard import Access, install_guard
+from app.api.guard.login import LoginLinks
+from app.api.guard.login_sessions import SESSIONS_FILE, LoginSessions
+from app.api.guard.socket_activity import LOGGED_OUT, carries_use
 from tests.running import listening
 
 HOUR = 3600.0

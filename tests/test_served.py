@@ -15,7 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from app.api.headers import PAGE_POLICY
+from app.api.guard.headers import PAGE_POLICY
 from app.paths import INSTANCE_FILE
 from ingest.pipeline.lock import INDEX_LOCK_FILE
 from tests.fakes.ollama_server import FakeOllamaServer

@@ -15,7 +15,7 @@ from nicegui import core, ui
 from nicegui.testing import User
 
 from app.api import secure
-from app.api.guard import Access
+from app.api.guard.guard import Access
 from app.container import build_services
 from app.settings import Settings
 from app.startup import Starting

@@ -12,7 +12,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from app.api.guard import Access
+from app.api.guard.guard import Access
 from app.container import Services
 from app.services.chat_record import Feedback
 from app.services.model_catalog import ModelCatalog, details, is_current, named

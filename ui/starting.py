@@ -17,7 +17,7 @@ from app.startup import ServicesFailed, Starting
 from ui.frame import theme
 
 if TYPE_CHECKING:
-    from app.api.guard import Access
+    from app.api.guard.guard import Access
 
 PLACEHOLDER = "Ask about your documents…"
 

@@ -19,8 +19,8 @@ from nicegui import app, core, ui
 from nicegui.server import Server
 
 from app.api import api_routers, include_routes, secure
-from app.api.body_limits import MB
-from app.api.login import LINK_SECONDS
+from app.api.guard.body_limits import MB
+from app.api.guard.login import LINK_SECONDS
 from app.instance import base_url, open_in_browser, remove_instance, write_instance
 from app.paths import make_private_dir
 from app.settings import Settings

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI
 
-from app.api import entry, status_router
-from app.api.body_limits import MB, BodyLimits
+from app.api import entry
 from app.api.errors import install_error_handlers
-from app.api.guard import Access, install_guard, is_api_path, wrap_outermost
-from app.api.login import LoginLinks
-from app.api.login_sessions import SESSIONS_FILE, LoginSessions
-from app.api.uploads import UPLOAD_PATH, upload_body_cap
+from app.api.guard.body_limits import MB, BodyLimits
+from app.api.guard.guard import Access, install_guard, is_api_path, wrap_outermost
+from app.api.guard.login import LoginLinks
+from app.api.guard.login_sessions import SESSIONS_FILE, LoginSessions
+from app.api.routes import status
+from app.api.routes.uploads import UPLOAD_PATH, upload_body_cap
 from app.startup import WaitForServices
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> 
     install_error_handlers(app)
     app.include_router(entry.public)
     app.include_router(entry.router)
-    app.include_router(status_router.router)
+    app.include_router(status.router)
     return access
 
 
@@ -71,36 +72,28 @@ def new_access(settings: Settings, token: str) -> Access:
 
 
 def _needs_services(path: str) -> bool:
-    return is_api_path(path) and path not in entry.PATHS | status_router.PATHS
+    return is_api_path(path) and path not in entry.PATHS | status.PATHS
 
 
 def api_routers() -> list[APIRouter]:
     """The routers; importing them loads the graph, the chat service and the MCP SDK
     (seconds), so a serving app does it in a worker thread. A new router goes here."""
-    from app.api import (
-        chat_router,
-        documents_router,
-        library_router,
-        mcp_router,
-        openai_router,
-        search_router,
-        sessions_router,
-    )
+    from app.api.routes import chat, documents, library, mcp, openai, search, sessions
 
     return [
-        chat_router.router,
-        documents_router.router,
-        library_router.router,
-        search_router.router,
-        sessions_router.router,
-        openai_router.router,
-        mcp_router.router,
+        chat.router,
+        documents.router,
+        library.router,
+        search.router,
+        sessions.router,
+        openai.router,
+        mcp.router,
     ]
 
 
 def include_routes(app: FastAPI, routers: list[APIRouter] | None = None) -> None:
     """Add the API's routers, then its OpenAPI schema and /docs, to ``app``."""
-    from app.api.docs_router import install_docs
+    from app.api.routes.docs import install_docs
 
     for router in api_routers() if routers is None else routers:
         app.include_router(router)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from app.api.login import LoginLinks
-from app.api.security import require_token
+from app.api.guard.login import LoginLinks
+from app.api.guard.security import require_token
 
 PATHS = frozenset({"/api/health", "/api/login-link"})
 """Served without waiting for the services."""

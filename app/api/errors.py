@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from app.api.guard import is_api_path
+from app.api.guard.guard import is_api_path
 from app.error_text import bounded
 from ingest.disk import is_disk_full
 

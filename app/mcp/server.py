@@ -1,4 +1,4 @@
-"""The MCP server: Docent's tools, served over stdio here and at /mcp by app/api/mcp_router."""
+"""The MCP server: Docent's tools, served over stdio here and at /mcp by app/api/routes/mcp."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """This browser's login, in the header: keep it across restarts, or Lock it now.
 
-The login is a session kept by the app (app/api/login_sessions.py says why it ends when
+The login is a session kept by the app (app/api/guard/login_sessions.py says why it ends when
 idle). The browser's cookie is HttpOnly, so after a change the page asks the app to set it
 again (``COOKIE_PATH``): kept by the browser across its restarts only when remembered.
 """
@@ -11,8 +11,8 @@ import json
 
 from nicegui import ui
 
-from app.api.guard import Access
-from app.api.login import COOKIE_PATH
+from app.api.guard.guard import Access
+from app.api.guard.login import COOKIE_PATH
 
 LOCKED_RELOAD = "location.reload()"
 """After Lock the page reloads, and the guard answers with the page that asks for a link."""

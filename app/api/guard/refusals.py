@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from starlette.types import Scope, Send
 
-from app.api.headers import SECURITY_HEADERS
+from app.api.guard.headers import SECURITY_HEADERS
 from app.error_text import bounded
 
 

@@ -6,15 +6,15 @@ before any request body is read:
 1. Host must be ours (loopback names or the bound address): no DNS rebinding.
 2. A browser Origin must be our own host:port: no other site or local port drives us.
 3. The API token (``Authorization: Bearer``) or the window's login cookie, which names a
-   live login session (app/api/login_sessions.py), except for ``/api/health`` and the
+   live login session (app/api/guard/login_sessions.py), except for ``/api/health`` and the
    login link itself. Requests on the login count as its use; on the window's socket only
-   what the person does counts (app/api/socket_activity.py).
+   what the person does counts (app/api/guard/socket_activity.py).
 4. Bodies are capped: a Content-Length over the cap is refused at once, a chunked body
    is cut off at the cap. One route (uploads) can raise its own cap with
    ``BodyLimits.allow``.
 
 Every response also carries the window's Content-Security-Policy and says it must not be
-framed (app/api/headers.py); a response with its own policy keeps it, merged with ours.
+framed (app/api/guard/headers.py); a response with its own policy keeps it, merged with ours.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.body_limits import BodyExchange, BodyLimits, BodyTooLarge, too_large
-from app.api.login import (
+from app.api.guard.body_limits import BodyExchange, BodyLimits, BodyTooLarge, too_large
+from app.api.guard.login import (
     COOKIE_PATH,
     LINK_REFUSED_PAGE,
     LOCKED_PAGE,
@@ -41,13 +41,13 @@ from app.api.login import (
     cookie_name,
     set_cookie_header,
 )
-from app.api.login_sessions import LoginSessions
-from app.api.refusals import (
+from app.api.guard.login_sessions import LoginSessions
+from app.api.guard.refusals import (
     Refusal,
     refuse,
     start_response,
 )
-from app.api.socket_activity import SocketWatch, is_socket_path
+from app.api.guard.socket_activity import SocketWatch, is_socket_path
 
 log = logging.getLogger(__name__)
 

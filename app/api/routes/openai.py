@@ -12,7 +12,8 @@ from sse_starlette import EventSourceResponse
 
 from app.api.deps import ContainerDep
 from app.api.errors import ApiError
-from app.api.openai_schemas import (
+from app.api.guard.security import require_token
+from app.api.routes.openai_schemas import (
     DOCENT_MODEL,
     AssistantMessage,
     ChatCompletion,
@@ -21,9 +22,8 @@ from app.api.openai_schemas import (
     ModelCard,
     ModelList,
 )
+from app.api.routes.turns import start_turn
 from app.api.schemas import ERROR_RESPONSES, ErrorResponse
-from app.api.security import require_token
-from app.api.turns import start_turn
 from app.services.chat import Done, Failed, Token, Turn
 from graph.events import payload
 from graph.scope import folders_of

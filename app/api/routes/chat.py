@@ -11,9 +11,9 @@ from sse_starlette import EventSourceResponse
 
 from app.api.deps import ContainerDep
 from app.api.errors import ApiError
+from app.api.guard.security import require_token
+from app.api.routes.turns import start_turn
 from app.api.schemas import ERROR_RESPONSES, ChatRequest, ChatResult, ErrorResponse
-from app.api.security import require_token
-from app.api.turns import start_turn
 from app.services.chat import Failed, Turn
 from graph.events import payload
 

@@ -1,11 +1,11 @@
-"""The API token as a FastAPI dependency; the decision itself lives in app/api/guard.py."""
+"""The API token as a FastAPI dependency; the decision itself lives in app/api/guard/guard.py."""
 
 from __future__ import annotations
 
 from fastapi import Request
 
 from app.api.errors import ApiError
-from app.api.guard import TOKEN_HELP, Access
+from app.api.guard.guard import TOKEN_HELP, Access
 
 
 def require_token(request: Request) -> None:

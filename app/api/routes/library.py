@@ -13,6 +13,8 @@ from fastapi.responses import FileResponse
 
 from app.api.deps import DocumentsDep
 from app.api.errors import ApiError
+from app.api.guard.security import require_token
+from app.api.routes.uploads import UPLOAD_PATH, MultipartError, read_parts
 from app.api.schemas import (
     ERROR_RESPONSES,
     DocumentList,
@@ -20,8 +22,6 @@ from app.api.schemas import (
     ReindexRequest,
     ReindexResult,
 )
-from app.api.security import require_token
-from app.api.uploads import UPLOAD_PATH, MultipartError, read_parts
 from app.services.documents import (
     Added,
     BadFileName,

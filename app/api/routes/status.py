@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from app.api.errors import ApiError
-from app.api.security import require_token
+from app.api.guard.security import require_token
 from app.services.status import StatusService
 from app.startup import ServicesFailed
 

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from starlette.types import Message, Receive, Send
 
-from app.api.headers import secured
-from app.api.refusals import Refusal, send_refusal
+from app.api.guard.headers import secured
+from app.api.guard.refusals import Refusal, send_refusal
 
 MB = 1024 * 1024
 

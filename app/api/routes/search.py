@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends
 
 from app.api.deps import SearchDep
 from app.api.errors import ApiError
+from app.api.guard.security import require_token
 from app.api.schemas import (
     ERROR_RESPONSES,
     ErrorResponse,
@@ -20,7 +21,6 @@ from app.api.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-from app.api.security import require_token
 from app.services.search import EmptyQuery, EmptyScope, QueryTooLong, TextTooLong
 from graph.scope import BadScope
 

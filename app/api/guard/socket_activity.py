@@ -16,7 +16,7 @@ import re
 
 from starlette.types import Message, Receive, Send
 
-from app.api.login_sessions import LoginSessions
+from app.api.guard.login_sessions import LoginSessions
 
 SOCKET_PREFIX = "/_nicegui_ws/"
 """Where NiceGUI serves its Socket.IO endpoint (polling and websocket)."""

@@ -22,7 +22,7 @@ class McpEndpoint:
     which adds its routes once the services are ready). The server is built on first use,
     around the container of the app serving the request.
 
-    Host, Origin and token are the guard's to decide (app/api/guard.py), as for every
+    Host, Origin and token are the guard's to decide (app/api/guard/guard.py), as for every
     route: it stands in front of /mcp in whichever app serves it.
     """
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from app.api.deps import DocumentsDep
+from app.api.guard.security import require_token
 from app.api.schemas import DocumentList
-from app.api.security import require_token
 
 router = APIRouter(dependencies=[Depends(require_token)])
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from app.api.deps import ChatDep, SessionsDep
 from app.api.errors import ApiError
+from app.api.guard.security import require_token
 from app.api.schemas import (
     ERROR_RESPONSES,
     ErrorResponse,
@@ -18,7 +19,6 @@ from app.api.schemas import (
     SessionPublic,
     SessionRename,
 )
-from app.api.security import require_token
 from app.services.chat import SessionBusy
 from app.services.chat_export import MEDIA_TYPES, ExportFormat
 from app.services.sessions import MAX_SEARCH_CHARS, SearchTooLong, SessionInfo
