@@ -77,6 +77,20 @@ async def test_decisive_tiers(text: str, mode: str, route: str, tier: str) -> No
     assert json_calls(llm) == 0
 
 
+async def test_general_knowledge_the_library_holds_is_searched_not_answered_from_memory() -> None:
+    chunks = [
+        *CHUNKS,
+        make_chunk("warsaw.md", None, "Warsaw became the capital of Poland in 1596."),
+    ]
+    llm = FakeChatModel(default_reply="In 1596 [1].")
+    held = await turn(make(llm, chunks), "When did Warsaw become the capital of Poland?")
+    assert (held["route"], held["routed_by"]) == ("rag", "probe")
+    assert held["sources"][0]["file"] == "warsaw.md"
+    elsewhere = await turn(make(llm), "What is the capital of France?")
+    assert (elsewhere["route"], elsewhere["routed_by"]) == ("chat", "rules")
+    assert json_calls(llm) == 0
+
+
 async def test_rule_chat_never_searches() -> None:
     router = make(FakeChatModel(default_reply="hi"))
     await turn(router, "good morning!")
