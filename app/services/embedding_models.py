@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 from app.services.collections import Collections
 from app.services.embedders import build_embedder, embedder_spec, model_label
 from app.settings import Settings
-from graph.retrieval.retriever import Reader, Retriever
+from graph.retrieval.ports import Reader
+from graph.retrieval.retriever import Retriever
 from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent

@@ -17,7 +17,7 @@ from app.services.reranking import Reranking
 from app.settings import Settings
 from graph.deps import GraphDeps
 from graph.options import TurnOptions
-from graph.retrieval.retriever import RetrievalSettings
+from graph.retrieval.settings import RetrievalSettings
 from models.protocols import ChatModel
 
 

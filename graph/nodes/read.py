@@ -30,9 +30,9 @@ from graph.support import SentenceSupport
 from graph.support.words import STOP
 from graph.whole.answer import Written, stream_answer
 from graph.whole.progress import answer_status
-from graph.whole.reading import Document, Note, Reading
+from graph.whole.reading import Note, Reading
 from graph.whole.report import coverage, skipped_text, summary, unfinished
-from graph.whole.sections import units_of
+from graph.whole.sections import Document, units_of
 from graph.whole.table import Table, comparison_table
 from graph.whole.table_check import check_table
 from models.llm import LLMError

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
+from graph.retrieval.fusion import Fusion
+from graph.retrieval.settings import RetrievalSettings
 from graph.retrieval.types import Key
 from ingest.index.keyword.index import KeywordScores
 from ingest.types import Chunk, DocumentVector
+from models.protocols import Embedder, Reranker
 
 
 class DenseIndex(Protocol):
@@ -62,4 +66,29 @@ class Library(Protocol):
 
     def keys_for(self, files: Sequence[str]) -> list[str]:
         """Document keys of the named files (relative paths or file names)."""
+        ...
+
+
+@dataclass(eq=False)
+class Reader:
+    """One embedding model's read side: its collection, and the model embedding queries
+    for it (a vector of one model must never be compared with another model's)."""
+
+    dense: DenseIndex
+    embedder: Embedder
+    users: int = 0
+    """Searches reading through this reader now (kept by ``Retriever``)."""
+
+
+class Begun(Protocol):
+    """What a search takes from the retriever that began it (``Retriever`` implements it)."""
+
+    keyword: KeywordSearch
+    reranker: Reranker
+    library: Library
+    settings: RetrievalSettings
+    fusion: Fusion
+
+    def release(self, reader: Reader) -> None:
+        """A search that read through ``reader`` has ended."""
         ...

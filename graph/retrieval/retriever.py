@@ -11,44 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import Fusion, adaptive
-from graph.retrieval.ports import DenseIndex, KeywordSearch, Library
+from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, Reader
 from graph.retrieval.search import Search
+from graph.retrieval.settings import RetrievalSettings
 from graph.retrieval.types import Retrieval
 from models.protocols import Embedder, Reranker
-
-
-@dataclass(eq=False)
-class Reader:
-    """One embedding model's read side: its collection, and the model embedding queries
-    for it (a vector of one model must never be compared with another model's)."""
-
-    dense: DenseIndex
-    embedder: Embedder
-    users: int = 0
-    """Searches reading through this reader now (kept by ``Retriever``)."""
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    """How much to look at and how much to hand on."""
-
-    top_k: int = 6
-    """Passages the generator gets."""
-    pool: int = 50
-    """Chunks each search contributes before fusion."""
-    rerank_candidates: int = 30
-    """Fused chunks the reranker reorders."""
-    sentence_order: bool = False
-    """Without a reranker, move the top passages by their best sentence
-    (``graph.retrieval.sentences``): better first passages, about 0.2 s more a search."""
-    max_passage_chars: int = 2_400
-    context_chars: int = 12_000
-    """Mentioned files up to this size in all are given whole (full-document mode)."""
-    floor: Floor = field(default_factory=Floor)
 
 
 class Retriever:

@@ -17,10 +17,11 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
+from graph.retrieval.ports import Begun, Reader
 from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.sentences import order_by_sentences
@@ -28,9 +29,6 @@ from graph.retrieval.types import Candidate, Key, Passage, Retrieval
 from models.embeddings import EmbedderUnavailable
 from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active
-
-if TYPE_CHECKING:
-    from graph.retrieval.retriever import Reader, Retriever
 
 MAX_QUERY_CHARS = 4_000
 """Text past this is not searched for: it bounds the work any query can cause."""
@@ -51,7 +49,7 @@ class _Question:
 class Search:
     """Probe, retrieval and trace of one unit of work, through one reader."""
 
-    def __init__(self, retriever: Retriever, reader: Reader) -> None:
+    def __init__(self, retriever: Begun, reader: Reader) -> None:
         self.reader = reader
         self.keyword = retriever.keyword
         self.reranker = retriever.reranker

@@ -7,15 +7,29 @@ with an answer the user stops (graph/whole/resume.py).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from graph import prompts
 from graph.events import Progress, ReadSoFar
-from graph.whole.pace import time_left
-from graph.whole.sections import Section, Unit
+from graph.whole.pace import Pace, time_left
+from graph.whole.sections import Document, Section, Unit
 
-if TYPE_CHECKING:
-    from graph.whole.reading import Document, Reading
+
+class Reading(Protocol):
+    """What progress reads of a reading (graph/whole/reading.py, which tells it)."""
+
+    # Read-only properties, so the reading's dataclass fields match them and the
+    # arrow runs from the reading to here only.
+    @property
+    def documents(self) -> Sequence[Document]: ...
+    @property
+    def pace(self) -> Pace: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def aspect(self) -> str: ...
+    @property
+    def compare(self) -> bool: ...
 
 
 def section_progress(

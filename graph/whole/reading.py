@@ -22,7 +22,13 @@ from graph.whole.answer import guarded
 from graph.whole.notes import SectionNotes
 from graph.whole.pace import Pace
 from graph.whole.progress import done_progress, read_so_far, section_progress
-from graph.whole.sections import Section, Unit, cite_sources, sections_of, span_of
+from graph.whole.sections import (
+    Document,
+    Section,
+    cite_sources,
+    sections_of,
+    span_of,
+)
 from graph.whole.table import Point, points_of
 from models.protocols import ChatModel, Message
 
@@ -37,16 +43,6 @@ NOTE_CHARS_PER_WORD = 8
 """A note ends past this many characters a word asked for (a third over, at about six
 a word): a small model that copies its section out, or loops, would write on to its token
 limit, a quarter of an hour a note on a busy CPU."""
-
-
-@dataclass
-class Document:
-    """One document being read: where it is now, its content key and its pages."""
-
-    path: str
-    key: str
-    units: list[Unit]
-    sections: list[Section] = field(default_factory=list)
 
 
 @dataclass

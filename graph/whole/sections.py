@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from graph.budget import cut_to, estimate_tokens
@@ -72,6 +72,16 @@ class Section:
     def where(self) -> str:
         """ "pages 4–9" (or "parts 2–3"), for progress and for what was skipped."""
         return span_of(self.units)
+
+
+@dataclass
+class Document:
+    """One document being read: where it is now, its content key and its pages."""
+
+    path: str
+    key: str
+    units: list[Unit]
+    sections: list[Section] = field(default_factory=list)
 
 
 def units_of(chunks: Sequence[Chunk], path: str) -> list[Unit]:

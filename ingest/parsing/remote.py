@@ -9,14 +9,46 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ingest.closing import Closing
-from ingest.parsing.wire import Item, Task
+from ingest.parsing.wire import End, Item, Task
 from ingest.types import Page
 
-if TYPE_CHECKING:
-    from ingest.parsing.pool import Lease, ParserPool
+
+class Lease(Protocol):
+    """One worker held for one task (``pool.Lease`` implements it)."""
+
+    # Protocols here, not the pool's classes: the pool makes remote documents, so this
+    # module must not import it back.
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id."""
+        ...
+
+    def start(self, task: Task, args: tuple[Any, ...], payload: bytes | None = None) -> Any:
+        """Run ``task(*args, payload)`` in the worker; returns its first item."""
+        ...
+
+    def ask_next(self) -> None:
+        """Ask for the task's next item."""
+        ...
+
+    def receive(self) -> Item | End:
+        """The reply to the last request."""
+        ...
+
+    def release(self) -> None:
+        """Give the worker back."""
+        ...
+
+
+class Leases(Protocol):
+    """Where a worker is leased from (``pool.ParserPool`` implements it)."""
+
+    def lease(self, cancelled: threading.Event | None = None) -> Lease:
+        """A worker of one's own for one task."""
+        ...
 
 
 class RemoteDocument(Closing):
@@ -29,7 +61,7 @@ class RemoteDocument(Closing):
     @classmethod
     def open(
         cls,
-        pool: ParserPool,
+        pool: Leases,
         task: Task,
         args: tuple[Any, ...],
         data: bytes | None,
