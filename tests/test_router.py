@@ -336,3 +336,11 @@ async def test_an_opening_message_is_judged_by_the_rules_once(
     # Before the graph ran (to start the search early), and not again by the router or
     # when the answer's passages are focused.
     assert judged == ["Summarize the notes about the plants", "thanks a lot!"]
+
+
+@pytest.mark.parametrize(
+    "text", ["Thanks, that helps!", "great, thanks", "ok thanks, that was really helpful"]
+)
+def test_thanks_after_a_search_is_small_talk_not_a_follow_up(text: str) -> None:
+    rule = apply_rules(text, after_search=True)
+    assert rule is not None and rule.route == "chat"

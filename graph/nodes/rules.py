@@ -30,18 +30,26 @@ def _rule(name: str, route: Route, pattern: str) -> Rule:
     return Rule(name, route, re.compile(pattern, re.IGNORECASE))
 
 
-SMALL_TALK = _rule(
-    "small talk",
-    "chat",
-    r"^\W*(?:(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
+_SMALL_TALK_ITEM = (
+    r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
     r"good (?:morning|afternoon|evening|night|day)|thanks?|thank you|thx|ty|cheers|"
     r"ok(?:ay)?|k|cool|great|nice|awesome|perfect|excellent|wonderful|brilliant|"
     r"got it|understood|i see|makes sense|sounds good|fair enough|never ?mind|"
     r"yes|yeah|yep|no|nope|sure|lol|haha|bye|goodbye|see you|see ya|later|"
-    r"good job|well done|you'?re (?:great|welcome|the best)|no problem|np)"
+    r"good job|well done|you'?re (?:great|welcome|the best)|no problem|np|"
+    r"(?:that|this|it) (?:helps|helped)|(?:that|this|it)(?:'s| is| was) "
+    r"(?:(?:very|really|so) )?(?:helpful|useful|great|perfect|clear|it)|very helpful)"
     r"(?:[\s,!.]+(?:there|again|so much|a lot|very much|docent|friend|buddy|mate|"
-    r"everyone|all|then|for (?:that|this|the help|your help)))*)\W*$",
+    r"everyone|all|then|for (?:that|this|the help|your help)))*"
 )
+SMALL_TALK = _rule(
+    "small talk",
+    "chat",
+    r"^\W*" + _SMALL_TALK_ITEM + r"(?:[\s,!.]+" + _SMALL_TALK_ITEM + r")*\W*$",
+)
+"""Greetings, thanks and acknowledgements, one or several ("Thanks, that helps!"): after
+a search, the real model's "Thanks, that helps!" was searched as a follow-up and answered
+"Not found in your documents"."""
 
 _GREETING = (
     r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
