@@ -28,7 +28,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import GENERAL, Verdict, judge
+from graph.nodes.rules import Verdict, judge
 from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
@@ -173,11 +173,11 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         chosen, tier, reason = "find", "rules", rule.name
     elif mentions:
         chosen, tier, reason = "rag", "mention", "names " + ", ".join(mentions)
-    elif rule is not None and rule.route == "chat" and rule is not GENERAL:
+    elif rule is not None and rule.route == "chat" and not rule.library_first:
         chosen, tier, reason = "chat", "rules", rule.name
     elif not (known if known is not None else context.known_files()):
         chosen, tier, reason = "chat", "library", "no documents to search"
-    elif rule is GENERAL:
+    elif rule is not None and rule.library_first:
         # The user's own documents come before the model's memory: with Warsaw.md in the
         # library, a 1.5B model asked "when did Warsaw become the capital of Poland?" from
         # memory answered 1947, uncited.

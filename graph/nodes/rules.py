@@ -24,10 +24,12 @@ class Rule:
     name: str
     route: Route
     pattern: re.Pattern[str]
+    library_first: bool = False
+    """A chat rule the library may overrule: a question it holds is searched instead."""
 
 
-def _rule(name: str, route: Route, pattern: str) -> Rule:
-    return Rule(name, route, re.compile(pattern, re.IGNORECASE))
+def _rule(name: str, route: Route, pattern: str, *, library_first: bool = False) -> Rule:
+    return Rule(name, route, re.compile(pattern, re.IGNORECASE), library_first)
 
 
 _SMALL_TALK_ITEM = (
@@ -192,6 +194,7 @@ GENERAL = _rule(
     r"\brecommend (?:me )?(?:a|an|some|any|good) (?:\w+ )?(?:books?|novels?|movies?|films?|"
     r"podcasts?|songs?|albums?|shows?|series|games?|restaurants?|recipes?)\b|"
     r"\b(?:tell|give) me (?:a|another) joke\b",
+    library_first=True,
 )
 
 TRANSLATE = _rule(
