@@ -102,9 +102,20 @@ async def test_the_llm_tier_may_choose_find_and_the_trace_says_so() -> None:
     llm.enqueue_json({"route": "find"})
     # A probe band that nothing escapes: only the LLM decides.
     _, deps, graph = setup(llm, probe_chat_below=0.0, probe_rag_above=1.01)
-    out = (await run_turn(graph, deps, "anything on the dishwasher warranty"))["state"]
+    out = (await run_turn(graph, deps, "any pages on the dishwasher warranty"))["state"]
     assert (out["route"], out["routed_by"]) == ("find", "llm")
     assert out["route_reason"] == "LLM said find"
+
+
+async def test_a_find_from_the_llm_for_a_message_naming_no_documents_searches() -> None:
+    """A 1.5B model said find for a follow-up on a fact; the files would be counted."""
+    llm = FakeChatModel(default_reply="Kraków [1].")
+    llm.enqueue_json({"route": "find"})
+    _, deps, graph = setup(llm, probe_chat_below=0.0, probe_rag_above=1.01)
+    out = (await run_turn(graph, deps, "And what was the warranty before that?"))["state"]
+    assert (out["route"], out["routed_by"]) == ("rag", "llm")
+    assert out["route_reason"].startswith("LLM said find, but the message names no documents")
+    assert out.get("found") is None
 
 
 async def test_a_code_in_a_find_question_matches_literally() -> None:

@@ -28,7 +28,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
-from graph.nodes.rules import Verdict, judge
+from graph.nodes.rules import NAMES_DOCUMENTS, Verdict, judge
 from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
@@ -108,6 +108,10 @@ async def llm_route(
     if verdict == "compare":
         return "compare", "LLM said compare"
     if verdict == "find":
+        if not NAMES_DOCUMENTS.search(text):
+            # A 1.5B model said find for "And what was the capital before that?": a
+            # question about the set of documents names them, so this one is searched.
+            return "rag", "LLM said find, but the message names no documents: searching"
         return "find", "LLM said find"
     if verdict in ("documents", "rag", "search", "docs"):
         return "rag", "LLM said documents"

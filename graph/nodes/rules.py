@@ -132,6 +132,9 @@ FIND_HINT = re.compile(
 """Words that may ask for a set of documents without a rule being sure of it: the vector
 probe cannot tell such a question from one about their content, so the LLM decides."""
 
+NAMES_DOCUMENTS = re.compile(r"\b(?:" + _DOC_NOUNS + r")\b", re.IGNORECASE)
+"""A word for documents or their parts: a question about the set of them names one."""
+
 DOCUMENTS = _rule(
     "names the documents",
     "rag",
