@@ -91,7 +91,7 @@ async def settle(
     support = await live.finish(draft)
     if support is None:
         return CheckedAnswer(prefix + draft)
-    cited = correct_citations(draft, support, [s["n"] for s in sources])
+    cited = correct_citations(draft, support, {s["n"]: s["file"] for s in sources})
     ms = round((time.perf_counter() - began) * 1000, 1)
     if withhold and far_from_sources(support, live.check):
         nearest = [_shown(s) for s in sources]

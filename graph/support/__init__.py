@@ -5,7 +5,7 @@ what a given passage says, and rewrites the answer's citations to match.
     check.prepare()                            # while the model writes (optional)
     check.read_ahead(answer_so_far)            # as sentences complete (optional)
     support = check.check(answer)              # one SentenceSupport per claim
-    cited = correct_citations(answer, support, [p.n for p in passages])
+    cited = correct_citations(answer, support, {p.n: p.file for p in passages})
 
 ``verify(text, passages, embedder)`` checks any text in one call (one embedder call);
 ``graph.support.library.verify_in_library`` finds the passages with the retriever first;

@@ -6,13 +6,15 @@ partly supported sentence keeps the sources it cited that do support it, or else
 its best span's source; an unsupported one keeps no mark; one that was not judged
 (nothing to check in it, or left unchecked) keeps its marks that are citations. Only
 marks change, and the words that lead into a mark used as a noun ("According to [2], ..."
-would read "According to, ..." without them): every other character stays as it was.
+would read "According to, ..." without them): every other character stays as it was. A
+mark that is a sentence's subject or object ("Both [1] and [2] mention leave") is not
+deleted but named: it becomes its file's name.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from graph.citations import cited_numbers
@@ -29,6 +31,14 @@ _LEAD_IN = re.compile(
 )
 """Words that make a mark the object of a phrase; they go with it."""
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
+_BEFORE_A_NOUN = re.compile(
+    r"\b(?:both|either|neither|in|from|of|between|than|unlike|like|with|by|only)\s*$",
+    re.IGNORECASE,
+)
+"""Words after which a mark stands for its document: "Both [1] and [2] mention …"."""
+_JOINED = re.compile(r"\s*(?:,|\band\b|\bor\b|\bnor\b)\s*$", re.IGNORECASE)
+_GOES_ON = re.compile(r"[ \t]*(?:,|\w)")
+"""A sentence that goes on after its first mark: the mark is its subject."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +94,13 @@ def citation_marks(text: str) -> list[Mark]:
 
 
 def correct_citations(
-    answer: str, support: Sequence[SentenceSupport], sources: Collection[int]
+    answer: str, support: Sequence[SentenceSupport], sources: Mapping[int, str]
 ) -> CitedAnswer:
     """Rewrite ``answer``'s marks from ``support`` (its check); ``sources`` are the numbers
-    given this turn."""
+    given this turn, each with its file's name."""
     marks = citation_marks(answer)
     given = set(sources)
+    nouns = _used_as_nouns(answer, marks)
     edits: list[tuple[int, int, str]] = []
     claimed: set[Mark] = set()
     cited: list[tuple[int, ...]] = []
@@ -106,7 +117,7 @@ def correct_citations(
         if final == said and len(valid) == len(own):
             continue
         for mark in own:
-            edits += _removal(answer, mark)
+            edits += _naming(answer, mark, sources) if mark in nouns else _removal(answer, mark)
         if final:
             at = _insertion_point(answer, sentence.start, sentence.end, own)
             edits.append((at, at, " " + "".join(f"[{n}]" for n in final)))
@@ -115,6 +126,39 @@ def correct_citations(
             edits += _removal(answer, mark)
     text, applied = _apply(answer, edits)
     return CitedAnswer(text, tuple(cited), applied)
+
+
+def _used_as_nouns(text: str, marks: Sequence[Mark]) -> set[Mark]:
+    """The marks that stand for their documents in the sentence, rather than cite it: a
+    sentence's subject ("[1] says …"), after "both", "in", "from"…, or joined by "and" or
+    a comma to such a one."""
+    nouns: set[Mark] = set()
+    previous: Mark | None = None
+    for mark in marks:
+        before = text[: mark.start]
+        joined = _JOINED.search(before)
+        if (
+            (_SENTENCE_START.search(before) and _GOES_ON.match(text, mark.end))
+            or _BEFORE_A_NOUN.search(before)
+            or (
+                previous in nouns
+                and joined is not None
+                and previous is not None
+                and len(before[: joined.start()].rstrip()) == previous.end
+            )
+        ):
+            nouns.add(mark)
+        previous = mark
+    return nouns
+
+
+def _naming(text: str, mark: Mark, names: Mapping[int, str]) -> list[tuple[int, int, str]]:
+    """Put the file's name where a mark used as a noun was (a lead-in goes with its mark
+    as before: "According to [2], …")."""
+    named = [names[n] for n in mark.numbers if names.get(n)]
+    if not named or _LEAD_IN.search(text, 0, mark.start):
+        return _removal(text, mark)
+    return [(mark.start, mark.end, " and ".join(f"`{name}`" for name in named))]
 
 
 def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:

@@ -38,8 +38,8 @@ def check_table(
         for placed in table.placed:
             column = placed.point.column
             support = checks[column].check(placed.point.text)
-            numbers = [s["n"] for s in columns[column]]
-            cited = correct_citations(placed.point.text, support, numbers)
+            names = {s["n"]: s["file"] for s in columns[column]}
+            cited = correct_citations(placed.point.text, support, names)
             fixed.append(cited.text)
             found.append(cited.moved(support))
     except Exception:  # an unchecked table still stands, as an unchecked answer does
