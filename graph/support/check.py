@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph.support.asked_for import gives_the_reference, names_another
+from graph.support.cause import cause_not_stated
 from graph.support.claims import is_claim, is_said, not_judged
 from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
 from graph.support.found import what_it_says
@@ -354,6 +355,7 @@ class SupportCheck:
             flipped(alone, span)
             or answers_wrongly(self.question, alone, span)
             or paired_wrongly(evidence.said, span)
+            or cause_not_stated(alone, span)
         )
         verdict: Verdict = (
             "supported" if score >= bars.supported and not missing and not flip else "partly"
@@ -379,7 +381,8 @@ class SupportCheck:
         said = [f.text for f in missing]
         if flip is not None:
             said.insert(0, flip.said)
-            found[flip.said] = flip.instead
+            if flip.instead:
+                found[flip.said] = flip.instead
         return SentenceSupport(
             text=sentence.text,
             start=sentence.start,
