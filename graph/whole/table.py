@@ -27,6 +27,8 @@ TOPIC_WORDS = 5
 
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
 """A list item's mark, or a Markdown heading's (a 1.5B model copies the page's headings)."""
+_MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s")
+"""A heading copied with the citation the prompt asks of every line: "## About PPL [1]"."""
 _BOLD = re.compile(r"\*\*|__")
 _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
@@ -95,9 +97,9 @@ def points_of(note: str, column: int, page: int | None = None) -> list[Point]:
                 topic = heading = head.strip()
                 continue
             topic, body = head.strip(), rest.strip()
-        elif _is_heading(body):
+        elif _is_heading(body) or (_MARKDOWN_HEADING.match(line) and _is_topic(_uncited(body))):
             _heading(points, column, topic, heading)
-            topic = heading = body
+            topic = heading = _uncited(body)
             continue
         heading = None
         points.append(Point(column, topic, _cell_text(_cites_last(body))))
@@ -125,6 +127,10 @@ def _is_topic(head: str) -> bool:
 
 def _is_heading(line: str) -> bool:
     return len(line.split()) <= TOPIC_WORDS + 1 and not line.endswith((".", "!", "?", "]"))
+
+
+def _uncited(text: str) -> str:
+    return _CITE.sub("", text).strip()
 
 
 def _cites_last(text: str) -> str:
