@@ -39,6 +39,7 @@ from pypdf import PdfReader, PdfWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.container import NOTES_FILE  # noqa: E402
 from app.services.chat import Done, Progress, Sources, Token  # noqa: E402
 from bench.counted_model import CountedModel  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
@@ -187,6 +188,7 @@ async def summary(model: CountedModel) -> None:
     docs.mkdir(parents=True, exist_ok=True)
     if not (docs / SUMMARY_PDF).exists():
         first_pages(SUMMARY_SOURCE, docs / SUMMARY_PDF, 20)
+    _forget_notes(WORK / "summary-data")
     container = await indexed_container(docs, WORK / "summary-data", llm=model, expect=1)
     try:
         before = model.streams
@@ -215,6 +217,11 @@ async def summary(model: CountedModel) -> None:
         await container.stop()
 
 
+def _forget_notes(data_dir: Path) -> None:
+    """An earlier run's notes would be reused, and the reading not timed at all."""
+    (data_dir / NOTES_FILE).unlink(missing_ok=True)
+
+
 def first_pages(source: Path, target: Path, count: int) -> None:
     writer = PdfWriter()
     for page in PdfReader(source).pages[:count]:
@@ -240,6 +247,7 @@ async def compare(model: CountedModel) -> None:
     for name in COMPARED:
         if not (docs / Path(name).name).exists():
             shutil.copy(HANDBOOK / name, docs / Path(name).name)
+    _forget_notes(WORK / "compare-data")
     container = await indexed_container(docs, WORK / "compare-data", llm=model, expect=2)
     try:
         before = model.streams
