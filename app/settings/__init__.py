@@ -42,41 +42,6 @@ __all__ = [
     "TurnSettings",
 ]
 
-GROUPS: dict[str, type[BaseModel]] = {
-    "paths": PathSettings,
-    "server": ServerSettings,
-    "models": ModelSettings,
-    "ingest": IngestSettings,
-    "search": SearchSettings,
-    "turn": TurnSettings,
-}
-"""Each group of ``Settings``, by the name it has there."""
-
-GROUP_OF: dict[str, str] = {
-    name: group for group, model in GROUPS.items() for name in model.model_fields
-}
-"""The group that declares each setting, by the setting's flat name."""
-assert len(GROUP_OF) == sum(len(model.model_fields) for model in GROUPS.values()), (
-    "two groups declare a setting of the same name; its flat name must be unique"
-)
-
-
-class _Flat(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore")
-
-
-FLAT: type[BaseSettings] = create_model(  # type: ignore[call-overload]
-    "DocentSettings",
-    __base__=_Flat,
-    **{
-        name: (info.annotation, copy.copy(info))
-        for model in GROUPS.values()
-        for name, info in model.model_fields.items()
-    },
-)
-"""Every setting under its flat name, as the environment and the command line spell it;
-made from the groups, so a setting is declared once. Read, never built."""
-
 
 class Settings(BaseSettings):
     """Everything Docent can be configured with, in groups; each setting reads
@@ -148,6 +113,38 @@ class Settings(BaseSettings):
         return self.model_copy(
             update={g: getattr(self, g).model_copy(update=v) for g, v in changes.items()}
         )
+
+
+GROUPS: dict[str, type[BaseModel]] = {
+    name: info.annotation
+    for name, info in Settings.model_fields.items()
+    if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)
+}
+"""Each group of ``Settings``, by the name it has there."""
+
+GROUP_OF: dict[str, str] = {
+    name: group for group, model in GROUPS.items() for name in model.model_fields
+}
+"""The group that declares each setting, by the setting's flat name."""
+if len(GROUP_OF) < sum(len(model.model_fields) for model in GROUPS.values()):
+    raise TypeError("Two groups of Settings declare a setting of the same name; rename one.")
+
+
+class _Flat(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DOCENT_", extra="ignore")
+
+
+FLAT: type[BaseSettings] = create_model(  # type: ignore[call-overload]
+    "DocentSettings",
+    __base__=_Flat,
+    **{
+        name: (info.annotation, copy.copy(info))
+        for model in GROUPS.values()
+        for name, info in model.model_fields.items()
+    },
+)
+"""Every setting under its flat name, as the environment and the command line spell it;
+made from the groups, so a setting is declared once. Read, never built."""
 
 
 EDITABLE = editable_fields(*GROUPS.values())
