@@ -45,7 +45,8 @@ __all__ = [
 
 class Settings(BaseSettings):
     """Everything Docent can be configured with, in groups; each setting reads
-    ``DOCENT_<NAME>``."""
+    ``DOCENT_<NAME>``. Each group is frozen and, as BaseSettings does, validates its
+    defaults too (an ``OLLAMA_HOST`` without a scheme gets one)."""
 
     model_config = SettingsConfigDict(extra="ignore", frozen=True)
     """Frozen, groups and all: a change from the window makes a new snapshot
