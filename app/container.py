@@ -27,7 +27,7 @@ from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
-from app.settings import Settings
+from app.settings import IngestSettings, ModelSettings, Settings
 from graph.deps import GraphDeps
 from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
@@ -61,8 +61,8 @@ __all__ = ["Services", "build_embedder", "build_services"]
 class ChatModelsByName:
     """Other models of the chat server to answer a turn with, each made once."""
 
-    def __init__(self, settings: Settings, llm: ChatModel) -> None:
-        self._settings = settings
+    def __init__(self, models: ModelSettings, llm: ChatModel) -> None:
+        self._models = models
         self._llm = llm
         self._made: dict[str, ChatModel] = {}
 
@@ -71,7 +71,7 @@ class ChatModelsByName:
             return self._llm
         llm = self._made.get(model)
         if llm is None:
-            llm = self._made[model] = build_chat_model(self._settings, model)
+            llm = self._made[model] = build_chat_model(self._models, model)
         return llm
 
     async def aclose(self) -> None:
@@ -99,25 +99,27 @@ def build_services(
     """
     core = core or open_core(settings, llm=llm)
     settings = core.settings
-    reranker = reranker or FlashRankReranker(settings.data_dir / "models" / "flashrank")
+    reranker = reranker or FlashRankReranker(settings.paths.data_dir / "models" / "flashrank")
     events = EventBus()
     collections = open_collections(
         settings,
-        open_chroma(settings.data_dir, settings.chroma_url),
+        open_chroma(settings.paths.data_dir, settings.paths.chroma_url),
         core.registry,
         events,
         embedder or embedder_factory(settings),
         previous=previous_embedder,
     )
-    keyword = KeywordIndex(settings.data_dir / "keyword")
+    keyword = KeywordIndex(settings.paths.data_dir / "keyword")
     collections.indexes.append(keyword)
-    parsers = ParserPool(size=PLACES, memory_mb=settings.parser_memory_mb)
+    parsers = ParserPool(size=PLACES, memory_mb=settings.ingest.parser_memory_mb)
     ocr_parsers = (
-        ParserPool.for_ocr(settings.ocr_memory_mb, ocr_reader) if settings.ocr == "auto" else None
+        ParserPool.for_ocr(settings.ingest.ocr_memory_mb, ocr_reader)
+        if settings.ingest.ocr == "auto"
+        else None
     )
-    notes = SectionNotes(settings.data_dir / NOTES_FILE)
+    notes = SectionNotes(settings.paths.data_dir / NOTES_FILE)
     indexer = Indexer(
-        settings.docs_dir,
+        settings.paths.docs_dir,
         core.registry,
         collections.indexes,
         collections.embedder,
@@ -125,7 +127,7 @@ def build_services(
         parsers=parsers,
         ocr_parsers=ocr_parsers,
         on_collected=notes.forget,
-        options=index_options(settings),
+        options=index_options(settings.ingest),
     )
     retriever = Retriever(
         collections.store,  # the old model's, during a switch
@@ -137,9 +139,9 @@ def build_services(
     )
     ready_paths = core.registry.ready_paths
     deps = GraphDeps(core.llm, retriever, ready_paths, turn_options(settings), notes)
-    sessions = SessionIndex(settings.data_dir / "docent.db")
+    sessions = SessionIndex(settings.paths.data_dir / "docent.db")
     graph = build_graph()
-    other_models = ChatModelsByName(settings, core.llm)
+    other_models = ChatModelsByName(settings.models, core.llm)
     embedding = EmbeddingModels(collections, retriever, indexer, factory=embedder_factory)
     health = HealthMonitor(core.llm, reranker)
 
@@ -161,13 +163,13 @@ def build_services(
         notes=notes,
         indexer=indexer,
         documents=DocumentService(
-            settings.docs_dir,
+            settings.paths.docs_dir,
             core.registry,
             indexer,
             parsers=parsers,
-            max_file_bytes=min(settings.max_file_mb, settings.max_upload_mb) << 20,
+            max_file_bytes=min(settings.ingest.max_file_mb, settings.server.max_upload_mb) << 20,
             size_setting="DOCENT_MAX_UPLOAD_MB"
-            if settings.max_upload_mb <= settings.max_file_mb
+            if settings.server.max_upload_mb <= settings.ingest.max_file_mb
             else "DOCENT_MAX_FILE_MB",
         ),
         retriever=retriever,
@@ -176,39 +178,41 @@ def build_services(
         search=SearchService(
             retriever,
             ready_paths,
-            max_query_chars=settings.max_query_chars,
-            max_text_chars=settings.verify_max_chars,
-            verify_seconds=settings.verify_seconds,
+            max_query_chars=settings.search.max_query_chars,
+            max_text_chars=settings.search.verify_max_chars,
+            verify_seconds=settings.search.verify_seconds,
         ),
         chat=ChatService(
             graph,
             sessions,
             deps,
-            max_message_chars=settings.max_message_chars,
+            max_message_chars=settings.turn.max_message_chars,
             llm_for_model=other_models,
-            suggest=partial(suggest_followups, deps) if settings.suggestions else None,
+            suggest=partial(suggest_followups, deps) if settings.turn.suggestions else None,
         ),
         health=health,
         status=core.status,
         preferences=preferences,
         reranking=reranking,
-        chat_models=ChatModels(core.llm, health, preferences, server=server_name(settings.llm_api)),
-        index_lock=index_lock or IndexLock(settings.data_dir / INDEX_LOCK_FILE),
+        chat_models=ChatModels(
+            core.llm, health, preferences, server=server_name(settings.models.llm_api)
+        ),
+        index_lock=index_lock or IndexLock(settings.paths.data_dir / INDEX_LOCK_FILE),
         graph=graph,
         other_models=other_models,
     )
 
 
-def index_options(settings: Settings) -> IndexOptions:
-    """The indexer's knobs, from the settings."""
+def index_options(ingest: IngestSettings) -> IndexOptions:
+    """The indexer's knobs, from the settings of its group."""
     return IndexOptions(
-        chunk_size=settings.chunk_size,
-        chunk_overlap=settings.chunk_overlap,
-        max_file_bytes=settings.max_file_mb << 20,
-        time_budget=settings.file_time_budget,
+        chunk_size=ingest.chunk_size,
+        chunk_overlap=ingest.chunk_overlap,
+        max_file_bytes=ingest.max_file_mb << 20,
+        time_budget=ingest.file_time_budget,
         workers=PLACES,
-        ocr_page_seconds=settings.ocr_page_seconds,
-        ocr_max_pages=settings.ocr_max_pages,
+        ocr_page_seconds=ingest.ocr_page_seconds,
+        ocr_max_pages=ingest.ocr_max_pages,
     )
 
 
@@ -281,7 +285,7 @@ class Services:
 
     async def start(self, *, watch: bool = True, scan: bool = True) -> None:
         """Open the session store, start indexing and (by default) watching the folder."""
-        self._checkpoint_db = await aiosqlite.connect(self.settings.data_dir / "sessions.db")
+        self._checkpoint_db = await aiosqlite.connect(self.settings.paths.data_dir / "sessions.db")
         checkpointer = AsyncSqliteSaver(self._checkpoint_db)
         await checkpointer.setup()  # WAL
         # Each graph step commits a checkpoint, some before a turn's first token: in WAL
@@ -297,13 +301,14 @@ class Services:
             waiting_for_space=lambda: len(self.indexer.waiting_for_space),
             disk_full=lambda: self.indexer.disk_full,
         )
-        self.reranking.prepare(self.settings.rerank_download)
+        self.reranking.prepare(self.settings.search.rerank_download)
         if not self.index_lock.acquire():
             pid = self.index_lock.holder()
             if watch or scan:
                 raise AlreadyIndexing(
                     f"Another Docent{f' (process {pid})' if pid else ''} is using"
-                    f" {self.settings.data_dir}. Stop it, or give this one its own --data-dir."
+                    f" {self.settings.paths.data_dir}. Stop it, or give this one its own"
+                    " --data-dir."
                 )
             # `ask` or `mcp` beside the running app: read only, the app does the indexing.
             log.info("another Docent (process %s) indexes this data dir; only reading", pid)
@@ -316,7 +321,7 @@ class Services:
         await self.indexer.start()
         if watch:
             self._watcher = FolderWatcher(
-                self.settings.docs_dir, self.indexer, asyncio.get_running_loop()
+                self.settings.paths.docs_dir, self.indexer, asyncio.get_running_loop()
             )
             try:
                 self._watcher.start()

@@ -37,15 +37,17 @@ def open_core(settings: Settings, *, llm: ChatModel | None = None) -> Core:
     """Open the data dir and the light services; ``llm``: a chat model to use instead
     of the configured server's (tests pass fakes in)."""
     settings = with_saved(settings)  # what the window's settings dialog saved
-    token = open_data_dir(settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url)
-    registry = Registry(settings.data_dir / "docent.db")
-    chat = llm or build_chat_model(settings)
+    token = open_data_dir(
+        settings.paths.data_dir, settings.paths.docs_dir, local_index=not settings.paths.chroma_url
+    )
+    registry = Registry(settings.paths.data_dir / "docent.db")
+    chat = llm or build_chat_model(settings.models)
     status = StatusService(
         registry,
         chat.health,
         chat_model=lambda: chat.model,
         embed_model=lambda: embedder_name(settings),
-        disk_full=lambda: short_of_room(settings.data_dir),
+        disk_full=lambda: short_of_room(settings.paths.data_dir),
         starting=True,
     )
     return Core(settings, token, registry, chat, status)

@@ -29,10 +29,11 @@ class Editable:
         return self.name or self.label
 
 
-def editable_fields(model: type[BaseModel]) -> dict[str, Editable]:
-    """The marked fields of ``model``, by section, then in the order they are declared."""
+def editable_fields(*models: type[BaseModel]) -> dict[str, Editable]:
+    """The marked fields of ``models``, by section, then in the order they are declared."""
     found = {
         name: mark
+        for model in models
         for name, info in model.model_fields.items()
         for mark in info.metadata
         if isinstance(mark, Editable)

@@ -185,7 +185,9 @@ def begin_building(
     from app.paths import open_data_dir
 
     # The token exists before the thread starts: the window reads it meanwhile.
-    open_data_dir(settings.data_dir, settings.docs_dir, local_index=not settings.chroma_url)
+    open_data_dir(
+        settings.paths.data_dir, settings.paths.docs_dir, local_index=not settings.paths.chroma_url
+    )
     building = Building()
 
     def build() -> None:

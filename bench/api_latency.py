@@ -86,7 +86,7 @@ def write_corpus(docs: Path, chunks: int, chunk_size: int) -> int:
 
 
 async def fill_index(settings: Settings, chunks: int) -> int:
-    files = write_corpus(settings.docs_dir, chunks, settings.chunk_size)
+    files = write_corpus(settings.paths.docs_dir, chunks, settings.ingest.chunk_size)
     container = build_services(settings, embedder=RandomVectors())
     await container.start(watch=False, scan=False)
     try:
@@ -121,7 +121,7 @@ async def main(chunks: int, calls: int) -> None:
                     "rerank_download": False,  # nothing is fetched while measuring
                 }
             )
-            settings.docs_dir.mkdir(parents=True)
+            settings.paths.docs_dir.mkdir(parents=True)
             count = await fill_index(settings, chunks)
             async with running_app(build_services(settings)) as app:
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 from app.container import Services, build_services
 from app.settings import Settings
@@ -31,7 +32,8 @@ async def indexed_container(
     """
     # No reranking model: benchmarks never download one (and measure without it).
     settings = {"rerank_download": False, **settings}
-    config = Settings(data_dir=data_dir, docs=docs, open_browser=False, **settings)  # type: ignore[arg-type]
+    flat: dict[str, Any] = {"data_dir": data_dir, "docs": docs, "open_browser": False, **settings}
+    config = Settings(**flat)
     container = build_services(config, llm=llm, embedder=embedder)
     await container.start(watch=False, scan=True)
     expect = expect or sum(1 for p in docs.rglob("*") if p.is_file())

@@ -89,7 +89,7 @@ async def measure(
     route for a row, None where they leave it undecided)."""
     settings = Settings.model_validate({"llm_api": "openai", "llm_url": url, "chat_model": model})
     options = TurnOptions()
-    llm = CountedModel(_adapter(build_chat_model(settings)))
+    llm = CountedModel(_adapter(build_chat_model(settings.models)))
     print(f"model {model} at {url}; load average before {_load()}; {os.cpu_count()} CPUs")
     try:
         await _router(llm, rows[:limit], known, rule_route, options.route_timeout)

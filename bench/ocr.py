@@ -85,7 +85,7 @@ async def corpus(tmp: Path, embedder: MiniLMEmbedder) -> None:
     scans = [p for p in sorted((CORPUS / "pdfs").glob("*.pdf")) if needs_ocr(p)]
     container = app(tmp / "data", embedder)
     for path in scans:
-        shutil.copy(path, container.settings.docs_dir / path.name)
+        shutil.copy(path, container.settings.paths.docs_dir / path.name)
     before = rss_mb()
     with TreeSampler(root=os.getpid()) as sampler:
         started = time.perf_counter()
@@ -151,7 +151,7 @@ async def search(tmp: Path, embedder: MiniLMEmbedder, articles: int) -> None:
     for kind in ("typed", "scanned"):
         container = app(tmp / kind, embedder)
         for stem, layout in layouts.items():
-            target = container.settings.docs_dir / f"{stem}.pdf"
+            target = container.settings.paths.docs_dir / f"{stem}.pdf"
             if kind == "typed":
                 typed_pdf(target, layout.pages)
             else:
@@ -190,7 +190,7 @@ async def latency(tmp: Path, embedder: MiniLMEmbedder, tries: int, scan_pages: i
     assert container._scan is not None
     await container._scan
     await container.indexer.wait_idle()
-    docs, staging = container.settings.docs_dir, tmp / "staging"
+    docs, staging = container.settings.paths.docs_dir, tmp / "staging"
     staging.mkdir(exist_ok=True)
 
     async def one(n: int, when: str) -> float:

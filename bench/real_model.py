@@ -436,7 +436,7 @@ async def main() -> None:
     container = await indexed_container(
         docs, WORK / "data", llm=model, suggestions=False, expect=len(articles), **focus
     )
-    print(f"focus_tokens {container.settings.focus_tokens}", flush=True)
+    print(f"focus_tokens {container.settings.turn.focus_tokens}", flush=True)
     siblings = follow_ups(questions)
     unready = [d.path for d in container.registry.list() if d.status != "ready"]
     if unready:

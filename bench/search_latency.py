@@ -88,7 +88,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     shutil.rmtree(data, ignore_errors=True)
     settings = Settings.model_validate({"data_dir": data, "rerank_download": False})
     container = build_services(settings, embedder=embedder)
-    docs = settings.docs_dir
+    docs = settings.paths.docs_dir
     pool = sentences()
     rng = random.Random(size)
     vectors = np.random.default_rng(size)
@@ -102,7 +102,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
         body = "\n\n".join(chunks).encode()
         (docs / rel).write_bytes(body)
         sha = hashlib.sha256(body).hexdigest()
-        key = content_key(sha, settings.chunk_size, settings.chunk_overlap)
+        key = content_key(sha, settings.ingest.chunk_size, settings.ingest.chunk_overlap)
         for i, text in enumerate(chunks):
             ids.append(chunk_id(key, i))
             metas.append(

@@ -37,13 +37,13 @@ async def api_app(
     # searches, and no follow-up suggestions are asked for.
     quiet = {"probe_chat_below": 0.0, "probe_rag_above": 0.0, "suggestions": False}
     config = Settings(**{"data_dir": tmp_path / "data", **quiet, **settings})
-    config.docs_dir.mkdir(parents=True, exist_ok=True)
+    config.paths.docs_dir.mkdir(parents=True, exist_ok=True)
     files = {"notes.md": NOTES, **(files or {})}
     for name, text in files.items():
-        (config.docs_dir / name).parent.mkdir(parents=True, exist_ok=True)
-        (config.docs_dir / name).write_text(text, encoding="utf-8")
+        (config.paths.docs_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (config.paths.docs_dir / name).write_text(text, encoding="utf-8")
     for name, pages in (pdfs or {}).items():
-        make_pdf(config.docs_dir / name, pages)
+        make_pdf(config.paths.docs_dir / name, pages)
     container = build_services(
         config, llm=llm or FakeChatModel(token_delay=0.005), embedder=FakeEmbedder()
     )

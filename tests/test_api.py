@@ -19,8 +19,8 @@ from tests.running import RunningApp, eventually, read_sse, running_app, wait_re
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data", max_message_chars=16_000)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text(
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(
         "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
     )
     container = build_services(
@@ -55,7 +55,7 @@ async def test_wrong_or_missing_token_gets_401(app: RunningApp, header: str | No
 
 
 async def test_token_file_is_private_and_stable(app: RunningApp) -> None:
-    path = app.container.settings.token_path
+    path = app.container.settings.paths.token_path
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_text().strip() == app.container.token
 

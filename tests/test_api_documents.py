@@ -51,7 +51,7 @@ async def test_upload_several_files_into_a_subfolder(app: RunningApp) -> None:
     assert response.status_code == 201, response.text
     added = response.json()["documents"]
     assert [d["path"] for d in added] == ["recipes/pancakes.md", "recipes/bread.txt"]
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     assert (docs / "recipes" / "pancakes.md").read_bytes().startswith(b"# Pancakes")
     assert not [p for p in docs.rglob("*") if p.name.startswith(".docent-upload")]
     await ready(app, "recipes/pancakes.md")
@@ -67,33 +67,33 @@ async def test_the_folder_may_be_given_in_the_query(app: RunningApp) -> None:
     )
     assert response.status_code == 201, response.text
     assert response.json()["documents"][0]["path"] == "letters/bank.md"
-    assert (app.container.settings.docs_dir / "letters" / "bank.md").is_file()
+    assert (app.container.settings.paths.docs_dir / "letters" / "bank.md").is_file()
 
 
 async def test_upload_of_an_unsupported_type_gets_415_and_writes_nothing(
     app: RunningApp,
 ) -> None:
-    before = sorted(app.container.settings.docs_dir.rglob("*"))
+    before = sorted(app.container.settings.paths.docs_dir.rglob("*"))
     response = await app.client.post(
         "/api/documents",
         files=[("files", ("fine.md", b"# Fine\n")), ("files", ("tool.exe", b"MZ\x90\x00"))],
     )
     assert response.status_code == 415 and error_code(response) == "unsupported_type"
     assert "tool.exe" in response.json()["error"]["message"]
-    assert sorted(app.container.settings.docs_dir.rglob("*")) == before
+    assert sorted(app.container.settings.paths.docs_dir.rglob("*")) == before
 
 
 async def test_upload_over_the_size_limit_gets_413_and_leaves_nothing(app: RunningApp) -> None:
-    before = sorted(app.container.settings.docs_dir.rglob("*"))
+    before = sorted(app.container.settings.paths.docs_dir.rglob("*"))
     big = b"word " * (1024 * 1024 // 5 + 10)  # just over 1 MB, the limit in this test
     response = await app.client.post("/api/documents", files=[("files", ("big.txt", big))])
     assert response.status_code == 413 and error_code(response) == "file_too_large"
     assert "1 MB" in response.json()["error"]["message"]
-    assert sorted(app.container.settings.docs_dir.rglob("*")) == before
+    assert sorted(app.container.settings.paths.docs_dir.rglob("*")) == before
 
 
 async def test_an_upload_streams_to_disk_before_the_body_ends(app: RunningApp) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     head = b"# Log\n\n" + b"The boiler was serviced in March. " * 20_000  # 680 kB, under the cap
     opening = b'--b\r\nContent-Disposition: form-data; name="files"; filename="log.md"\r\n\r\n'
 
@@ -120,7 +120,7 @@ async def test_an_upload_streams_to_disk_before_the_body_ends(app: RunningApp) -
 async def test_a_refused_file_undoes_the_upload_but_keeps_what_was_there(
     app: RunningApp,
 ) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     notes = (docs / "notes.md").read_bytes()
     response = await app.client.post(
         "/api/documents",
@@ -145,7 +145,7 @@ async def test_a_refused_file_undoes_the_upload_but_keeps_what_was_there(
 async def test_a_body_over_the_upload_cap_gets_413(app: RunningApp) -> None:
     from app.api.routes.uploads import upload_body_cap
 
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     before = sorted(docs.rglob("*"))
     cap = upload_body_cap(app.container.settings)
     # Only the head is sent: the length it declares is refused before any body is read.
@@ -206,7 +206,7 @@ async def test_a_body_over_the_upload_cap_gets_413(app: RunningApp) -> None:
 async def test_a_malformed_upload_gets_422_and_leaves_nothing(
     app: RunningApp, body: bytes, field: str
 ) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     before = sorted(docs.rglob("*"))
     kind = "text/plain" if field == "multipart/form-data" else "multipart/form-data; boundary=b"
     response = await app.client.post("/api/documents", content=body, headers={"Content-Type": kind})
@@ -226,7 +226,7 @@ async def test_the_original_file_comes_with_its_content_type(app: RunningApp) ->
     pdf = await app.client.get(f"/api/documents/{listed['manual.pdf']['id']}/file")
     assert pdf.status_code == 200
     assert pdf.headers["content-type"] == "application/pdf"
-    assert pdf.content == (app.container.settings.docs_dir / "manual.pdf").read_bytes()
+    assert pdf.content == (app.container.settings.paths.docs_dir / "manual.pdf").read_bytes()
     # Sandboxed, and no other page may frame it (the guard merges, never drops, framing).
     (policy,) = pdf.headers.get_list("content-security-policy")
     assert policy.startswith("sandbox; default-src 'none';")
@@ -243,7 +243,7 @@ async def test_delete_removes_the_file_and_its_passages(app: RunningApp) -> None
     doc_id = (await documents(app))["notes.md"]["id"]
     response = await app.client.delete(f"/api/documents/{doc_id}")
     assert response.status_code == 204
-    assert not (app.container.settings.docs_dir / "notes.md").exists()
+    assert not (app.container.settings.paths.docs_dir / "notes.md").exists()
 
     async def gone() -> bool:
         return "notes.md" not in await documents(app)
@@ -280,7 +280,7 @@ async def test_reindex_one_or_all(app: RunningApp) -> None:
 async def test_document_routes_need_the_token_and_our_host(
     app: RunningApp, method: str, path: str
 ) -> None:
-    before = sorted(app.container.settings.docs_dir.rglob("*"))
+    before = sorted(app.container.settings.paths.docs_dir.rglob("*"))
     # The body in one write: a refusal hangs up on a body still arriving.
     body, kind = multipart("x.md") if method == "POST" else (b"", "text/plain")
     sent = {"content": body, "headers": {"Content-Type": kind}}
@@ -293,7 +293,7 @@ async def test_document_routes_need_the_token_and_our_host(
             method, path, content=body, headers={"Content-Type": kind, header: value}
         )
         assert foreign.status_code == 403 and error_code(foreign) == code
-    assert sorted(app.container.settings.docs_dir.rglob("*")) == before
+    assert sorted(app.container.settings.paths.docs_dir.rglob("*")) == before
 
 
 # -- traversal: nothing outside the documents folder is read or written ------------------
@@ -332,7 +332,7 @@ def multipart(name: str, folder: str | None = None) -> tuple[bytes, str]:
 async def test_hostile_upload_names_write_nothing_outside(
     app: RunningApp, tmp_path: Path, name: str
 ) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     outside_before = files_outside(tmp_path, docs)
     body, kind = multipart(name)
     response = await app.client.post("/api/documents", content=body, headers={"Content-Type": kind})
@@ -346,7 +346,7 @@ async def test_hostile_upload_names_write_nothing_outside(
 async def test_hostile_upload_folders_write_nothing_outside(
     app: RunningApp, tmp_path: Path, folder: str
 ) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     outside_before = files_outside(tmp_path, docs)
     body, kind = multipart("planted.md", folder)
     response = await app.client.post("/api/documents", content=body, headers={"Content-Type": kind})
@@ -376,7 +376,7 @@ async def test_hostile_upload_folders_write_nothing_outside(
 async def test_traversal_ids_reach_nothing(app: RunningApp, tmp_path: Path, doc_id: str) -> None:
     secret = tmp_path / "data" / "secret.md"  # beside the documents folder
     secret.write_text("# Secret\n\nThe vault code is 7391.\n", encoding="utf-8")
-    before = sorted(app.container.settings.docs_dir.rglob("*"))
+    before = sorted(app.container.settings.paths.docs_dir.rglob("*"))
     for method, path in (
         ("GET", f"/api/documents/{doc_id}/file"),
         ("DELETE", f"/api/documents/{doc_id}"),
@@ -386,7 +386,7 @@ async def test_traversal_ids_reach_nothing(app: RunningApp, tmp_path: Path, doc_
         response = await app.client.request(method, path, json=body)
         assert response.status_code in (404, 405, 422), (method, path, response.status_code)
         assert b"root:" not in response.content and b"7391" not in response.content
-    assert sorted(app.container.settings.docs_dir.rglob("*")) == before
+    assert sorted(app.container.settings.paths.docs_dir.rglob("*")) == before
     assert secret.read_text(encoding="utf-8").endswith("7391.\n")
     assert Path("/etc/passwd").exists()
 
@@ -394,7 +394,7 @@ async def test_traversal_ids_reach_nothing(app: RunningApp, tmp_path: Path, doc_
 async def test_uploads_never_follow_a_link_out_of_the_folder(
     app: RunningApp, tmp_path: Path
 ) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     outside = tmp_path / "outside"
     outside.mkdir()
     os.symlink(outside, docs / "away")  # a subfolder that is a link out
@@ -418,7 +418,7 @@ async def test_a_symlink_out_of_the_folder_is_neither_served_nor_followed(
     secret = tmp_path / "secret.md"
     secret.write_text("# Secret\n\nThe vault code is 7391.\n", encoding="utf-8")
     async with api_app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         os.symlink(secret, docs / "link.md")
         await app.client.post("/api/documents/reindex")
 
@@ -452,7 +452,7 @@ async def test_response_for_a_stranger_is_the_same_for_any_id(app: RunningApp) -
 
 async def test_undo_keeps_a_same_bytes_file_the_watcher_had_not_seen(tmp_path: Path) -> None:
     async with api_app(tmp_path, watch=False, max_upload_mb=1) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         saved = b"# Budget\n\nThe roof repair is booked for June.\n"
         (docs / "budget.md").write_bytes(saved)  # just saved by an editor: not indexed yet
         response = await app.client.post(
@@ -490,7 +490,7 @@ async def test_names_that_disguise_themselves_are_refused(
     response = await app.client.post("/api/documents", content=body, headers={"Content-Type": kind})
     assert response.status_code == 422 and error_code(response) == "bad_file_name"
     assert character in response.json()["error"]["message"]
-    assert sorted(p.name for p in app.container.settings.docs_dir.iterdir()) == [
+    assert sorted(p.name for p in app.container.settings.paths.docs_dir.iterdir()) == [
         "manual.pdf",
         "notes.md",
     ]

@@ -107,7 +107,7 @@ async def test_every_route_has_a_call_that_works(app: RunningApp) -> None:
             (added,) = response.json()["documents"]
             ids["doc"] = added["id"]
             assert added["path"] == "memo.md"
-    memo = app.container.settings.docs_dir / "memo.md"
+    memo = app.container.settings.paths.docs_dir / "memo.md"
     assert not memo.exists()  # the DELETE row removed the uploaded file
     assert await app.container.chat.messages(ids["session"]) == []
 
@@ -117,7 +117,7 @@ ORIGINS = ["http://evil.example", "null", "http://127.0.0.1:1", "https://localho
 
 @pytest.mark.parametrize("origin", ORIGINS)
 async def test_every_route_refuses_a_foreign_origin(app: RunningApp, origin: str) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
     before = sorted(docs.rglob("*"))
     notes_id = (await app.client.get("/api/documents")).json()["documents"][0]["id"]
     ids = {"doc": notes_id, "session": "some-id"}
@@ -156,7 +156,7 @@ async def declared(app: RunningApp, method: str, path: str, length: int) -> byte
 async def test_every_route_with_a_body_caps_it(app: RunningApp) -> None:
     from app.api.routes.uploads import upload_body_cap
 
-    default = int(app.container.settings.max_body_mb * 1024 * 1024)
+    default = int(app.container.settings.server.max_body_mb * 1024 * 1024)
     cap = {("POST", "/api/documents"): upload_body_cap(app.container.settings)}
     ids = {"doc": "some-id", "session": "some-id"}
     for (method, name), (path, _, _) in CALLS.items():

@@ -73,12 +73,12 @@ def chroma_server(tmp_path: Path) -> Iterator[str]:
 
 async def test_index_and_search_through_a_chroma_server(chroma_server: str, tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data", chroma_url=chroma_server)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "a.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
-    (settings.docs_dir / "b.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "a.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
+    (settings.paths.docs_dir / "b.md").write_text("# Ferries\n\nThe ferry leaves at dawn.")
     embedder = FakeEmbedder()
     app = build_services(settings, llm=FakeChatModel(), embedder=embedder)
-    assert not (settings.data_dir / "chroma").exists()  # nothing embedded on disk
+    assert not (settings.paths.data_dir / "chroma").exists()  # nothing embedded on disk
     await app.indexer.index_all()
     try:
         assert len(embedder.calls) == 1  # identical files, embedded once

@@ -85,11 +85,11 @@ async def test_status_probe_agrees_with_the_chat_adapter() -> None:
 
 def test_data_dir_resolves_as_settings_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_DIR_ENV)
-    assert resolve_data_dir(None) == Settings().data_dir
+    assert resolve_data_dir(None) == Settings().paths.data_dir
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "from-env"))
-    assert resolve_data_dir(None) == Settings().data_dir == (tmp_path / "from-env").resolve()
+    assert resolve_data_dir(None) == Settings().paths.data_dir == (tmp_path / "from-env").resolve()
     flag = tmp_path / "from-flag"
-    assert resolve_data_dir(flag) == Settings(data_dir=flag).data_dir
+    assert resolve_data_dir(flag) == Settings(data_dir=flag).paths.data_dir
 
 
 def test_non_loopback_host_warns_and_a_taken_port_stops_the_start(tmp_path: Path) -> None:
@@ -118,10 +118,10 @@ def test_flags_win_over_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setenv("OLLAMA_HOST", "10.1.2.3:11434")
     args, settings = parse(["ask", "why?", "--port", "9100", "--data-dir", str(tmp_path)])
     assert (args.command, args.question) == ("ask", "why?")
-    assert settings.port == 9100
-    assert settings.chat_model == "from-env"
-    assert settings.ollama_host == "http://10.1.2.3:11434"
-    assert settings.docs_dir == tmp_path.resolve() / "documents"
+    assert settings.server.port == 9100
+    assert settings.models.chat_model == "from-env"
+    assert settings.models.ollama_host == "http://10.1.2.3:11434"
+    assert settings.paths.docs_dir == tmp_path.resolve() / "documents"
 
 
 def test_ingest_lists_failures_and_exits_zero(
@@ -184,7 +184,11 @@ def test_every_setting_is_a_flag_and_the_contract_s_flags_stay(tmp_path: Path) -
         ["--top-k", "9", "--no-suggestions", "--native", "--no-browser", "--docs", str(tmp_path)]
     )
     assert args.command == "serve"
-    assert (settings.top_k, settings.suggestions, settings.native) == (9, False, True)
-    assert settings.open_browser is False and settings.docs_dir == tmp_path.resolve()
+    assert (settings.search.top_k, settings.turn.suggestions, settings.server.native) == (
+        9,
+        False,
+        True,
+    )
+    assert settings.server.open_browser is False and settings.paths.docs_dir == tmp_path.resolve()
     refused = run_py("--top-k", "0", "--no-browser", "--data-dir", str(tmp_path / "d"))
     assert refused.returncode == 2 and "top_k" in refused.stderr

@@ -23,8 +23,8 @@ async def test_chat_exists_once_the_services_do_and_the_lifespan_runs_them(
     tmp_path: Path,
 ) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
     services = build_services(
         settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder()
     )
@@ -37,9 +37,9 @@ async def test_chat_exists_once_the_services_do_and_the_lifespan_runs_them(
         assert answer.answer == ANSWER
         assert answer.sources[0]["file"] == "notes.md"
         # Running, the services hold the data dir: another Docent is refused it.
-        assert not IndexLock(settings.data_dir / INDEX_LOCK_FILE).acquire()
+        assert not IndexLock(settings.paths.data_dir / INDEX_LOCK_FILE).acquire()
     # Stopped on the way out: the data dir is free again.
-    after = IndexLock(settings.data_dir / INDEX_LOCK_FILE)
+    after = IndexLock(settings.paths.data_dir / INDEX_LOCK_FILE)
     assert after.acquire()
     after.release()
 

@@ -21,8 +21,10 @@ SESSIONS = 20
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(
+        "The spare key is under the blue flowerpot.\n"
+    )
     llm = FakeChatModel(token_delay=0.005)  # echoes each question back, word by word
     async with running_app(build_services(settings, llm=llm, embedder=FakeEmbedder())) as running:
         await wait_ready(running, 1)

@@ -78,7 +78,7 @@ async def started(tmp_path: Path, server: FakeOllamaServer, embedder: Any, **set
     )
     container = build_services(config, embedder=embedder)
     for name, pages in DOCS.items():
-        make_pdf(container.settings.docs_dir / name, pages)
+        make_pdf(container.settings.paths.docs_dir / name, pages)
     return container
 
 
@@ -233,7 +233,7 @@ async def test_prompt_carries_num_ctx_and_fits_it(
     container = await started(
         tmp_path, server, embedder, context_tokens=2048, top_k=12, suggestions=False
     )
-    make_pdf(container.settings.docs_dir / "timetable.pdf", long_pages)
+    make_pdf(container.settings.paths.docs_dir / "timetable.pdf", long_pages)
     async with running_app(container) as app:
         await wait_ready(app, 4)
         out = await ask(app, "According to the timetable, when do ferries leave the pier?")
@@ -258,7 +258,7 @@ async def test_chat_and_embeddings_on_different_hosts(tmp_path: Path) -> None:
             suggestions=False,
         )
         container = build_services(config)
-        make_pdf(container.settings.docs_dir / "harbour.pdf", DOCS["harbour.pdf"])
+        make_pdf(container.settings.paths.docs_dir / "harbour.pdf", DOCS["harbour.pdf"])
         async with running_app(container) as app:
             await wait_ready(app, 1)
             question = "According to my files, what is the lighthouse keeper's cat named?"

@@ -62,8 +62,8 @@ async def test_an_upload_that_cannot_be_queued_leaves_no_file(tmp_path: Path) ->
         )
         assert response.status_code == 507 and error_code(response) == "disk_full"
         message = response.json()["error"]["message"]
-        assert str(app.container.settings.data_dir) in message and "full" in message
-        docs = app.container.settings.docs_dir
+        assert str(app.container.settings.paths.data_dir) in message and "full" in message
+        docs = app.container.settings.paths.docs_dir
         assert not (docs / "minutes.md").exists()
         assert not (docs / "fresh.md").exists()  # all or nothing
         assert app.container.indexer.waiting_for_space == ["minutes.md"]
@@ -85,7 +85,7 @@ async def test_a_file_seen_while_the_registry_is_full_is_queued_once_it_has_spac
             return real_upsert(*args, **kwargs)
 
         registry.upsert = upsert  # type: ignore[method-assign]
-        arrived = app.container.settings.docs_dir / "arrived.md"
+        arrived = app.container.settings.paths.docs_dir / "arrived.md"
         arrived.write_text("# Arrived\n\nThe lighthouse keeper retired in 1961.\n")
         with pytest.raises(DiskFull):
             indexer.enqueue(arrived)
@@ -207,7 +207,7 @@ async def test_a_full_disk_anywhere_in_the_api_is_a_json_507(tmp_path: Path) -> 
         sessions.list = full  # type: ignore[method-assign]
         response = await app.client.get("/api/sessions")
         assert response.status_code == 507 and error_code(response) == "disk_full"
-        assert str(app.container.settings.data_dir) in response.json()["error"]["message"]
+        assert str(app.container.settings.paths.data_dir) in response.json()["error"]["message"]
 
 
 class Library:

@@ -38,7 +38,7 @@ async def test_status_counts_the_chunks_of_identical_files_once(
             (parts.docs / name).parent.mkdir(parents=True, exist_ok=True)
             (parts.docs / name).write_text(text)
         (parts.docs / "other.md").write_text("# Herons\n\nHerons stand still.")
-        indexer = Indexer(settings.docs_dir, parts.registry, [parts.store], parts.embedder)
+        indexer = Indexer(settings.paths.docs_dir, parts.registry, [parts.store], parts.embedder)
         await indexer.index_all()
         stored = parts.store.count()
         assert len(parts.registry.list()) == 4

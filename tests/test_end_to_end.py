@@ -67,7 +67,7 @@ async def test_dropped_pdfs_answer_with_the_right_page(
     with only_loopback() as outward:
         container = build_services(settings_for(tmp_path, server.url), embedder=embedder)
         async with running_app(container) as app:
-            drop(made, container.settings.docs_dir)
+            drop(made, container.settings.paths.docs_dir)
             await wait_ready(app, 3)
             async with app.client.stream(
                 "POST", "/api/chat", json={"message": "What is the lighthouse keeper's cat called?"}
@@ -103,7 +103,7 @@ async def test_real_pdfs_find_the_eu_countries_table(
     ]
     container = build_services(settings_for(tmp_path, server.url), embedder=embedder)
     async with running_app(container) as app:
-        drop({name: CORPUS / "pdfs" / name for name in names}, container.settings.docs_dir)
+        drop({name: CORPUS / "pdfs" / name for name in names}, container.settings.paths.docs_dir)
         await wait_ready(app, 3)
         response = await app.client.post(
             "/api/chat",
@@ -119,7 +119,7 @@ async def test_real_pdfs_find_the_eu_countries_table(
 
 async def test_ollama_down_gives_cited_passages(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
     container = build_services(settings_for(tmp_path, unused_url()), embedder=embedder)
-    make_pdf(container.settings.docs_dir / "budget.pdf", FACTS["budget.pdf"])
+    make_pdf(container.settings.paths.docs_dir / "budget.pdf", FACTS["budget.pdf"])
     async with running_app(container) as app:
         await wait_ready(app, 1)
         status = (await app.client.get("/api/status")).json()

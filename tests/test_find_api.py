@@ -28,7 +28,7 @@ FILES = {
 async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data", max_query_chars=500)
     for rel, text in FILES.items():
-        path = settings.docs_dir / rel
+        path = settings.paths.docs_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
     container = build_services(

@@ -28,7 +28,7 @@ async def test_the_reranker_download_is_offered_once_with_its_size(
     assert fetched == []  # nothing fetched before the yes
     user.find(marker="rerank-offer-yes").click()
     await user.should_not_see(marker="rerank-offer")
-    assert fetched == [True] and container.settings.rerank_download
+    assert fetched == [True] and container.settings.search.rerank_download
     assert not container.reranking.offer_pending
     await user.open("/")  # a new tab: asked once only
     await user.should_see(marker="empty-hint")
@@ -41,7 +41,7 @@ async def test_not_now_is_remembered_and_settings_still_offers_it(
     await user.open("/")
     user.find(marker="rerank-offer-no").click()
     await user.should_not_see(marker="rerank-offer")
-    assert not container.settings.rerank_download
+    assert not container.settings.search.rerank_download
     await user.open("/")
     await user.should_see(marker="empty-hint")
     await user.should_not_see(marker="rerank-offer")

@@ -33,8 +33,10 @@ STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data", max_body_mb=CAP / 1024 / 1024)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(
+        "The spare key is under the blue flowerpot.\n"
+    )
     container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
     async with running_app(container) as running:
         await wait_ready(running, 1)
@@ -164,7 +166,7 @@ async def test_login_link_works_once_and_sets_a_strict_cookie(app: RunningApp) -
 async def test_forged_or_foreign_cookies_are_refused(app: RunningApp) -> None:
     port = app.url.rsplit(":", 1)[1]
     access: Access = app.app.state.access
-    other = LoginSessions(app.container.settings.data_dir / "other", idle_seconds=60).start()
+    other = LoginSessions(app.container.settings.paths.data_dir / "other", idle_seconds=60).start()
     mine = access.sessions.start()
     for name, value in [
         (f"docent-{port}", other),  # another instance's session

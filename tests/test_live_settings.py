@@ -49,7 +49,7 @@ def test_every_live_setting_has_something_that_reads_it() -> None:
 
 @pytest.mark.parametrize("name", LIVE_KNOBS)
 async def test_a_live_setting_reaches_the_next_turn_and_search(built: Services, name: str) -> None:
-    value = another(getattr(built.settings, name))
+    value = another(built.settings.value(name))
     assert built.preferences.update({name: value}) == []  # no restart
     turn = built.deps.begin("What does the report say?")
     try:
@@ -63,9 +63,9 @@ async def test_a_change_makes_a_new_snapshot_and_leaves_the_old_one_be(built: Se
     before = built.settings
     under_way = built.deps.begin("What does the report say?")
     built.preferences.update({"top_k": 9, "max_calls_per_question": 5, "ollama_host": "gpu:1"})
-    assert (before.top_k, before.max_calls_per_question) == (6, 24)
-    assert (built.settings.top_k, built.settings.max_calls_per_question) == (9, 5)
-    assert built.settings.ollama_host == before.ollama_host  # it waits for a restart
+    assert (before.search.top_k, before.turn.max_calls_per_question) == (6, 24)
+    assert (built.settings.search.top_k, built.settings.turn.max_calls_per_question) == (9, 5)
+    assert built.settings.models.ollama_host == before.models.ollama_host  # it waits for a restart
     # A turn under way keeps what it began with; the next one has the change.
     assert (under_way.search.settings.top_k, under_way.options.max_calls_per_question) == (6, 24)
     under_way.search.close()
@@ -76,5 +76,7 @@ async def test_a_change_makes_a_new_snapshot_and_leaves_the_old_one_be(built: Se
 def test_settings_are_frozen(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     with pytest.raises(ValidationError, match="frozen"):
-        settings.top_k = 3  # type: ignore[misc]
-    assert settings.model_copy(update={"top_k": 3}).top_k == 3 and settings.top_k == 6
+        settings.search.top_k = 3  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        settings.search = settings.search  # type: ignore[misc]
+    assert settings.replaced({"top_k": 3}).search.top_k == 3 and settings.search.top_k == 6

@@ -68,7 +68,7 @@ async def test_a_turn_over_the_api_streams_from_the_server_and_routes_by_its_jso
         probe_rag_above=2.0,
     )
     container = build_services(settings, embedder=MiniLMEmbedder())
-    make_pdf(settings.docs_dir / "ferry.pdf", FERRY)
+    make_pdf(settings.paths.docs_dir / "ferry.pdf", FERRY)
     async with running_app(container) as app:
         await wait_ready(app, 1)
         body = {"message": "Is the crossing early?"}
@@ -189,17 +189,22 @@ def test_the_flags_and_variables_choose_the_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, settings = parse(["--llm-api", "openai", "--llm-url", "127.0.0.1:8081/v1/"])
-    assert (settings.llm_api, settings.chat_url) == ("openai", "http://127.0.0.1:8081/v1")
+    assert (settings.models.llm_api, settings.models.chat_url) == (
+        "openai",
+        "http://127.0.0.1:8081/v1",
+    )
     _, settings = parse(["--llm-api", "openai"])
-    assert settings.chat_url == LM_STUDIO_URL == "http://127.0.0.1:1234/v1"
+    assert settings.models.chat_url == LM_STUDIO_URL == "http://127.0.0.1:1234/v1"
     # With Ollama, --llm-url says what --ollama-host says (Ollama's API is at the root).
     _, settings = parse(["--llm-url", "http://gpu-box:11434/v1"])
-    assert settings.chat_url == settings.embed_ollama_host == "http://gpu-box:11434"
+    assert settings.models.chat_url == settings.models.embed_ollama_host == "http://gpu-box:11434"
     monkeypatch.setenv("DOCENT_LLM_API", "openai")
     monkeypatch.setenv("DOCENT_LLM_URL", "http://10.0.0.5:8000/v1")
     _, settings = parse(["--chat-model", "Qwen/Qwen2.5-7B-Instruct"])
-    assert settings.chat_url == "http://10.0.0.5:8000/v1"
-    assert settings.embed_ollama_host == settings.ollama_host  # embeddings stay as they were
+    assert settings.models.chat_url == "http://10.0.0.5:8000/v1"
+    assert (
+        settings.models.embed_ollama_host == settings.models.ollama_host
+    )  # embeddings stay as they were
     refused = run_py("--llm-api", "llamacpp", "--no-browser", "--data-dir", str(tmp_path / "d"))
     assert refused.returncode == 2 and "llm_api" in refused.stderr
     shown = run_py("--help").stdout

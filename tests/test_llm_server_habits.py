@@ -66,8 +66,8 @@ async def docent(
         **settings,
     )
     container = build_services(config, embedder=MiniLMEmbedder())
-    make_pdf(config.docs_dir / "ferry.pdf", FERRY)
-    make_pdf(config.docs_dir / "bus.pdf", BUS)
+    make_pdf(config.paths.docs_dir / "ferry.pdf", FERRY)
+    make_pdf(config.paths.docs_dir / "bus.pdf", BUS)
     async with running_app(container) as app:
         await wait_ready(app, 2)
         yield app

@@ -182,8 +182,8 @@ async def test_read_document_never_parses_in_the_apps_process(
     for module in (loaders, tasks):
         monkeypatch.setattr(module, "open_document", refuse)
     monkeypatch.setattr(loaders, "load", refuse)
-    (app.container.settings.docs_dir / "long.txt").write_text("Herons wade. " * 20_000)
-    app.container.indexer.enqueue(app.container.settings.docs_dir / "long.txt")
+    (app.container.settings.paths.docs_dir / "long.txt").write_text("Herons wade. " * 20_000)
+    app.container.indexer.enqueue(app.container.settings.paths.docs_dir / "long.txt")
     await wait_ready(app, 4)
 
     async with http_client(app) as client:
@@ -241,11 +241,11 @@ async def test_every_tool_over_stdio_beside_the_running_app(tmp_path: Path) -> N
             embed_backend="ollama",
             embed_model="nomic-embed-text",
         )
-        settings.docs_dir.mkdir(parents=True)
-        (settings.docs_dir / "notes.md").write_text(
+        settings.paths.docs_dir.mkdir(parents=True)
+        (settings.paths.docs_dir / "notes.md").write_text(
             "# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8"
         )
-        (settings.docs_dir / "recipes.md").write_text(RECIPES, encoding="utf-8")
+        (settings.paths.docs_dir / "recipes.md").write_text(RECIPES, encoding="utf-8")
         async with running_app(build_services(settings)) as app:
             await wait_ready(app, 2)
             server = StdioServerParameters(

@@ -37,9 +37,9 @@ class SlowStart(FakeEmbedder):
 
 async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> None:
     settings = Settings.model_validate({"data_dir": tmp_path / "data"})
-    settings.docs_dir.mkdir(parents=True)
+    settings.paths.docs_dir.mkdir(parents=True)
     for i in range(3):
-        (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
+        (settings.paths.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
     old_model = FakeEmbedder(name="model-a")
     first = build_services(settings, llm=FakeChatModel(), embedder=old_model)
     await first.indexer.index_all()
@@ -118,14 +118,14 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
     """The app answering with ``old`` over three notes; ``models`` are what Settings may pick
     (a name missing from them can't be loaded)."""
     settings = Settings.model_validate({"data_dir": tmp_path / "data"})
-    settings.docs_dir.mkdir(parents=True)
+    settings.paths.docs_dir.mkdir(parents=True)
     for i in range(3):
-        (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
+        (settings.paths.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
 
     def load(chosen: Settings) -> Embedder:
-        if chosen.embed_model not in models:
-            raise EmbedderUnavailable(f"no weights for {chosen.embed_model} on this machine")
-        return models[chosen.embed_model]
+        if chosen.models.embed_model not in models:
+            raise EmbedderUnavailable(f"no weights for {chosen.models.embed_model} on this machine")
+        return models[chosen.models.embed_model]
 
     app = build_services(settings, llm=FakeChatModel(), embedder=old, embedder_factory=load)
     await app.start(watch=False)
@@ -189,7 +189,7 @@ async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_pat
         new.go.set()
         old.release.set()
         await app.stop()
-    saved = json.loads((app.settings.data_dir / "preferences.json").read_text())
+    saved = json.loads((app.settings.paths.data_dir / "preferences.json").read_text())
     assert saved["embed_model"] == "model-b" and saved["embed_backend"] == "ollama"
     again = build_services(app.settings, llm=FakeChatModel(), embedder=FakeEmbedder(32, "model-b"))
     try:
@@ -212,8 +212,8 @@ async def test_a_model_that_cannot_load_changes_nothing_and_says_why(tmp_path: P
         assert "keeps answering with model-a" in message
         assert app.embedding.state().problem == message
         assert app.switch is None and app.store.embedder is old
-        assert app.settings.embed_model != "model-x"
-        saved = app.settings.data_dir / "preferences.json"
+        assert app.settings.models.embed_model != "model-x"
+        saved = app.settings.paths.data_dir / "preferences.json"
         assert not saved.exists() or "model-x" not in saved.read_text()
         assert (await asyncio.to_thread(app.retriever.retrieve, "hedgehogs")).passages
     finally:
@@ -288,8 +288,8 @@ async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_pat
     settings = Settings.model_validate(
         {"data_dir": tmp_path / "data", "embed_backend": "ollama", "embed_model": "model-a"}
     )
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "n.md").write_text("# Hedgehogs\n\nHedgehogs eat beetles at night.")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "n.md").write_text("# Hedgehogs\n\nHedgehogs eat beetles at night.")
     app = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
     await app.start(watch=False)
     try:
@@ -323,9 +323,9 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     tmp_path: Path,
 ) -> None:
     settings = Settings.model_validate({"data_dir": tmp_path / "data"})
-    settings.docs_dir.mkdir(parents=True)
+    settings.paths.docs_dir.mkdir(parents=True)
     for i in range(3):
-        (settings.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
+        (settings.paths.docs_dir / f"n{i}.md").write_text(f"# Note {i}\n\nHedgehogs number {i}.")
     model = FakeEmbedder(dim=32, name="model-a")
     first = build_services(settings, llm=FakeChatModel(), embedder=model)
     await first.indexer.index_all()

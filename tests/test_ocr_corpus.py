@@ -32,7 +32,7 @@ async def test_every_corpus_pdf_ends_ready_or_error_and_every_printed_scan_ready
     )
     pdfs = sorted((CORPUS / "pdfs").glob("*.pdf"))
     for path in pdfs:
-        shutil.copy(path, container.settings.docs_dir / path.name)
+        shutil.copy(path, container.settings.paths.docs_dir / path.name)
 
     records = {r.path: r for r in await container.indexer.index_all()}
     await container.stop()

@@ -30,7 +30,7 @@ async def test_a_long_scan_holds_up_no_typed_file_and_deleting_it_stops_its_ocr(
 ) -> None:
     pages = [page_image([f"Ledger page {n}.", "Tide tables."], size=(700, 260)) for n in range(200)]
     async with api_app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         image_pdf(tmp_path / "ledger.pdf", pages).rename(docs / "ledger.pdf")
         events = app.container.events
 
@@ -83,7 +83,7 @@ async def test_a_file_that_ended_scanned_before_ocr_is_read_once_and_alone(
 ) -> None:
     scan = page_image(["Old scan.", "The granary ledger lists barley."], size=(900, 260))
     async with api_app(tmp_path, ocr="off") as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         image_pdf(docs / "scan.pdf", [scan])
         await eventually(
             lambda: _status(app, "scan.pdf") == DocStatus.ERROR, what="the scan to fail"
@@ -111,7 +111,7 @@ async def test_reading_a_scan_through_mcp_says_where_its_text_is(tmp_path: Path)
     from app.mcp.tools import DocentTools, ToolFailed
 
     async with api_app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         image_pdf(docs / "scan.pdf", [page_image(["A scanned notice."], size=(900, 200))])
         await eventually(
             lambda: _status(app, "scan.pdf") == DocStatus.READY, timeout=60, what="the scan"
@@ -130,7 +130,7 @@ async def test_a_scanned_page_keeps_where_each_line_was_read_for_the_viewer(
     tmp_path: Path,
 ) -> None:
     async with api_app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         notice = page_image(["Berth four closes", "at noon on Fridays."], size=(900, 300))
         image_pdf(docs / "scan.pdf", [notice])
         await eventually(

@@ -53,7 +53,7 @@ async def test_scans_pictures_and_sheets_are_found_on_their_page(tmp_path: Path)
         async with api_app(tmp_path) as app:
             _make_files(tmp_path / "staging")
             for made in sorted((tmp_path / "staging").iterdir()):
-                shutil.copy(made, app.container.settings.docs_dir / made.name)
+                shutil.copy(made, app.container.settings.paths.docs_dir / made.name)
 
             async def all_ready() -> bool:
                 docs = (await app.client.get("/api/documents")).json()["documents"]

@@ -31,7 +31,7 @@ async def _app(
     """The app with OCR by ``CodedReader`` (log ``ocr.log``, gate ``gate``); ``on_event``
     hears its ingest events from the start."""
     config = Settings(data_dir=tmp_path / "data", suggestions=False, **settings)
-    config.docs_dir.mkdir(parents=True, exist_ok=True)
+    config.paths.docs_dir.mkdir(parents=True, exist_ok=True)
     reader = partial(CodedReader, tmp_path / "ocr.log", tmp_path / "gate")
     container = build_services(
         config, llm=FakeChatModel(), embedder=FakeEmbedder(), ocr_reader=reader
@@ -69,7 +69,7 @@ async def test_a_one_page_scan_dropped_after_a_long_one_is_read_in_its_turn(
 ) -> None:
     ledger = _ledger(300, hold=10)
     async with _app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         events = app.container.events
         seen: dict[str, DocumentProgress | None] = {}
 
@@ -117,7 +117,7 @@ async def test_ocr_reads_at_most_the_limit_and_the_note_says_which_pages_it_left
 
     ledger = _ledger(7)
     async with _app(tmp_path, ocr_max_pages=4) as app:
-        _drop(tmp_path, app.container.settings.docs_dir, "ledger.tif", ledger)
+        _drop(tmp_path, app.container.settings.paths.docs_dir, "ledger.tif", ledger)
         await eventually(
             lambda: _status(app, "ledger.tif") == DocStatus.READY, timeout=60, what="ledger"
         )
@@ -142,7 +142,7 @@ async def test_a_scan_stopped_mid_file_continues_from_its_first_page_not_read(
     ledger = _ledger(12, hold=6)
     log = tmp_path / "ocr.log"
     async with _app(tmp_path) as app:
-        _drop(tmp_path, app.container.settings.docs_dir, "ledger.tif", ledger)
+        _drop(tmp_path, app.container.settings.paths.docs_dir, "ledger.tif", ledger)
         kept = KeptPages(app.container.registry.db_path)
 
         def five_kept() -> bool:
@@ -179,7 +179,7 @@ async def test_a_scan_stopped_mid_file_continues_from_its_first_page_not_read(
 
 async def test_a_scan_deleted_mid_file_leaves_no_pages_kept(tmp_path: Path) -> None:
     async with _app(tmp_path) as app:
-        docs = app.container.settings.docs_dir
+        docs = app.container.settings.paths.docs_dir
         _drop(tmp_path, docs, "ledger.tif", _ledger(12, hold=6))
         await eventually(lambda: len(reads(tmp_path / "ocr.log")) == 5, what="five pages")
         record = app.container.registry.get_by_path("ledger.tif")

@@ -71,9 +71,9 @@ async def test_a_library_is_indexed_and_searched_with_the_server_s_vectors(
         embed_backend="openai",
         embed_model=EMBEDDER,
     )
-    assert settings.embed_url == server.url  # the chat server embeds too, by default
+    assert settings.models.embed_url == server.url  # the chat server embeds too, by default
     container = build_services(settings)
-    (settings.docs_dir / "harbour.md").write_text(
+    (settings.paths.docs_dir / "harbour.md").write_text(
         "Ferries leave the northern pier every forty minutes.", encoding="utf-8"
     )
     async with running_app(container) as app:

@@ -331,7 +331,7 @@ async def test_the_memory_setting_limits_the_apps_parser_processes(tmp_path: Pat
     limit = int(address_space_mb(probe.pids()[0])) + 48
     probe.close()
     async with api_app(tmp_path, parser_memory_mb=limit) as app:
-        docs, parsers = app.container.settings.docs_dir, app.container.parsers
+        docs, parsers = app.container.settings.paths.docs_dir, app.container.parsers
         [before] = parsers.pids()  # the worker that read notes.md
         docx_many_styles(docs / "styles.docx", 200_000)  # ~70 MB once parsed
         app.container.indexer.enqueue(docs / "styles.docx")

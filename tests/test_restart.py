@@ -17,8 +17,8 @@ ANSWER = "The spare key is under the flowerpot [1]."
 
 async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text("The spare key is under the flowerpot.\n")
 
     first = build_services(
         settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder()

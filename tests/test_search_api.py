@@ -21,11 +21,11 @@ LONG = " ".join(f"Paragraph {i} says the archive of moth wings is kept cold." fo
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[RunningApp]:
     settings = Settings(data_dir=tmp_path / "data", max_query_chars=500)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "keys.md").write_text(
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "keys.md").write_text(
         "The spare key is under the blue flowerpot.\n", encoding="utf-8"
     )
-    (settings.docs_dir / "moths.md").write_text(LONG, encoding="utf-8")
+    (settings.paths.docs_dir / "moths.md").write_text(LONG, encoding="utf-8")
     container = build_services(
         settings, llm=FakeChatModel(default_reply="ok"), embedder=FakeEmbedder()
     )
@@ -96,7 +96,7 @@ async def test_chat_turn_not_found_and_trace_candidates(app: RunningApp) -> None
 
 
 async def test_keyword_index_follows_the_folder(app: RunningApp) -> None:
-    docs = app.container.settings.docs_dir
+    docs = app.container.settings.paths.docs_dir
 
     async def texts(query: str) -> str:
         return " ".join(f"{r['path']}: {r['text']}" for r in await search(app, query, k=10))

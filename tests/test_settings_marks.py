@@ -40,5 +40,8 @@ def test_the_saved_file_sets_marked_settings_only(tmp_path: Path) -> None:
     saved = {"top_k": 9, "sentence_order": True, "port": 9999, "context_tokens": 2048}
     (tmp_path / "preferences.json").write_text(json.dumps(saved))
     settings = with_saved(Settings(data_dir=tmp_path))
-    assert (settings.top_k, settings.sentence_order) == (9, True)
-    assert (settings.port, settings.context_tokens) == (8080, 8192)  # not the window's
+    assert (settings.search.top_k, settings.search.sentence_order) == (9, True)
+    assert (settings.server.port, settings.models.context_tokens) == (
+        8080,
+        8192,
+    )  # not the window's

@@ -90,8 +90,8 @@ async def test_settings_apply_live_say_what_needs_a_restart_and_show_the_token(
     await user.should_see("restart Docent", marker="settings-message")
     assert container.retriever.settings.top_k == 8  # live
     assert container.retriever.settings.sentence_order
-    assert container.settings.ollama_host != "http://gpu-box:11434"  # after a restart
-    saved = (container.settings.data_dir / "preferences.json").read_text()
+    assert container.settings.models.ollama_host != "http://gpu-box:11434"  # after a restart
+    saved = (container.settings.paths.data_dir / "preferences.json").read_text()
     assert '"top_k": 8' in saved and "gpu-box" in saved
     user.find(marker="setting-top_k").elements.pop().value = 0
     user.find(marker="settings-save").click()
@@ -192,8 +192,8 @@ async def test_a_pdf_linked_from_outside_the_folder_is_not_served(
     pdf = make_pdf(tmp_path / "plan.pdf", ["The plan."])
     await add_file(container, "plan.pdf", pdf.read_bytes())
     await settled(container, "plan.pdf")
-    (container.settings.docs_dir / "plan.pdf").unlink()
-    (container.settings.docs_dir / "plan.pdf").symlink_to(outside)
+    (container.settings.paths.docs_dir / "plan.pdf").unlink()
+    (container.settings.paths.docs_dir / "plan.pdf").symlink_to(outside)
     await user.open("/")
     with user:
         await open_document(documents(container), "plan.pdf", 1, "The plan.")
@@ -307,7 +307,7 @@ async def test_the_model_picker_lists_ollamas_models_and_switches(
         lambda: all(p.kind != "model_missing" for p in app.health.report.problems),
         what="the missing-model banner to clear",
     )
-    assert app.settings.chat_model == "llama3.2"  # what a restart answers with
+    assert app.settings.models.chat_model == "llama3.2"  # what a restart answers with
     # Settings offers the same chat models: the embedding model only as an embedder.
     user.find(marker="settings").click()
     await user.should_see(marker="settings-dialog")

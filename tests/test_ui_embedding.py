@@ -43,18 +43,18 @@ class NewModel(GatedEmbedder):
 async def app(tmp_path: Path) -> AsyncIterator[Services]:
     """The app answering with model-a over two notes; Settings may choose model-b."""
     settings = Settings(data_dir=tmp_path / "data", chunk_size=200, chunk_overlap=0)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
-    (settings.docs_dir / "garden.md").write_text("# Garden\n\nThe shed is blue.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
+    (settings.paths.docs_dir / "garden.md").write_text("# Garden\n\nThe shed is blue.\n")
     new = NewModel(dim=32, name="model-b")
     new.hold()
 
     def load(chosen: Settings) -> Embedder:
-        if chosen.embed_model == "model-x" and PULLED:
+        if chosen.models.embed_model == "model-x" and PULLED:
             return FakeEmbedder(dim=48, name="model-x")
-        if chosen.embed_model != "model-b":
+        if chosen.models.embed_model != "model-b":
             raise EmbedderUnavailable(
-                f"no weights for {chosen.embed_model} on this machine. Pull it first"
+                f"no weights for {chosen.models.embed_model} on this machine. Pull it first"
             )
         return new
 
@@ -81,7 +81,7 @@ def choose_embedding(user: User, typed: str) -> None:
 async def test_changing_the_embedding_model_rebuilds_live_with_progress(
     user: User, app: Services
 ) -> None:
-    new = app.embedding.factory(app.settings.model_copy(update={"embed_model": "model-b"}))
+    new = app.embedding.factory(app.settings.replaced({"embed_model": "model-b"}))
     assert isinstance(new, NewModel)
     await user.open("/")
     user.find(marker="settings").click()
@@ -112,7 +112,10 @@ async def test_changing_the_embedding_model_rebuilds_live_with_progress(
     await user.should_see("Searches now use model-b", retries=SWITCH_TRIES)
     await user.should_not_see(marker="banner-embedding_rebuild")
     assert app.store.embedder is new and app.switch is None
-    assert app.settings.embed_model == "model-b" and app.settings.embed_backend == "ollama"
+    assert (
+        app.settings.models.embed_model == "model-b"
+        and app.settings.models.embed_backend == "ollama"
+    )
     calls = len(new.calls)
     llm.enqueue("The shed is blue [1].")
     user.find(marker="message-input").type("What colour is the shed?")
@@ -133,7 +136,7 @@ async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
     await user.should_see("keeps answering with model-a", marker="settings-message")
     await user.should_see(marker="banner-embedding_failed")
     assert app.switch is None and app.store.embedder.name == "model-a"
-    assert app.settings.embed_model != "model-x"
+    assert app.settings.models.embed_model != "model-x"
     user.find(marker="banner-dismiss").click()
     await user.should_not_see(marker="banner-embedding_failed")
 
@@ -144,6 +147,6 @@ async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
     try:
         user.find(marker="banner-retry-embedding").click()
         await user.should_see("Searches now use model-x", retries=SWITCH_TRIES)
-        assert app.store.embedder.name == "model-x" and app.settings.embed_model == "model-x"
+        assert app.store.embedder.name == "model-x" and app.settings.models.embed_model == "model-x"
     finally:
         PULLED.clear()

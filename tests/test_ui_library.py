@@ -112,10 +112,10 @@ async def test_delete_asks_first_then_removes(user: User, container: Services, p
     await user.open("/")
     user.find(marker="document-delete").click()
     await user.should_see(marker="delete-dialog", retries=40)
-    assert (container.settings.docs_dir / "notes.md").exists()  # nothing before the answer
+    assert (container.settings.paths.docs_dir / "notes.md").exists()  # nothing before the answer
     user.find(marker="confirm-delete").click()
     await user.should_see(marker="no-documents", retries=40)
-    assert not (container.settings.docs_dir / "notes.md").exists()
+    assert not (container.settings.paths.docs_dir / "notes.md").exists()
     assert documents(container).list() == []
     assert container.ready_paths() == []
 
@@ -162,7 +162,7 @@ async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
     await uploader.handle_uploads([upload])
     user.find(marker="uploader").trigger("finish")  # what the browser says after the last file
     await eventually(lambda: shown(user, r"^2 pages · \d+ chunks?$"), what="report.pdf ready")
-    assert (container.settings.docs_dir / "report.pdf").read_bytes() == pdf.read_bytes()
+    assert (container.settings.paths.docs_dir / "report.pdf").read_bytes() == pdf.read_bytes()
     await user.should_not_see(marker="first-start", retries=40)
     assert "report.pdf" in container.ready_paths()  # searchable, not just listed
 
@@ -173,7 +173,7 @@ async def test_a_refused_file_says_why(user: User, container: Services, page: No
     await uploader.handle_uploads([SmallFileUpload("tool.exe", "application/x-binary", b"MZ")])
     user.find(marker="uploader").trigger("finish")
     await user.should_see("Docent cannot read .exe files", retries=40)
-    assert not (container.settings.docs_dir / "tool.exe").exists()
+    assert not (container.settings.paths.docs_dir / "tool.exe").exists()
 
 
 async def test_a_file_the_chooser_or_a_drop_refuses_for_its_type_is_named(
@@ -194,7 +194,7 @@ async def test_an_upload_into_a_folder_stays_inside_the_documents_folder(
     await add_file(container, "minutes.md", b"# Minutes\n\nWe met.\n", folder="team/2024")
     await settled(container, "team/2024/minutes.md")
     await user.should_see("team/2024", marker="folder", retries=40)
-    assert (container.settings.docs_dir / "team" / "2024" / "minutes.md").exists()
+    assert (container.settings.paths.docs_dir / "team" / "2024" / "minutes.md").exists()
 
 
 async def test_several_files_give_one_summary_at_the_top(

@@ -102,14 +102,14 @@ async def test_the_settings_dialog_switches_the_server_after_a_restart(
         # The server's /v1 URL goes with it (Ollama's host is asked for instead).
         user.find(marker="settings-save").click()
         await user.should_see("restart Docent to apply", marker="settings-message")
-        assert app.settings.llm_api == "openai"  # until the restart
-        saved = json.loads((app.settings.data_dir / "preferences.json").read_text())
+        assert app.settings.models.llm_api == "openai"  # until the restart
+        saved = json.loads((app.settings.paths.data_dir / "preferences.json").read_text())
         assert saved["llm_api"] == "ollama" and saved["llm_url"] is None
     finally:
         await app.stop()
     # The next start, with nothing set on its command line, speaks to Ollama.
     again = with_saved(Settings(data_dir=tmp_path / "data"))
-    assert (again.llm_api, again.chat_url) == ("ollama", again.ollama_host)
+    assert (again.models.llm_api, again.models.chat_url) == ("ollama", again.models.ollama_host)
 
 
 async def test_an_answer_the_server_ended_early_says_so_in_the_window(

@@ -32,7 +32,9 @@ def model(tmp_path: Path) -> bytes:
 async def window(tmp_path: Path, host: FakeModelHost) -> Services:
     """The app whose reranker fetches its model from ``host``, served at /."""
     settings = Settings(data_dir=tmp_path / "data", rerank_download=False)
-    reranker = FlashRankReranker(settings.data_dir / "models" / "flashrank", source=host.source)
+    reranker = FlashRankReranker(
+        settings.paths.data_dir / "models" / "flashrank", source=host.source
+    )
     built = build_services(
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=reranker
     )

@@ -137,7 +137,7 @@ class SteppedClock:
 
 
 async def test_the_sentences_left_when_the_time_is_up_are_unchecked(app: RunningApp) -> None:
-    clock = SteppedClock(step=0.4 * app.container.settings.verify_seconds)
+    clock = SteppedClock(step=0.4 * app.container.settings.search.verify_seconds)
     app.container.search.clock = clock
     begin = app.container.retriever.begin
 

@@ -322,7 +322,7 @@ async def test_a_documents_notes_go_when_its_content_leaves_the_library(tmp_path
             assert record is not None and record.content_key is not None
             keys[path] = record.content_key
             container.notes.put(path, "m", "v1", "", record.content_key, "A note.")
-        (container.settings.docs_dir / "minutes.md").unlink()
+        (container.settings.paths.docs_dir / "minutes.md").unlink()
         # Collected once the library has been idle a few seconds (a rename has its chance).
         gone = keys["minutes.md"]
         await eventually(lambda: container.notes.count(gone) == 0, timeout=60, what="forgotten")

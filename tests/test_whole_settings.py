@@ -29,7 +29,7 @@ def test_the_settings_dialog_offers_it_and_refuses_a_budget_too_small(tmp_path: 
         preferences.update({"max_calls_per_question": 1})
     assert preferences.update({"max_calls_per_question": 40}) == ["max_calls_per_question"]
     # Saved: the next start reads it.
-    assert with_saved(Settings(data_dir=tmp_path)).max_calls_per_question == 40
+    assert with_saved(Settings(data_dir=tmp_path)).turn.max_calls_per_question == 40
 
 
 async def test_a_budget_changed_in_the_window_holds_from_the_next_question(

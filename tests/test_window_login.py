@@ -32,8 +32,10 @@ COOKIE = "docent-80"
 @pytest.fixture
 async def services(tmp_path: Path) -> AsyncIterator[Starting]:
     settings = Settings(data_dir=tmp_path / "data")
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text("The spare key is under the blue flowerpot.\n")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(
+        "The spare key is under the blue flowerpot.\n"
+    )
     container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
     started = Starting.of(container, watch=False)
     await started.services()

@@ -51,8 +51,8 @@ def side_calls(messages: Sequence[Message], schema: dict[str, Any] | None) -> st
 async def container(tmp_path: Path) -> AsyncIterator[Services]:
     """The app with a scripted chat model and notes.md indexed by the real pipeline."""
     settings = Settings(data_dir=tmp_path / "data", chunk_size=200, chunk_overlap=0)
-    settings.docs_dir.mkdir(parents=True)
-    (settings.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
+    settings.paths.docs_dir.mkdir(parents=True)
+    (settings.paths.docs_dir / "notes.md").write_text(NOTES, encoding="utf-8")
     model = FakeChatModel(token_delay=0.01)
     model.responder = side_calls
     embedder = GatedEmbedder()

@@ -95,7 +95,7 @@ class ChatPage:
         self.banners = Banners(container.health, pull, container.embedding)
         with self.banners.strip:
             DownloadBanner(container.reranking)
-        self.uploads = Uploads(self.documents, container.settings.docs_dir, local=self.local)
+        self.uploads = Uploads(self.documents, container.settings.paths.docs_dir, local=self.local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
             open_source=self.open_source,
@@ -150,7 +150,7 @@ class ChatPage:
             if self.uploads.can_open_folder:
                 folder = ui.button(icon="folder_open", on_click=self.uploads.open_folder)
                 folder.props('outline dense aria-label="Open the documents folder"')
-                folder.tooltip(f"Open {self.container.settings.docs_dir}").mark("open-folder")
+                folder.tooltip(f"Open {self.container.settings.paths.docs_dir}").mark("open-folder")
         self.library = Library(
             self.documents,
             on_open=lambda p: self.open_path(p, None, ""),
@@ -161,7 +161,7 @@ class ChatPage:
 
     @property
     def local(self) -> bool:
-        return self.container.settings.host in LOOPBACK
+        return self.container.settings.server.host in LOOPBACK
 
     def _jump(self) -> None:
         jump = ui.button("Latest", icon="arrow_downward")
@@ -473,7 +473,7 @@ class ChatPage:
             self.container.preferences,
             self.catalog or named(self.container.chat_models.installed),
             self.container.token,
-            f"http://{s.host}:{s.port}",
+            f"http://{s.server.host}:{s.server.port}",
             self.container.embedding,
             self.container.reranking,
         )

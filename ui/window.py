@@ -56,10 +56,10 @@ def serve(
     window = Window(settings, building, started=began)
     ui.run(
         window.root,
-        host=settings.host,
-        port=settings.port,
+        host=settings.server.host,
+        port=settings.server.port,
         title="Docent",
-        native=settings.native,
+        native=settings.server.native,
         show=False,  # we open the login link ourselves, once the server listens
         reload=False,
         show_welcome_message=False,
@@ -77,8 +77,8 @@ class Window:
         self.started = started
         self.marks = {"entered": self._since_start()}
         self.failed: str | None = None
-        make_private_dir(settings.data_dir)
-        token = load_or_create_token(settings.token_path)
+        make_private_dir(settings.paths.data_dir)
+        token = load_or_create_token(settings.paths.token_path)
         self.build_timings = building.timings
         self.listening = building.listening
         # The build runs in its own thread already: this only waits for it, off the loop.
@@ -90,15 +90,18 @@ class Window:
         self.access = access = secure(app, self.starting, settings, token)
         # NiceGUI's ui.upload posts one file per request to its client's upload route.
         access.body_limits.allow(
-            "POST", "/_nicegui/client/*", settings.max_upload_mb * MB, setting="max_upload_mb"
+            "POST",
+            "/_nicegui/client/*",
+            settings.server.max_upload_mb * MB,
+            setting="max_upload_mb",
         )
         # Socket.IO checks Origin itself too: agree with the guard instead of allowing '*'.
         core.sio.eio.cors_allowed_origins = lambda origin, environ: access.own_origin(
             origin, environ.get("HTTP_HOST", ""), environ.get("wsgi.url_scheme", "http")
         )
-        self.url = base_url(settings.host, settings.port)
+        self.url = base_url(settings.server.host, settings.server.port)
         self.link = access.links.issue(self.url)
-        if settings.native:
+        if settings.server.native:
             app.native.window_args["url"] = self.link  # pywebview opens the login link
         self._lifespan = AsyncExitStack()
         """The services' lifespan (``Starting.lifespan``), entered once the server listens."""
@@ -124,7 +127,7 @@ class Window:
         self.listening.set()
         # CPU seconds spent so far (the build starts only now): what an idle machine would wait.
         self.marks["cpu_to_listen"] = time.process_time()
-        write_instance(self.settings.data_dir, self.url)
+        write_instance(self.settings.paths.data_dir, self.url)
         self._announce()
         try:
             await self._lifespan.enter_async_context(self.starting.lifespan())
@@ -142,15 +145,15 @@ class Window:
         )
 
     async def _on_shutdown(self) -> None:
-        remove_instance(self.settings.data_dir)
+        remove_instance(self.settings.paths.data_dir)
         await self._lifespan.aclose()
         await self.starting.stop()  # a build still under way (the lifespan not entered)
 
     def _announce(self) -> None:
-        print(f"Docent is at {self.url}  (documents: {self.settings.docs_dir})", flush=True)
-        if self.settings.native:
+        print(f"Docent is at {self.url}  (documents: {self.settings.paths.docs_dir})", flush=True)
+        if self.settings.server.native:
             return
-        if self.settings.open_browser and open_in_browser(self.link):
+        if self.settings.server.open_browser and open_in_browser(self.link):
             print("Opened it in your browser. Another login link: `uv run run.py open`.")
         else:
             print(

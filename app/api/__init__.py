@@ -46,7 +46,7 @@ def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> 
         "POST", UPLOAD_PATH, upload_body_cap(settings), setting="max_upload_mb"
     )
     app.state.starting = starting
-    app.state.data_dir = settings.data_dir  # named when its disk is full
+    app.state.data_dir = settings.paths.data_dir  # named when its disk is full
     app.state.login_links = access.links
     wrap_outermost(app, lambda inner: WaitForServices(inner, starting, _needs_services))
     install_guard(app, access)
@@ -60,14 +60,15 @@ def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> 
 def new_access(settings: Settings, token: str) -> Access:
     """This instance's rules, from its settings; its remembered logins are read here."""
     sessions = LoginSessions(
-        settings.data_dir / SESSIONS_FILE, idle_seconds=settings.session_idle_hours * 3600
+        settings.paths.data_dir / SESSIONS_FILE,
+        idle_seconds=settings.server.session_idle_hours * 3600,
     )
     return Access(
         token=token,
         links=LoginLinks(),
         sessions=sessions,
-        allowed_hosts=[settings.host],
-        body_limits=BodyLimits(default=int(settings.max_body_mb * MB)),
+        allowed_hosts=[settings.server.host],
+        body_limits=BodyLimits(default=int(settings.server.max_body_mb * MB)),
     )
 
 

@@ -32,8 +32,9 @@ async def ingest(settings: Settings) -> int:
         if not container.index_lock.acquire():
             pid = container.index_lock.holder()
             print(
-                f"Docent is running on {settings.data_dir}"
-                f"{f' (process {pid})' if pid else ''} and indexes {settings.docs_dir} itself."
+                f"Docent is running on {settings.paths.data_dir}"
+                f"{f' (process {pid})' if pid else ''} and indexes"
+                f" {settings.paths.docs_dir} itself."
             )
             print(f"Now: {_counts_line(container)}.")
             return 0
@@ -103,7 +104,7 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
     Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
     """
     # The terminal shows no follow-up suggestions: don't make the model write them.
-    container = build_services(settings.model_copy(update={"suggestions": False}))
+    container = build_services(settings.replaced({"suggestions": False}))
     await container.start(watch=False, scan=False)
     plain = PlainText()
     failure: str | None = None

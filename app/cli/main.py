@@ -27,7 +27,7 @@ COMMANDS = ("serve", "ingest", "status", "ask", "token", "open", "mcp")
 
 def build_parser() -> argparse.ArgumentParser:
     """The command and what only the command line says; every setting of ``Settings``
-    becomes a flag of its own through ``parse`` (declared once, in app/settings.py)."""
+    becomes a flag of its own through ``parse`` (declared once, in the groups of app/settings/)."""
     parser = argparse.ArgumentParser(
         prog="run.py", description="Docent: chat with the documents on your own machine."
     )
@@ -54,17 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
     """The command line's own flags, and the settings: environment first, flags on top
-    (pydantic-settings adds a flag for each field, e.g. ``--chat-model``, ``--top-k``)."""
-    from pydantic_settings import CliSettingsSource
+    (pydantic-settings adds a flag for each setting by its flat name, e.g. ``--chat-model``,
+    ``--top-k``, whichever group of ``Settings`` holds it)."""
+    from pydantic_settings import BaseSettings, CliSettingsSource
 
-    from app.settings import Settings
+    from app.settings import FLAT, Settings
 
     parser = build_parser()
-    flags: CliSettingsSource[Settings] = CliSettingsSource(
-        Settings, root_parser=parser, cli_kebab_case=True, cli_implicit_flags=True
+    flags: CliSettingsSource[BaseSettings] = CliSettingsSource(
+        FLAT, root_parser=parser, cli_kebab_case=True, cli_implicit_flags=True
     )
     args = parser.parse_args(list(argv))
-    given: dict[str, Any] = {"_cli_settings_source": flags(parsed_args=args)}
+    given: dict[str, Any] = flags(parsed_args=args)()
     if args.no_browser:
         given["open_browser"] = False
     return args, Settings(**given)
@@ -93,7 +94,7 @@ def setup_logging(settings: Settings) -> None:
 
     from app.paths import make_private_dir, make_private_file
 
-    logs = make_private_dir(make_private_dir(settings.data_dir) / "logs")
+    logs = make_private_dir(make_private_dir(settings.paths.data_dir) / "logs")
     file_handler = RotatingFileHandler(
         make_private_file(logs / "docent.log"), maxBytes=2_000_000, backupCount=3
     )
@@ -159,9 +160,9 @@ def _cannot_serve(settings: Settings) -> str | None:
     """Said first, before the window is imported or a data dir is made: a taken port."""
     from app.instance import exposure_warning, port_problem
 
-    if warning := exposure_warning(settings.host):
+    if warning := exposure_warning(settings.server.host):
         print(warning, file=sys.stderr)
-    return port_problem(settings.host, settings.port)
+    return port_problem(settings.server.host, settings.server.port)
 
 
 def lock_data_dir(settings: Settings) -> IndexLock | None:
@@ -170,14 +171,14 @@ def lock_data_dir(settings: Settings) -> IndexLock | None:
     from app.paths import make_private_dir
     from ingest.pipeline.lock import INDEX_LOCK_FILE, IndexLock
 
-    if not settings.data_dir.exists():
-        make_private_dir(settings.data_dir)
-    lock = IndexLock(settings.data_dir / INDEX_LOCK_FILE)
+    if not settings.paths.data_dir.exists():
+        make_private_dir(settings.paths.data_dir)
+    lock = IndexLock(settings.paths.data_dir / INDEX_LOCK_FILE)
     if lock.acquire():
         return lock
     pid = lock.holder()
     print(
-        f"Another Docent{f' (process {pid})' if pid else ''} is using {settings.data_dir}."
+        f"Another Docent{f' (process {pid})' if pid else ''} is using {settings.paths.data_dir}."
         " `uv run run.py open` gives you a login link for it; or start this one with its"
         " own --data-dir.",
         file=sys.stderr,
@@ -189,7 +190,7 @@ def _serve(settings: Settings, serve: Serve | None, lock: IndexLock) -> int:
     if serve is None:
         print("This entry point has no window; use `uv run run.py`.", file=sys.stderr)
         return 2
-    if settings.native and importlib.util.find_spec("webview") is None:
+    if settings.server.native and importlib.util.find_spec("webview") is None:
         print(
             "--native needs pywebview. Install it with `uv pip install pywebview`, "
             "or leave out --native to use a browser tab.",

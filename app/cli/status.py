@@ -33,10 +33,10 @@ PROBE_SECONDS = 5.0
 
 
 def embed_model_label(settings: Settings) -> str:
-    if settings.embed_backend == "ollama":
-        return f"{settings.embed_model} (Ollama at {settings.embed_ollama_host})"
-    if settings.embed_backend == "openai":
-        return f"{settings.embed_model} (model server at {settings.embed_url})"
+    if settings.models.embed_backend == "ollama":
+        return f"{settings.models.embed_model} (Ollama at {settings.models.embed_ollama_host})"
+    if settings.models.embed_backend == "openai":
+        return f"{settings.models.embed_model} (model server at {settings.models.embed_url})"
     return MINILM_NAME
 
 
@@ -79,9 +79,11 @@ def probe_ollama(host: str, model: str) -> Health:
 
 def probe_chat_server(settings: Settings) -> Health:
     """What the configured chat model server's adapter would say of its health."""
-    if settings.llm_api == "openai":
-        return probe_openai(settings.chat_url, settings.chat_model, settings.llm_api_key)
-    return probe_ollama(settings.chat_url, settings.chat_model)
+    if settings.models.llm_api == "openai":
+        return probe_openai(
+            settings.models.chat_url, settings.models.chat_model, settings.models.llm_api_key
+        )
+    return probe_ollama(settings.models.chat_url, settings.models.chat_model)
 
 
 def probe_openai(url: str, model: str, api_key: str | None = None) -> Health:
@@ -110,7 +112,7 @@ def health_from_app(running: Instance, settings: Settings) -> Health | None:
     """The model server's health as the running app last saw it (``/api/status``), or None
     when the app doesn't answer so."""
     try:
-        token = read_token(settings.data_dir / TOKEN_FILE)
+        token = read_token(settings.paths.data_dir / TOKEN_FILE)
     except NoToken:
         return None
     request = urllib.request.Request(f"{running.url}/api/status")
@@ -149,11 +151,11 @@ def status(settings: Settings, *, check: bool = False) -> int:
     every index (this loads the store, so it takes longer); exit 1 and say what differs
     when they disagree.
     """
-    print(f"Data dir: {settings.data_dir}")
-    running = read_instance(settings.data_dir) if settings.data_dir.is_dir() else None
+    print(f"Data dir: {settings.paths.data_dir}")
+    running = read_instance(settings.paths.data_dir) if settings.paths.data_dir.is_dir() else None
     print(f"Docent: running at {running.url}" if running else "Docent: not running")
-    print(f"Documents folder: {settings.docs_dir}")
-    registry_path = settings.data_dir / REGISTRY_FILE
+    print(f"Documents folder: {settings.paths.docs_dir}")
+    registry_path = settings.paths.data_dir / REGISTRY_FILE
     if registry_path.is_file():
         registry = Registry(registry_path)
         try:
@@ -168,7 +170,7 @@ def status(settings: Settings, *, check: bool = False) -> int:
     else:
         print("  nothing indexed yet: Docent has not run with this data dir")
     print(f"Embedding model: {embed_model_label(settings)}")
-    print(f"Chat model: {settings.chat_model}")
+    print(f"Chat model: {settings.models.chat_model}")
     # A running Docent knows its server's health without asking it: asking from here could
     # cut the answer it is streaming (llama-cpp-python's server cancels one on any request).
     health = (running and health_from_app(running, settings)) or probe_chat_server(settings)
@@ -199,7 +201,7 @@ def _service(settings: Settings, registry: Registry) -> StatusService:
     return StatusService(
         registry,
         health,
-        chat_model=lambda: settings.chat_model,
+        chat_model=lambda: settings.models.chat_model,
         embed_model=lambda: embed_model_label(settings),
-        disk_full=lambda: short_of_room(settings.data_dir),
+        disk_full=lambda: short_of_room(settings.paths.data_dir),
     )

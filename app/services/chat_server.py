@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-from app.settings import Settings
+from app.settings import ModelSettings
 from graph.options import TurnOptions
 from models.ollama_chat import OllamaChat
 from models.openai_chat import OpenAIChat
 from models.protocols import ChatModel
 
 
-def build_chat_model(settings: Settings, model: str | None = None) -> ChatModel:
+def build_chat_model(models: ModelSettings, model: str | None = None) -> ChatModel:
     """The adapter for the configured server, answering with ``model`` (default the
     configured chat model)."""
-    model = model or settings.chat_model
-    if settings.llm_api == "openai":
+    model = model or models.chat_model
+    if models.llm_api == "openai":
         # The server keeps its own context size; the reply's share of it is capped here
         # as the generator budgets it.
         return OpenAIChat(
-            settings.chat_url,
+            models.chat_url,
             model,
             max_tokens=TurnOptions.answer_tokens,
-            api_key=settings.llm_api_key,
+            api_key=models.llm_api_key,
         )
-    return OllamaChat(settings.chat_url, model, num_ctx=settings.context_tokens)
+    return OllamaChat(models.chat_url, model, num_ctx=models.context_tokens)
 
 
 def server_name(api: str) -> str:

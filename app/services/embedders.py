@@ -18,25 +18,27 @@ from models.protocols import Embedder
 
 def build_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name."""
-    if settings.embed_backend == "ollama":
-        return OllamaEmbedder(settings.embed_ollama_host, settings.embed_model)
-    if settings.embed_backend == "openai":
+    if settings.models.embed_backend == "ollama":
+        return OllamaEmbedder(settings.models.embed_ollama_host, settings.models.embed_model)
+    if settings.models.embed_backend == "openai":
         return OpenAIEmbedder(
-            settings.embed_url, settings.embed_model, api_key=settings.llm_api_key
+            settings.models.embed_url,
+            settings.models.embed_model,
+            api_key=settings.models.llm_api_key,
         )
     return minilm(settings)
 
 
 def minilm(settings: Settings) -> MiniLMEmbedder:
     """The built-in MiniLM, keeping its rewritten graph in the data dir for the next start."""
-    return MiniLMEmbedder(saved_graphs=settings.data_dir / "models" / "minilm")
+    return MiniLMEmbedder(saved_graphs=settings.paths.data_dir / "models" / "minilm")
 
 
 def embedder_name(settings: Settings) -> str:
     """The name the embedder ``build_embedder`` makes will carry, without making it."""
-    if settings.embed_backend == "minilm":
+    if settings.models.embed_backend == "minilm":
         return MiniLMEmbedder.name
-    return f"{settings.embed_backend}-{settings.embed_model}"
+    return f"{settings.models.embed_backend}-{settings.models.embed_model}"
 
 
 def embedder_from(spec: dict[str, str], settings: Settings) -> Embedder:
@@ -54,11 +56,19 @@ def embedder_from(spec: dict[str, str], settings: Settings) -> Embedder:
 def embedder_spec(embedder: Embedder, settings: Settings) -> str:
     """What the registry remembers of the model the index answers with, and of what its
     vectors are made from (a spec without ``vector_text`` is of text-only vectors)."""
-    spec = {"name": embedder.name, "backend": settings.embed_backend, "model": settings.embed_model}
-    host = settings.embed_url if settings.embed_backend == "openai" else settings.embed_ollama_host
+    spec = {
+        "name": embedder.name,
+        "backend": settings.models.embed_backend,
+        "model": settings.models.embed_model,
+    }
+    host = (
+        settings.models.embed_url
+        if settings.models.embed_backend == "openai"
+        else settings.models.embed_ollama_host
+    )
     return json.dumps({**spec, "host": host, "vector_text": VECTOR_TEXT_VERSION})
 
 
 def model_label(settings: Settings) -> str:
     """The model the settings name, as a person reads it."""
-    return MODEL_NAME if settings.embed_backend == "minilm" else settings.embed_model
+    return MODEL_NAME if settings.models.embed_backend == "minilm" else settings.models.embed_model

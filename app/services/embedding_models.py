@@ -219,20 +219,21 @@ class EmbeddingModels:
     def _loaded(self, target: Settings) -> Embedder | None:
         """The answering or building model, when ``target`` names it: no second copy."""
         candidates = [self.store.embedder] + ([self.switch.new.embedder] if self.switch else [])
-        wanted = (target.embed_model, target.embed_ollama_host)
+        wanted = (target.models.embed_model, target.models.embed_ollama_host)
         for embedder in candidates:
-            if target.embed_backend == "minilm" and isinstance(embedder, MiniLMEmbedder):
+            if target.models.embed_backend == "minilm" and isinstance(embedder, MiniLMEmbedder):
                 return embedder
             if (
-                target.embed_backend == "ollama"
+                target.models.embed_backend == "ollama"
                 and isinstance(embedder, OllamaEmbedder)
                 and (embedder.model, embedder.host) == wanted
             ):
                 return embedder
             if (
-                target.embed_backend == "openai"
+                target.models.embed_backend == "openai"
                 and isinstance(embedder, OpenAIEmbedder)
-                and (embedder.model, embedder.host) == (target.embed_model, target.embed_url)
+                and (embedder.model, embedder.host)
+                == (target.models.embed_model, target.models.embed_url)
             ):
                 return embedder
         return None

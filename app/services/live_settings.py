@@ -4,14 +4,17 @@ on whole when the window changes one.
 A change makes a new frozen ``Settings`` (``Preferences``); ``apply_live`` gives the graph
 a new ``TurnOptions`` and ``RetrievalSettings`` made from it. A turn reads the options once,
 as it begins, and a search the retrieval settings, so neither sees half a change. A field
-of either takes the setting of the same name: a setting marked live that shares a name
-with one applies from the next turn or search with nothing more to write.
+of either takes the setting of the same name in the groups that feed it (``settings.turn``
+and the model's ``context_tokens``; ``settings.search``): a setting marked live there that
+shares a name with one applies from the next turn or search with nothing more to write.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
+
+from pydantic import BaseModel
 
 from app.services.reranking import Reranking
 from app.settings import Settings
@@ -23,21 +26,22 @@ from models.protocols import ChatModel
 
 def turn_options(settings: Settings) -> TurnOptions:
     """The router's, rewriter's and generator's knobs, from one snapshot of the settings."""
-    return TurnOptions(**_named_alike(TurnOptions, settings))
+    return TurnOptions(**_named_alike(TurnOptions, settings.turn, settings.models))
 
 
 def retrieval_settings(settings: Settings) -> RetrievalSettings:
     """The retriever's knobs, from one snapshot of the settings."""
-    return RetrievalSettings(**_named_alike(RetrievalSettings, settings))
+    return RetrievalSettings(**_named_alike(RetrievalSettings, settings.search))
 
 
 def _named_alike(
-    options: type[TurnOptions | RetrievalSettings], settings: Settings
+    options: type[TurnOptions | RetrievalSettings], *groups: BaseModel
 ) -> dict[str, Any]:
     return {
-        field.name: getattr(settings, field.name)
+        field.name: getattr(group, field.name)
+        for group in groups
         for field in dataclasses.fields(options)
-        if field.name in Settings.model_fields
+        if field.name in type(group).model_fields
     }
 
 
@@ -48,7 +52,7 @@ def apply_live(
     had is replaced whole (a turn or a search under way keeps the snapshot it began with)."""
     deps.options = turn_options(now)
     deps.retriever.settings = retrieval_settings(now)
-    if now.chat_model != before.chat_model:
-        llm.use(now.chat_model)
-    if now.rerank_download != before.rerank_download:
-        reranking.prepare(now.rerank_download)
+    if now.models.chat_model != before.models.chat_model:
+        llm.use(now.models.chat_model)
+    if now.search.rerank_download != before.search.rerank_download:
+        reranking.prepare(now.search.rerank_download)

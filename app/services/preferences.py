@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from app.services.health import HealthMonitor
 from app.services.model_catalog import ModelCatalog, catalog, deduplicated
-from app.settings import EDITABLE, Settings
+from app.settings import EDITABLE, GROUP_OF, GROUPS, Settings
 from models.llm import LLMError
 from models.protocols import ChatModel, DescribesModels, ModelInfo, PullProgress, PullsModels
 
@@ -31,7 +31,9 @@ def setting_name(field: str) -> str:
 def sentence(error: Any) -> str:
     """One of pydantic's errors as a sentence a person reads: "Top K must be at least 1"
     rather than "Input should be greater than or equal to 1"."""
-    name = setting_name(str(error["loc"][0])) if error.get("loc") else "This setting"
+    # A setting's place is (group, name), and a union's member may follow: name it.
+    named = [str(part) for part in error.get("loc", ()) if str(part) in GROUP_OF]
+    name = setting_name(named[0]) if named else "This setting"
     ctx = error.get("ctx") or {}
     kind = error.get("type", "")
     if kind in ("greater_than_equal", "greater_than"):
@@ -56,12 +58,17 @@ def sentence(error: Any) -> str:
     return f"{name}: {message[:1].lower() + message[1:]}".rstrip(".")
 
 
+def _description(name: str) -> str:
+    field = GROUPS[GROUP_OF[name]].model_fields[name]
+    return field.description or name
+
+
 class InvalidSetting(ValueError):
     """A value the settings refuse; the message says which and why."""
 
 
 def saved_path(settings: Settings) -> Path:
-    return settings.data_dir / "preferences.json"
+    return settings.paths.data_dir / "preferences.json"
 
 
 def with_saved(settings: Settings) -> Settings:
@@ -73,20 +80,15 @@ def with_saved(settings: Settings) -> Settings:
     except (OSError, ValueError) as error:
         log.warning("ignoring unreadable %s: %s", saved_path(settings), error)
         return settings
-    chosen = {
-        k: v for k, v in saved.items() if k in EDITABLE and k not in settings.model_fields_set
-    }
+    given = settings.explicit()
+    chosen = {k: v for k, v in saved.items() if k in EDITABLE and k not in given}
     if not chosen:
         return settings
     try:
-        return type(settings)(**{**_explicit(settings), **chosen})
+        return type(settings)(**{**given, **chosen})
     except ValidationError as error:
         log.warning("ignoring saved settings that no longer validate: %s", error)
         return settings
-
-
-def _explicit(settings: Settings) -> dict[str, Any]:
-    return {name: getattr(settings, name) for name in settings.model_fields_set}
 
 
 Apply = Callable[[Settings, Settings], None]
@@ -115,8 +117,7 @@ class Preferences:
 
     def fields(self) -> list[tuple[str, Any, str]]:
         """(name, current value, description) of every editable field."""
-        fields = Settings.model_fields
-        return [(n, getattr(self.settings, n), fields[n].description or n) for n in EDITABLE]
+        return [(n, self.settings.value(n), _description(n)) for n in EDITABLE]
 
     def is_live(self, name: str) -> bool:
         """The setting applies from the next turn or search (its mark says it can)."""
@@ -126,7 +127,9 @@ class Preferences:
 
     def update(self, changes: dict[str, Any]) -> list[str]:
         """Validate, save and apply ``changes``; returns the names that need a restart."""
-        changes = {k: v for k, v in changes.items() if getattr(self.settings, k, None) != v}
+        changes = {
+            k: v for k, v in changes.items() if k not in GROUP_OF or self.settings.value(k) != v
+        }
         unknown = [k for k in changes if k not in EDITABLE]
         if unknown:
             raise InvalidSetting(f"These settings can't be changed here: {', '.join(unknown)}.")
@@ -135,8 +138,8 @@ class Preferences:
         checked = self._checked(changes)
         embedding = {}
         if self._embedding is not None:
-            embedding = {k: getattr(checked, k) for k in changes if k in EMBEDDING_FIELDS}
-        rest = {k: getattr(checked, k) for k in changes if k not in embedding}
+            embedding = {k: checked.value(k) for k in changes if k in EMBEDDING_FIELDS}
+        rest = {k: checked.value(k) for k in changes if k not in embedding}
         self._write(rest)
         self._hold({k: v for k, v in rest.items() if self.is_live(k)})
         restart = [name for name in rest if not self.is_live(name)]
@@ -147,7 +150,7 @@ class Preferences:
     def save(self, changes: dict[str, Any]) -> None:
         """Validate and save ``changes``, and hold them in the settings from now on."""
         checked = self._checked(changes)
-        values = {name: getattr(checked, name) for name in changes}
+        values = {name: checked.value(name) for name in changes}
         self._write(values)
         self._hold(values)
 
@@ -155,7 +158,7 @@ class Preferences:
         """A new snapshot with ``values`` (checked already), handed to what reads it live."""
         if not values:
             return
-        before, self.settings = self.settings, self.settings.model_copy(update=values)
+        before, self.settings = self.settings, self.settings.replaced(values)
         if self._apply is not None:
             self._apply(before, self.settings)
 
@@ -178,7 +181,7 @@ class Preferences:
 
     def _checked(self, changes: dict[str, Any]) -> Settings:
         try:
-            return type(self.settings)(**{**_explicit(self.settings), **changes})
+            return type(self.settings)(**{**self.settings.explicit(), **changes})
         except ValidationError as error:
             problems = ". ".join(sentence(e) for e in error.errors())
             raise InvalidSetting(f"Not saved. {problems}.") from error

@@ -87,14 +87,14 @@ class Reranking:
         """The first-start offer is still to be made: no answer yet, and nothing said yes."""
         return (
             self.can_download
-            and not self._preferences.settings.rerank_download
+            and not self._preferences.settings.search.rerank_download
             and self._preferences.remembered(OFFER_KEY) is None
         )
 
     def download(self) -> None:
         """Yes: fetch the model once, in the background (the setting, saved, says so)."""
         self._preferences.remember(OFFER_KEY, "yes")
-        if self._preferences.settings.rerank_download:
+        if self._preferences.settings.search.rerank_download:
             self.prepare(True)  # said before: the switch does not change, the try is anew
         else:
             self._preferences.update({"rerank_download": True})

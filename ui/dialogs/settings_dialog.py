@@ -173,9 +173,9 @@ def show_settings(
                 element = ui.select(SERVERS, value=value, label=label).props("outlined dense")
                 description = f"{description} {RESTART_NOTE}"
             elif name == "embed_model":
-                backend = settings.embed_backend
+                backend = settings.models.embed_backend
                 names = [m.name for m in [*models.embedding, *models.chat]]
-                choices = embedding_options(backend, str(value), names, settings.llm_api)
+                choices = embedding_options(backend, str(value), names, settings.models.llm_api)
                 chosen = chosen_embedding(backend, str(value))
                 element = ui.select(choices, value=chosen, label=label, new_value_mode="add-unique")
                 element.props("outlined dense")
@@ -198,8 +198,8 @@ def show_settings(
                 ui.label(RESTART_NOTE).classes("text-xs docent-muted").mark("server-note")
             if name == "rerank_download" and reranking is not None:
                 _reranking_line(reranking)
-        _ask_for_the_server_chosen(fields, settings.llm_api, settings.llm_url)
-        _ask_for_the_embedding_server(fields, settings.llm_api)
+        _ask_for_the_server_chosen(fields, settings.models.llm_api, settings.models.llm_url)
+        _ask_for_the_embedding_server(fields, settings.models.llm_api)
         message = ui.label("").classes("text-sm").mark("settings-message")
         with ui.row().classes("w-full justify-end"):
             save = ui.button("Save", icon="check").props("unelevated").mark("settings-save")
@@ -220,7 +220,9 @@ def show_settings(
                 new = element.value
                 if name == "embed_model":
                     if new != old:
-                        backend, model = embedding_choice(new, now.embed_model, now.llm_api)
+                        backend, model = embedding_choice(
+                            new, now.models.embed_model, now.models.llm_api
+                        )
                         out.update(embed_backend=backend, embed_model=model)
                     continue
                 if isinstance(old, int) and not isinstance(old, bool) and new is not None:
@@ -231,7 +233,7 @@ def show_settings(
                     new = None
                 if new != old:
                     out[name] = new
-            if out.get("llm_api") == "ollama" and now.llm_url:
+            if out.get("llm_api") == "ollama" and now.models.llm_url:
                 out["llm_url"] = None  # an OpenAI-compatible URL is no Ollama address
             return out
 
@@ -243,10 +245,10 @@ def show_settings(
             now = preferences.settings  # the snapshot the save made
             for name, (element, _) in fields.items():
                 if name == "embed_model":
-                    chosen = chosen_embedding(now.embed_backend, now.embed_model)
+                    chosen = chosen_embedding(now.models.embed_backend, now.models.embed_model)
                     fields[name] = (element, chosen)
                 else:
-                    fields[name] = (element, getattr(now, name, element.value))
+                    fields[name] = (element, now.value(name))
 
         async def save_clicked() -> None:
             before = embedding.pending if embedding is not None else None

@@ -32,7 +32,7 @@ MAX_FIELD_BYTES = 4096
 
 def upload_body_cap(settings: Settings) -> int:
     """The largest body ``POST /api/documents`` accepts (each file is capped on its own)."""
-    return FILES_PER_REQUEST * (settings.max_upload_mb << 20) + FRAMING
+    return FILES_PER_REQUEST * (settings.server.max_upload_mb << 20) + FRAMING
 
 
 class MultipartError(ValueError):
