@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graph import prompts
+from graph.records import SentenceSupportPublic
 from graph.retrieval.nearest import nearest_passages
 from graph.retrieval.search import Search
 from graph.state import AgentState, Source
@@ -34,7 +35,7 @@ class CheckedAnswer:
     """What the turn ends with: the answer as shown, and what the caller is told of it."""
 
     text: str
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
     """Each sentence's verdict and span (None: not checked)."""
     searched: dict[str, Any] | None = None
     """Set when the documents don't cover the question: what was searched."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+
+from graph.records import SentenceSupportPublic
+from graph.records import Source as Source
 
 Mode = Literal["auto", "rag", "chat", "document"]
 """``document`` is the window's "Whole documents": read the named files whole."""
@@ -15,31 +18,6 @@ document: read whole files for a summary or outline; compare: two or more side b
 RouteTier = Literal["mode", "library", "mention", "rules", "probe", "llm"]
 """Which of the router's tiers decided: the user's mode, an empty library, a resolved
 @mention, the keyword rules, the vector probe, or the LLM."""
-
-
-class Source(TypedDict):
-    """One numbered passage an answer may cite (the contract's source shape)."""
-
-    n: int
-    file: str
-    path: str
-    page: int | None
-    snippet: str
-    score: float
-    scores: NotRequired[dict[str, Any]]
-    """Why it was retrieved: dense, bm25 (scores and ranks), fused and rerank."""
-    cited: NotRequired[bool]
-    """In the final answer's sources: whether the answer cites it. Written by the
-    generator."""
-    paths: NotRequired[list[str]]
-    """Every path holding this text when identical files share it (``path`` is the first)."""
-    start: NotRequired[int]
-    """Where its passage starts in its page's text (the document's, without pages)."""
-    end: NotRequired[int]
-    ocr: NotRequired[bool]
-    """True when the text was read by OCR from an image of the page (absent otherwise)."""
-    ocr_confidence: NotRequired[float]
-    """With ``ocr``: the page's mean recognition confidence (0..1)."""
 
 
 class Mention(TypedDict):
@@ -147,7 +125,7 @@ class AgentState(TypedDict, total=False):
     turn_started: float
     """Wall-clock time (epoch seconds) this turn's first node started. Written by the
     graph."""
-    support: list[dict[str, Any]] | None
+    support: list[SentenceSupportPublic] | None
     """One entry per sentence of the answer, in the contract's shape, or None when the
     answer was not checked (a chat answer, one cut off). Written by the generator."""
     searched: dict[str, Any] | None

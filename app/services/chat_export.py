@@ -14,7 +14,7 @@ import re
 from typing import Any, Literal
 
 from app.services.inert_markdown import inert_markdown
-from app.services.sessions import SessionInfo
+from graph.records import SessionPublic
 
 ExportFormat = Literal["markdown", "json"]
 
@@ -48,7 +48,7 @@ def answer_with_sources(text: str, sources: list[dict[str, Any]]) -> str:
     return f"{text.rstrip()}\n\n{listed}" if listed else text
 
 
-def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+def export_markdown(info: SessionPublic, messages: list[dict[str, Any]]) -> str:
     """The chat as a Markdown document: each question, its answer and the answer's sources,
     with nothing in it that a previewer would fetch or run."""
     lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
@@ -74,7 +74,7 @@ def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
     return inert_markdown("\n".join(lines)).rstrip() + "\n"
 
 
-def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+def export_json(info: SessionPublic, messages: list[dict[str, Any]]) -> str:
     """The chat with everything kept for each answer: sources, trace, feedback, versions."""
     document = {
         "docent_export": EXPORT_VERSION,
@@ -89,11 +89,11 @@ def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)
 
 
-def export_text(info: SessionInfo, messages: list[dict[str, Any]], fmt: ExportFormat) -> str:
+def export_text(info: SessionPublic, messages: list[dict[str, Any]], fmt: ExportFormat) -> str:
     return export_markdown(info, messages) if fmt == "markdown" else export_json(info, messages)
 
 
-def file_name(info: SessionInfo, fmt: ExportFormat) -> str:
+def file_name(info: SessionPublic, fmt: ExportFormat) -> str:
     """A file name from the title: ``Where is the spare key.md``."""
     stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", info.title).strip(" .")[:80] or "chat"
     return f"{stem}.{'md' if fmt == 'markdown' else 'json'}"

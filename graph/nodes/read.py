@@ -24,6 +24,7 @@ from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
+from graph.records import SentenceSupportPublic
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Source
 from graph.support import SentenceSupport
@@ -207,7 +208,7 @@ def _assembled(
     table: Table | None,
     prose: CheckedAnswer,
     checked: tuple[Table, list[SentenceSupport]] | None,
-) -> tuple[str, list[dict[str, Any]] | None]:
+) -> tuple[str, list[SentenceSupportPublic] | None]:
     """The answer as it ends: the notices, the table (its points' citations corrected),
     then the model's text with its own; and every checked sentence's support, in order."""
     head = prefix
@@ -237,7 +238,7 @@ class Ended:
     coverage: dict[str, Any] | None = None
     text: str | None = None
     """The checked answer; None: as streamed."""
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
 
 
 def _finish(

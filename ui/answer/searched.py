@@ -8,11 +8,12 @@ from typing import Any
 
 from nicegui import ui
 
+from app.records import SentenceSupportPublic
 from ui.answer.citations import middle_ellipsis
 from ui.answer.claims import checked, summary, worrying
 
 
-def show_summary(support: list[dict[str, Any]], *, misses_question: bool = False) -> None:
+def show_summary(support: list[SentenceSupportPublic], *, misses_question: bool = False) -> None:
     """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
     and a sentence that contradicts the sources, or an answer that doesn't address the
     question, makes it a warning, not a tally."""

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.records import SentenceSupportPublic
 from graph.state import Mode
 
 DOCENT_MODEL = "docent"
@@ -75,7 +76,7 @@ class ChatCompletion(BaseModel):
         description="Docent extension: the passages the answer cites as [n]."
     )
     session_id: str = Field(description="Docent extension: the session that holds the turn.")
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None,
         description="Docent extension: each sentence of the answer checked against the "
         "sources (as `POST /api/verify` gives it); null when not checked (a chat answer).",
