@@ -1,8 +1,11 @@
 """The records of ``graph/records.py``, for the window, which imports only ``app``."""
 
 from graph.records import (
+    Coverage,
     DocumentView,
     FindResponse,
+    NearPassage,
+    Searched,
     SearchResultPublic,
     SentenceSupportPublic,
     SessionPublic,
@@ -12,6 +15,9 @@ from graph.records import (
 )
 
 __all__ = [
+    "Coverage",
+    "NearPassage",
+    "Searched",
     "DocumentView",
     "FindResponse",
     "SearchResultPublic",

@@ -146,6 +146,44 @@ class SentenceSupportPublic(TypedDict):
     ]
 
 
+class NearPassage(TypedDict):
+    """A passage near a question the documents don't cover, cut to a few lines."""
+
+    file: str
+    path: str
+    page: int | None
+    text: str
+    score: float
+
+
+class Searched(TypedDict):
+    """``done``'s ``searched``: what was looked at when the documents don't cover the
+    question."""
+
+    queries: list[str]
+    files: list[str]
+    """The files the search was limited to; empty: the whole library."""
+    nearest: list[NearPassage]
+    draft: NotRequired[str]
+    """The model's answer, set aside."""
+    floor: NotRequired[float]
+    """The relevance floor, when nothing reached it."""
+
+
+class Coverage(TypedDict):
+    """``done``'s ``coverage``: how much the answer read."""
+
+    documents_read: int
+    documents_matched: int | None
+    """A find's count of matching documents; None for the other routes."""
+    documents_in_scope: int
+    pages_read: int
+    pages_total: NotRequired[int]
+    """A whole reading's: the pages its documents have."""
+    whole: NotRequired[bool]
+    """True for a whole reading."""
+
+
 class VerifyResponse(BaseModel):
     sentences: list[SentenceSupportPublic]
 

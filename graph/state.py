@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from graph.records import SentenceSupportPublic
+from graph.records import Coverage, Searched, SentenceSupportPublic
 from graph.records import Source as Source
 
 Mode = Literal["auto", "rag", "chat", "document"]
@@ -96,7 +96,7 @@ class AgentState(TypedDict, total=False):
     found: dict[str, Any] | None
     """On a find turn: the topic, the literals, how many documents were searched and
     matched, and the matched paths. Written by the retriever."""
-    coverage: dict[str, Any] | None
+    coverage: Coverage | None
     """How much of the library the answer read (the contract's ``coverage``), or None for
     an answer without the documents. Written by the generator."""
     routed_by: RouteTier
@@ -128,7 +128,7 @@ class AgentState(TypedDict, total=False):
     support: list[SentenceSupportPublic] | None
     """One entry per sentence of the answer, in the contract's shape, or None when the
     answer was not checked (a chat answer, one cut off). Written by the generator."""
-    searched: dict[str, Any] | None
+    searched: Searched | None
     """What was searched when the documents don't cover the question (queries, files,
     nearest passages), else None. Written by the generator."""
     draft: str | None

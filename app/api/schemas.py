@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.services.sessions import MAX_TITLE_CHARS
-from graph.records import SessionPublic
+from graph.records import Coverage, Searched, SentenceSupportPublic, SessionPublic
 from graph.state import Mode
 
 
@@ -29,13 +29,13 @@ class ChatResult(BaseModel):
     answer: str
     sources: list[dict[str, Any]]
     trace: dict[str, Any]
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None, description="One entry per sentence of the answer, as `POST /api/verify` gives."
     )
-    searched: dict[str, Any] | None = Field(
+    searched: Searched | None = Field(
         None, description="When the documents don't cover the question: what was searched."
     )
-    coverage: dict[str, Any] | None = Field(
+    coverage: Coverage | None = Field(
         None,
         description="How much the answer read: documents_read, documents_matched, "
         "documents_in_scope, pages_read.",

@@ -18,7 +18,13 @@ from app.services.search import (
     scope_entries,
 )
 from graph.events import payload
-from graph.records import DocumentList, FindResponse, SearchResponse, VerifyResponse
+from graph.records import (
+    DocumentList,
+    FindResponse,
+    SearchResponse,
+    SentenceSupportPublic,
+    VerifyResponse,
+)
 from graph.scope import BadScope
 from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
@@ -50,7 +56,7 @@ class Answer(BaseModel):
     answer: str = Field(description="Cites the sources as [n].")
     sources: list[dict[str, Any]]
     session_id: str = Field(description="The session in Docent that keeps this answer.")
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None,
         description="Each sentence checked against the sources: verdict, missing items and "
         "the supporting span (null for an answer not from the documents).",

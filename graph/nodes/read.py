@@ -24,7 +24,7 @@ from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
-from graph.records import SentenceSupportPublic
+from graph.records import Coverage, SentenceSupportPublic
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Source
 from graph.support import SentenceSupport
@@ -235,7 +235,7 @@ class Ended:
     unfinished: dict[str, Any] | None = None
     written: Written | None = None
     sources: list[Source] = field(default_factory=list)
-    coverage: dict[str, Any] | None = None
+    coverage: Coverage | None = None
     text: str | None = None
     """The checked answer; None: as streamed."""
     support: list[SentenceSupportPublic] | None = None

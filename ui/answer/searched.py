@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.records import SentenceSupportPublic
+from app.records import NearPassage, Searched, SentenceSupportPublic
 from ui.answer.citations import middle_ellipsis
 from ui.answer.claims import checked, summary, worrying
 
@@ -51,7 +51,7 @@ def show_draft(draft: str) -> None:
         ui.label(draft).classes("docent-draft").mark("draft-text")
 
 
-def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+def show_searched(searched: Searched, open_source: Callable[[dict[str, Any]], Any]) -> None:
     """A folded section: the queries, the files in scope, the nearest passages and their
     scores; each passage opens its document at that place."""
     with (
@@ -82,7 +82,7 @@ def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any
             ui.label(searched["draft"]).classes("docent-draft").mark("searched-draft")
 
 
-def _nearest(passage: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+def _nearest(passage: NearPassage, open_source: Callable[[dict[str, Any]], Any]) -> None:
     page = f", page {passage['page']}" if passage.get("page") is not None else ""
     source = {
         "n": 0,

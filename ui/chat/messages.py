@@ -11,7 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.records import SentenceSupportPublic
+from app.records import Coverage, Searched, SentenceSupportPublic
 from app.services.chat_export import answer_with_sources
 from app.services.chat_record import Feedback
 from ui.answer import markdown
@@ -98,9 +98,9 @@ class AnswerView:
     """Follow-up questions, once they arrive."""
     support: list[SentenceSupportPublic] | None = None
     """Each sentence's check, once the answer is done (None: not checked)."""
-    searched: dict[str, Any] | None = None
+    searched: Searched | None = None
     """What was searched, when the documents don't cover the question."""
-    coverage: dict[str, Any] | None = None
+    coverage: Coverage | None = None
     """How much of the library the answer read (None: it searched nothing)."""
     resume: dict[str, Any] | None = None
     """A reading stopped or cut short: what it read and its follow-ups (None otherwise)."""
