@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from graph import prompts
-from graph.records import NearPassage, Searched, SentenceSupportPublic
+from graph.records import NearPassage, NumberedPassage, Searched, SentenceSupportPublic
 from graph.retrieval.nearest import nearest_passages
 from graph.retrieval.search import Search
 from graph.state import AgentState, Source
@@ -47,26 +47,25 @@ class CheckedAnswer:
 
 
 def new_check(
-    sources: Sequence[Source], texts: Sequence[str], search: Search, state: AgentState
+    passages: Sequence[NumberedPassage], search: Search, state: AgentState
 ) -> SupportCheck:
-    """A check over ``sources`` that knows the turn's question, as asked and as searched,
+    """A check over ``passages`` that knows the turn's question, as asked and as searched,
     and reuses the vectors the search made of them."""
     question = [state.get("question", ""), *(q["text"] for q in state.get("queries") or [])]
-    passages = source_passages(sources, texts[: len(sources)])
+    checked = source_passages(passages)
     known = {q: v for q in question if (v := search.known_vector(q)) is not None}
-    return SupportCheck(passages, search.reader.embedder, question=question, known=known)
+    return SupportCheck(checked, search.reader.embedder, question=question, known=known)
 
 
 def start_check(
-    sources: Sequence[Source],
-    texts: Sequence[str],
+    passages: Sequence[NumberedPassage],
     search: Search,
     state: AgentState,
     check: SupportCheck | None = None,
 ) -> LiveCheck:
-    """A check of the answer against ``sources`` (the prompt's), already embedding them;
+    """A check of the answer against ``passages`` (the prompt's), already embedding them;
     ``check``, made over exactly these passages (the focused context's), is reused."""
-    check = check or new_check(sources, texts, search, state)
+    check = check or new_check(passages, search, state)
     live = LiveCheck(check)
     live.start()
     return live

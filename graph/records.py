@@ -47,6 +47,14 @@ class Source(TypedDict):
     """With ``ocr``: the page's mean recognition confidence (0..1)."""
 
 
+class NumberedPassage(TypedDict):
+    """One numbered passage of a turn: the source an answer may cite, and its whole text
+    (which the model reads and the check holds the answer to; clients see the source)."""
+
+    source: Source
+    text: str
+
+
 class SearchResultPublic(BaseModel):
     """One passage a search found (``POST /api/search``, MCP's ``search_documents``)."""
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from graph.records import Coverage, Searched, SentenceSupportPublic
+from graph.records import Coverage, NumberedPassage, Searched, SentenceSupportPublic
 from graph.records import Source as Source
 
 Mode = Literal["auto", "rag", "chat", "document"]
@@ -81,10 +81,12 @@ class AgentState(TypedDict, total=False):
     queries: list[SearchQuery]
     """What the retriever searches for; it runs each and merges the hits. Written by the
     router for a message searched as it is, else by the rewriter."""
+    passages: list[NumberedPassage]
+    """The turn's numbered passages, each its source and its whole text, for the
+    generator. Written by the retriever."""
     sources: list[Source]
-    """Numbered passages for the generator. Written by the retriever."""
-    passages: list[str]
-    """Full text of each source, in the same order. Written by the retriever."""
+    """The answer's sources: the passages that made it into the prompt, in the order it
+    cites them. Written by the generator (the reader, for a whole reading)."""
     whole_passages: bool
     """The message asks for a summary, an outline or an explanation: the generator shows
     its passages whole, unfocused. Written by the router."""

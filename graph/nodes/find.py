@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
+from graph.records import NumberedPassage
 from graph.retrieval.find import Found, find
 from graph.scope import describe
 from graph.state import AgentState, Source
@@ -66,30 +67,26 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
 
 
-def found_sources(found: Found) -> tuple[list[Source], list[str]]:
-    """The best passage of each of the first ``FIND_READ`` documents, numbered, and their
-    texts."""
-    sources: list[Source] = []
-    texts: list[str] = []
+def found_passages(found: Found) -> list[NumberedPassage]:
+    """The best passage of each of the first ``FIND_READ`` documents, numbered."""
+    out: list[NumberedPassage] = []
     for n, document in enumerate(found.documents[:FIND_READ], start=1):
         chunk = document.best.chunk
         if chunk is None:
             continue
-        sources.append(
-            Source(
-                n=n,
-                file=document.file,
-                path=document.path,
-                page=chunk.page,
-                snippet=_snippet(chunk.text),
-                score=round(document.best.score, 4),
-                scores=document.best.scores(),
-                start=chunk.start,
-                end=chunk.end,
-            )
+        source = Source(
+            n=n,
+            file=document.file,
+            path=document.path,
+            page=chunk.page,
+            snippet=_snippet(chunk.text),
+            score=round(document.best.score, 4),
+            scores=document.best.scores(),
+            start=chunk.start,
+            end=chunk.end,
         )
-        texts.append(chunk.text)
-    return sources, texts
+        out.append({"source": source, "text": chunk.text})
+    return out
 
 
 def found_record(found: Found, topic: str, scope: list[str]) -> dict[str, Any]:
@@ -115,7 +112,7 @@ async def find_passages(state: AgentState, runtime: Runtime[TurnContext]) -> Age
     library = context.known_files()
     tell(Status("retriever", prompts.STATUS_FIND.format(topic=topic, scope=describe(aim))))
     found = await asyncio.to_thread(find, context.search, topic, library, aim)
-    sources, texts = found_sources(found)
-    tell(Sources(sources))
+    passages = found_passages(found)
+    tell(Sources([p["source"] for p in passages]))
     record = found_record(found, topic, aim)
-    return {"sources": sources, "passages": texts, "found": record}
+    return {"passages": passages, "found": record}

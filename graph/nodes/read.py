@@ -158,13 +158,12 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     # Told after the notices: the window's clock runs from here to the model's first word.
     tell(Status("reader", answer_status(reading, 0 if whole else len(notes))))
     embedder = context.search.reader.embedder
-    live = start_check(sources, reading.passages(sources), context.search, state)
+    live = start_check(reading.passages(sources), context.search, state)
     checked_table = None
     if table is not None:
-        columns = [[s for s in sources if s["path"] == d.path] for d in documents]
-        texts = [reading.passages(c) for c in columns]
+        columns = [reading.passages([s for s in sources if s["path"] == d.path]) for d in documents]
         checked_table = asyncio.create_task(
-            asyncio.to_thread(check_table, table, columns, texts, embedder)
+            asyncio.to_thread(check_table, table, columns, embedder)
         )
     prefix = answer.text
     guard = RunawayGuard(

@@ -15,6 +15,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.find import find_passages
+from graph.records import NumberedPassage
 from graph.retrieval.types import Passage, Retrieval
 from graph.scope import in_scope
 from graph.state import AgentState, SearchQuery, Source
@@ -27,9 +28,9 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
 
 
-def passage_sources(passages: list[Passage]) -> list[Source]:
+def numbered(passages: list[Passage]) -> list[NumberedPassage]:
     """Number the passages as sources, each with the scores that chose it."""
-    sources = []
+    out: list[NumberedPassage] = []
     for i, p in enumerate(passages, start=1):
         source = Source(
             n=i,
@@ -46,8 +47,8 @@ def passage_sources(passages: list[Passage]) -> list[Source]:
             source["paths"] = p.paths
         if p.ocr_confidence is not None:
             source["ocr"], source["ocr_confidence"] = True, p.ocr_confidence
-        sources.append(source)
-    return sources
+        out.append({"source": source, "text": p.text})
+    return out
 
 
 async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
@@ -89,11 +90,10 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     for note in dict.fromkeys(n for r in results for n in r.notes):
         tell(Status("retriever", note))
     passages = _merge(results, search.top_k)
-    sources = passage_sources(passages)
-    tell(Sources(sources))
+    turn_passages = numbered(passages)
+    tell(Sources([p["source"] for p in turn_passages]))
     whole = any(r.full_documents for r in results)
-    texts = [p.text for p in passages]
-    return {"sources": sources, "passages": texts, "found": None, "whole_documents": whole}
+    return {"passages": turn_passages, "found": None, "whole_documents": whole}
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graph.records import SentenceSupportPublic, Source, SupportSource
+from graph.records import NumberedPassage, SentenceSupportPublic, SupportSource
 from graph.records import Verdict as Verdict
 
 CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
@@ -26,13 +26,18 @@ class SourcePassage:
     """Where the passage starts in its page's text (the document's, without pages)."""
 
 
-def source_passages(sources: Sequence[Source], texts: Sequence[str]) -> list[SourcePassage]:
-    """A turn's numbered sources with their passages' full texts (the state's ``sources``
-    and ``passages``), as the support check takes them."""
-    return [
-        SourcePassage(s["n"], text, s["file"], s["path"], s["page"], s.get("start", 0))
-        for s, text in zip(sources, texts, strict=True)
-    ]
+def source_passages(passages: Sequence[NumberedPassage]) -> list[SourcePassage]:
+    """A turn's numbered passages (the state's ``passages``), as the support check takes
+    them."""
+    out = []
+    for passage in passages:
+        s = passage["source"]
+        out.append(
+            SourcePassage(
+                s["n"], passage["text"], s["file"], s["path"], s["page"], s.get("start", 0)
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)
