@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.services.sessions import MAX_TITLE_CHARS
-from graph.records import Coverage, Searched, SentenceSupportPublic, SessionPublic
+from graph.records import Coverage, Searched, SentenceSupportPublic, SessionPublic, Source
 from graph.state import Mode
 
 
@@ -27,7 +27,7 @@ class ChatRequest(BaseModel):
 class ChatResult(BaseModel):
     session_id: str
     answer: str
-    sources: list[dict[str, Any]]
+    sources: list[Source]
     trace: dict[str, Any]
     support: list[SentenceSupportPublic] | None = Field(
         None, description="One entry per sentence of the answer, as `POST /api/verify` gives."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +22,7 @@ from graph.records import (
     FindResponse,
     SearchResponse,
     SentenceSupportPublic,
+    Source,
     VerifyResponse,
 )
 from graph.scope import BadScope
@@ -54,7 +54,7 @@ text. Anything else is a crash, which the client sees only as "Error executing t
 
 class Answer(BaseModel):
     answer: str = Field(description="Cites the sources as [n].")
-    sources: list[dict[str, Any]]
+    sources: list[Source]
     session_id: str = Field(description="The session in Docent that keeps this answer.")
     support: list[SentenceSupportPublic] | None = Field(
         None,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.records import SentenceSupportPublic
+from graph.records import SentenceSupportPublic, Source
 from graph.state import Mode
 
 DOCENT_MODEL = "docent"
@@ -72,7 +72,7 @@ class ChatCompletion(BaseModel):
     created: int
     model: str
     choices: list[Choice]
-    sources: list[dict[str, Any]] = Field(
+    sources: list[Source] = Field(
         description="Docent extension: the passages the answer cites as [n]."
     )
     session_id: str = Field(description="Docent extension: the session that holds the turn.")
