@@ -192,6 +192,33 @@ class Coverage(TypedDict):
     """True for a whole reading."""
 
 
+Feedback = Literal["up", "down"]
+"""The user's thumbs up or down on an answer."""
+
+
+class KeptMessage(TypedDict):
+    """One message of a kept conversation, as the window, the API and an export read it:
+    a question, or an answer with what was shown with it (each only when set)."""
+
+    role: Literal["user", "assistant"]
+    id: str | None
+    content: str
+    sources: list[Source]
+    trace: dict[str, Any] | None
+    stopped: NotRequired[bool]
+    support: NotRequired[list[SentenceSupportPublic]]
+    searched: NotRequired[Searched]
+    coverage: NotRequired[Coverage]
+    resume: NotRequired[dict[str, Any]]
+    draft: NotRequired[str]
+    misses_question: NotRequired[bool]
+    feedback: NotRequired[Feedback]
+    versions: NotRequired[list[dict[str, Any]]]
+    """The answers a Regenerate replaced, oldest first."""
+    interrupted: NotRequired[bool]
+    """Stands for an answer a crash or a failure cut off."""
+
+
 class VerifyResponse(BaseModel):
     sentences: list[SentenceSupportPublic]
 

@@ -71,7 +71,7 @@ async def read_session(session_id: str, sessions: SessionsDep, chat: ChatDep) ->
         info.title,
         info.created_at,
         info.updated_at,
-        messages=[MessagePublic(**m) for m in messages],
+        messages=[MessagePublic.model_validate(m) for m in messages],
     )
 
 
