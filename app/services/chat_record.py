@@ -12,7 +12,7 @@ killed or quit mid-answer, or the turn failed): it is read with an ``interrupted
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
@@ -42,7 +42,7 @@ the notice, with an Ask again button)."""
 def answer_dict(message: AIMessage) -> KeptMessage:
     """One answer as ``{"role", "content", "sources", "trace", ...}``."""
     extra = message.additional_kwargs
-    out: KeptMessage = {
+    out: dict[str, Any] = {
         "role": "assistant",
         "id": message.id,
         "content": str(message.content),
@@ -51,25 +51,16 @@ def answer_dict(message: AIMessage) -> KeptMessage:
     }
     if extra.get("stopped"):
         out["stopped"] = True
-    # Each only when set, as SHOWN lists them.
-    if extra.get("support") is not None:
-        out["support"] = extra["support"]
-    if extra.get("searched") is not None:
-        out["searched"] = extra["searched"]
-    if extra.get("coverage") is not None:
-        out["coverage"] = extra["coverage"]
-    if extra.get("resume") is not None:
-        out["resume"] = extra["resume"]
-    if extra.get("draft") is not None:
-        out["draft"] = extra["draft"]
-    if extra.get("misses_question") is not None:
-        out["misses_question"] = extra["misses_question"]
+    for shown in SHOWN:
+        if extra.get(shown) is not None:
+            out[shown] = extra[shown]
     feedback = (extra.get("trace") or {}).get("feedback")
     if feedback is not None:
         out["feedback"] = feedback
     if extra.get("versions"):
         out["versions"] = list(extra["versions"])
-    return out
+    # What the turn kept with the message, which it wrote as these records.
+    return cast(KeptMessage, out)
 
 
 def message_dicts(messages: list[AnyMessage], asking: str | None = None) -> list[KeptMessage]:
