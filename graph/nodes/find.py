@@ -15,15 +15,15 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
+from graph.nodes.numbered import numbered_passage
 from graph.records import NumberedPassage
 from graph.retrieval.find import Found, find
 from graph.scope import describe
-from graph.state import AgentState, Source
+from graph.state import AgentState
 
 FIND_READ = 30
 """Matching documents whose best passage goes to the model, best first; the answer still
 counts and the coverage line still reports every match."""
-SNIPPET_CHARS = 240
 
 _NOUNS = (
     r"documents?|docs?|files?|pdfs?|reports?|papers?|pages?|notes?|invoices?|contracts?|"
@@ -62,11 +62,6 @@ def topic_of(question: str) -> str:
     return rest.strip() or question.strip()
 
 
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
-
-
 def found_passages(found: Found) -> list[NumberedPassage]:
     """The best passage of each of the first ``FIND_READ`` documents, numbered."""
     out: list[NumberedPassage] = []
@@ -74,18 +69,19 @@ def found_passages(found: Found) -> list[NumberedPassage]:
         chunk = document.best.chunk
         if chunk is None:
             continue
-        source = Source(
-            n=n,
-            file=document.file,
-            path=document.path,
-            page=chunk.page,
-            snippet=_snippet(chunk.text),
-            score=round(document.best.score, 4),
-            scores=document.best.scores(),
-            start=chunk.start,
-            end=chunk.end,
+        out.append(
+            numbered_passage(
+                n,
+                chunk.text,
+                file=document.file,
+                path=document.path,
+                page=chunk.page,
+                score=document.best.score,
+                scores=document.best.scores(),
+                start=chunk.start,
+                end=chunk.end,
+            )
         )
-        out.append({"source": source, "text": chunk.text})
     return out
 
 

@@ -15,39 +15,34 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.find import find_passages
+from graph.nodes.numbered import numbered_passage
 from graph.records import NumberedPassage
 from graph.retrieval.types import Passage, Retrieval
 from graph.scope import in_scope
-from graph.state import AgentState, SearchQuery, Source
-
-SNIPPET_CHARS = 240
-
-
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
+from graph.state import AgentState, SearchQuery
 
 
 def numbered(passages: list[Passage]) -> list[NumberedPassage]:
     """Number the passages as sources, each with the scores that chose it."""
     out: list[NumberedPassage] = []
     for i, p in enumerate(passages, start=1):
-        source = Source(
-            n=i,
+        passage = numbered_passage(
+            i,
+            p.text,
             file=p.file,
             path=p.path,
             page=p.page,
-            snippet=_snippet(p.text),
-            score=round(p.score, 4),
+            score=p.score,
             scores=p.scores(),
             start=p.start,
             end=p.end,
         )
+        source = passage["source"]
         if len(p.paths) > 1:  # identical files: every path is a source
             source["paths"] = p.paths
         if p.ocr_confidence is not None:
             source["ocr"], source["ocr_confidence"] = True, p.ocr_confidence
-        out.append({"source": source, "text": p.text})
+        out.append(passage)
     return out
 
 
