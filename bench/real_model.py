@@ -224,8 +224,8 @@ async def ask_docent(
     answer.retrieved_gold = any(source_holds_gold(s, q) for s in retrieved)
     answer.passages = await searched_passages(container, q)
     answer.verdicts = [s["verdict"] for s in done.support or []]
-    searched = done.searched or {}
-    answer.draft = searched.get("draft") or getattr(done, "draft", None)
+    set_aside = done.searched.get("draft") if done.searched else None
+    answer.draft = set_aside or done.draft
     answer.withheld = prompts.NOT_COVERED in done.answer or answer.draft is not None
     calls = model.calls[before:]
     answer.calls = len(calls)

@@ -97,7 +97,7 @@ async def main() -> None:
         async def timed() -> str:
             began = time.perf_counter()
             out = await service.verify(text)
-            unchecked = sum(s.verdict == "unchecked" for s in out)
+            unchecked = sum(s["verdict"] == "unchecked" for s in out)
             return (
                 f"{time.perf_counter() - began:.1f} s, "
                 f"{len(out) - unchecked} checked, {unchecked} unchecked"

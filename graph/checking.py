@@ -13,9 +13,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from graph import prompts
+from graph.records import NearPassage, NumberedPassage, Searched, SentenceSupportPublic
 from graph.retrieval.nearest import nearest_passages
 from graph.retrieval.search import Search
 from graph.state import AgentState, Source
@@ -34,9 +34,9 @@ class CheckedAnswer:
     """What the turn ends with: the answer as shown, and what the caller is told of it."""
 
     text: str
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
     """Each sentence's verdict and span (None: not checked)."""
-    searched: dict[str, Any] | None = None
+    searched: Searched | None = None
     """Set when the documents don't cover the question: what was searched."""
     check_ms: float | None = None
     """How long the check took after the answer's last token."""
@@ -47,26 +47,25 @@ class CheckedAnswer:
 
 
 def new_check(
-    sources: Sequence[Source], texts: Sequence[str], search: Search, state: AgentState
+    passages: Sequence[NumberedPassage], search: Search, state: AgentState
 ) -> SupportCheck:
-    """A check over ``sources`` that knows the turn's question, as asked and as searched,
+    """A check over ``passages`` that knows the turn's question, as asked and as searched,
     and reuses the vectors the search made of them."""
     question = [state.get("question", ""), *(q["text"] for q in state.get("queries") or [])]
-    passages = source_passages(sources, texts[: len(sources)])
+    checked = source_passages(passages)
     known = {q: v for q in question if (v := search.known_vector(q)) is not None}
-    return SupportCheck(passages, search.reader.embedder, question=question, known=known)
+    return SupportCheck(checked, search.reader.embedder, question=question, known=known)
 
 
 def start_check(
-    sources: Sequence[Source],
-    texts: Sequence[str],
+    passages: Sequence[NumberedPassage],
     search: Search,
     state: AgentState,
     check: SupportCheck | None = None,
 ) -> LiveCheck:
-    """A check of the answer against ``sources`` (the prompt's), already embedding them;
+    """A check of the answer against ``passages`` (the prompt's), already embedding them;
     ``check``, made over exactly these passages (the focused context's), is reused."""
-    check = check or new_check(sources, texts, search, state)
+    check = check or new_check(passages, search, state)
     live = LiveCheck(check)
     live.start()
     return live
@@ -124,7 +123,7 @@ article's sentences that the passages lack 0.35 (7%); every sentence the passage
 swapped numbers and names included, 0.72 and up but one."""
 
 
-async def nothing_found(state: AgentState, search: Search) -> dict[str, Any]:
+async def nothing_found(state: AgentState, search: Search) -> Searched:
     """``searched`` for a question nothing in the library came near: the nearest chunks
     the search saw, read once the answer is written (they are a store read)."""
     nearest = await asyncio.to_thread(nearest_passages, search)
@@ -133,17 +132,17 @@ async def nothing_found(state: AgentState, search: Search) -> dict[str, Any]:
 
 def what_was_searched(
     state: AgentState,
-    nearest: list[dict[str, Any]],
+    nearest: list[NearPassage],
     *,
     draft: str | None = None,
     floor: float | None = None,
-) -> dict[str, Any]:
+) -> Searched:
     """The queries run, the files they were limited to (empty: the whole library) and the
     nearest passages with their scores; the model's ``draft`` when it was set aside, the
     relevance ``floor`` when nothing reached it (the nearest then scored by relevance)."""
     queries = state.get("queries") or []
     files = sorted({f for q in queries for f in q["files"]} | set(state.get("mentions") or []))
-    out: dict[str, Any] = {
+    out: Searched = {
         "queries": [q["text"] for q in queries] or [state.get("question", "")],
         "files": files,
         "nearest": nearest,
@@ -161,7 +160,7 @@ def _after(prefix: str, sentence: SentenceSupport) -> SentenceSupport:
     return replace(sentence, start=sentence.start + shift, end=sentence.end + shift)
 
 
-def _shown(source: Source) -> dict[str, Any]:
+def _shown(source: Source) -> NearPassage:
     return {
         "file": source["file"],
         "path": source["path"],

@@ -4,15 +4,15 @@ model was actually given (after the context budget trimmed it), never from what 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
+from graph.records import Coverage
 from graph.scope import in_scope
 from graph.state import AgentState, Source
 
 
 def coverage_of(
     state: AgentState, read: Sequence[Source], known_files: Callable[[], list[str]]
-) -> dict[str, Any] | None:
+) -> Coverage | None:
     """``documents_read`` and ``pages_read`` of the passages in the prompt; on a find turn
     ``documents_matched`` is the find's count (else None); ``documents_in_scope`` counts
     the documents the turn could search. None for an answer that searched nothing."""

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.messages import AIMessage
 
+from graph.records import Coverage, Searched, SentenceSupportPublic
 from graph.state import Route, Source
 
 NodeName = Literal["router", "rewriter", "retriever", "generator", "reader"]
@@ -64,13 +65,13 @@ class Done:
     trace: dict[str, Any]
     stopped: bool = False
     """The user stopped the answer; what was written is kept."""
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
     """One entry per sentence of the answer: its verdict and its span in a source (the
     shape of ``POST /api/verify``); None when the answer was not checked."""
-    searched: dict[str, Any] | None = None
+    searched: Searched | None = None
     """When the documents don't cover the question: the queries, the files searched and
     the nearest passages."""
-    coverage: dict[str, Any] | None = None
+    coverage: Coverage | None = None
     """How much the answer read: documents read, matched and in scope, pages read; None
     for an answer without the documents."""
     resume: dict[str, Any] | None = None
@@ -135,9 +136,9 @@ class Recorded:
     trace: dict[str, Any]
     message: AIMessage | None
     """The answer's message as saved (None if the turn wrote none)."""
-    support: list[dict[str, Any]] | None = None
-    searched: dict[str, Any] | None = None
-    coverage: dict[str, Any] | None = None
+    support: list[SentenceSupportPublic] | None = None
+    searched: Searched | None = None
+    coverage: Coverage | None = None
     unfinished: dict[str, Any] | None = None
     draft: str | None = None
     misses_question: bool = False

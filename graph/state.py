@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+
+from graph.records import Coverage, NumberedPassage, Searched, SentenceSupportPublic
+from graph.records import Source as Source
 
 Mode = Literal["auto", "rag", "chat", "document"]
 """``document`` is the window's "Whole documents": read the named files whole."""
@@ -15,31 +18,6 @@ document: read whole files for a summary or outline; compare: two or more side b
 RouteTier = Literal["mode", "library", "mention", "rules", "probe", "llm"]
 """Which of the router's tiers decided: the user's mode, an empty library, a resolved
 @mention, the keyword rules, the vector probe, or the LLM."""
-
-
-class Source(TypedDict):
-    """One numbered passage an answer may cite (the contract's source shape)."""
-
-    n: int
-    file: str
-    path: str
-    page: int | None
-    snippet: str
-    score: float
-    scores: NotRequired[dict[str, Any]]
-    """Why it was retrieved: dense, bm25 (scores and ranks), fused and rerank."""
-    cited: NotRequired[bool]
-    """In the final answer's sources: whether the answer cites it. Written by the
-    generator."""
-    paths: NotRequired[list[str]]
-    """Every path holding this text when identical files share it (``path`` is the first)."""
-    start: NotRequired[int]
-    """Where its passage starts in its page's text (the document's, without pages)."""
-    end: NotRequired[int]
-    ocr: NotRequired[bool]
-    """True when the text was read by OCR from an image of the page (absent otherwise)."""
-    ocr_confidence: NotRequired[float]
-    """With ``ocr``: the page's mean recognition confidence (0..1)."""
 
 
 class Mention(TypedDict):
@@ -103,10 +81,12 @@ class AgentState(TypedDict, total=False):
     queries: list[SearchQuery]
     """What the retriever searches for; it runs each and merges the hits. Written by the
     router for a message searched as it is, else by the rewriter."""
+    passages: list[NumberedPassage]
+    """The turn's numbered passages, each its source and its whole text, for the
+    generator. Written by the retriever."""
     sources: list[Source]
-    """Numbered passages for the generator. Written by the retriever."""
-    passages: list[str]
-    """Full text of each source, in the same order. Written by the retriever."""
+    """The answer's sources: the passages that made it into the prompt, in the order it
+    cites them. Written by the generator (the reader, for a whole reading)."""
     whole_passages: bool
     """The message asks for a summary, an outline or an explanation: the generator shows
     its passages whole, unfocused. Written by the router."""
@@ -118,7 +98,7 @@ class AgentState(TypedDict, total=False):
     found: dict[str, Any] | None
     """On a find turn: the topic, the literals, how many documents were searched and
     matched, and the matched paths. Written by the retriever."""
-    coverage: dict[str, Any] | None
+    coverage: Coverage | None
     """How much of the library the answer read (the contract's ``coverage``), or None for
     an answer without the documents. Written by the generator."""
     routed_by: RouteTier
@@ -147,10 +127,10 @@ class AgentState(TypedDict, total=False):
     turn_started: float
     """Wall-clock time (epoch seconds) this turn's first node started. Written by the
     graph."""
-    support: list[dict[str, Any]] | None
+    support: list[SentenceSupportPublic] | None
     """One entry per sentence of the answer, in the contract's shape, or None when the
     answer was not checked (a chat answer, one cut off). Written by the generator."""
-    searched: dict[str, Any] | None
+    searched: Searched | None
     """What was searched when the documents don't cover the question (queries, files,
     nearest passages), else None. Written by the generator."""
     draft: str | None

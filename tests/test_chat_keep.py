@@ -12,7 +12,8 @@ from markdown_it import MarkdownIt
 
 from app.services.chat import ChatService, Done
 from app.services.chat_export import answer_with_sources, export_json, export_markdown
-from app.services.sessions import SessionIndex, SessionInfo
+from app.services.sessions import SessionIndex
+from graph.records import SessionPublic
 from tests.fakes.chat import FakeChatModel
 from tests.test_chat_service import make_service
 from tests.ui_parts import side_calls
@@ -127,7 +128,7 @@ def test_copy_puts_the_sources_under_the_answer() -> None:
 
 
 def test_earlier_versions_are_in_the_markdown() -> None:
-    info = SessionInfo("s", "Revenue", "2026-01-01", "2026-01-01")
+    info = SessionPublic("s", "Revenue", "2026-01-01", "2026-01-01")
     answer = {
         "role": "assistant",
         "content": "Second.",
@@ -181,7 +182,7 @@ INERT_TAGS |= {"a", "table", "thead", "tbody", "tr", "th", "td"}
 
 
 def test_the_markdown_export_carries_nothing_a_previewer_would_fetch_or_run() -> None:
-    info = SessionInfo("s", LIVE_QUESTION, "2026-01-01", "2026-01-01")
+    info = SessionPublic("s", LIVE_QUESTION, "2026-01-01", "2026-01-01")
     answer = {"role": "assistant", "content": LIVE_ANSWER, "sources": [], "versions": []}
     messages: list[dict[str, Any]] = [{"role": "user", "content": LIVE_QUESTION}, answer]
     text = export_markdown(info, messages)

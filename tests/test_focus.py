@@ -99,13 +99,15 @@ async def test_the_prompt_holds_the_answering_sentences_within_the_budget() -> N
     assert FILLER[0] not in text and FILLER[5] not in text
     assert "…" in text
     # The passage as retrieved held all of it: the state keeps it for the check.
-    whole = state["passages"][report - 1]
+    whole = state["passages"][report - 1]["text"]
     assert FILLER[0] in whole and ANSWER in whole
     sources_part = user.split("Sources:\n\n", 1)[1].rsplit("\n\nQuestion: ", 1)[0]
     prose = [t for n, (h, t) in shown.items() if not h.startswith("buildings.xlsx")]
     table = [t for n, (h, t) in shown.items() if h.startswith("buildings.xlsx")]
     assert sum(estimate_tokens(t) for t in prose + table) <= 80
-    assert estimate_tokens(sources_part) < estimate_tokens(" ".join(state["passages"]))
+    assert estimate_tokens(sources_part) < estimate_tokens(
+        " ".join(p["text"] for p in state["passages"])
+    )
 
 
 async def test_a_table_stays_whole_beside_focused_prose() -> None:
@@ -113,7 +115,7 @@ async def test_a_table_stays_whole_beside_focused_prose() -> None:
     state = await ask(make(llm, focus_tokens=80), "When was the observatory roof rebuilt?")
     shown = blocks(llm.history[0][-1]["content"])
     by_file = {head.split(",")[0].split(":")[0]: text for head, text in shown.values()}
-    sheet = next(p for p in state["passages"] if "Building:" in p)
+    sheet = next(p["text"] for p in state["passages"] if "Building:" in p["text"])
     assert by_file["buildings.xlsx"] == sheet.strip()  # every row, with its header words
     assert FILLER[0] not in by_file["report.pdf"]  # while the prose is cut
 

@@ -81,7 +81,11 @@ async def test_a_mentioned_file_that_fits_is_given_whole() -> None:
     out = await rig.run("@other.pdf what about revenue?")
     assert rig.library.searches == []  # nothing searched: read whole
     assert [s["file"] for s in out["state"]["sources"]] == ["other.pdf"]
-    assert out["state"]["passages"] == ["Revenue of the subsidiary was small."]
+    # One list: each passage carries the source it is cited as.
+    passages = out["state"]["passages"]
+    assert [(p["source"]["file"], p["text"]) for p in passages] == [
+        ("other.pdf", "Revenue of the subsidiary was small.")
+    ]
 
 
 async def test_mention_aims_retrieval_at_that_file() -> None:

@@ -134,6 +134,19 @@ async def test_search_tool_finds_what_the_search_route_finds(app: RunningApp) ->
     ]
 
 
+async def test_tools_give_the_records_the_routes_give(app: RunningApp) -> None:
+    # One set of records: a document and a checked sentence's span read alike over MCP
+    # and REST (the span's `n`, `start` and `end`, the document's id and name included).
+    text = {"text": "The kettle must be descaled every month."}
+    checked = (await app.client.post("/api/verify", json=text)).json()["sentences"]
+    listed = (await app.client.get("/api/documents")).json()["documents"]
+    async with http_client(app) as client:
+        tool_checked = structured(await client.call_tool("verify", text))["sentences"]
+        tool_listed = structured(await client.call_tool("list_documents", {}))["documents"]
+    assert checked[0]["source"] is not None and tool_checked == checked
+    assert tool_listed == listed
+
+
 async def test_read_document_by_page_and_its_errors(app: RunningApp) -> None:
     async with http_client(app) as client:
         page = structured(

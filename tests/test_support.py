@@ -288,7 +288,7 @@ def test_a_turns_sources_become_the_checks_passages() -> None:
             "score": 0.8,
         }
     ]
-    (passage,) = source_passages(sources, [NATO.text])
+    (passage,) = source_passages([{"source": sources[0], "text": NATO.text}])
     assert passage == SourcePassage(1, NATO.text, "nato.pdf", "history/nato.pdf", 4)
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.services.documents import DocumentView
 from app.services.sessions import MAX_TITLE_CHARS
+from graph.records import Coverage, Searched, SentenceSupportPublic, SessionPublic, Source
 from graph.state import Mode
-from graph.support import Verdict
 
 
 class ChatRequest(BaseModel):
@@ -27,15 +27,15 @@ class ChatRequest(BaseModel):
 class ChatResult(BaseModel):
     session_id: str
     answer: str
-    sources: list[dict[str, Any]]
+    sources: list[Source]
     trace: dict[str, Any]
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None, description="One entry per sentence of the answer, as `POST /api/verify` gives."
     )
-    searched: dict[str, Any] | None = Field(
+    searched: Searched | None = Field(
         None, description="When the documents don't cover the question: what was searched."
     )
-    coverage: dict[str, Any] | None = Field(
+    coverage: Coverage | None = Field(
         None,
         description="How much the answer read: documents_read, documents_matched, "
         "documents_in_scope, pages_read.",
@@ -83,92 +83,12 @@ class FindRequest(BaseModel):
     )
 
 
-class FoundPassage(BaseModel):
-    page: int | None
-    text: str
-    scores: dict[str, Any] = Field(description="dense, bm25, coverage, and literal.")
-
-
-class FoundDocument(BaseModel):
-    id: str = Field(description="The document's id, as `GET /api/documents` gives it.")
-    file: str
-    path: str
-    hits: int = Field(description="How many of its passages match.")
-    best: FoundPassage
-
-
-class FindResponse(BaseModel):
-    documents: list[FoundDocument] = Field(description="Every matching document, best first.")
-    searched: int = Field(description="Documents looked through (the scope's, or all).")
-    matched: int = Field(description="How many matched: the length of `documents`.")
-
-
-class SearchResultPublic(BaseModel):
-    file: str
-    path: str
-    page: int | None
-    text: str
-    score: float
-    scores: dict[str, Any] | None = None
-    ocr: bool = Field(False, description="The text was read from an image of the page (OCR).")
-    ocr_confidence: float | None = Field(
-        None, description="The page's mean OCR confidence (0..1); null for typed text."
-    )
-
-
-class SearchResponse(BaseModel):
-    results: list[SearchResultPublic]
-
-
 class VerifyRequest(BaseModel):
     text: str = Field(description="Any text: an answer, a note, a draft.")
     scope: ScopeField = Field(None, description=SCOPE_DESCRIPTION)
     files: list[str] | None = Field(
         None, max_length=200, description="Only these documents (paths or file names)."
     )
-
-
-class SupportSource(BaseModel):
-    n: int = Field(description="The passage's number among those the text was checked against.")
-    file: str
-    path: str
-    page: int | None
-    text: str = Field(description="The supporting span, as the passage has it.")
-    start: int = Field(description="The span's offsets in its passage.")
-    end: int
-    page_start: int = Field(
-        description="The span's offsets in its page's text (the document's, without pages), "
-        "as Docent read it."
-    )
-    page_end: int
-
-
-class SentenceSupportPublic(BaseModel):
-    text: str = Field(description="The sentence: `text[start:end]` of what was checked.")
-    start: int
-    end: int
-    verdict: Verdict = Field(
-        description="`supported`, `partly` or `unsupported`; `none` for a sentence with "
-        'nothing to check ("Thanks!"); `unchecked` for one left when the time budget of '
-        "`POST /api/verify` (`DOCENT_VERIFY_SECONDS`) ran out."
-    )
-    score: float = Field(description="0..1: how closely the span says the same.")
-    missing: list[str] = Field(
-        description="Numbers, dates and names of the sentence that its best passage lacks."
-    )
-    found: dict[str, str] = Field(
-        description='For a missing item, what the span says in its place: {"15%": "12%"}.'
-    )
-    source: SupportSource | None = Field(description="The best span; null when unsupported.")
-
-
-class VerifyResponse(BaseModel):
-    sentences: list[SentenceSupportPublic]
-
-
-class DocumentList(BaseModel):
-    # DocumentService's own record is the public shape: declared once.
-    documents: list[DocumentView]
 
 
 class ReindexRequest(BaseModel):
@@ -188,13 +108,6 @@ class ErrorResponse(BaseModel):
     """Every error the API returns: ``{"error": {"code", "message"}}``."""
 
     error: ErrorDetail
-
-
-class SessionPublic(BaseModel):
-    id: str
-    title: str
-    created_at: str = Field(description="ISO 8601, UTC.")
-    updated_at: str = Field(description="ISO 8601, UTC: the last message sent in it.")
 
 
 class SessionList(BaseModel):
@@ -236,6 +149,7 @@ class MessagePublic(BaseModel):
     )
 
 
+@dataclass(frozen=True)
 class SessionDetail(SessionPublic):
     messages: list[MessagePublic]
 

@@ -12,12 +12,9 @@ from app.mcp.tools import (
     REFUSALS,
     Answer,
     DocentTools,
-    DocumentList,
     DocumentText,
-    FindResults,
-    SearchResults,
-    VerifyResults,
 )
+from graph.records import DocumentList, FindResponse, SearchResponse, VerifyResponse
 
 if TYPE_CHECKING:
     from app.container import Services
@@ -42,7 +39,7 @@ def build_mcp_server(container: Services) -> MCPServer:
     @server.tool()
     async def search_documents(
         query: str, files: list[str] | None = None, k: int = 5, scope: str | None = None
-    ) -> SearchResults:
+    ) -> SearchResponse:
         """Find the passages of the user's documents that best match the query (no LLM).
 
         files: only search these documents (file names or relative paths).
@@ -52,7 +49,7 @@ def build_mcp_server(container: Services) -> MCPServer:
         return await _as_tool_error(tools.search_documents(query, files, k, scope))
 
     @server.tool()
-    async def find_documents(query: str, scope: str | None = None) -> FindResults:
+    async def find_documents(query: str, scope: str | None = None) -> FindResponse:
         """Every document that mentions or is about the query, with no top-k (no LLM).
 
         Each comes with how many of its passages match and its best passage; `matched`
@@ -81,7 +78,7 @@ def build_mcp_server(container: Services) -> MCPServer:
         return await _as_tool_error(tools.summarize_document(path))
 
     @server.tool()
-    async def verify(text: str, scope: str | None = None) -> VerifyResults:
+    async def verify(text: str, scope: str | None = None) -> VerifyResponse:
         """Check a text against the user's documents, sentence by sentence (no LLM).
 
         Each sentence gets a verdict (supported, partly, unsupported; none when it has

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,8 +17,15 @@ from app.services.search import (
     scope_entries,
 )
 from graph.events import payload
+from graph.records import (
+    DocumentList,
+    FindResponse,
+    SearchResponse,
+    SentenceSupportPublic,
+    Source,
+    VerifyResponse,
+)
 from graph.scope import BadScope
-from graph.support import Verdict
 from ingest.ocr.types import NeedsOcr
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
@@ -46,91 +52,15 @@ wrong and what to do (the REST routes' error messages): every tool gives it as i
 text. Anything else is a crash, which the client sees only as "Error executing tool"."""
 
 
-class Passage(BaseModel):
-    file: str
-    path: str = Field(description="Relative to the documents folder.")
-    page: int | None = Field(description="1-based, for paged formats.")
-    text: str
-    score: float
-    scores: dict[str, Any] = Field(description="Why it was found: dense, BM25, fused ranks.")
-    ocr: bool = Field(False, description="The text was read from an image of the page (OCR).")
-    ocr_confidence: float | None = Field(
-        None, description="The page's mean OCR confidence (0..1); null for typed text."
-    )
-
-
-class SearchResults(BaseModel):
-    results: list[Passage]
-
-
-class FoundPassage(BaseModel):
-    page: int | None
-    text: str
-    scores: dict[str, Any] = Field(description="dense, bm25, coverage, literal.")
-
-
-class FoundDocument(BaseModel):
-    id: str
-    file: str
-    path: str = Field(description="Relative to the documents folder.")
-    hits: int = Field(description="How many of its passages match.")
-    best: FoundPassage
-
-
-class FindResults(BaseModel):
-    documents: list[FoundDocument] = Field(description="Every matching document, best first.")
-    searched: int = Field(description="Documents looked through.")
-    matched: int = Field(description="Documents that match: count these, not the list you see.")
-
-
 class Answer(BaseModel):
     answer: str = Field(description="Cites the sources as [n].")
-    sources: list[dict[str, Any]]
+    sources: list[Source]
     session_id: str = Field(description="The session in Docent that keeps this answer.")
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None,
         description="Each sentence checked against the sources: verdict, missing items and "
         "the supporting span (null for an answer not from the documents).",
     )
-
-
-class Span(BaseModel):
-    file: str
-    path: str
-    page: int | None
-    text: str = Field(description="The words of the document that support the sentence.")
-    page_start: int = Field(description="Where they are in the page's text.")
-    page_end: int
-
-
-class CheckedSentence(BaseModel):
-    text: str
-    start: int = Field(description="Offsets of the sentence in the text given.")
-    end: int
-    verdict: Verdict = Field(
-        description='supported, partly, unsupported; none: nothing to check ("Thanks!"); '
-        "unchecked: the time for the check ran out first."
-    )
-    score: float
-    missing: list[str] = Field(description="Numbers, dates, names the documents don't back.")
-    found: dict[str, str] = Field(description="What the documents say in their place.")
-    source: Span | None
-
-
-class VerifyResults(BaseModel):
-    sentences: list[CheckedSentence]
-
-
-class DocumentEntry(BaseModel):
-    path: str
-    status: str = Field(description="queued, indexing, ready or error.")
-    pages: int | None
-    chunks: int
-    error: str | None
-
-
-class DocumentList(BaseModel):
-    documents: list[DocumentEntry]
 
 
 class DocumentText(BaseModel):
@@ -156,24 +86,23 @@ class DocentTools:
 
     async def search_documents(
         self, query: str, files: list[str] | None = None, k: int = 5, scope: str | None = None
-    ) -> SearchResults:
+    ) -> SearchResponse:
         if not query.strip():
             raise ToolFailed("The query is empty; say what to look for.")
         k = max(1, min(k, 50))
         # The same search as POST /api/search: passages past the relevance floor.
         results = await self._search.search(query, files or (), k, scope)
-        return SearchResults.model_validate({"results": results})
+        return SearchResponse(results=results)
 
-    async def find_documents(self, query: str, scope: str | None = None) -> FindResults:
+    async def find_documents(self, query: str, scope: str | None = None) -> FindResponse:
         # The same find as POST /api/find: every matching document, no top-k.
-        found = await self._search.find(query, scope)
-        return FindResults.model_validate(found)
+        return await self._search.find(query, scope)
 
-    async def verify(self, text: str, scope: str | None = None) -> VerifyResults:
+    async def verify(self, text: str, scope: str | None = None) -> VerifyResponse:
         if not text.strip():
             raise ToolFailed("The text is empty; give the text to check.")
         checked = await self._search.verify(text, scope=scope)
-        return VerifyResults.model_validate({"sentences": [s.as_dict() for s in checked]})
+        return VerifyResponse(sentences=checked)
 
     async def ask(
         self, question: str, files: list[str] | None = None, scope: str | None = None
@@ -196,18 +125,7 @@ class DocentTools:
         return await _answer(turn)
 
     async def list_documents(self) -> DocumentList:
-        return DocumentList(
-            documents=[
-                DocumentEntry(
-                    path=d.path,
-                    status=d.status,
-                    pages=d.pages,
-                    chunks=d.chunks,
-                    error=d.error,
-                )
-                for d in self._documents.list()
-            ]
-        )
+        return DocumentList(documents=self._documents.list())
 
     async def read_document(self, path: str, page: int | None = None) -> DocumentText:
         record = self._find(path)

@@ -42,6 +42,7 @@ from graph.events import (
 )
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
+from graph.records import KeptMessage
 from graph.state import AgentState, Mode, Source
 from graph.whole.resume import resume_record
 from models.protocols import ChatModel, Message
@@ -525,7 +526,7 @@ class ChatService:
         config: RunnableConfig = {"configurable": {"thread_id": session_id}}
         return list((await self._graph.aget_state(config)).values.get("scope") or [])
 
-    async def messages(self, session_id: str) -> list[dict[str, Any]]:
+    async def messages(self, session_id: str) -> list[KeptMessage]:
         """The session's conversation as ``{"role", "id", "content", "sources", "trace"}``
         dicts (``trace`` is None for the user's messages); a checked answer adds
         ``support``, one that found nothing ``searched``, a regenerated one ``versions``

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from app.services.inert_markdown import inert_markdown
-from app.services.sessions import SessionInfo
+from graph.records import KeptMessage, SessionPublic
 
 ExportFormat = Literal["markdown", "json"]
 
@@ -24,7 +25,7 @@ EXPORT_VERSION = 1
 FEEDBACK = {"up": "👍 helpful", "down": "👎 not helpful"}
 
 
-def source_line(source: dict[str, Any]) -> str:
+def source_line(source: Mapping[str, Any]) -> str:
     """``[2] report.pdf, p. 4 (reports/2024/report.pdf)``."""
     where = str(source.get("file") or source.get("path") or "")
     if source.get("page"):
@@ -35,20 +36,20 @@ def source_line(source: dict[str, Any]) -> str:
     return f"[{source.get('n', '?')}] {where}"
 
 
-def sources_markdown(sources: list[dict[str, Any]]) -> str:
+def sources_markdown(sources: Sequence[Mapping[str, Any]]) -> str:
     """The sources as a Markdown list under a "Sources" line; empty when there are none."""
     if not sources:
         return ""
     return "Sources:\n" + "\n".join(f"- {source_line(s)}" for s in sources)
 
 
-def answer_with_sources(text: str, sources: list[dict[str, Any]]) -> str:
+def answer_with_sources(text: str, sources: Sequence[Mapping[str, Any]]) -> str:
     """What Copy puts on the clipboard: the answer, then the sources it numbers."""
     listed = sources_markdown(sources)
     return f"{text.rstrip()}\n\n{listed}" if listed else text
 
 
-def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+def export_markdown(info: SessionPublic, messages: list[KeptMessage]) -> str:
     """The chat as a Markdown document: each question, its answer and the answer's sources,
     with nothing in it that a previewer would fetch or run."""
     lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
@@ -74,7 +75,7 @@ def export_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
     return inert_markdown("\n".join(lines)).rstrip() + "\n"
 
 
-def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
+def export_json(info: SessionPublic, messages: list[KeptMessage]) -> str:
     """The chat with everything kept for each answer: sources, trace, feedback, versions."""
     document = {
         "docent_export": EXPORT_VERSION,
@@ -89,11 +90,11 @@ def export_json(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)
 
 
-def export_text(info: SessionInfo, messages: list[dict[str, Any]], fmt: ExportFormat) -> str:
+def export_text(info: SessionPublic, messages: list[KeptMessage], fmt: ExportFormat) -> str:
     return export_markdown(info, messages) if fmt == "markdown" else export_json(info, messages)
 
 
-def file_name(info: SessionInfo, fmt: ExportFormat) -> str:
+def file_name(info: SessionPublic, fmt: ExportFormat) -> str:
     """A file name from the title: ``Where is the spare key.md``."""
     stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", info.title).strip(" .")[:80] or "chat"
     return f"{stem}.{'md' if fmt == 'markdown' else 'json'}"

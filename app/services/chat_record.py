@@ -12,10 +12,11 @@ killed or quit mid-answer, or the turn failed): it is read with an ``interrupted
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
+from graph.records import Feedback, KeptMessage
 from graph.support import CHECKED
 
 __all__ = [
@@ -29,8 +30,6 @@ __all__ = [
     "with_extra",
 ]
 
-Feedback = Literal["up", "down"]
-
 SHOWN = ("support", "searched", "coverage", "resume", "draft", "misses_question")
 """Kept on an answer only when set."""
 
@@ -40,7 +39,7 @@ INTERRUPTED = f"{INTERRUPTED_NOTICE} Ask again."
 the notice, with an Ask again button)."""
 
 
-def answer_dict(message: AIMessage) -> dict[str, Any]:
+def answer_dict(message: AIMessage) -> KeptMessage:
     """One answer as ``{"role", "content", "sources", "trace", ...}``."""
     extra = message.additional_kwargs
     out: dict[str, Any] = {
@@ -60,15 +59,16 @@ def answer_dict(message: AIMessage) -> dict[str, Any]:
         out["feedback"] = feedback
     if extra.get("versions"):
         out["versions"] = list(extra["versions"])
-    return out
+    # What the turn kept with the message, which it wrote as these records.
+    return cast(KeptMessage, out)
 
 
-def message_dicts(messages: list[AnyMessage], asking: str | None = None) -> list[dict[str, Any]]:
+def message_dicts(messages: list[AnyMessage], asking: str | None = None) -> list[KeptMessage]:
     """The conversation, oldest first; the user's messages have no sources or trace.
 
     A question left without an answer is followed by an ``interrupted`` one, unless it is
     ``asking``: the id of the question a running turn is answering."""
-    out: list[dict[str, Any]] = []
+    out: list[KeptMessage] = []
     for at, message in enumerate(messages):
         if isinstance(message, HumanMessage):
             out.append(
@@ -94,7 +94,7 @@ def _cut_off(messages: list[AnyMessage], at: int) -> bool:
     return asked and not (at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage))
 
 
-def interrupted_dict() -> dict[str, Any]:
+def interrupted_dict() -> KeptMessage:
     """The answer a question cut off has: nothing saved, so nothing to rate or regenerate."""
     return {
         "role": "assistant",
@@ -109,10 +109,8 @@ def interrupted_dict() -> dict[str, Any]:
 def earlier_versions(message: AIMessage) -> list[dict[str, Any]]:
     """What a Regenerate of ``message`` keeps: its own earlier versions, then itself."""
     own = answer_dict(message)
-    kept = own.pop("versions", [])
-    own.pop("id", None)
-    own.pop("role", None)
-    return [*kept, own]
+    kept = own.get("versions", [])
+    return [*kept, {k: v for k, v in own.items() if k not in ("versions", "id", "role")}]
 
 
 def with_extra(message: AIMessage, **extra: Any) -> AIMessage:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from graph.records import DocumentView
 from ingest.disk import DiskFull, is_disk_full
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
@@ -71,28 +72,6 @@ class NoSpace(DocumentError):
     def __init__(self, full: DiskFull) -> None:
         super().__init__(str(full))
         self.path = full.path
-
-
-@dataclass(frozen=True)
-class DocumentView:
-    """A document as entry points show it: its registry record plus live progress."""
-
-    id: str
-    path: str
-    name: str
-    status: str
-    pages: int | None
-    chunks: int
-    error: str | None
-    updated_at: str
-    pages_done: int | None = None
-    """While indexing: pages read so far (None otherwise)."""
-    pages_total: int | None = None
-    """While indexing: the page count when the format knows it up front."""
-    chunks_done: int | None = None
-    """While indexing: chunks embedded so far."""
-    note: str | None = None
-    """When ready: what a person should know, e.g. "4 pages read with low confidence"."""
 
 
 @dataclass(frozen=True)

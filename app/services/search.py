@@ -11,9 +11,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from app.error_text import listed
+from graph.records import (
+    FindResponse,
+    FoundDocument,
+    FoundPassage,
+    SearchResultPublic,
+    SentenceSupportPublic,
+)
 from graph.retrieval.find import Found, find
 from graph.retrieval.retriever import Retriever
 from graph.retrieval.types import Retrieval
@@ -84,7 +90,7 @@ class SearchService:
         files: Sequence[str] = (),
         k: int = 5,
         scope: str | Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[SearchResultPublic]:
         """The passages for ``query`` past the relevance floor, best first (no LLM); within
         ``scope`` (a folder, or folders and files) when given."""
         self._check_query(query)
@@ -101,7 +107,7 @@ class SearchService:
         query: str,
         scope: str | Sequence[str] | None = None,
         files: Sequence[str] = (),
-    ) -> dict[str, Any]:
+    ) -> FindResponse:
         """Every document with a passage about ``query`` (no top-k), in the contract's shape
         of ``POST /api/find``: the documents best first, how many were searched and matched."""
         self._check_query(query)
@@ -129,7 +135,7 @@ class SearchService:
 
     async def verify(
         self, text: str, files: Sequence[str] = (), scope: str | Sequence[str] | None = None
-    ) -> list[SentenceSupport]:
+    ) -> list[SentenceSupportPublic]:
         """Each claim of ``text`` checked against the library's passages for it, within
         ``files`` and ``scope`` when given: one search and one embedder call for the check."""
         if len(text) > self.max_text_chars:
@@ -141,7 +147,8 @@ class SearchService:
         deadline = self.clock() + SEARCH_SHARE * self.verify_seconds
         entries = scope_entries(scope)
         limited = await asyncio.to_thread(self._limit, files, entries) if entries else files
-        return await asyncio.to_thread(self._verify, text, limited, deadline)
+        checked = await asyncio.to_thread(self._verify, text, limited, deadline)
+        return [sentence.as_dict() for sentence in checked]
 
     def _limit(self, files: Sequence[str], entries: Scope) -> list[str]:
         """The paths a call is limited to: those in the scope's ``entries``, kept to
@@ -167,37 +174,37 @@ class SearchService:
             return verify_in_library(text, search, embedder, files, in_time=in_time)
 
 
-def public_passages(found: Retrieval) -> list[dict[str, Any]]:
+def public_passages(found: Retrieval) -> list[SearchResultPublic]:
     """The passages a search shows, as the API and the MCP tool return them."""
     return [
-        {
-            "file": p.file,
-            "path": p.path,
-            "page": p.page,
-            "text": p.text,
-            "score": round(p.score, 4),
-            "scores": p.scores(),
-            "ocr": p.ocr_confidence is not None,
-            "ocr_confidence": p.ocr_confidence,
-        }
+        SearchResultPublic(
+            file=p.file,
+            path=p.path,
+            page=p.page,
+            text=p.text,
+            score=round(p.score, 4),
+            scores=p.scores(),
+            ocr=p.ocr_confidence is not None,
+            ocr_confidence=p.ocr_confidence,
+        )
         for p in found.passages
     ]
 
 
-def public_found(found: Found) -> dict[str, Any]:
+def public_found(found: Found) -> FindResponse:
     """A find's result as the API and the MCP tool return it."""
     documents = [
-        {
-            "id": doc_id_for(d.path),
-            "file": d.file,
-            "path": d.path,
-            "hits": d.hits,
-            "best": {
-                "page": d.best.chunk.page if d.best.chunk else None,
-                "text": d.best.chunk.text if d.best.chunk else "",
-                "scores": d.best.scores(),
-            },
-        }
+        FoundDocument(
+            id=doc_id_for(d.path),
+            file=d.file,
+            path=d.path,
+            hits=d.hits,
+            best=FoundPassage(
+                page=d.best.chunk.page if d.best.chunk else None,
+                text=d.best.chunk.text if d.best.chunk else "",
+                scores=d.best.scores(),
+            ),
+        )
         for d in found.documents
     ]
-    return {"documents": documents, "searched": found.searched, "matched": len(documents)}
+    return FindResponse(documents=documents, searched=found.searched, matched=len(documents))

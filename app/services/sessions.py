@@ -6,9 +6,10 @@ import builtins
 import re
 import sqlite3
 import threading
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from graph.records import SessionPublic
 
 TITLE_CHARS = 60
 MAX_TITLE_CHARS = 200
@@ -20,14 +21,6 @@ pattern past 50,000 bytes, and every word is a term of the FTS5 query."""
 
 class SearchTooLong(ValueError):
     """A session search over ``MAX_SEARCH_CHARS``; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    title: str
-    created_at: str
-    updated_at: str
 
 
 def _now() -> str:
@@ -78,7 +71,7 @@ class SessionIndex:
                 (session_id, _short_title(first_message), now, now),
             )
 
-    def list(self) -> list[SessionInfo]:
+    def list(self) -> list[SessionPublic]:
         """Most recently used first."""
         return self._select("", ())
 
@@ -103,7 +96,7 @@ class SessionIndex:
                 "INSERT INTO session_text (session_id, body) VALUES (?, ?)", (session_id, body)
             )
 
-    def search(self, text: str) -> builtins.list[SessionInfo]:
+    def search(self, text: str) -> builtins.list[SessionPublic]:
         """Sessions whose title contains ``text`` (any case) or whose messages hold its
         words (each word as a prefix, through FTS5), most recently used first."""
         if len(text) > MAX_SEARCH_CHARS:
@@ -121,11 +114,11 @@ class SessionIndex:
             (pattern, words),
         )
 
-    def get(self, session_id: str) -> SessionInfo | None:
+    def get(self, session_id: str) -> SessionPublic | None:
         found = self._select("WHERE id = ?", (session_id,))
         return found[0] if found else None
 
-    def rename(self, session_id: str, title: str) -> SessionInfo | None:
+    def rename(self, session_id: str, title: str) -> SessionPublic | None:
         """Give the session a title of the user's choosing; None if there is no such session."""
         clean = " ".join(title.split())
         if not clean:
@@ -145,14 +138,14 @@ class SessionIndex:
             self._db.execute("DELETE FROM session_text WHERE session_id = ?", (session_id,))
         return cursor.rowcount > 0
 
-    def _select(self, where: str, args: tuple[str, ...]) -> builtins.list[SessionInfo]:
+    def _select(self, where: str, args: tuple[str, ...]) -> builtins.list[SessionPublic]:
         with self._lock:
             rows = self._db.execute(
                 f"SELECT id, title, created_at, updated_at FROM sessions {where}"
                 " ORDER BY updated_at DESC, created_at DESC",
                 args,
             ).fetchall()
-        return [SessionInfo(*row) for row in rows]
+        return [SessionPublic(*row) for row in rows]
 
     def close(self) -> None:
         with self._lock:

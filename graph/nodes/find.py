@@ -15,14 +15,15 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
+from graph.nodes.numbered import numbered_passage
+from graph.records import NumberedPassage
 from graph.retrieval.find import Found, find
 from graph.scope import describe
-from graph.state import AgentState, Source
+from graph.state import AgentState
 
 FIND_READ = 30
 """Matching documents whose best passage goes to the model, best first; the answer still
 counts and the coverage line still reports every match."""
-SNIPPET_CHARS = 240
 
 _NOUNS = (
     r"documents?|docs?|files?|pdfs?|reports?|papers?|pages?|notes?|invoices?|contracts?|"
@@ -61,35 +62,27 @@ def topic_of(question: str) -> str:
     return rest.strip() or question.strip()
 
 
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
-
-
-def found_sources(found: Found) -> tuple[list[Source], list[str]]:
-    """The best passage of each of the first ``FIND_READ`` documents, numbered, and their
-    texts."""
-    sources: list[Source] = []
-    texts: list[str] = []
+def found_passages(found: Found) -> list[NumberedPassage]:
+    """The best passage of each of the first ``FIND_READ`` documents, numbered."""
+    out: list[NumberedPassage] = []
     for n, document in enumerate(found.documents[:FIND_READ], start=1):
         chunk = document.best.chunk
         if chunk is None:
             continue
-        sources.append(
-            Source(
-                n=n,
+        out.append(
+            numbered_passage(
+                n,
+                chunk.text,
                 file=document.file,
                 path=document.path,
                 page=chunk.page,
-                snippet=_snippet(chunk.text),
-                score=round(document.best.score, 4),
+                score=document.best.score,
                 scores=document.best.scores(),
                 start=chunk.start,
                 end=chunk.end,
             )
         )
-        texts.append(chunk.text)
-    return sources, texts
+    return out
 
 
 def found_record(found: Found, topic: str, scope: list[str]) -> dict[str, Any]:
@@ -115,7 +108,7 @@ async def find_passages(state: AgentState, runtime: Runtime[TurnContext]) -> Age
     library = context.known_files()
     tell(Status("retriever", prompts.STATUS_FIND.format(topic=topic, scope=describe(aim))))
     found = await asyncio.to_thread(find, context.search, topic, library, aim)
-    sources, texts = found_sources(found)
-    tell(Sources(sources))
+    passages = found_passages(found)
+    tell(Sources([p["source"] for p in passages]))
     record = found_record(found, topic, aim)
-    return {"sources": sources, "passages": texts, "found": record}
+    return {"passages": passages, "found": record}

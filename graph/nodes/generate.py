@@ -22,6 +22,7 @@ from graph.focus import shown_passages
 from graph.nodes.streamed import StreamedAnswer
 from graph.options import TurnOptions
 from graph.readable import readable_markdown
+from graph.records import NumberedPassage
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Source
 from graph.support import SupportCheck
@@ -43,22 +44,19 @@ def _quoted(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.splitlines())
 
 
-def _degraded(error: LLMError, sources: list[Source], state: AgentState) -> str:
+def _degraded(error: LLMError, passages: list[NumberedPassage], state: AgentState) -> str:
     """The passages instead of an answer, each by its part that bears on the question."""
-    if not sources:
+    if not passages:
         return prompts.DEGRADED_CHAT.format(error=error)
     asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
-    texts = state.get("passages") or []
     body = "".join(
         prompts.DEGRADED_SOURCE.format(
-            n=s["n"],
-            file=s["file"],
-            page=_page_label(s["page"]),
-            snippet=_quoted(
-                excerpt(readable_markdown(texts[i] if i < len(texts) else s["snippet"]), asked)
-            ),
+            n=p["source"]["n"],
+            file=p["source"]["file"],
+            page=_page_label(p["source"]["page"]),
+            snippet=_quoted(excerpt(readable_markdown(p["text"]), asked)),
         )
-        for i, s in enumerate(sources)
+        for p in passages
     )
     return prompts.DEGRADED_HEADER.format(error=error) + body.rstrip()
 
@@ -138,8 +136,9 @@ def build_prompt(
             {"role": "user", "content": question},
         ]
         return Prompt(messages, [], 0)
-    sources = state.get("sources", [])
-    texts = list(state.get("passages", []) if shown is None else shown)
+    passages = state.get("passages", [])
+    sources = [p["source"] for p in passages]
+    texts = [p["text"] for p in passages] if shown is None else list(shown)
     while texts and not texts[-1]:
         texts.pop()
     blocks = [
@@ -197,7 +196,8 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     """Write the answer token by token from the numbered sources, or chat without them."""
     context = runtime.context
     rag = state.get("route") in ("rag", "find")
-    sources = state.get("sources", []) if rag else []
+    passages = state.get("passages", []) if rag else []
+    sources = [p["source"] for p in passages]
     found = state.get("found") if state.get("route") == "find" else None
     answer = StreamedAnswer(runtime.stream_writer)
     if notice := unmatched_notice(state):
@@ -230,7 +230,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         facts = {k: found[k] for k in ("matched", "searched", "topic")}
         prompt = build_prompt(state, context.options, system, rag, prompts.FIND_USER, facts)
     elif rag:
-        check = new_check(sources, state["passages"], context.search, state)
+        check = new_check(passages, context.search, state)
         shown = await shown_passages(state, context.options, check)
         prompt = build_prompt(state, context.options, system, rag, shown=shown)
     else:
@@ -243,9 +243,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     if check is not None and len(prompt.sources) < len(sources):
         check = None  # some passages did not fit: the check is of those the model saw
     live = (
-        start_check(prompt.sources, state["passages"], context.search, state, check)
-        if rag
-        else None
+        start_check(passages[: len(prompt.sources)], context.search, state, check) if rag else None
     )
     prefix = answer.text
     usage = Usage()
@@ -262,7 +260,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         tail = (
             prompts.ANSWER_CUT_OFF.format(error=error)
             if streamed
-            else _degraded(error, sources, state)
+            else _degraded(error, passages, state)
         )
         answer.say(tail)
     except BaseException:  # stopped: nothing waits for the check any more

@@ -24,6 +24,7 @@ from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
+from graph.records import Coverage, SentenceSupportPublic
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Source
 from graph.support import SentenceSupport
@@ -157,13 +158,12 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     # Told after the notices: the window's clock runs from here to the model's first word.
     tell(Status("reader", answer_status(reading, 0 if whole else len(notes))))
     embedder = context.search.reader.embedder
-    live = start_check(sources, reading.passages(sources), context.search, state)
+    live = start_check(reading.passages(sources), context.search, state)
     checked_table = None
     if table is not None:
-        columns = [[s for s in sources if s["path"] == d.path] for d in documents]
-        texts = [reading.passages(c) for c in columns]
+        columns = [reading.passages([s for s in sources if s["path"] == d.path]) for d in documents]
         checked_table = asyncio.create_task(
-            asyncio.to_thread(check_table, table, columns, texts, embedder)
+            asyncio.to_thread(check_table, table, columns, embedder)
         )
     prefix = answer.text
     guard = RunawayGuard(
@@ -207,7 +207,7 @@ def _assembled(
     table: Table | None,
     prose: CheckedAnswer,
     checked: tuple[Table, list[SentenceSupport]] | None,
-) -> tuple[str, list[dict[str, Any]] | None]:
+) -> tuple[str, list[SentenceSupportPublic] | None]:
     """The answer as it ends: the notices, the table (its points' citations corrected),
     then the model's text with its own; and every checked sentence's support, in order."""
     head = prefix
@@ -234,10 +234,10 @@ class Ended:
     unfinished: dict[str, Any] | None = None
     written: Written | None = None
     sources: list[Source] = field(default_factory=list)
-    coverage: dict[str, Any] | None = None
+    coverage: Coverage | None = None
     text: str | None = None
     """The checked answer; None: as streamed."""
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
 
 
 def _finish(

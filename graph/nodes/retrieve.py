@@ -15,39 +15,35 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.find import find_passages
+from graph.nodes.numbered import numbered_passage
+from graph.records import NumberedPassage
 from graph.retrieval.types import Passage, Retrieval
 from graph.scope import in_scope
-from graph.state import AgentState, SearchQuery, Source
-
-SNIPPET_CHARS = 240
+from graph.state import AgentState, SearchQuery
 
 
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
-
-
-def passage_sources(passages: list[Passage]) -> list[Source]:
+def numbered(passages: list[Passage]) -> list[NumberedPassage]:
     """Number the passages as sources, each with the scores that chose it."""
-    sources = []
+    out: list[NumberedPassage] = []
     for i, p in enumerate(passages, start=1):
-        source = Source(
-            n=i,
+        passage = numbered_passage(
+            i,
+            p.text,
             file=p.file,
             path=p.path,
             page=p.page,
-            snippet=_snippet(p.text),
-            score=round(p.score, 4),
+            score=p.score,
             scores=p.scores(),
             start=p.start,
             end=p.end,
         )
+        source = passage["source"]
         if len(p.paths) > 1:  # identical files: every path is a source
             source["paths"] = p.paths
         if p.ocr_confidence is not None:
             source["ocr"], source["ocr_confidence"] = True, p.ocr_confidence
-        sources.append(source)
-    return sources
+        out.append(passage)
+    return out
 
 
 async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
@@ -89,11 +85,10 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     for note in dict.fromkeys(n for r in results for n in r.notes):
         tell(Status("retriever", note))
     passages = _merge(results, search.top_k)
-    sources = passage_sources(passages)
-    tell(Sources(sources))
+    turn_passages = numbered(passages)
+    tell(Sources([p["source"] for p in turn_passages]))
     whole = any(r.full_documents for r in results)
-    texts = [p.text for p in passages]
-    return {"sources": sources, "passages": texts, "found": None, "whole_documents": whole}
+    return {"passages": turn_passages, "found": None, "whole_documents": whole}
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from graph.records import NearPassage
 from graph.retrieval.search import Search
 
 NEAREST_SHOWN = 3
@@ -11,7 +10,7 @@ NEAREST_CHARS = 300
 """Each nearest passage is shown cut to about this long: enough to see what it is about."""
 
 
-def nearest_passages(search: Search, count: int = NEAREST_SHOWN) -> list[dict[str, Any]]:
+def nearest_passages(search: Search, count: int = NEAREST_SHOWN) -> list[NearPassage]:
     """The ``count`` chunks the search came nearest to, each with where it is and its
     relevance, read in one call. Blocking (the store): async callers use a thread."""
     seen = search.seen()
@@ -21,7 +20,7 @@ def nearest_passages(search: Search, count: int = NEAREST_SHOWN) -> list[dict[st
     chunks = {
         (c.doc_id, c.index): c for c in search.reader.dense.get_chunks([key for key, _ in wanted])
     }
-    out: list[dict[str, Any]] = []
+    out: list[NearPassage] = []
     for key, score in wanted:
         chunk = chunks.get(key)
         path = search.library.path_of(key[0]) if chunk is not None else None

@@ -9,7 +9,7 @@ what a given passage says, and rewrites the answer's citations to match.
 
 ``verify(text, passages, embedder)`` checks any text in one call (one embedder call);
 ``graph.support.library.verify_in_library`` finds the passages with the retriever first;
-``source_passages(state["sources"], state["passages"])`` makes a turn's passages.
+``source_passages(state["passages"])`` makes a turn's passages.
 """
 
 from graph.support.check import SupportBars, SupportCheck, verify

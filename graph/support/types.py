@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
-from graph.state import Source
+from graph.records import NumberedPassage, SentenceSupportPublic, SupportSource
+from graph.records import Verdict as Verdict
 
-Verdict = Literal["supported", "partly", "unsupported", "none", "unchecked"]
-"""A sentence's: a passage says it (``supported``), says most of it but lacks the items
-named in ``missing`` (``partly``), or nothing found says it (``unsupported``); the
-sentence has nothing to check, as "Thanks!" (``none``); or it was left unchecked when a
-check's time ran out (``unchecked``, ``POST /api/verify``)."""
 CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
 """The verdicts of a sentence that was checked against passages."""
 
@@ -31,13 +26,18 @@ class SourcePassage:
     """Where the passage starts in its page's text (the document's, without pages)."""
 
 
-def source_passages(sources: Sequence[Source], texts: Sequence[str]) -> list[SourcePassage]:
-    """A turn's numbered sources with their passages' full texts (the state's ``sources``
-    and ``passages``), as the support check takes them."""
-    return [
-        SourcePassage(s["n"], text, s["file"], s["path"], s["page"], s.get("start", 0))
-        for s, text in zip(sources, texts, strict=True)
-    ]
+def source_passages(passages: Sequence[NumberedPassage]) -> list[SourcePassage]:
+    """A turn's numbered passages (the state's ``passages``), as the support check takes
+    them."""
+    out = []
+    for passage in passages:
+        s = passage["source"]
+        out.append(
+            SourcePassage(
+                s["n"], passage["text"], s["file"], s["path"], s["page"], s.get("start", 0)
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class SupportSpan:
     offset: int = 0
     """The passage's start in its page's text: the span is at ``offset + start`` there."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SupportSource:
         """The contract's ``source`` shape, with ``n`` and the span's place in the page's
         text (``page_start``, ``page_end``) for the window's highlight."""
         return {
@@ -90,7 +90,7 @@ class SentenceSupport:
     supported_by: tuple[int, ...] = ()
     """Every passage number whose best span supports the sentence, best first."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SentenceSupportPublic:
         """The contract's shape (``POST /api/verify`` and ``support`` in ``done``)."""
         return {
             "text": self.text,

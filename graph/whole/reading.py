@@ -16,6 +16,7 @@ from typing import Any
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
 from graph.options import TurnOptions
+from graph.records import NumberedPassage
 from graph.runaway import RunawayGuard
 from graph.state import Source
 from graph.whole.answer import guarded
@@ -124,9 +125,9 @@ class Reading:
         what = prompts.WHOLE_TEXT if whole else prompts.WHOLE_NOTES
         return prompts.WHOLE_SYSTEM.format(what=what)
 
-    def passages(self, sources: Sequence[Source]) -> list[str]:
-        """The full text of each source (a page), for checking the answer against."""
-        return [self._texts[s["n"]] for s in sources]
+    def passages(self, sources: Sequence[Source]) -> list[NumberedPassage]:
+        """Each source with its full text (a page's), for checking the answer against."""
+        return [{"source": s, "text": self._texts[s["n"]]} for s in sources]
 
     def answer_messages(self, question: str, material: str, whole: bool) -> list[Message]:
         """The answer's call: the documents' text (or notes) and the question."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph import prompts
+from graph.records import Coverage
 from graph.whole.progress import where_read
 from graph.whole.reading import Reading
 from graph.whole.resume import actions
@@ -44,7 +45,7 @@ def unfinished(reading: Reading, question: str) -> dict[str, Any] | None:
     }
 
 
-def coverage(reading: Reading) -> dict[str, Any]:
+def coverage(reading: Reading) -> Coverage:
     """``done``'s coverage of a whole reading: the documents read, the pages whose text
     reached the model (a page of a section skipped for the budget, or not read before a
     stop, did not) and the pages the documents have."""

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from graph.state import Source
+from graph.records import NumberedPassage
 from graph.support import SentenceSupport, SupportCheck, correct_citations, source_passages
 from graph.whole.table import Table, respliced
 from models.protocols import Embedder
@@ -22,23 +22,19 @@ log = logging.getLogger(__name__)
 
 def check_table(
     table: Table,
-    columns: Sequence[Sequence[Source]],
-    texts: Sequence[Sequence[str]],
+    columns: Sequence[Sequence[NumberedPassage]],
     embedder: Embedder,
 ) -> tuple[Table, list[SentenceSupport]] | None:
     """The table with its points' citations corrected, and each point's sentences'
     support at their places in the corrected table; None when the check can't run."""
     try:
-        checks = [
-            SupportCheck(source_passages(sources, passages), embedder)
-            for sources, passages in zip(columns, texts, strict=True)
-        ]
+        checks = [SupportCheck(source_passages(column), embedder) for column in columns]
         fixed: list[str] = []
         found: list[list[SentenceSupport]] = []
         for placed in table.placed:
             column = placed.point.column
             support = checks[column].check(placed.point.text)
-            names = {s["n"]: s["file"] for s in columns[column]}
+            names = {p["source"]["n"]: p["source"]["file"] for p in columns[column]}
             cited = correct_citations(placed.point.text, support, names)
             fixed.append(cited.text)
             found.append(cited.moved(support))

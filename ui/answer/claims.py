@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.records import SentenceSupportPublic
 from app.services.chat_record import CHECKED
 
 OPEN = "\ue000"
@@ -74,7 +75,7 @@ def pieces(content: str, env: dict[str, Any]) -> Iterator[tuple[str, int | None]
         yield content[at:], env.get("inside")
 
 
-def claim_wraps(support: Sequence[dict[str, Any]]) -> list[Wrap]:
+def claim_wraps(support: Sequence[SentenceSupportPublic]) -> list[Wrap]:
     """A span per checked sentence, classed by its verdict, saying why when it is not
     supported; ``data-s`` is its place in ``support`` (a click opens its source). A
     sentence with nothing to check (verdict ``none``) gets none."""
@@ -96,7 +97,7 @@ def claim_wraps(support: Sequence[dict[str, Any]]) -> list[Wrap]:
     return wraps
 
 
-def why(sentence: dict[str, Any]) -> str:
+def why(sentence: SentenceSupportPublic) -> str:
     """What the window says of a sentence the sources don't fully support ("" if they do)."""
     verdict = sentence.get("verdict")
     if verdict == "supported":
@@ -115,18 +116,18 @@ def why(sentence: dict[str, Any]) -> str:
     return "; ".join(parts) + "." if parts else "Only partly found in the sources."
 
 
-def checked(support: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def checked(support: Sequence[SentenceSupportPublic]) -> list[SentenceSupportPublic]:
     """The sentences that were checked: not those with nothing to check ("Thanks!")."""
     return [s for s in support if s.get("verdict") in CHECKED]
 
 
-def contradicts(sentence: dict[str, Any]) -> bool:
+def contradicts(sentence: SentenceSupportPublic) -> bool:
     """Whether the passage says something else in the sentence's place ("120, not 150";
     "cannot transfer, not can transfer"): the sentence is wrong, not merely unfound."""
     return sentence.get("verdict") == "partly" and bool(sentence.get("found"))
 
 
-def summary(support: Sequence[dict[str, Any]]) -> str:
+def summary(support: Sequence[SentenceSupportPublic]) -> str:
     """The line under a checked answer: what is wrong first, then how much was found.
     "7 of 8 sentences found in the sources" when nothing contradicts them; "The first
     sentence contradicts the sources · 3 of 4 found"; "1 sentence not found in the sources
@@ -159,7 +160,7 @@ def summary(support: Sequence[dict[str, Any]]) -> str:
     return " · ".join([*problems, f"{found} of {total} found"])
 
 
-def worrying(support: Sequence[dict[str, Any]]) -> bool:
+def worrying(support: Sequence[SentenceSupportPublic]) -> bool:
     """Whether a sentence of the answer contradicts the sources: the line then warns."""
     return any(contradicts(s) for s in checked(support))
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from nicegui import ui
+
+from app.records import Coverage
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def coverage_line(coverage: dict[str, Any] | None, passages: int) -> str | None:
+def coverage_line(coverage: Coverage | None, passages: int) -> str | None:
     """One sentence from ``done``'s coverage and the number of passages read; None when
     the answer searched nothing."""
     if not coverage:
@@ -39,7 +39,7 @@ def coverage_line(coverage: dict[str, Any] | None, passages: int) -> str | None:
     return f"Read {best} from {_plural(read, 'document')} ({in_scope} searched)"
 
 
-def show_coverage(coverage: dict[str, Any] | None, passages: int) -> None:
+def show_coverage(coverage: Coverage | None, passages: int) -> None:
     """The coverage line, if the answer searched."""
     line = coverage_line(coverage, passages)
     if line is not None:

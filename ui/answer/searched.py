@@ -8,11 +8,12 @@ from typing import Any
 
 from nicegui import ui
 
+from app.records import NearPassage, Searched, SentenceSupportPublic
 from ui.answer.citations import middle_ellipsis
 from ui.answer.claims import checked, summary, worrying
 
 
-def show_summary(support: list[dict[str, Any]], *, misses_question: bool = False) -> None:
+def show_summary(support: list[SentenceSupportPublic], *, misses_question: bool = False) -> None:
     """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
     and a sentence that contradicts the sources, or an answer that doesn't address the
     question, makes it a warning, not a tally."""
@@ -50,7 +51,7 @@ def show_draft(draft: str) -> None:
         ui.label(draft).classes("docent-draft").mark("draft-text")
 
 
-def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+def show_searched(searched: Searched, open_source: Callable[[dict[str, Any]], Any]) -> None:
     """A folded section: the queries, the files in scope, the nearest passages and their
     scores; each passage opens its document at that place."""
     with (
@@ -81,7 +82,7 @@ def show_searched(searched: dict[str, Any], open_source: Callable[[dict[str, Any
             ui.label(searched["draft"]).classes("docent-draft").mark("searched-draft")
 
 
-def _nearest(passage: dict[str, Any], open_source: Callable[[dict[str, Any]], Any]) -> None:
+def _nearest(passage: NearPassage, open_source: Callable[[dict[str, Any]], Any]) -> None:
     page = f", page {passage['page']}" if passage.get("page") is not None else ""
     source = {
         "n": 0,

@@ -8,6 +8,7 @@ from typing import Any
 
 from nicegui import ui
 
+from app.records import KeptMessage
 from app.services.chat import (
     ChatService,
     ClientEvent,
@@ -102,13 +103,13 @@ class ChatView:
         self.last = None
         self.column.clear()
         with self.column:
-            asked: dict[str, Any] = {}
+            asked: KeptMessage | None = None
             for message in messages:
                 if message["role"] == "user":
                     self._question(message["content"])
                     asked = message
                 elif message.get("interrupted"):
-                    self._interrupted(str(asked.get("id")))
+                    self._interrupted(str(asked["id"] if asked is not None else None))
                 else:
                     view = self._answer(streaming=False, message=message)
                     self._add(view)
@@ -163,11 +164,12 @@ class ChatView:
             ui.notify(BUSY, type="warning")
             return False
         asked = [m for m in await self.chat.messages(self.session_id) if m["role"] == "user"]
-        if place >= len(asked):
+        question_id = asked[place]["id"] if place < len(asked) else None
+        if question_id is None:
             ui.notify("That question is not saved yet; try again in a moment.", type="warning")
             return False
         try:
-            turn = await self.chat.branch(self.session_id, asked[place]["id"], text)
+            turn = await self.chat.branch(self.session_id, question_id, text)
         except (SessionBusy, MessageRejected) as error:
             ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
             return False
@@ -193,11 +195,11 @@ class ChatView:
             if view.retired and view.regen is not None:
                 view.regen.set_visibility(False)
 
-    def _answer(self, *, streaming: bool, message: dict[str, Any] | None = None) -> AnswerView:
+    def _answer(self, *, streaming: bool, message: KeptMessage | None = None) -> AnswerView:
         view = AnswerView(self.actions, f"t{next(_turn_ids)}")
         if message is not None:
             view.text = message["content"]
-            view.sources = message.get("sources") or []
+            view.sources = [dict(s) for s in message.get("sources") or []]
             view.trace = message.get("trace")
             view.stopped = bool(message.get("stopped"))
             view.support = message.get("support")

@@ -11,6 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
+from app.records import Coverage, Searched, SentenceSupportPublic
 from app.services.chat_export import answer_with_sources
 from app.services.chat_record import Feedback
 from ui.answer import markdown
@@ -95,11 +96,11 @@ class AnswerView:
     """Regenerate, on the last answer only."""
     suggestions: ui.row | None = None
     """Follow-up questions, once they arrive."""
-    support: list[dict[str, Any]] | None = None
+    support: list[SentenceSupportPublic] | None = None
     """Each sentence's check, once the answer is done (None: not checked)."""
-    searched: dict[str, Any] | None = None
+    searched: Searched | None = None
     """What was searched, when the documents don't cover the question."""
-    coverage: dict[str, Any] | None = None
+    coverage: Coverage | None = None
     """How much of the library the answer read (None: it searched nothing)."""
     resume: dict[str, Any] | None = None
     """A reading stopped or cut short: what it read and its follow-ups (None otherwise)."""
@@ -249,19 +250,20 @@ class AnswerView:
         """``source`` with the span that supports ``sentence`` in it (else the first
         sentence it supports), for the viewer to highlight; as it was if none."""
         support = self.support or []
-        spans = [s["source"] for s in support if s.get("source")]
+        spans = [span for s in support if (span := s["source"]) is not None]
         if sentence is not None and 0 <= sentence < len(support):
-            own = support[sentence].get("source")
-            spans = [own] + spans if own else spans
+            own = support[sentence]["source"]
+            spans = [own, *spans] if own is not None else spans
         span = next((x for x in spans if int(x["n"]) == int(source["n"])), None)
         return {**source, "span": span} if span else source
 
     def sentence_source(self, sentence: int) -> dict[str, Any] | None:
         """The source of a checked sentence's span, with the span; None if it has none."""
         support = self.support or []
-        if not 0 <= sentence < len(support) or not support[sentence].get("source"):
+        span = support[sentence]["source"] if 0 <= sentence < len(support) else None
+        if span is None:
             return None
-        n = int(support[sentence]["source"]["n"])
+        n = int(span["n"])
         source = next((s for s in self.sources if int(s["n"]) == n), None)
         return self.located(source, sentence) if source is not None else None
 

@@ -44,7 +44,7 @@ async def chat(body: ChatRequest, c: ContainerDep) -> EventSourceResponse | JSON
     if isinstance(final, Failed):
         raise ApiError(500, "turn_failed", final.message)
     # As in the stream, `support` and `searched` only where they apply.
-    return JSONResponse(ChatResult(**payload(final)).model_dump(exclude_none=True))
+    return JSONResponse(ChatResult(**payload(final)).model_dump(exclude_unset=True))
 
 
 async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 
 from app.api.deps import DocumentsDep
 from app.api.guard.security import require_token
-from app.api.schemas import DocumentList
+from graph.records import DocumentList
 
 router = APIRouter(dependencies=[Depends(require_token)])
 

@@ -15,13 +15,7 @@ from app.api.deps import DocumentsDep
 from app.api.errors import ApiError
 from app.api.guard.security import require_token
 from app.api.routes.uploads import UPLOAD_PATH, MultipartError, read_parts
-from app.api.schemas import (
-    ERROR_RESPONSES,
-    DocumentList,
-    ErrorResponse,
-    ReindexRequest,
-    ReindexResult,
-)
+from app.api.schemas import ERROR_RESPONSES, ErrorResponse, ReindexRequest, ReindexResult
 from app.services.documents import (
     Added,
     BadFileName,
@@ -32,6 +26,7 @@ from app.services.documents import (
     NoSpace,
     UnsupportedType,
 )
+from graph.records import DocumentList
 
 log = logging.getLogger(__name__)
 

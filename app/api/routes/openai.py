@@ -25,7 +25,6 @@ from app.api.routes.openai_schemas import (
 from app.api.routes.turns import start_turn
 from app.api.schemas import ERROR_RESPONSES, ErrorResponse
 from app.services.chat import Done, Failed, Token, Turn
-from graph.events import payload
 from graph.scope import folders_of
 from models.llm import ModelNotFound, same_model
 from models.openai_wire import ModelNotLoaded
@@ -106,7 +105,7 @@ async def chat_completions(
         created=created,
         model=body.model,
         choices=[Choice(message=AssistantMessage(content=final.answer))],
-        sources=payload(final)["sources"],
+        sources=final.sources,
         session_id=turn.session_id,
         support=final.support,
     )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.records import SentenceSupportPublic, Source
 from graph.state import Mode
 
 DOCENT_MODEL = "docent"
@@ -71,11 +72,11 @@ class ChatCompletion(BaseModel):
     created: int
     model: str
     choices: list[Choice]
-    sources: list[dict[str, Any]] = Field(
+    sources: list[Source] = Field(
         description="Docent extension: the passages the answer cites as [n]."
     )
     session_id: str = Field(description="Docent extension: the session that holds the turn.")
-    support: list[dict[str, Any]] | None = Field(
+    support: list[SentenceSupportPublic] | None = Field(
         None,
         description="Docent extension: each sentence of the answer checked against the "
         "sources (as `POST /api/verify` gives it); null when not checked (a chat answer).",

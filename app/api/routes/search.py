@@ -15,13 +15,11 @@ from app.api.schemas import (
     ERROR_RESPONSES,
     ErrorResponse,
     FindRequest,
-    FindResponse,
     SearchRequest,
-    SearchResponse,
     VerifyRequest,
-    VerifyResponse,
 )
 from app.services.search import EmptyQuery, EmptyScope, QueryTooLong, TextTooLong
+from graph.records import FindResponse, SearchResponse, VerifyResponse
 from graph.scope import BadScope
 
 router = APIRouter(dependencies=[Depends(require_token)], tags=["search"])
@@ -54,7 +52,7 @@ async def search(body: SearchRequest, service: SearchDep) -> SearchResponse:
     """The passages that best match the query, past the relevance floor."""
     with _refusals():
         results = await service.search(body.query, body.files or (), body.k, body.scope)
-    return SearchResponse.model_validate({"results": results})
+    return SearchResponse(results=results)
 
 
 @router.post("/api/find", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
@@ -62,8 +60,7 @@ async def find(body: FindRequest, service: SearchDep) -> FindResponse:
     """Every document with at least one passage about the query, with no top-k: how many
     were searched, how many matched, and each one's best passage."""
     with _refusals():
-        found = await service.find(body.query, body.scope, body.files or ())
-    return FindResponse.model_validate(found)
+        return await service.find(body.query, body.scope, body.files or ())
 
 
 @router.post("/api/verify", responses={**ERROR_RESPONSES, **TOO_LONG, **NO_SCOPE})
@@ -72,4 +69,4 @@ async def verify(body: VerifyRequest, service: SearchDep) -> VerifyResponse:
     numbers, dates and names its best passage lacks, and the span that supports it."""
     with _refusals():
         checked = await service.verify(body.text, body.files or (), body.scope)
-    return VerifyResponse.model_validate({"sentences": [s.as_dict() for s in checked]})
+    return VerifyResponse(sentences=checked)

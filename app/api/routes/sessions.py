@@ -16,12 +16,12 @@ from app.api.schemas import (
     MessagePublic,
     SessionDetail,
     SessionList,
-    SessionPublic,
     SessionRename,
 )
 from app.services.chat import SessionBusy
 from app.services.chat_export import MEDIA_TYPES, ExportFormat
-from app.services.sessions import MAX_SEARCH_CHARS, SearchTooLong, SessionInfo
+from app.services.sessions import MAX_SEARCH_CHARS, SearchTooLong
+from graph.records import SessionPublic
 
 router = APIRouter(
     prefix="/api/sessions",
@@ -42,12 +42,6 @@ def _not_found(session_id: str) -> ApiError:
     )
 
 
-def _public(info: SessionInfo) -> SessionPublic:
-    return SessionPublic(
-        id=info.id, title=info.title, created_at=info.created_at, updated_at=info.updated_at
-    )
-
-
 SEARCH = Query(
     None,
     description="Keep the sessions whose title contains this, or whose messages hold its "
@@ -62,7 +56,7 @@ async def list_sessions(sessions: SessionsDep, q: str | None = SEARCH) -> Sessio
         found = sessions.search(q) if q else sessions.list()
     except SearchTooLong as error:
         raise ApiError(422, "invalid_request", str(error)) from error
-    return SessionList(sessions=[_public(s) for s in found])
+    return SessionList(sessions=found)
 
 
 @router.get("/{session_id}", responses=NOT_FOUND)
@@ -73,7 +67,11 @@ async def read_session(session_id: str, sessions: SessionsDep, chat: ChatDep) ->
         raise _not_found(session_id)
     messages = await chat.messages(session_id)
     return SessionDetail(
-        **_public(info).model_dump(), messages=[MessagePublic(**m) for m in messages]
+        info.id,
+        info.title,
+        info.created_at,
+        info.updated_at,
+        messages=[MessagePublic.model_validate(m) for m in messages],
     )
 
 
@@ -110,7 +108,7 @@ async def rename_session(
         raise ApiError(422, "invalid_request", f"Invalid request. title: {error}") from error
     if info is None:
         raise _not_found(session_id)
-    return _public(info)
+    return info
 
 
 @router.delete(
