@@ -26,6 +26,9 @@ class TurnContext:
     """Budgets, thresholds and switches of the router, rewriter and generator."""
     notes: SectionNotes = field(default_factory=SectionNotes)
     """Notes on sections of documents read whole, kept between turns."""
+    ask_model: bool = True
+    """Whether the router may ask the model where its cheaper tiers can't tell; a slow
+    model server is not asked, and the message is searched (app/services/chat.py)."""
     early: Verdict | None = None
     """The rules' verdict on the message, when it was judged before the graph ran
     (``graph.nodes.route.start_early``): the router takes it up."""

@@ -35,6 +35,7 @@ class GraphDeps:
         *,
         opening: bool = False,
         llm: ChatModel | None = None,
+        ask_model: bool = True,
     ) -> TurnContext:
         """The context of a turn answering ``question``, with a search of its own that the
         caller closes when the turn ends; ``llm`` answers instead of the configured model.
@@ -46,5 +47,11 @@ class GraphDeps:
         search = self.retriever.begin()
         early = start_early(search, question, mode, self.options) if opening else None
         return TurnContext(
-            llm or self.llm, search, self.known_files, self.options, self.notes, early
+            llm or self.llm,
+            search,
+            self.known_files,
+            self.options,
+            self.notes,
+            ask_model=ask_model,
+            early=early,
         )

@@ -65,6 +65,8 @@ arithmetic, general knowledge or advice that does not depend on the files.
 Reply with JSON only: {{"route": "documents"}}, {{"route": "find"}}, {{"route": "document"}}, \
 {{"route": "compare"}} or {{"route": "chat"}}."""
 
+ROUTE_MODEL_SLOW = "the model server is slow: searched rather than asking it"
+
 ROUTE_USER = """{history}Message: {question}"""
 
 ROUTE_SCHEMA = {

@@ -126,3 +126,32 @@ async def test_a_server_slow_to_start_answering_is_asked_for_no_suggestions(
     turn = service.start_turn(None, "What does the report say on revenue?")
     assert [e.kind async for e in turn.events()][-1] == "done"
     assert prompts.SUGGEST_SCHEMA not in llm.schemas
+
+
+async def test_a_slow_model_is_not_asked_to_route_after_its_first_slow_answer(
+    tmp_path: Path,
+) -> None:
+    """bench/router_eval.py --url: a 1.5B model on a CPU routed worse than searching."""
+
+    def service(within: float) -> tuple[ChatService, FakeChatModel]:
+        llm = FakeChatModel(default_reply="It was 12 million euros [1].")
+        # Every message falls between the probe's bars: only the model could tell.
+        deps = Library(CHUNKS).deps(llm, probe_chat_below=0.0, probe_rag_above=1.01)
+        chat = ChatService(
+            build_graph(InMemorySaver()),
+            SessionIndex(tmp_path / f"docent-{within}.db"),
+            deps,
+            suggest_within=within,
+        )
+        return chat, llm
+
+    for within, asked in ((0.0, False), (float("inf"), True)):
+        chat, llm = service(within)
+        await chat.start_turn(None, "anything on revenue").result()
+        assert llm.schemas.count(prompts.ROUTE_SCHEMA) == 1  # nothing measured yet
+        final = await chat.start_turn(None, "anything on the quarter").result()
+        assert isinstance(final, Done)
+        assert (llm.schemas.count(prompts.ROUTE_SCHEMA) == 2) is asked
+        if not asked:
+            assert final.trace["route"] == "rag"
+            assert final.trace["route_reason"] == prompts.ROUTE_MODEL_SLOW

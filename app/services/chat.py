@@ -95,7 +95,8 @@ class MessageTooLong(MessageRejected):
 
 
 SUGGEST_WITHIN = 10.0
-"""Seconds to an answer's first word beyond which follow-up suggestions are not asked for.
+"""Seconds to an answer's first word beyond which follow-up suggestions are not asked for,
+and the router does not ask that model where its rules and probe can't tell (it searches).
 A suggestion call reads about 600 tokens and writes about 60. With Qwen2.5-Coder-1.5B on two
 CPU cores (bench/real_model.py) an answer's first word took 17 s on a quiet machine and
 40–100 s on a loaded one, where a suggestion call ran past its 60 s budget: there they are
@@ -128,6 +129,8 @@ class Turn:
     stopping: bool = False
     """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
     started: float = field(default_factory=time.monotonic)
+    model: str | None = None
+    """The chat model asked for this turn only (None: the configured one)."""
     first_word_after: float | None = None
     """Seconds from the start to the answer's first token: how fast the model server is."""
 
@@ -190,6 +193,9 @@ class ChatService:
         """Another chat model, by name, to answer one turn with."""
         self._suggest = suggest
         self._suggest_within = suggest_within
+        self._slow: set[str | None] = set()
+        """The models (None: the configured one) whose last answer's first word came later
+        than ``suggest_within``: the router does not ask them to route."""
         self._suggesting: set[asyncio.Task[None]] = set()
         """Suggestions being written: a new message drops them (``start_turn``)."""
         self._running: dict[str, Turn] = {}
@@ -322,12 +328,20 @@ class ChatService:
         for offer in self._suggesting:
             offer.cancel()
         asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
-        turn = Turn(sid, question=text, question_id=str(asked.id), versions=list(_versions or ()))
+        turn = Turn(
+            sid,
+            question=text,
+            question_id=str(asked.id),
+            versions=list(_versions or ()),
+            model=model,
+        )
         self._running[sid] = turn
         # A new session's first message has nothing to be rewritten against: its search
         # may start on it now.
         opening = session_id is None and not history
-        context = self._deps.begin(text, mode, opening=opening, llm=llm)
+        context = self._deps.begin(
+            text, mode, opening=opening, llm=llm, ask_model=model not in self._slow
+        )
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
         touched = asyncio.create_task(
@@ -360,6 +374,7 @@ class ChatService:
         with tracing_context(enabled=False):
             try:
                 answer = await self._answer(turn, context, asking, inputs, touched)
+                self._time(turn)
                 if answer is not None and self._worth_suggesting(turn):
                     offer = asyncio.create_task(
                         self._offer_suggestions(turn, inputs["question"], answer)
@@ -499,6 +514,15 @@ class ChatService:
         new.append(AIMessage(content=answer, additional_kwargs=extra))
         update["messages"] = new
         await self._graph.aupdate_state(config, update, as_node="generator")
+
+    def _time(self, turn: Turn) -> None:
+        """Note whether the turn's model was slow to start answering."""
+        if turn.first_word_after is None:
+            return
+        if turn.first_word_after > self._suggest_within:
+            self._slow.add(turn.model)
+        else:
+            self._slow.discard(turn.model)
 
     def _worth_suggesting(self, turn: Turn) -> bool:
         """Suggestions cost a model call as long as a short answer: on a server slower to
