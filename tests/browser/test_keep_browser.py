@@ -199,7 +199,7 @@ async def test_first_start_models_and_settings_views(login_link: str, browser: o
     top_k = dialog.get_by_label("Passages per answer (top-k)")
     await top_k.fill("0")
     await dialog.get_by_role("button", name="Save").click()
-    await dialog.get_by_text("Top K must be at least 1").wait_for(timeout=10_000)
+    await dialog.get_by_text("Top K must be at least 1").wait_for(timeout=30_000)
     await page.emulate_media(color_scheme="dark")
     await page.screenshot(path=shots / "settings-dark.png")
     assert errors == []
