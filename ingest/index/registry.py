@@ -361,14 +361,6 @@ class Registry:
                 keys.add(key)
         return keys
 
-    def referenced_keys(self) -> set[str]:
-        """Every content key some row points at."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT DISTINCT content_key FROM documents WHERE content_key IS NOT NULL"
-            ).fetchall()
-        return {row[0] for row in rows}
-
     def chunk_total(self) -> int:
         """Chunks the rows point at, each content counted once however many paths share it."""
         with self._lock:
