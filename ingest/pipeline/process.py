@@ -34,7 +34,6 @@ from ingest.keys import content_key, doc_id_for
 from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
-from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.kept_pages import KeptPages
@@ -45,6 +44,7 @@ from ingest.pipeline.read_ahead import CountedPages, ReadAhead
 from ingest.pipeline.scans import open_scan
 from ingest.pipeline.source import LoadedDocument, UnreadableFile, open_source
 from ingest.pipeline.threads import ThreadPool
+from ingest.pipeline.vector_writes import VectorWrites
 from ingest.pipeline.write_behind import WriteBehind
 from ingest.types import Chunk, DocStatus, DocumentRecord
 from models.protocols import Embedder
@@ -109,24 +109,15 @@ class Pipeline:
         """The threads that read ahead of each file's embedding, one a file in flight."""
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
-        self._batchers: dict[int, EmbedBatcher] = {}
         self.writes = WriteBehind(self._flush)
         self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
         """Seconds spent per stage, summed over files (for the benchmark)."""
+        self.vectors = VectorWrites(self.writes, self.timings)
         self.reader = ReadAhead(self.loaders, embed_batch, chunk_size, chunk_overlap, self.timings)
 
     def key_for(self, sha256: str) -> str:
         """The content key of these bytes under the current chunking."""
         return content_key(sha256, self.chunk_size, self.chunk_overlap)
-
-    def batcher(self, embedder: Embedder) -> EmbedBatcher | None:
-        """The batcher that shares ``embedder``'s calls between files, if it allows that."""
-        if not shares_batches(embedder):
-            return None
-        with self._lock:
-            if id(embedder) not in self._batchers:
-                self._batchers[id(embedder)] = EmbedBatcher(embedder)
-            return self._batchers[id(embedder)]
 
     def busy_keys(self) -> set[str]:
         """Content keys being written now (reconcile must not collect them)."""
@@ -261,7 +252,7 @@ class Pipeline:
         with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
             embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
-                batcher = self.batcher(embedder)
+                batcher = self.vectors.batcher(embedder)
                 if batcher is not None:  # this file's batches may share calls with others'
                     stack.enter_context(batcher.producing())
             try:
@@ -274,13 +265,13 @@ class Pipeline:
                     if plain_indexes:
                         everything.extend(batch.chunks)
                     outline.add(batch.chunks)
-                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held, firsts)
+                    embedded += self.vectors.write(key, batch.chunks, vector_indexes, held, firsts)
                     if not resumed or pages > resumed:
                         self._publish(
                             IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
                         )
                 # While the file is still in flight, so the outline shares a batch.
-                self._write_document_vector(key, outline, count, vector_indexes, firsts)
+                self.vectors.write_document(key, outline, count, vector_indexes, firsts)
             finally:
                 loaded.close()
         if count == 0:
@@ -332,69 +323,6 @@ class Pipeline:
             raise
         on_settle()
         self.writes.settle(key, now=cancelled.is_set())
-
-    def _write_vectors(
-        self,
-        key: str,
-        chunks: list[Chunk],
-        indexes: list[VectorIndex],
-        held: list[set[int]],
-        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
-    ) -> int:
-        """Embed what each vector index lacks, once per embedder, and write each its share.
-
-        Indexes normally share one embedder; while the embedding model (or the kind of
-        vector) changes, the old and the new collection each get their own vectors. The
-        first chunk's text and vector are kept in ``firsts``: a one-section document's
-        outline is often the same words.
-        """
-        computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
-        embedded = 0
-        for index, have in zip(indexes, held, strict=True):
-            missing = [c for c in chunks if c.index not in have]
-            if not missing:
-                continue
-            embedder = index.embedder
-            cache = computed.setdefault((id(embedder), index.vector_text), {})
-            needed = [c for c in missing if c.index not in cache]
-            if needed:
-                started = time.perf_counter()
-                texts = index.embedding_texts(needed)
-                vectors = (self.batcher(embedder) or embedder).embed(texts)
-                self.timings["embed"] += time.perf_counter() - started
-                cache.update(zip((c.index for c in needed), vectors, strict=True))
-                if needed[0].index == 0:
-                    firsts[(id(embedder), index.vector_text)] = (texts[0], vectors[0])
-                embedded += len(needed)
-            index.hold_chunks(key, missing, [cache[c.index] for c in missing])
-            self.writes.held(len(missing))
-        return embedded
-
-    def _write_document_vector(
-        self,
-        key: str,
-        outline: Outline,
-        count: int,
-        indexes: list[VectorIndex],
-        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
-    ) -> None:
-        """Embed the document's outline once per embedder and store it in each index."""
-        text = outline.text()
-        if text is None:
-            return
-        computed: dict[int, Sequence[float]] = {}
-        for (embedder_id, _), (first_text, vector) in firsts.items():
-            if first_text == text:
-                computed[embedder_id] = vector
-        for index in indexes:
-            embedder = index.embedder
-            if id(embedder) not in computed:
-                started = time.perf_counter()
-                computed[id(embedder)] = (self.batcher(embedder) or embedder).embed([text])[0]
-                self.timings["embed"] += time.perf_counter() - started
-            started = time.perf_counter()
-            index.set_document_vector(key, computed[id(embedder)], count)
-            self.timings["store"] += time.perf_counter() - started
 
     def _flush(self) -> dict[str, BaseException]:
         """Write what every vector index holds (``WriteBehind`` calls this)."""
