@@ -24,10 +24,8 @@ import logging
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import replace
-from pathlib import PurePosixPath
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection as ChromaCollection
@@ -43,6 +41,7 @@ from ingest.index.chroma_rows import (
 )
 from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
+from ingest.index.key_paths import NO_FILES, KeyLookup, files_filter, resolve_hits
 from ingest.types import Chunk, DocumentVector, Hit
 from models.protocols import Embedder
 
@@ -79,14 +78,6 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
 def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
-
-
-class KeyLookup(Protocol):
-    """The registry's read side: which paths a content key answers for, and back."""
-
-    def paths_for_keys(self, keys: Iterable[str]) -> dict[str, list[str]]: ...
-
-    def keys_for_files(self, files: Iterable[str]) -> set[str]: ...
 
 
 class ChromaStore:
@@ -312,15 +303,9 @@ class ChromaStore:
         """
         if not query.strip() or k <= 0:
             return []
-        where: Any = None
-        if files and self.lookup is not None:
-            keys = sorted(self.lookup.keys_for_files(files))
-            if not keys:
-                return []
-            where = {"doc_id": {"$in": keys}}
-        elif files:
-            names = sorted({name.replace("\\", "/") for name in files})
-            where = {"$or": [{"file": {"$in": names}}, {"path": {"$in": names}}]}
+        where = files_filter(self.lookup, files) if files else None
+        if where is NO_FILES:
+            return []
         vector = self.embedder.embed([query])[0]
         result = self._read(
             lambda chunks, _: chunks.query(
@@ -337,20 +322,7 @@ class ChromaStore:
             Hit(chunk=chunk_from(meta, text), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
-        return self._resolve(hits)[:k]
-
-    def _resolve(self, hits: list[Hit]) -> list[Hit]:
-        """Put each hit under the paths holding its content now; drop content no path holds."""
-        if self.lookup is None:
-            return hits
-        paths = self.lookup.paths_for_keys({hit.chunk.doc_id for hit in hits})
-        resolved = []
-        for hit in hits:
-            where = paths.get(hit.chunk.doc_id)
-            if where:
-                chunk = replace(hit.chunk, path=where[0], file=PurePosixPath(where[0]).name)
-                resolved.append(Hit(chunk=chunk, score=hit.score, paths=tuple(where)))
-        return resolved
+        return resolve_hits(self.lookup, hits)[:k]
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
