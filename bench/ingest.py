@@ -90,7 +90,7 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     records = registry.list()
     ready = [r for r in records if r.status == DocStatus.READY]
     texts = list(store.texts())
-    batchers = list(indexer.pipeline._batchers.values())
+    batchers = list(indexer.pipeline.vectors._batchers.values())
     calls = sum(b.calls for b in batchers)
     return {
         "wall": wall,

@@ -43,8 +43,9 @@ from app.container import build_services  # noqa: E402
 from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.index.chroma_calls import open_chroma  # noqa: E402
+from ingest.index.chroma_rows import TEXT_KEY  # noqa: E402
 from ingest.index.keyword.index import KeywordIndex  # noqa: E402
-from ingest.index.vectors import TEXT_KEY, ChromaStore  # noqa: E402
+from ingest.index.vectors import ChromaStore  # noqa: E402
 from ingest.keys import chunk_id, content_key  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 

@@ -174,7 +174,6 @@ class MiniLMEmbedder:
     """
 
     name: str = MODEL_NAME
-    dimension: int = DIMENSION
     shared_batches: bool = True
     """Texts of several files may share a call: it sorts them by length and pads less."""
 

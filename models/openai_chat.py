@@ -26,12 +26,11 @@ from models.llm import (
     LLMError,
     client_timeout,
     json_object_in,
-    same_model,
 )
+from models.openai_health import ModelListing
 from models.openai_wire import (
     JSON_MODES,
     ModelNotLoaded,
-    ServerUnavailable,
     refusal,
     response_format,
     says_model_missing,
@@ -45,13 +44,6 @@ from models.server_line import ServerLine
 OPTIONAL_FIELDS = ("stream_options",)
 """Fields a server may refuse (with a 400 naming them) that the reply can do without: the
 stream's token counts come from ``stream_options``."""
-
-SIDE_BY_SIDE = ("vllm", "llamacpp")
-"""What ``/models`` says in ``owned_by`` on servers that batch requests (vLLM; llama.cpp's
-llama-server), so that a health check may ask them while an answer streams. The others
-are served one request at a time: llama-cpp-python's server ("me") cancels a streaming
-answer when another request arrives; LM Studio's and Ollama's /v1 are not known to take
-two at once."""
 
 
 class OpenAIChat:
@@ -85,8 +77,8 @@ class OpenAIChat:
         self._refused: set[str] = set()
         self.line = ServerLine()
         """Every request to the server goes through it (models/server_line.py)."""
-        self._listed: list[str] | None = None
-        """The models the last answer to ``/models`` listed."""
+        self.listing = ModelListing(self.host, self.line)
+        """What the server's ``/models`` said last, and the health it shows."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         self._client = httpx.AsyncClient(
             base_url=self.host, timeout=client_timeout(timeout), headers=headers
@@ -181,30 +173,7 @@ class OpenAIChat:
         ``error`` is also set when it answers but does not list ``self.model``. While a
         request of Docent's is in flight to a one-at-a-time server, nothing is sent: the
         request shows the server is alive, and the last listing stands."""
-        if not self.line.may_ask:
-            return self._vouched()
-        try:
-            async with asyncio.timeout(2 * HEALTH_TIMEOUT), self.line.turn():
-                response = await self._client.get("/models", timeout=HEALTH_TIMEOUT)
-        except httpx.ReadTimeout:
-            return self._busy_or_slow()
-        except TimeoutError:
-            return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
-        except httpx.TransportError as exc:
-            error = transport_error(exc, self.host, self.model)
-            return self._health(not isinstance(error, ServerUnavailable), error=str(error))
-        if response.status_code >= 400:
-            refused = refusal(response.status_code, response.text, self.host, "/models")
-            return self._health(True, error=str(refused))
-        try:
-            cards = response.json()["data"]
-            models = [str(card["id"]) for card in cards]
-        except (ValueError, KeyError, TypeError) as exc:
-            return self._health(False, error=words.not_openai(self.host, exc))
-        owners = {str(card.get("owned_by", "")).lower() for card in cards if isinstance(card, dict)}
-        self.line.side_by_side = bool(owners & set(SIDE_BY_SIDE))
-        self._listed = models
-        return self._vouched()
+        return await self.listing.check(self._client, self.model)
 
     def use(self, model: str) -> None:
         """Answer with ``model`` from the next call on."""
@@ -214,28 +183,6 @@ class OpenAIChat:
         """Close the underlying HTTP connections."""
         await self.line.aclose()
         await self._client.aclose()
-
-    # -- health ------------------------------------------------------------------------
-
-    def _vouched(self) -> Health:
-        """Reachable, with the last listing (or, before any, the model Docent asks for)."""
-        models = self._listed if self._listed is not None else [self.model]
-        if any(same_model(name, self.model) for name in models):
-            return self._health(True, models=models)
-        missing = ModelNotLoaded(self.host, self.model, models)
-        return self._health(True, models=models, error=str(missing))
-
-    def _busy_or_slow(self) -> Health:
-        # Connected, then silent. A one-at-a-time server that listed its models before is
-        # busy (with another app's request, or one Docent gave up on): it is not down.
-        if self._listed is not None and not self.line.side_by_side:
-            return self._vouched()
-        return self._health(False, error=words.too_slow(self.host, HEALTH_TIMEOUT))
-
-    def _health(
-        self, reachable: bool, *, models: list[str] | None = None, error: str | None = None
-    ) -> Health:
-        return Health(reachable, self.host, models or [], error, api="openai")
 
     # -- the wire ----------------------------------------------------------------------
 
@@ -326,7 +273,7 @@ class OpenAIChat:
 
     async def _error(self, status: int, text: str) -> LLMError:
         if says_model_missing(status, text):
-            loaded = self._listed or []
+            loaded = self.listing.models or []
             try:  # which models it has now, for the message; the line is already ours
                 listing = await self._client.get("/models", timeout=HEALTH_TIMEOUT)
                 loaded = [str(card["id"]) for card in listing.json()["data"]]

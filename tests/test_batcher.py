@@ -134,8 +134,8 @@ def test_an_embedder_that_can_hang_on_one_text_never_shares_calls(tmp_path: Path
 
     with ingest_parts(tmp_path) as parts:
         indexer = Indexer(parts.docs, parts.registry, [parts.store], parts.embedder)
-        assert indexer.pipeline.batcher(Solo()) is None
-        assert indexer.pipeline.batcher(parts.embedder) is not None
+        assert indexer.pipeline.vectors.batcher(Solo()) is None
+        assert indexer.pipeline.vectors.batcher(parts.embedder) is not None
 
 
 async def test_an_ingest_of_many_small_files_embeds_each_chunk_once(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from ingest.index.registry import Registry
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
+from ingest.pipeline.read_ahead import ReadAhead
 from ingest.types import DocStatus, DocumentRecord
 from tests.ingest_parts import IngestParts, ingest_parts
 
@@ -34,18 +35,18 @@ async def test_files_run_on_a_bounded_pool_of_daemon_threads(
 ) -> None:
     runs: set[threading.Thread] = set()
     loaders: set[threading.Thread] = set()
-    real_process, real_chunks = Pipeline.process, Pipeline._chunks
+    real_process, real_chunks = Pipeline.process, ReadAhead._chunks
 
     def process(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
         runs.add(threading.current_thread())
         return real_process(self, *args, **kwargs)
 
-    def chunks(self: Pipeline, *args: Any) -> Any:  # in the thread that reads ahead
+    def chunks(self: ReadAhead, *args: Any) -> Any:  # in the thread that reads ahead
         loaders.add(threading.current_thread())
         yield from real_chunks(self, *args)
 
     monkeypatch.setattr(Pipeline, "process", process)
-    monkeypatch.setattr(Pipeline, "_chunks", chunks)
+    monkeypatch.setattr(ReadAhead, "_chunks", chunks)
     indexer = Indexer(
         parts.docs, parts.registry, [parts.store], parts.embedder, options=IndexOptions(workers=1)
     )

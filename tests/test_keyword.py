@@ -8,7 +8,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from ingest.index.keyword.index import MAX_QUERY_CHARS, KeywordIndex
+from ingest.index.keyword.index import KeywordIndex
+from ingest.index.keyword.searching import MAX_QUERY_CHARS
 from ingest.index.keyword.segments import K1, B, DocRows, build_segment, merge_segments
 from ingest.index.keyword.stop_words import STOP_WORDS
 from ingest.index.keyword.terms import terms

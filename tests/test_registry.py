@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.registry import _DOCUMENTS_SCHEMA, Registry, apply_migrations, connect, doc_id_for
+from ingest.index.database import apply_migrations, connect
+from ingest.index.registry import Registry, doc_id_for
+from ingest.index.registry_rows import DOCUMENTS_SCHEMA
 from ingest.types import DocStatus, PlacedLine
 
 
@@ -131,7 +133,7 @@ def test_uses_wal_and_leaves_room_for_other_tables(tmp_path: Path) -> None:
         versions = dict(raw.execute("SELECT owner, version FROM schema_versions"))
         titles = raw.execute("SELECT title FROM session_titles").fetchall()
         raw.close()
-        assert versions == {"documents": len(_DOCUMENTS_SCHEMA), "sessions": 1}
+        assert versions == {"documents": len(DOCUMENTS_SCHEMA), "sessions": 1}
         assert titles == [("Hello",)]
     finally:
         reg.close()

@@ -15,8 +15,9 @@ from ingest.index.chroma_calls import (
     make_chroma_client,
     open_chroma,
 )
+from ingest.index.chroma_rows import TEXT_KEY
 from ingest.index.context import document_text
-from ingest.index.vectors import EMBED_BATCH, TEXT_KEY, ChromaStore, collection_name
+from ingest.index.vectors import EMBED_BATCH, ChromaStore, collection_name
 from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.search import make_chunk

@@ -24,7 +24,7 @@ from tests.running import eventually
 from tests.scans import page_image, tiff, workbook
 from tests.ui_parts import add_file, answer_shows, contents, documents, llm, settled, text_of
 from ui.library.viewer import open_document
-from ui.page import chat_page
+from ui.page import ChatPage
 
 
 async def ask(user: User, text: str) -> None:
@@ -260,7 +260,7 @@ async def ollama_app(
         settings, llm=OllamaChat(ollama_server.url, "qwen2.5:7b"), embedder=FakeEmbedder()
     )
     await built.start(watch=False)
-    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
+    ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     yield built, ollama_server
     await built.stop()
 
@@ -361,7 +361,7 @@ async def test_a_reranker_that_is_off_is_a_line_in_settings_not_a_banner(
     )
     await built.start(watch=False)
     try:
-        ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
+        ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
         await built.health.check_now()
         assert any(p.kind == "reranker_unavailable" for p in built.health.report.problems)
         await user.open("/")

@@ -20,7 +20,7 @@ from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder, GatedEmbedder
 from tests.running import eventually
 from tests.ui_parts import NOTES, answer_shows, contents, side_calls
-from ui.page import chat_page
+from ui.page import ChatPage
 
 SWITCH_TRIES = 300
 """A model switch loads and checks the model in a thread: up to 30 s of 0.1 s looks, as a
@@ -67,7 +67,7 @@ async def app(tmp_path: Path) -> AsyncIterator[Services]:
     )
     await built.start(watch=False)
     await eventually(lambda: len(built.ready_paths()) == 2, what="the notes indexed")
-    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
+    ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     yield built
     new.open()
     await built.stop()

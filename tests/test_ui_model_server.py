@@ -21,7 +21,7 @@ from tests.fakes.ollama_server import unused_url
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.running import eventually
 from tests.ui_parts import answer_shows, contents, text_of
-from ui.page import chat_page
+from ui.page import ChatPage
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ async def window(tmp_path: Path, url: str, model: str) -> Services:
     settings = Settings(data_dir=tmp_path / "data", llm_api="openai", llm_url=url, chat_model=model)
     built = build_services(settings, embedder=FakeEmbedder())
     await built.start(watch=False)
-    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
+    ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     return built
 
 

@@ -21,7 +21,7 @@ from tests.fakes.model_host import FakeModelHost, zipped
 from tests.running import eventually
 from tests.tiny_cross_encoder import build
 from tests.ui_parts import contents, text_of
-from ui.page import chat_page
+from ui.page import ChatPage
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ async def window(tmp_path: Path, host: FakeModelHost) -> Services:
         settings, llm=FakeChatModel(), embedder=FakeEmbedder(), reranker=reranker
     )
     await built.start(watch=False)
-    ui.page("/")(lambda: chat_page(built, new_access(built.settings, built.token)))
+    ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     return built
 
 

@@ -22,7 +22,7 @@ from app.startup import Starting
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.running import eventually
-from ui.page import chat_page
+from ui.page import ChatPage
 
 BASE = "http://127.0.0.1"
 COOKIE = "docent-80"
@@ -49,7 +49,7 @@ async def guarded(user: User, services: Starting) -> AsyncIterator[Access]:
     """NiceGUI's app with the window at / behind the guard, as `run.py` serves it."""
     container = await services.services()
     access = secure(core.app, services, container.settings, container.token)
-    ui.page("/")(lambda: chat_page(container, access))
+    ui.page("/")(lambda: ChatPage(container, access))
     user.http_client.base_url = httpx.URL(BASE)  # a Host the guard accepts
     yield access
     # The guard wraps NiceGUI's global app; the next test's app must not inherit it.

@@ -27,7 +27,7 @@ from models.protocols import Message
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder
 from tests.running import eventually
-from ui.page import chat_page
+from ui.page import ChatPage
 
 NOTES = "# Notes\n\nThe spare key is under the blue flowerpot.\n"
 SUGGESTIONS = ["Who else has a key?", "When was the lock changed?", "Is there a spare?"]
@@ -68,9 +68,9 @@ async def container(tmp_path: Path) -> AsyncIterator[Services]:
 def page(container: Services) -> None:
     """Serve the window at / for NiceGUI's ``user`` fixture."""
     access = new_access(container.settings, container.token)
-    ui.page("/")(lambda: chat_page(container, access))
+    ui.page("/")(lambda: ChatPage(container, access))
     # What the window's root serves at any path: a chat's own address reopens it.
-    ui.page("/chat/{session_id}")(lambda session_id: chat_page(container, access))
+    ui.page("/chat/{session_id}")(lambda session_id: ChatPage(container, access))
 
 
 def llm(container: Services) -> FakeChatModel:

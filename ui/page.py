@@ -53,11 +53,6 @@ def chat_in_path(path: str) -> str | None:
     return found.group(1) if found else None
 
 
-def chat_page(container: Services, access: Access) -> None:
-    """Build the whole window for one browser tab; ``access`` holds its login."""
-    ChatPage(container, access)
-
-
 class ChatPage:
     """One tab's window; its handlers keep to this tab's elements."""
 

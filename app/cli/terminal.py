@@ -50,9 +50,3 @@ def _plain(text: str) -> str:
         out.append(char)
         i += 1
     return "".join(out)
-
-
-def to_plain(markdown: str) -> str:
-    """The whole of ``markdown`` as plain text."""
-    converter = PlainText()
-    return converter.feed(markdown) + converter.flush()

@@ -4,89 +4,35 @@
 which content answers for it); ``contents`` lists every content key that has chunks in
 the indexes, ``writing`` while they are being written and ``ready`` once every index holds
 all of them. A row points at a ready content only. Other owners may keep their own tables
-in the same file: ``apply_migrations`` versions each owner's schema separately.
+in the same file (``ingest.index.database``); the tables' schema and row mapping are in
+``ingest.index.registry_rows``.
 """
 
 from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ingest.index.database import apply_migrations, connect
+from ingest.index.registry_rows import (
+    COLUMNS,
+    CONTENT_COLUMNS,
+    DOCUMENTS_SCHEMA,
+    FIELDS,
+    document_record,
+    lines_json,
+    now,
+)
 from ingest.keys import doc_id_for
 from ingest.types import DocStatus, DocumentRecord, PlacedLine
 
-__all__ = ["ContentRecord", "Registry", "apply_migrations", "connect", "doc_id_for"]
+__all__ = ["ContentRecord", "Registry", "doc_id_for"]
 
-_DOCUMENTS_SCHEMA: tuple[str, ...] = (
-    # v1
-    """
-    CREATE TABLE documents (
-        id         TEXT PRIMARY KEY,
-        path       TEXT NOT NULL UNIQUE,
-        status     TEXT NOT NULL,
-        pages      INTEGER,
-        chunks     INTEGER NOT NULL DEFAULT 0,
-        error      TEXT,
-        updated_at TEXT NOT NULL,
-        sha256     TEXT
-    )
-    """,
-    # v2-v7: chunks keyed by content
-    "ALTER TABLE documents ADD COLUMN content_key TEXT",
-    "ALTER TABLE documents ADD COLUMN size INTEGER",
-    "ALTER TABLE documents ADD COLUMN mtime_ns INTEGER",
-    "ALTER TABLE documents ADD COLUMN retry INTEGER NOT NULL DEFAULT 1",
-    "CREATE INDEX documents_content_key ON documents (content_key)",
-    """
-    CREATE TABLE contents (
-        key        TEXT PRIMARY KEY,
-        sha256     TEXT NOT NULL,
-        state      TEXT NOT NULL,
-        pages      INTEGER,
-        chunks     INTEGER NOT NULL DEFAULT 0,
-        updated_at TEXT NOT NULL
-    )
-    """,
-    # v8: which embedding model the index answers with
-    "CREATE TABLE index_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    # v9-v10: what a person should know about a ready document ("4 pages read with low
-    # confidence"), kept with the content it describes
-    "ALTER TABLE documents ADD COLUMN note TEXT",
-    "ALTER TABLE contents ADD COLUMN note TEXT",
-    # v11: where the lines OCR read sit on their pages, for the viewer's highlight
-    """
-    CREATE TABLE ocr_lines (
-        key   TEXT NOT NULL,
-        page  INTEGER NOT NULL,
-        lines TEXT NOT NULL,
-        PRIMARY KEY (key, page)
-    )
-    """,
-)
-
-_COLUMNS = (
-    "id, path, status, pages, chunks, error, updated_at, sha256, content_key, size, mtime_ns,"
-    " retry, note"
-)
-_FIELDS = (
-    "pages",
-    "chunks",
-    "error",
-    "sha256",
-    "content_key",
-    "size",
-    "mtime_ns",
-    "retry",
-    "note",
-)
-_CONTENT_COLUMNS = "key, sha256, state, pages, chunks, note"
 _UNSET: Any = object()
 WRITING, READY = "writing", "ready"
 
@@ -103,81 +49,6 @@ class ContentRecord:
     note: str | None = None
 
 
-def connect(db_path: Path) -> sqlite3.Connection:
-    """Open ``db_path`` the way Docent shares it between threads: WAL, busy timeout."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(db_path, check_same_thread=False, timeout=10)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    return conn
-
-
-def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str]) -> None:
-    """Run the steps of ``owner``'s schema that this database has not seen yet.
-
-    Each owner (``documents``, later ``sessions``...) keeps its own version number in
-    ``schema_versions``, so modules sharing the file never trip over each other.
-    Append steps; never edit one that has shipped.
-    """
-    with conn:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_versions"
-            " (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-        )
-        row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", (owner,))
-        found = row.fetchone()
-        version = found[0] if found else 0
-        for step in steps[version:]:
-            conn.execute(step)
-        if len(steps) > version:
-            conn.execute(
-                "INSERT INTO schema_versions (owner, version) VALUES (?, ?)"
-                " ON CONFLICT(owner) DO UPDATE SET version = excluded.version",
-                (owner, len(steps)),
-            )
-
-
-def _lines_json(lines: Sequence[PlacedLine]) -> str:
-    return json.dumps([[p.text, p.corners] for p in lines])
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _record(row: tuple[Any, ...]) -> DocumentRecord:
-    (
-        doc_id,
-        path,
-        status,
-        pages,
-        chunks,
-        error,
-        updated_at,
-        sha256,
-        key,
-        size,
-        mtime,
-        retry,
-        note,
-    ) = row
-    return DocumentRecord(
-        id=doc_id,
-        path=path,
-        status=DocStatus(status),
-        pages=pages,
-        chunks=chunks,
-        error=error,
-        updated_at=updated_at,
-        sha256=sha256,
-        content_key=key,
-        size=size,
-        mtime_ns=mtime,
-        retry=bool(retry),
-        note=note,
-    )
-
-
 class Registry:
     """The ``documents`` and ``contents`` tables; safe to call from any thread."""
 
@@ -188,7 +59,7 @@ class Registry:
         self.closed = False
         """True once ``close`` ran: work deferred to later (a timer) checks it first."""
         with self._lock:
-            apply_migrations(self._conn, "documents", _DOCUMENTS_SCHEMA)
+            apply_migrations(self._conn, "documents", DOCUMENTS_SCHEMA)
 
     # -- documents -----------------------------------------------------------------
 
@@ -234,7 +105,7 @@ class Registry:
         old = (
             found[0] if found else DocumentRecord(doc_id, rel_path, status, None, 0, None, "", None)
         )
-        given = {name: given.get(name, _UNSET) for name in _FIELDS}
+        given = {name: given.get(name, _UNSET) for name in FIELDS}
         if status != DocStatus.ERROR:
             given["error"] = None
             given["retry"] = True
@@ -243,11 +114,9 @@ class Registry:
         values = {
             name: getattr(old, name) if value is _UNSET else value for name, value in given.items()
         }
-        record = DocumentRecord(
-            id=doc_id, path=rel_path, status=status, updated_at=_now(), **values
-        )
+        record = DocumentRecord(id=doc_id, path=rel_path, status=status, updated_at=now(), **values)
         self._conn.execute(
-            f"INSERT INTO documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            f"INSERT INTO documents ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET status = excluded.status,"
             " pages = excluded.pages, chunks = excluded.chunks, error = excluded.error,"
             " updated_at = excluded.updated_at, sha256 = excluded.sha256,"
@@ -321,9 +190,9 @@ class Registry:
     def _fetch(self, clause: str, params: tuple[Any, ...]) -> builtins.list[DocumentRecord]:
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {_COLUMNS} FROM documents {clause}", params
+                f"SELECT {COLUMNS} FROM documents {clause}", params
             ).fetchall()
-        return [_record(row) for row in rows]
+        return [document_record(row) for row in rows]
 
     # -- the two lookups readers need ------------------------------------------------
 
@@ -361,14 +230,6 @@ class Registry:
                 keys.add(key)
         return keys
 
-    def referenced_keys(self) -> set[str]:
-        """Every content key some row points at."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT DISTINCT content_key FROM documents WHERE content_key IS NOT NULL"
-            ).fetchall()
-        return {row[0] for row in rows}
-
     def chunk_total(self) -> int:
         """Chunks the rows point at, each content counted once however many paths share it."""
         with self._lock:
@@ -384,14 +245,14 @@ class Registry:
         """The content row for ``key``, if any."""
         with self._lock:
             row = self._conn.execute(
-                f"SELECT {_CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,)
+                f"SELECT {CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,)
             ).fetchone()
         return ContentRecord(*row) if row else None
 
     def contents(self) -> builtins.list[ContentRecord]:
         """Every content row."""
         with self._lock:
-            rows = self._conn.execute(f"SELECT {_CONTENT_COLUMNS} FROM contents").fetchall()
+            rows = self._conn.execute(f"SELECT {CONTENT_COLUMNS} FROM contents").fetchall()
         return [ContentRecord(*row) for row in rows]
 
     def begin_content(self, key: str, sha256: str) -> None:
@@ -400,7 +261,7 @@ class Registry:
             self._conn.execute(
                 "INSERT INTO contents (key, sha256, state, updated_at) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT(key) DO NOTHING",
-                (key, sha256, WRITING, _now()),
+                (key, sha256, WRITING, now()),
             )
 
     def finish_content(
@@ -421,13 +282,13 @@ class Registry:
             self._conn.execute(
                 "UPDATE contents SET state = ?, pages = ?, chunks = ?, note = ?, updated_at = ?"
                 " WHERE key = ?",
-                (READY, pages, chunks, note, _now(), key),
+                (READY, pages, chunks, note, now(), key),
             )
             if placed is not None:  # (None: the content was read before; keep its lines)
                 self._conn.execute("DELETE FROM ocr_lines WHERE key = ?", (key,))
                 self._conn.executemany(
                     "INSERT INTO ocr_lines (key, page, lines) VALUES (?, ?, ?)",
-                    [(key, page, _lines_json(lines)) for page, lines in placed.items()],
+                    [(key, page, lines_json(lines)) for page, lines in placed.items()],
                 )
             return self._upsert(
                 rel_path,
@@ -457,7 +318,7 @@ class Registry:
         with self._lock, self._conn:
             self._conn.execute(
                 "UPDATE contents SET state = ?, updated_at = ? WHERE key = ?",
-                (WRITING, _now(), key),
+                (WRITING, now(), key),
             )
 
     def state(self, name: str) -> str | None:

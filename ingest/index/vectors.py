@@ -24,18 +24,24 @@ import logging
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection as ChromaCollection
 
 from ingest.index.chroma_calls import RECORDS_PER_CALL, ChromaCalls
+from ingest.index.chroma_rows import (
+    TEXT_KEY,
+    ChromaRecord,
+    chroma_records,
+    chunk_from,
+    row_id,
+    row_key,
+)
 from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
-from ingest.keys import chunk_id
+from ingest.index.key_paths import NO_FILES, KeyLookup, files_filter, resolve_hits
 from ingest.types import Chunk, DocumentVector, Hit
 from models.protocols import Embedder
 
@@ -47,15 +53,6 @@ EMBED_BATCH = 512
 """Texts per call to the embedder: large, since the embedder sorts one call's texts by
 length to pad little, yet bounded so a huge document doesn't hold every vector at once."""
 
-_NO_PAGE = -1  # Chroma rejects None in metadata
-TEXT_KEY = "text"
-"""The metadata key that holds a chunk's text. Chroma builds a full-text (trigram) index
-of every document it is given, which Docent never queries (keyword search is its own
-BM25 index) and which cost about a third of each write's CPU; so the text is stored as
-metadata instead. Collections written before keep their texts as documents: every read
-takes either."""
-OCR_KEY = "ocr_confidence"
-"""Metadata of a chunk read by OCR: its page's mean recognition confidence."""
 DOCUMENTS_SUFFIX = "-documents"
 _CHUNKS_KEY = "chunks"
 """Document vectors' metadata: how many chunks the document has."""
@@ -78,80 +75,9 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
     return f"docent-{slug or 'default'}"[: 512 - len(suffix)].rstrip("._-") + suffix
 
 
-def _metadata(chunk: Chunk) -> dict[str, str | int | float]:
-    meta: dict[str, str | int | float] = {
-        "doc_id": chunk.doc_id,
-        "path": chunk.path,
-        "file": chunk.file,
-        "page": _NO_PAGE if chunk.page is None else chunk.page,
-        "index": chunk.index,
-        "start": chunk.start,
-        "end": chunk.end,
-        "sha256": chunk.sha256,
-        "heading": chunk.heading,
-    }
-    if chunk.ocr_confidence is not None:  # absent: the file's own text (Chroma has no null)
-        meta[OCR_KEY] = chunk.ocr_confidence
-    return meta
-
-
-def _chunk(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
-    text = meta.get(TEXT_KEY)
-    page = int(meta["page"])
-    return Chunk(
-        doc_id=str(meta["doc_id"]),
-        path=str(meta["path"]),
-        file=str(meta["file"]),
-        page=None if page == _NO_PAGE else page,
-        index=int(meta["index"]),
-        start=int(meta["start"]),
-        end=int(meta["end"]),
-        text=str(text) if text is not None else document or "",
-        sha256=str(meta["sha256"]),
-        heading=str(meta.get("heading", "")),
-        ocr_confidence=float(meta[OCR_KEY]) if OCR_KEY in meta else None,
-    )
-
-
-def _records(
-    doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
-) -> list[_Record]:
-    return [
-        _Record(chunk_id(doc_id, chunk.index), list(vector), chunk.text, _metadata(chunk))
-        for chunk, vector in zip(chunks, vectors, strict=True)
-    ]
-
-
-def _id(key: tuple[str, int]) -> str:
-    return f"{key[0]}:{key[1]}"
-
-
-def _key(chunk_id: str) -> tuple[str, int]:
-    doc_id, index = chunk_id.rsplit(":", 1)
-    return doc_id, int(index)
-
-
 def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
-
-
-@dataclass(frozen=True)
-class _Record:
-    """One chunk as Chroma stores it."""
-
-    id: str
-    vector: list[float]
-    text: str
-    metadata: dict[str, str | int | float]
-
-
-class KeyLookup(Protocol):
-    """The registry's read side: which paths a content key answers for, and back."""
-
-    def paths_for_keys(self, keys: Iterable[str]) -> dict[str, list[str]]: ...
-
-    def keys_for_files(self, files: Iterable[str]) -> set[str]: ...
 
 
 class ChromaStore:
@@ -188,7 +114,7 @@ class ChromaStore:
         # few records it holds (see ingest.group_commit).
         limit = self.chroma.read(lambda client: client.get_max_batch_size())
         self.writes = GroupCommit(self._upsert, max(1, min(limit, RECORDS_PER_CALL)))
-        self._held: list[tuple[str, list[_Record]]] = []
+        self._held: list[tuple[str, list[ChromaRecord]]] = []
         self._holding = threading.Lock()
 
     def _create(self, client: ClientAPI) -> None:
@@ -304,7 +230,7 @@ class ChromaStore:
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
         """Write (or overwrite) these chunks of ``doc_id`` with their vectors."""
-        self.writes.submit(_records(doc_id, chunks, vectors))
+        self.writes.submit(chroma_records(doc_id, chunks, vectors))
 
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
@@ -314,7 +240,7 @@ class ChromaStore:
         more than it can write)."""
         self.chroma.check_room(len(chunks))
         with self._holding:
-            self._held.append((doc_id, _records(doc_id, chunks, vectors)))
+            self._held.append((doc_id, chroma_records(doc_id, chunks, vectors)))
 
     def flush(self) -> dict[str, BaseException]:
         """Write every held chunk; the documents whose chunks failed, with the error (one
@@ -330,7 +256,7 @@ class ChromaStore:
         failed = zip((doc_id for doc_id, _ in parts), errors, strict=True)
         return {doc_id: error for doc_id, error in failed if error is not None}
 
-    def _upsert(self, records: Sequence[_Record]) -> None:
+    def _upsert(self, records: Sequence[ChromaRecord]) -> None:
         self._write(
             lambda chunks, _: chunks.upsert(
                 ids=[r.id for r in records],
@@ -363,7 +289,7 @@ class ChromaStore:
         for start in range(0, len(ids), batch):
             part = self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
             texts, metas = part["documents"] or [], part["metadatas"] or []
-            yield [_chunk(meta, text) for text, meta in zip(texts, metas, strict=True)]
+            yield [chunk_from(meta, text) for text, meta in zip(texts, metas, strict=True)]
 
     def drop(self) -> None:
         """Delete the whole collection and its document vectors (after a model switch)."""
@@ -377,15 +303,9 @@ class ChromaStore:
         """
         if not query.strip() or k <= 0:
             return []
-        where: Any = None
-        if files and self.lookup is not None:
-            keys = sorted(self.lookup.keys_for_files(files))
-            if not keys:
-                return []
-            where = {"doc_id": {"$in": keys}}
-        elif files:
-            names = sorted({name.replace("\\", "/") for name in files})
-            where = {"$or": [{"file": {"$in": names}}, {"path": {"$in": names}}]}
+        where = files_filter(self.lookup, files) if files else None
+        if where is NO_FILES:
+            return []
         vector = self.embedder.embed([query])[0]
         result = self._read(
             lambda chunks, _: chunks.query(
@@ -399,23 +319,10 @@ class ChromaStore:
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         hits = [
-            Hit(chunk=_chunk(meta, text), score=1.0 - float(distance))
+            Hit(chunk=chunk_from(meta, text), score=1.0 - float(distance))
             for text, meta, distance in zip(documents, metadatas, distances, strict=True)
         ]
-        return self._resolve(hits)[:k]
-
-    def _resolve(self, hits: list[Hit]) -> list[Hit]:
-        """Put each hit under the paths holding its content now; drop content no path holds."""
-        if self.lookup is None:
-            return hits
-        paths = self.lookup.paths_for_keys({hit.chunk.doc_id for hit in hits})
-        resolved = []
-        for hit in hits:
-            where = paths.get(hit.chunk.doc_id)
-            if where:
-                chunk = replace(hit.chunk, path=where[0], file=PurePosixPath(where[0]).name)
-                resolved.append(Hit(chunk=chunk, score=hit.score, paths=tuple(where)))
-        return resolved
+        return resolve_hits(self.lookup, hits)[:k]
 
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
@@ -439,7 +346,7 @@ class ChromaStore:
         ids = (result.get("ids") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         return [
-            (_key(chunk_id), 1.0 - float(distance))
+            (row_key(chunk_id), 1.0 - float(distance))
             for chunk_id, distance in zip(ids, distances, strict=True)
         ]
 
@@ -449,13 +356,13 @@ class ChromaStore:
             return {}
         page = self._read(
             lambda chunks, _: chunks.get(
-                ids=[_id(key) for key in keys], include=cast(Any, ["embeddings"])
+                ids=[row_id(key) for key in keys], include=cast(Any, ["embeddings"])
             )
         )
         embeddings = page.get("embeddings")
         if embeddings is None:
             return {}
-        return dict(zip(map(_key, page["ids"]), embeddings, strict=True))
+        return dict(zip(map(row_key, page["ids"]), embeddings, strict=True))
 
     def get_chunks(self, keys: Sequence[tuple[str, int]]) -> list[Chunk]:
         """The chunks with these (doc id, index) keys that exist."""
@@ -463,11 +370,11 @@ class ChromaStore:
             return []
         page = self._read(
             lambda chunks, _: chunks.get(
-                ids=[_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
+                ids=[row_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
             )
         )
         return [
-            _chunk(meta, text)
+            chunk_from(meta, text)
             for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
         ]
 
@@ -479,7 +386,7 @@ class ChromaStore:
             )
         )
         chunks = [
-            _chunk(meta, text)
+            chunk_from(meta, text)
             for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
         ]
         return sorted(chunks, key=lambda chunk: chunk.index)
@@ -504,7 +411,7 @@ class ChromaStore:
         for page in self._pages(["documents", "metadatas"]):
             documents, metadatas = page["documents"] or [], page["metadatas"] or []
             for document, meta in zip(documents, metadatas, strict=True):
-                yield _chunk(meta, document).text
+                yield chunk_from(meta, document).text
 
     def _id_pages(self, *, documents: bool = False) -> Iterator[list[str]]:
         for page in self._pages([], documents=documents):

@@ -20,28 +20,27 @@ import logging
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from pypdf import PageObject, PasswordType, PdfReader
-from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError
 
 from ingest.loaders.base import Document, HeadingTrail
 from ingest.loaders.errors import (
-    EMPTY_FILE,
     NEEDS_AES,
     NO_PAGES,
     NO_TEXT_DRAWN,
     NO_TEXT_LAYER,
     NO_TEXT_READ,
-    NOT_A_PDF,
     PASSWORD_PROTECTED,
     UNREAD_SCRIPT,
     UnreadableFile,
     damaged_pdf,
 )
 from ingest.loaders.pdf_log import PypdfLog
+from ingest.loaders.pdf_open import open_pdf
+from ingest.loaders.pdf_scans import is_scanned
 from ingest.ocr.render import PdfPages
-from ingest.ocr.script import alphanumerics, letter_share, usable_text_layer
 from ingest.ocr.types import PageReader
 from ingest.types import Page, PageOcr, Section
 
@@ -50,9 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_HEADER_WINDOW = 1024  # the spec lets "%PDF-" come anywhere in the first kilobyte
-_END_OF_FILE = b"\nstartxref\n0\n%%EOF\n"
-_IMAGE_DEPTH = 3
 _OUTLINE_DEPTH = 6
 _OUTLINE_MAX = 5000
 _CACHE_PAGES = 64
@@ -71,7 +67,7 @@ class PdfDocument(Document):
         self._file: io.BufferedReader | None = path.open("rb")
         try:
             with self._log:
-                self._reader = _open(self._file)
+                self._reader = open_pdf(self._file)
                 self.page_count = _count_pages(self._reader)
                 self._outline = _outline(self._reader)
         except BaseException:
@@ -99,7 +95,7 @@ class PdfDocument(Document):
             for number in range(self._first, (self.page_count or 0) + 1):
                 with self._log:
                     text, error = _extract(self._reader, number)
-                    draws = _scanned(self._reader.pages[number - 1], text)
+                    draws = is_scanned(self._reader.pages[number - 1], text)
                 has_images = has_images or draws
                 ocr: PageOcr | None = None
                 if draws and self._ocr is not None:
@@ -137,47 +133,6 @@ class PdfDocument(Document):
         if self._rendered is not None:
             self._rendered.close()
             self._rendered = None
-
-
-def _open(fh: io.BufferedReader) -> PdfReader:
-    head = fh.read(_HEADER_WINDOW)
-    if not head.strip():
-        raise UnreadableFile(EMPTY_FILE)
-    if b"%PDF-" not in head:
-        raise UnreadableFile(NOT_A_PDF)
-    fh.seek(0)
-    try:
-        reader = _reader(fh)
-        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
-            raise UnreadableFile(PASSWORD_PROTECTED)
-    except UnreadableFile:
-        raise
-    except DependencyError as exc:
-        raise UnreadableFile(NEEDS_AES) from exc
-    except FileNotDecryptedError as exc:
-        raise UnreadableFile(PASSWORD_PROTECTED) from exc
-    except RecursionError as exc:
-        raise damaged_pdf("its structure loops on itself") from exc
-    except Exception as exc:  # pypdf raises many types on broken files
-        raise damaged_pdf(exc) from exc
-    return reader
-
-
-def _reader(fh: io.BufferedReader) -> PdfReader:
-    """A reader for ``fh``; a file without a cross-reference table is read by object scan.
-
-    pypdf rebuilds a broken cross-reference table by scanning the file for objects, but
-    only once it has found a ``startxref`` pointer; hand-written and truncated files have
-    none, so give it one that points nowhere, and it scans.
-    """
-    try:
-        return PdfReader(fh)
-    except PdfReadError as first:
-        fh.seek(0)
-        try:
-            return PdfReader(cast(IO[Any], _WithTail(fh, _END_OF_FILE)))
-        except Exception:
-            raise first from None
 
 
 def _count_pages(reader: PdfReader) -> int:
@@ -252,77 +207,3 @@ def _place(entries: list[tuple[int, str]], text: str, trail: HeadingTrail) -> tu
         position = found if found >= 0 else position
         sections.append(trail.section(position, level, title))
     return tuple(sections)
-
-
-def _scanned(page: PageObject, text: str) -> bool:
-    """Whether a page is a scan: its text layer is missing or useless and it draws an
-    image (checked only then, as it costs a look at the page's resources)."""
-    if letter_share(text) >= 0.5 and alphanumerics(text) >= 64:
-        return False  # plenty of text: whatever images it has are figures
-    return _draws_images(page) and not usable_text_layer(text, draws_images=True)
-
-
-def _draws_images(page: PageObject) -> bool:
-    """Whether a page holds a raster image, i.e. text, if any, is in pixels (a scan)."""
-    try:
-        if _has_image_xobject(page.get("/Resources"), _IMAGE_DEPTH):
-            return True
-        contents = page.get_contents()
-        return contents is not None and b"BI" in contents.get_data()
-    except Exception:  # a page too broken to inspect is not evidence of a scan
-        return False
-
-
-def _has_image_xobject(resources: Any, depth: int) -> bool:
-    if depth == 0 or resources is None:
-        return False
-    xobjects = resources.get_object().get("/XObject")
-    if xobjects is None:
-        return False
-    for ref in xobjects.get_object().values():
-        xobject = ref.get_object()
-        subtype = xobject.get("/Subtype")
-        if subtype == "/Image":
-            return True
-        if subtype == "/Form" and _has_image_xobject(xobject.get("/Resources"), depth - 1):
-            return True
-    return False
-
-
-class _WithTail(io.RawIOBase):
-    """A read-only view of a file with a few bytes appended."""
-
-    def __init__(self, fh: io.BufferedReader, tail: bytes) -> None:
-        super().__init__()
-        self._fh = fh
-        self._tail = tail
-        self._size = fh.seek(0, io.SEEK_END)
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos}.get(whence, self._size + len(self._tail))
-        self._pos = max(0, base + offset)
-        return self._pos
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        count = 0
-        if self._pos < self._size:
-            self._fh.seek(self._pos)
-            count = self._fh.readinto(view[: min(len(view), self._size - self._pos)]) or 0
-        if self._pos + count >= self._size and count < len(view):
-            at = self._pos + count - self._size
-            chunk = self._tail[at : at + len(view) - count]
-            view[count : count + len(chunk)] = chunk
-            count += len(chunk)
-        self._pos += count
-        return count

@@ -25,37 +25,17 @@ onnxruntime and OpenCV reserve far more address space than pypdf ever needs. Its
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
 import threading
-import time
-from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
 from ingest.closing import Closing
-from ingest.loaders import UnreadableFile
 from ingest.ocr.types import ReaderFactory
 from ingest.parsing.remote import RemoteDocument
 from ingest.parsing.tasks import OcrMode, ScanPlan, read_document, read_scan
-from ingest.parsing.wire import End, Failed, Item, Next, Ready, Start, Task, decode
-from ingest.parsing.worker import RETIRE_KB, serve
-
-_POLL = 0.1
-"""How often a waiting thread looks at its cancel event (seconds)."""
-_JOIN = 2.0
-"""How long a worker that was let go may take to leave before it is killed."""
-_START = 60.0
-"""How long a new worker may take to say it is ready (a busy machine, a slow disk)."""
-
-
-class Cancelled(Exception):
-    """The work was cancelled (its file changed or went away, or the app is stopping)."""
-
-
-class ParserUnavailable(Exception):
-    """A parser process could not be started; no file is to blame."""
+from ingest.parsing.wire import End, Failed, Item, Next, Start, Task, decode
+from ingest.parsing.worker import RETIRE_KB
+from ingest.parsing.worker_process import POLL, Cancelled, WorkerProcess, start_context
 
 
 class ParserPool:
@@ -78,10 +58,10 @@ class ParserPool:
         """A worker whose peak memory passed this is replaced after its task."""
         self.memory_setting = memory_setting
         """The setting a person raises when a genuine file needs more memory."""
-        self._context = _context()
+        self._context = start_context()
         self._lock = threading.Condition()
-        self._idle: list[_Worker] = []
-        self._workers: set[_Worker] = set()
+        self._idle: list[WorkerProcess] = []
+        self._workers: set[WorkerProcess] = set()
         """Every live worker, idle or leased."""
         self._starting = 0
 
@@ -156,12 +136,12 @@ class ParserPool:
                     continue
                 if worker is not None or len(self._workers) + self._starting < self.size:
                     break
-                self._lock.wait(_POLL)
+                self._lock.wait(POLL)
             if worker is None:
                 self._starting += 1
         if worker is None:
             try:
-                worker = _Worker.start(
+                worker = WorkerProcess.start(
                     self._context, self.memory_mb << 20, self.retire_mb << 10, cancelled
                 )
             finally:
@@ -188,7 +168,7 @@ class ParserPool:
         for worker in idle:
             worker.stop()
 
-    def _give_back(self, worker: _Worker, keep: bool) -> None:
+    def _give_back(self, worker: WorkerProcess, keep: bool) -> None:
         with self._lock:
             keep = keep and worker in self._workers
             if keep:
@@ -204,7 +184,7 @@ class Lease(Closing):
     """One worker, held for one task. ``release`` gives it back, from any thread; a
     worker let go with a request unanswered is killed, so nothing runs on unwatched."""
 
-    def __init__(self, pool: ParserPool, worker: _Worker, cancelled: threading.Event | None):
+    def __init__(self, pool: ParserPool, worker: WorkerProcess, cancelled: threading.Event | None):
         self._pool = pool
         self._worker = worker
         self._cancelled = cancelled
@@ -243,7 +223,7 @@ class Lease(Closing):
                         self._broken = True
                         self._worker.kill()
                         raise Cancelled("cancelled while a parser process was reading")
-                    if conn.poll(_POLL):
+                    if conn.poll(POLL):
                         break
                 if self._released:
                     raise Cancelled("the document was closed")
@@ -290,93 +270,3 @@ class Lease(Closing):
             # The worker is gone, maybe after answering (it refused the payload for want
             # of memory before it was all sent): ``receive`` reads what it said, if it did.
             self._broken = True
-
-
-class _Worker:
-    """One worker process and the app's end of its pipe."""
-
-    def __init__(self, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
-        self.process = process
-        self.conn = conn
-
-    @classmethod
-    def start(
-        cls,
-        context: BaseContext,
-        memory_limit: int,
-        retire_kb: int,
-        cancelled: threading.Event | None,
-    ) -> _Worker:
-        """A new worker, once it says it is ready; raises ParserUnavailable if it cannot
-        start (no file is to blame), or Cancelled."""
-        ours, theirs = context.Pipe()
-        process = context.Process(  # type: ignore[attr-defined]
-            target=serve,
-            args=(theirs, memory_limit, retire_kb),
-            name="docent-parser",
-            daemon=True,
-        )
-        process.start()
-        theirs.close()  # the worker holds the only other end: its exit closes the pipe
-        worker = cls(process, ours)
-        deadline = time.monotonic() + _START
-        try:
-            while not ours.poll(_POLL):
-                if cancelled is not None and cancelled.is_set():
-                    raise Cancelled("cancelled while a parser process started")
-                if time.monotonic() > deadline:
-                    raise ParserUnavailable(f"a parser process did not start in {_START:.0f} s")
-            if not isinstance(ours.recv(), Ready):
-                raise ParserUnavailable("a parser process started wrong")
-        except (EOFError, OSError):
-            worker.stop()
-            raise ParserUnavailable(
-                f"a parser process could not start (exit code {process.exitcode}). Where the"
-                " app runs from a script, its work must be under"
-                ' `if __name__ == "__main__"`: a new process imports that script first.'
-            ) from None
-        except BaseException:
-            worker.stop()
-            raise
-        return worker
-
-    def kill(self) -> None:
-        """Stop the process now (from any thread); the pipe stays open for its reader."""
-        self.process.kill()  # does nothing once the process is known to have ended
-
-    def stop(self) -> None:
-        """Close the pipe, which lets an idle worker leave; kill it if it does not."""
-        self.conn.close()
-        self.process.join(_JOIN)
-        if self.process.exitcode is None:
-            self.process.kill()
-            self.process.join()
-
-    def died(self) -> UnreadableFile:
-        """Why the worker stopped without answering, for a person."""
-        self.process.join(_JOIN)
-        code = self.process.exitcode
-        if code is not None and code < 0:
-            name = signal.Signals(-code).name
-            if -code == signal.SIGKILL:
-                return UnreadableFile(
-                    f"the process reading this file was stopped by the system ({name}),"
-                    " most often for lack of memory; Docent tries again when the file changes"
-                )
-            return UnreadableFile(
-                f"the process reading this file crashed ({name}): the file may be damaged,"
-                " or need more memory than a reader may use (DOCENT_PARSER_MEMORY_MB, or"
-                " DOCENT_OCR_MEMORY_MB when it is read by OCR)"
-            )
-        return UnreadableFile(
-            f"the process reading this file stopped unexpectedly (exit code {code})"
-        )
-
-
-def _context() -> BaseContext:
-    """The fork server where the system has one (it preloads the loaders), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["ingest.parsing.worker", "ingest.parsing.tasks"])
-        return context
-    return multiprocessing.get_context("spawn")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ingest.index.registry import apply_migrations, connect
+from ingest.index.database import apply_migrations, connect
 from ingest.types import Page, PageOcr, PlacedLine, Section
 
 _SCHEMA: tuple[str, ...] = (

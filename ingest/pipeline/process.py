@@ -3,8 +3,8 @@
 Runs in a worker thread, one call per file. It decides before it touches the file's
 status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
 no embedding. New content is embedded under its own key, batch by batch, while the loader
-thread reads ahead (loading overlaps embedding), and written together with other files'
-chunks (``write_behind``); only when every index holds every chunk does the registry
+thread reads ahead (``read_ahead``: loading overlaps embedding), and written together with
+other files' chunks (``write_behind``); only when every index holds every chunk does the registry
 switch the path to it, in one transaction. An interrupted document resumes: chunks the
 indexes already hold are not embedded again. Files are parsed in worker processes
 (``ingest.parsing``); the loader thread only receives their pages and cuts chunks.
@@ -19,7 +19,6 @@ take turns and every page read is kept (``ingest.pipeline.scans``).
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,18 +34,19 @@ from ingest.keys import content_key, doc_id_for
 from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
-from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
+from ingest.pipeline.read_ahead import CountedPages, ReadAhead
 from ingest.pipeline.scans import open_scan
-from ingest.pipeline.source import LoadedDocument, UnreadableFile, chunk_stream, open_source
+from ingest.pipeline.source import LoadedDocument, UnreadableFile, open_source
 from ingest.pipeline.threads import ThreadPool
+from ingest.pipeline.vector_writes import VectorWrites
 from ingest.pipeline.write_behind import WriteBehind
-from ingest.types import Chunk, DocStatus, DocumentRecord, Page, PlacedLine
+from ingest.types import Chunk, DocStatus, DocumentRecord
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -54,9 +54,6 @@ log = logging.getLogger(__name__)
 EMBED_BATCH = 64
 """Chunks a file asks to embed at once, at most: small enough for steady progress and
 bounded memory (the batcher joins several files' batches in one call)."""
-
-_READ_AHEAD = 4
-"""Batches the loader thread may prepare while the embedder works."""
 
 
 class Busy(Exception):
@@ -73,12 +70,6 @@ class Outcome:
     kind: Kind
     record: DocumentRecord
     embedded: int = 0
-
-
-@dataclass(frozen=True)
-class _Batch:
-    chunks: list[Chunk]
-    pages_done: int
 
 
 class Pipeline:
@@ -118,23 +109,15 @@ class Pipeline:
         """The threads that read ahead of each file's embedding, one a file in flight."""
         self._busy_keys: set[str] = set()
         self._lock = threading.Lock()
-        self._batchers: dict[int, EmbedBatcher] = {}
         self.writes = WriteBehind(self._flush)
         self.timings: dict[str, float] = {"load": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
         """Seconds spent per stage, summed over files (for the benchmark)."""
+        self.vectors = VectorWrites(self.writes, self.timings)
+        self.reader = ReadAhead(self.loaders, embed_batch, chunk_size, chunk_overlap, self.timings)
 
     def key_for(self, sha256: str) -> str:
         """The content key of these bytes under the current chunking."""
         return content_key(sha256, self.chunk_size, self.chunk_overlap)
-
-    def batcher(self, embedder: Embedder) -> EmbedBatcher | None:
-        """The batcher that shares ``embedder``'s calls between files, if it allows that."""
-        if not shares_batches(embedder):
-            return None
-        with self._lock:
-            if id(embedder) not in self._batchers:
-                self._batchers[id(embedder)] = EmbedBatcher(embedder)
-            return self._batchers[id(embedder)]
 
     def busy_keys(self) -> set[str]:
         """Content keys being written now (reconcile must not collect them)."""
@@ -265,15 +248,15 @@ class Pipeline:
         outline = Outline()
         firsts: dict[tuple[int, int], tuple[str, Sequence[float]]] = {}
         count = embedded = pages = 0
-        counted = _Counted(loaded.pages(), tally, on_page)
+        counted = CountedPages(loaded.pages(), tally, on_page)
         with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
             embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
-                batcher = self.batcher(embedder)
+                batcher = self.vectors.batcher(embedder)
                 if batcher is not None:  # this file's batches may share calls with others'
                     stack.enter_context(batcher.producing())
             try:
-                batches = self._read_ahead(counted, rel, full.name, sha, key, cancelled)
+                batches = self.reader.batches(counted, rel, full.name, sha, key, cancelled)
                 for batch in batches:
                     if cancelled.is_set():
                         raise Cancelled(rel)
@@ -282,13 +265,13 @@ class Pipeline:
                     if plain_indexes:
                         everything.extend(batch.chunks)
                     outline.add(batch.chunks)
-                    embedded += self._write_vectors(key, batch.chunks, vector_indexes, held, firsts)
+                    embedded += self.vectors.write(key, batch.chunks, vector_indexes, held, firsts)
                     if not resumed or pages > resumed:
                         self._publish(
                             IngestEvent("pages", rel, doc_id, pages, total, count, ocr=scanning)
                         )
                 # While the file is still in flight, so the outline shares a batch.
-                self._write_document_vector(key, outline, count, vector_indexes, firsts)
+                self.vectors.write_document(key, outline, count, vector_indexes, firsts)
             finally:
                 loaded.close()
         if count == 0:
@@ -341,69 +324,6 @@ class Pipeline:
         on_settle()
         self.writes.settle(key, now=cancelled.is_set())
 
-    def _write_vectors(
-        self,
-        key: str,
-        chunks: list[Chunk],
-        indexes: list[VectorIndex],
-        held: list[set[int]],
-        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
-    ) -> int:
-        """Embed what each vector index lacks, once per embedder, and write each its share.
-
-        Indexes normally share one embedder; while the embedding model (or the kind of
-        vector) changes, the old and the new collection each get their own vectors. The
-        first chunk's text and vector are kept in ``firsts``: a one-section document's
-        outline is often the same words.
-        """
-        computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
-        embedded = 0
-        for index, have in zip(indexes, held, strict=True):
-            missing = [c for c in chunks if c.index not in have]
-            if not missing:
-                continue
-            embedder = index.embedder
-            cache = computed.setdefault((id(embedder), index.vector_text), {})
-            needed = [c for c in missing if c.index not in cache]
-            if needed:
-                started = time.perf_counter()
-                texts = index.embedding_texts(needed)
-                vectors = (self.batcher(embedder) or embedder).embed(texts)
-                self.timings["embed"] += time.perf_counter() - started
-                cache.update(zip((c.index for c in needed), vectors, strict=True))
-                if needed[0].index == 0:
-                    firsts[(id(embedder), index.vector_text)] = (texts[0], vectors[0])
-                embedded += len(needed)
-            index.hold_chunks(key, missing, [cache[c.index] for c in missing])
-            self.writes.held(len(missing))
-        return embedded
-
-    def _write_document_vector(
-        self,
-        key: str,
-        outline: Outline,
-        count: int,
-        indexes: list[VectorIndex],
-        firsts: dict[tuple[int, int], tuple[str, Sequence[float]]],
-    ) -> None:
-        """Embed the document's outline once per embedder and store it in each index."""
-        text = outline.text()
-        if text is None:
-            return
-        computed: dict[int, Sequence[float]] = {}
-        for (embedder_id, _), (first_text, vector) in firsts.items():
-            if first_text == text:
-                computed[embedder_id] = vector
-        for index in indexes:
-            embedder = index.embedder
-            if id(embedder) not in computed:
-                started = time.perf_counter()
-                computed[id(embedder)] = (self.batcher(embedder) or embedder).embed([text])[0]
-                self.timings["embed"] += time.perf_counter() - started
-            started = time.perf_counter()
-            index.set_document_vector(key, computed[id(embedder)], count)
-            self.timings["store"] += time.perf_counter() - started
-
     def _flush(self) -> dict[str, BaseException]:
         """Write what every vector index holds (``WriteBehind`` calls this)."""
         started = time.perf_counter()
@@ -413,142 +333,9 @@ class Pipeline:
         self.timings["store"] += time.perf_counter() - started
         return failed
 
-    def _read_ahead(
-        self,
-        pages: _Counted,
-        rel: str,
-        name: str,
-        sha: str,
-        key: str,
-        cancelled: threading.Event,
-    ) -> Iterator[_Batch]:
-        """Chunk batches from a loader thread that runs up to ``_READ_AHEAD`` batches ahead.
-
-        A batch is what the loader has ready when the file asks, up to ``embed_batch``
-        chunks; it waits only for the first. A file whose pages are slow to parse hands
-        the embedder the chunks it has: waiting for a full batch left the embedder idle
-        while several small PDFs were parsed (sharing one core, as pypdf holds the GIL).
-        """
-        ready: queue.Queue[_Batch | BaseException | None] = queue.Queue(
-            _READ_AHEAD * self.embed_batch
-        )
-        stop = threading.Event()
-
-        def offer(item: _Batch | BaseException | None) -> bool:
-            while not (stop.is_set() or cancelled.is_set()):
-                try:
-                    ready.put(item, timeout=0.1)
-                    return True
-                except queue.Full:
-                    continue
-            return False
-
-        def produce() -> None:
-            try:
-                for batch in self._chunks(pages, rel, name, sha, key):
-                    if not offer(batch):
-                        return
-                offer(None)
-            except BaseException as exc:  # handed to the consumer, which re-raises it
-                offer(exc)
-
-        def take() -> _Batch | BaseException | None:
-            while True:
-                try:
-                    return ready.get(timeout=0.1)
-                except queue.Empty:
-                    if cancelled.is_set():
-                        raise Cancelled(rel) from None
-
-        def named_produce() -> None:
-            thread = threading.current_thread()
-            name, thread.name = thread.name, f"load {rel}"  # for py-spy and logs
-            try:
-                produce()
-            finally:
-                thread.name = name
-
-        self.loaders.submit(named_produce)
-        try:
-            item = take()
-            while isinstance(item, _Batch):
-                chunks, pages_done = list(item.chunks), item.pages_done
-                while len(chunks) < self.embed_batch:
-                    try:
-                        item = ready.get_nowait()
-                    except queue.Empty:
-                        break
-                    if not isinstance(item, _Batch):  # the end, or the loader's error
-                        break
-                    chunks.extend(item.chunks)
-                    pages_done = item.pages_done
-                yield _Batch(chunks, pages_done)
-                if isinstance(item, _Batch):
-                    item = take()
-            if isinstance(item, BaseException):
-                raise item
-        finally:
-            stop.set()
-
-    def _chunks(
-        self, counted: _Counted, rel: str, name: str, sha: str, key: str
-    ) -> Iterator[_Batch]:
-        """Each chunk as it is cut, with the pages read so far; then, if the last pages
-        had no text, an empty batch with the final page count."""
-        reported = 0
-        started = time.perf_counter()
-        for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
-            chunk = Chunk(
-                doc_id=key,
-                path=rel,
-                file=name,
-                page=piece.page,
-                index=index,
-                start=piece.start,
-                end=piece.end,
-                text=piece.text,
-                sha256=sha,
-                heading=piece.heading,
-                ocr_confidence=piece.ocr_confidence,
-            )
-            self.timings["chunk"] += time.perf_counter() - started
-            reported = counted.count
-            yield _Batch([chunk], reported)
-            started = time.perf_counter()
-        self.timings["chunk"] += time.perf_counter() - started
-        if counted.count > reported:
-            yield _Batch([], counted.count)
-
     def _publish(self, event: IngestEvent) -> None:
         self.events.publish_threadsafe(event)
 
 
 def _nothing() -> None:
     pass
-
-
-class _Counted:
-    """Counts the pages a consumer has pulled (a page handed out in blocks, such as a big
-    sheet, counts once), and tallies those OCR read."""
-
-    def __init__(
-        self, pages: Iterator[Page], tally: OcrTally, on_page: Callable[[int], None]
-    ) -> None:
-        self._pages = pages
-        self._tally = tally
-        self._on_page = on_page
-        self.count = 0
-        self.placed: dict[int, tuple[PlacedLine, ...]] = {}
-        """The lines OCR read on each page it read, where they sit."""
-
-    def __iter__(self) -> Iterator[Page]:
-        last: int | None = None
-        for page in self._pages:
-            if page.ocr is not None and page.ocr.lines and page.number is not None:
-                self.placed[page.number] = page.ocr.lines
-            if page.number is None or page.number != last:
-                self.count += 1
-                self._tally.add(page)
-                self._on_page(self.count)
-            last = page.number
-            yield page

@@ -85,7 +85,6 @@ class LibraryProgress:
     failed: int
     chunks_done: int
     chunks_per_second: float
-    files_per_second: float
     eta_seconds: float | None
     """None while there is not enough to go on, or nothing left to do."""
     ocr: OcrProgress | None = None
@@ -188,7 +187,6 @@ class EventBus:
             failed=batch.failed,
             chunks_done=batch.chunks_done,
             chunks_per_second=chunk_rate,
-            files_per_second=file_rate,
             eta_seconds=eta,
             ocr=_ocr_progress(batch),
         )

@@ -172,10 +172,6 @@ class WorkQueue:
         """Paths not finished: waiting, waiting to retry, or running."""
         return len(self._waiting.keys() | self._timers.keys() | self._running.keys())
 
-    def is_pending(self, rel: str) -> bool:
-        """Whether ``rel`` is waiting, waiting to retry, or running."""
-        return rel in self._waiting or rel in self._timers or rel in self._running
-
     def running(self) -> list[Job]:
         """The jobs being worked on now."""
         return list(self._running.values())

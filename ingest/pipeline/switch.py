@@ -29,8 +29,6 @@ _BATCH = 64
 class SwitchProgress:
     """How far the new collection is: contents done of total."""
 
-    old_model: str
-    new_model: str
     done: int
     total: int
     finished: bool
@@ -53,9 +51,7 @@ class ModelSwitch:
 
     def progress(self) -> SwitchProgress:
         """Where the switch is."""
-        return SwitchProgress(
-            self.old.embedder.name, self.new.embedder.name, self.done, self.total, self.finished
-        )
+        return SwitchProgress(self.done, self.total, self.finished)
 
     def run(self) -> bool:
         """Fill the new collection (in a thread); True when it holds every ready content."""

@@ -6,7 +6,7 @@ logarithmically many), and a segment that is mostly dead is compacted. With a fo
 persists itself there: immutable segment files plus a manifest written last, so a crash
 leaves the previous state readable, and ``catch_up`` fills any gap from the store.
 
-Searches never wait for writers: they read an immutable snapshot (``_View``) that a
+Searches never wait for writers: they read an immutable snapshot (``IndexView``) that a
 write, merges included, replaces in one assignment when it is done. Writers take turns.
 
 It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
@@ -19,21 +19,19 @@ import logging
 import threading
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from ingest.disk import ensure_room
 from ingest.index.keyword.scores import KeywordHit, KeywordScores
+from ingest.index.keyword.searching import IndexView, query_terms, search_view
 from ingest.index.keyword.segments import (
     DocRows,
     IntArray,
     Segment,
     build_segment,
-    lucene_idf,
     merge_segments,
 )
 from ingest.index.keyword.store import load_state, save_manifest, save_new_segment
@@ -44,16 +42,12 @@ log = logging.getLogger(__name__)
 
 __all__ = ["KeywordHit", "KeywordIndex", "KeywordScores"]
 
-MAX_QUERY_CHARS = 4_000
-"""A query's text beyond this is not read: no question needs more, and terms cost work."""
-MAX_QUERY_TERMS = 32
-"""Distinct query terms scored at most, the rarest first."""
 _COMPACT_DEAD_SHARE = 0.5
 _CATCH_UP_ROWS = 20_000
+"""Rows per segment when catching up in bulk: large, yet bounded in memory."""
 _SEGMENT_BYTES_PER_CHAR = 4
 """Disk a new segment takes per character of text, at most (about 1 measured), with
 room for the merge it may set off."""
-"""Rows per segment when catching up in bulk: large, yet bounded in memory."""
 
 
 class ChunkSource(Protocol):
@@ -62,20 +56,6 @@ class ChunkSource(Protocol):
     def document_ids(self) -> set[str]: ...
 
     def document_chunks(self, doc_id: str) -> list[Chunk]: ...
-
-
-@dataclass(frozen=True)
-class _View:
-    """What searches read: a consistent state of the index that writers never change.
-
-    Writers build the next state beside it (merges included) and swap it in at once.
-    """
-
-    segments: tuple[Segment, ...] = ()
-    lives: tuple[npt.NDArray[np.bool_], ...] = ()
-    df: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    rows: int = 0
-    """Live rows in all: BM25's N."""
 
 
 class KeywordIndex:
@@ -88,7 +68,7 @@ class KeywordIndex:
         self.folder = folder
         self._lock = threading.RLock()
         """Held by writers only; readers use ``_view``."""
-        self._view = _View()
+        self._view = IndexView()
         self._vocab: dict[str, int] = {}
         self._terms: list[str] = []
         self._df = np.zeros(1024, dtype=np.int64)
@@ -155,49 +135,12 @@ class KeywordIndex:
     def term_weights(self, query: str) -> dict[str, float]:
         """The query's terms as a search scores them, each with its idf (the rarest
         ``MAX_QUERY_TERMS``; a term no chunk holds gets the highest idf there is)."""
-        words, _, idf = self._query_terms(self._view, query)
+        words, _, idf = query_terms(self._view, self._vocab, query)
         return dict(zip(words, idf.tolist(), strict=True))
-
-    def _query_terms(
-        self, view: _View, query: str
-    ) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """(terms, their ids (-1: unknown to ``view``), their idf), rarest first if capped."""
-        unique = list(dict.fromkeys(terms(query[:MAX_QUERY_CHARS])))
-        # A term a writer added after this view was made is unknown to it.
-        ids = np.asarray([self._vocab.get(t, -1) for t in unique], dtype=np.int64)
-        ids[ids >= len(view.df)] = -1
-        df = np.where(ids >= 0, view.df[np.clip(ids, 0, None)], 0)
-        idf = lucene_idf(df, max(1, view.rows))
-        if len(ids) > MAX_QUERY_TERMS:
-            keep = np.argsort(-idf, kind="stable")[:MAX_QUERY_TERMS]
-            unique, ids, idf = [unique[i] for i in keep], ids[keep], idf[keep]
-        return unique, ids, idf
 
     def search(self, query: str, doc_ids: Collection[str] | None = None) -> KeywordScores:
         """Score every chunk for ``query`` (only ``doc_ids``' chunks, if given)."""
-        view = self._view  # one read: what a concurrent write swaps in comes next time
-        _, ids, idf = self._query_terms(view, query)
-        total_idf = float(idf.sum())
-        known = ids >= 0
-        term_ids = ids[known].astype(np.int32)
-        term_idf = idf[known]
-        order = np.argsort(term_ids)
-        term_ids, term_idf = term_ids[order], term_idf[order]
-        scores, matched = [], []
-        for segment, live in zip(view.segments, view.lives, strict=True):
-            if doc_ids is not None:
-                live = live & _rows_of(segment, doc_ids)
-            score, match = segment.score(term_ids, term_idf, live)
-            scores.append(score)
-            matched.append(match)
-        empty = np.zeros(0, dtype=np.float32)
-        return KeywordScores(
-            view.segments,
-            view.lives,
-            np.concatenate(scores) if scores else empty,
-            np.concatenate(matched) if matched else empty,
-            total_idf,
-        )
+        return search_view(self._view, self._vocab, query, doc_ids)
 
     def catch_up(self, source: ChunkSource) -> tuple[int, int]:
         """Agree with ``source``: add its documents this index lacks, drop those it has not.
@@ -327,7 +270,7 @@ class KeywordIndex:
     def _publish(self) -> None:
         """Let searches see the state the writer has built (one atomic assignment)."""
         segments = tuple(self._segments)
-        self._view = _View(
+        self._view = IndexView(
             segments=segments,
             lives=tuple(s.live for s in segments),
             df=self._df.copy(),
@@ -351,16 +294,6 @@ class KeywordIndex:
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
             ensure_room(self.folder, need)
-
-
-def _rows_of(segment: Segment, doc_ids: Collection[str]) -> npt.NDArray[np.bool_]:
-    """A mask of the segment's rows that belong to ``doc_ids``."""
-    mask = np.zeros(segment.rows, dtype=bool)
-    for doc_id in doc_ids:
-        span = segment.doc_range(doc_id)
-        if span:
-            mask[span[0] : span[1]] = True
-    return mask
 
 
 def _new_name() -> str:

@@ -1,0 +1,45 @@
+"""Docent's SQLite file (``docent.db``), shared between threads and between owners.
+
+Several owners keep tables in the same file (the registry's ``documents``, the OCR
+lane's kept pages, ...): ``apply_migrations`` versions each owner's schema separately.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    """Open ``db_path`` the way Docent shares it between threads: WAL, busy timeout."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db_path, check_same_thread=False, timeout=10)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str]) -> None:
+    """Run the steps of ``owner``'s schema that this database has not seen yet.
+
+    Each owner (``documents``, later ``sessions``...) keeps its own version number in
+    ``schema_versions``, so modules sharing the file never trip over each other.
+    Append steps; never edit one that has shipped.
+    """
+    with conn:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_versions"
+            " (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", (owner,))
+        found = row.fetchone()
+        version = found[0] if found else 0
+        for step in steps[version:]:
+            conn.execute(step)
+        if len(steps) > version:
+            conn.execute(
+                "INSERT INTO schema_versions (owner, version) VALUES (?, ?)"
+                " ON CONFLICT(owner) DO UPDATE SET version = excluded.version",
+                (owner, len(steps)),
+            )
