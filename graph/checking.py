@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from graph import prompts
 from graph.records import NearPassage, NumberedPassage, Searched, SentenceSupportPublic
@@ -27,6 +28,8 @@ from graph.support import (
     source_passages,
 )
 from graph.support.live import LiveCheck
+from graph.support.windows import plain
+from graph.support.words import content_terms
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ async def settle(
     support = await live.finish(draft)
     if support is None:
         return CheckedAnswer(prefix + draft)
+    found = state.get("found") if state.get("route") == "find" else None
+    if found is not None:
+        said = _about_the_set(state["question"], found["paths"])
+        support = [_listing(s) if said(s.text) else s for s in support]
     cited = correct_citations(draft, support, {s["n"]: s["file"] for s in sources})
     ms = round((time.perf_counter() - began) * 1000, 1)
     if withhold and far_from_sources(support, live.check):
@@ -97,10 +104,38 @@ async def settle(
         searched = what_was_searched(state, nearest, draft=cited.text)
         return CheckedAnswer(prefix + prompts.NOT_COVERED, [], searched, ms, cited.text)
     moved = [_after(prefix, s) for s in cited.moved(support)]
-    # A summary or comparison answers no question of its own to be held to.
-    misses = withhold and not live.check.addresses_question(support)
+    # A summary or comparison answers no question of its own to be held to, and a find's
+    # count and list, written by code, answer its question.
+    misses = withhold and found is None and not live.check.addresses_question(support)
     shown = [s.as_dict() for s in moved]
     return CheckedAnswer(prefix + cited.text, shown, None, ms, misses_question=misses)
+
+
+_SET_WORDS = (
+    "document documents file files page pages mention mentions mentioned both all each "
+    "every discuss discusses cover covers refer refers contain contains talk talks "
+    "two three four five six seven eight nine ten"
+)
+
+
+def _about_the_set(question: str, paths: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a sentence of a find answer only says again which documents mention what
+    was asked ("Both of your documents mention parental leave."): the code's count and
+    list, above it, already say so, and no passage could."""
+    names = " ".join(PurePosixPath(p).name for p in paths)
+    allowed = set(content_terms(f"{question} {_SET_WORDS} {names}"))
+
+    def said(text: str) -> bool:
+        terms = set(content_terms(plain(text)))
+        return bool(terms) and terms <= allowed
+
+    return said
+
+
+def _listing(sentence: SentenceSupport) -> SentenceSupport:
+    return replace(
+        sentence, verdict="none", score=0.0, missing=(), found={}, source=None, supported_by=()
+    )
 
 
 def far_from_sources(support: Sequence[SentenceSupport], check: SupportCheck) -> bool:

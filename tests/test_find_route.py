@@ -198,3 +198,20 @@ async def test_a_sessions_scope_holds_across_turns_and_a_restart(tmp_path: Path)
     assert third["scope"] == ["work/"] and third["aim"] == ["work/"]
     assert {s["path"] for s in third["sources"]} <= {"work/laptop.md", "work/plants.md"}
     assert library.searches[-1] == ["id-work/laptop.md", "id-work/plants.md"]
+
+
+async def test_a_find_answer_saying_again_which_files_match_is_not_marked_wrong() -> None:
+    """The real model's "Both of your documents mention parental leave." under the code's
+    count was marked in red: "doesn't seem to answer your question · 0 of 1 found"."""
+    llm = FakeChatModel(default_reply="All three of your documents mention the warranty.")
+    _, deps, graph = setup(llm)
+    out = (await run_turn(graph, deps, "Which documents mention the warranty?"))["state"]
+    assert out["route"] == "find"
+    assert [s["verdict"] for s in out["support"]] == ["none"]
+    assert out["misses_question"] is False
+    assert out["answer"].endswith("All three of your documents mention the warranty.")
+    # A sentence that says something of its own is still checked.
+    llm = FakeChatModel(default_reply="The kettle's warranty ends in June [2].")
+    _, deps, graph = setup(llm)
+    out = await run_turn(graph, deps, "Which documents mention the warranty?", thread="t2")
+    assert [s["verdict"] for s in out["state"]["support"]] != ["none"]
