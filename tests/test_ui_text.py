@@ -318,5 +318,5 @@ def test_the_library_says_what_ocr_left_uncertain_and_how_far_scans_are() -> Non
     )
     assert detail(doc) == "12 pages · 30 chunks · 4 pages read with low confidence"
     scans = OcrProgress(pages_done=12, pages_total=200, pages_per_second=0.4, eta_seconds=470)
-    line = progress_line(LibraryProgress(1, 3, 0, 40, 2.0, 0.1, None, ocr=scans))
+    line = progress_line(LibraryProgress(1, 3, 0, 40, 2.0, None, ocr=scans))
     assert line.endswith("OCR: 12 of 200 pages · 0.4 pages/s · about 8 min left")
