@@ -1,8 +1,11 @@
 """The records of ``graph/records.py``, for the window, which imports only ``app``."""
 
 from graph.records import (
+    CHECKED,
+    INTERRUPTED_NOTICE,
     Coverage,
     DocumentView,
+    Feedback,
     FindResponse,
     KeptMessage,
     NearPassage,
@@ -16,6 +19,9 @@ from graph.records import (
 )
 
 __all__ = [
+    "CHECKED",
+    "INTERRUPTED_NOTICE",
+    "Feedback",
     "Coverage",
     "NearPassage",
     "Searched",

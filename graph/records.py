@@ -21,6 +21,9 @@ named in ``missing`` (``partly``), or nothing found says it (``unsupported``); t
 sentence has nothing to check, as "Thanks!" (``none``); or it was left unchecked when a
 check's time ran out (``unchecked``, ``POST /api/verify``)."""
 
+CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
+"""The verdicts of sentences that were checked against the passages."""
+
 
 class Source(TypedDict):
     """One numbered passage an answer may cite (the contract's source shape)."""
@@ -191,6 +194,11 @@ class Coverage(TypedDict):
     whole: NotRequired[bool]
     """True for a whole reading."""
 
+
+INTERRUPTED_NOTICE = "This answer was interrupted."
+INTERRUPTED = f"{INTERRUPTED_NOTICE} Ask again."
+"""What stands in for the answer a crash or a failure cut off (the window's card says
+the notice, with an Ask again button)."""
 
 Feedback = Literal["up", "down"]
 """The user's thumbs up or down on an answer."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
@@ -116,3 +118,18 @@ def test_the_status_names_the_embedder_before_it_is_loaded(tmp_path: Path, backe
         data_dir=tmp_path, embed_backend=backend, embed_model="bge-m3", llm_api_key="k"
     )
     assert embedder_name(settings) == build_embedder(settings).name
+
+
+def test_the_window_loads_none_of_the_heavy_packages_before_it_listens() -> None:
+    """What the server imports before its socket listens stays light: the graph, Chroma,
+    the embedder's runtime and numpy load behind it (``ui.window.HEAVY``). A window module
+    that pulls in one of them, even for a constant, costs every start seconds."""
+    heavy = ("langgraph", "langchain_core", "chromadb", "onnxruntime", "numpy")
+    probe = (
+        "import sys, ui.window\n"
+        f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r}))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert loaded == []

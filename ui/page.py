@@ -14,7 +14,7 @@ from nicegui.events import GenericEventArguments
 
 from app.api.guard.guard import Access
 from app.container import Services
-from app.services.chat_record import Feedback
+from app.records import Feedback
 from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer

@@ -16,8 +16,7 @@ from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from graph.records import Feedback, KeptMessage
-from graph.support import CHECKED
+from graph.records import CHECKED, INTERRUPTED, Feedback, KeptMessage
 
 __all__ = [
     "CHECKED",
@@ -32,11 +31,6 @@ __all__ = [
 
 SHOWN = ("support", "searched", "coverage", "resume", "draft", "misses_question")
 """Kept on an answer only when set."""
-
-INTERRUPTED_NOTICE = "This answer was interrupted."
-INTERRUPTED = f"{INTERRUPTED_NOTICE} Ask again."
-"""What stands in for the answer a crash or a failure cut off (the window's card says
-the notice, with an Ask again button)."""
 
 
 def answer_dict(message: AIMessage) -> KeptMessage:

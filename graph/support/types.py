@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from graph.records import CHECKED as CHECKED
 from graph.records import NumberedPassage, SentenceSupportPublic, SupportSource
 from graph.records import Verdict as Verdict
 
-CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
 """The verdicts of a sentence that was checked against passages."""
 
 

@@ -16,8 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.records import SentenceSupportPublic
-from app.services.chat_record import CHECKED
+from app.records import CHECKED, SentenceSupportPublic
 
 OPEN = "\ue000"
 CLOSE = "\ue001"

@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.records import KeptMessage
+from app.records import Feedback, KeptMessage
 from app.services.chat import (
     ChatService,
     ClientEvent,
@@ -23,7 +23,6 @@ from app.services.chat import (
     Token,
     Turn,
 )
-from app.services.chat_record import Feedback
 from ui.chat.edit_question import edit_question
 from ui.chat.interrupted import render_interrupted
 from ui.chat.messages import AnswerActions, AnswerView, render_user

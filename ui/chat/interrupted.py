@@ -7,7 +7,7 @@ from typing import Any
 
 from nicegui import ui
 
-from app.services.chat_record import INTERRUPTED_NOTICE
+from app.records import INTERRUPTED_NOTICE
 
 
 def render_interrupted(on_ask_again: Callable[[], Any]) -> ui.card:

@@ -11,9 +11,8 @@ from typing import Any
 
 from nicegui import ui
 
-from app.records import Coverage, Searched, SentenceSupportPublic
+from app.records import Coverage, Feedback, Searched, SentenceSupportPublic
 from app.services.chat_export import answer_with_sources
-from app.services.chat_record import Feedback
 from ui.answer import markdown
 from ui.answer.citations import group_sources, middle_ellipsis
 from ui.answer.claims import checked, claim_wraps
