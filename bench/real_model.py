@@ -48,6 +48,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.container import Services  # noqa: E402
 from app.services.chat import Done, Sources  # noqa: E402
 from bench.counted_model import CountedModel  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
@@ -199,7 +200,11 @@ def score_citations(answer: Answer, sources: list[dict[str, Any]], q: dict[str, 
 
 
 async def ask_docent(
-    container: Any, model: CountedModel, tokens: Tokenizer, q: dict, follow_up: str | None = None
+    container: Services,
+    model: CountedModel,
+    tokens: Tokenizer,
+    q: dict,
+    follow_up: str | None = None,
 ) -> Answer:
     answer = Answer("docent", q["id"])
     before = len(model.calls)
@@ -238,7 +243,7 @@ async def ask_docent(
 
 
 async def ask_again(
-    container: Any,
+    container: Services,
     model: CountedModel,
     tokens: Tokenizer,
     session: str,
@@ -276,9 +281,9 @@ async def ask_plain(
     return answer
 
 
-async def searched_passages(container: Any, q: dict) -> list[dict[str, Any]]:
+async def searched_passages(container: Services, q: dict) -> list[dict[str, Any]]:
     """The passages Docent's search returns for the question, numbered as its sources."""
-    top_k = container.settings.top_k
+    top_k = container.settings.search.top_k
     found = await asyncio.to_thread(container.retriever.retrieve, q["question"], [], top_k)
     return [
         {"n": i, "path": p.path, "file": p.path, "start": p.start, "end": p.end, "text": p.text}
@@ -286,7 +291,7 @@ async def searched_passages(container: Any, q: dict) -> list[dict[str, Any]]:
     ]
 
 
-async def ask_bare(container: Any, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
+async def ask_bare(container: Services, model: CountedModel, tokens: Tokenizer, q: dict) -> Answer:
     sources = await searched_passages(container, q)
     blocks = "\n\n".join(f"[{s['n']}] {s['text']}" for s in sources)
     messages: list[Message] = [

@@ -39,10 +39,14 @@ from pypdf import PdfReader, PdfWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.container import NOTES_FILE  # noqa: E402
+from app.container import (
+    NOTES_FILE,  # noqa: E402
+    Services,  # noqa: E402
+)
 from app.services.chat import Done, Progress, Sources, Token  # noqa: E402
 from bench.counted_model import CountedModel  # noqa: E402
 from bench.library import CORPUS, HANDBOOK, indexed_container  # noqa: E402
+from graph.state import Mode  # noqa: E402
 from models.openai_chat import OpenAIChat  # noqa: E402
 
 SQUAD = CORPUS / "squad"
@@ -54,7 +58,9 @@ SUMMARY_PDF = "agency-report-20-pages.pdf"
 COMPARED = ("travel-and-leave/paid-parental-leave.md", "travel-and-leave/fmla.md")
 
 
-async def timed_turn(container: Any, session: str | None, text: str, mode: str) -> dict[str, Any]:
+async def timed_turn(
+    container: Services, session: str | None, text: str, mode: Mode
+) -> dict[str, Any]:
     """One turn as the window follows it: when sources, the first token and done came."""
     started = time.perf_counter()
     turn = container.chat.start_turn(session, text, mode)

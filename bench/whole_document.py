@@ -31,6 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.container import Services  # noqa: E402
 from app.services.chat import Done, Progress  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
 from graph import prompts  # noqa: E402
@@ -99,7 +100,7 @@ class TimedModel:
         await self.fake.aclose()
 
 
-async def summarise(container: Any, model: TimedModel, name: str) -> dict[str, Any]:
+async def summarise(container: Services, model: TimedModel, name: str) -> dict[str, Any]:
     """One summary turn; what it cost."""
     calls_before, model_before = len(model.calls), model.seconds
     started = time.perf_counter()
