@@ -24,6 +24,8 @@ def keys(sentence: str) -> set[str]:
         ("About 1.5 million people.", "About 1,500,000 people."),
         ("On March 3, 2021 it opened.", "On 3 March 2021 it opened."),
         ("On March 3, 2021 it opened.", "On 2021-03-03 it opened."),
+        ("On November 27, 2007 it crashed.", "On 11/27/2007 it crashed."),
+        ("On November 27, 2007 it crashed.", "On 27.11.2007 it crashed."),
         ("The B-52 flew.", "The B52 flew."),
     ],
 )
@@ -107,3 +109,14 @@ def test_an_acronym_is_present_when_its_name_is_spelled_out() -> None:
     for acronym, expected in {"AAA": True, "ECJ": True, "NATO": False}.items():
         (fact,) = sentence_facts(f"He met the {acronym} there.")
         assert passage.has(fact) is expected, acronym
+
+
+def test_a_report_s_numeric_date_holds_the_answer_s_date_either_way_it_is_read() -> None:
+    """The NTSB's Belen report writes "11/27/2007"; a model answers "November 27, 2007".
+    "03/04/2021" could be either day first or month first: it holds both."""
+    report = index_passage("Date & Time: 11/27/2007, 1100 MST Registration: N74SR")
+    assert all(report.has(f) for f in sentence_facts("It happened on November 27, 2007."))
+    assert not report.has(sentence_facts("It happened on November 28, 2007.")[0])
+    either = index_passage("Signed 03/04/2021 by both parties.")
+    assert {"date:2021-03-04", "date:2021-04-03"} <= either.keys
+    assert ("date", "12/31/1999") in facts("Version 1.2.3 shipped on 12/31/1999.")

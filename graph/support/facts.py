@@ -57,6 +57,8 @@ _DATE = re.compile(
     + rf"|{_MONTH.format(g='m7')}"
     + r")(?!\w)"
 )
+_NUMERIC_DATE = re.compile(r"(?<![\w/.])(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?![\w/])")
+"""11/27/2007 or 27.11.2007: which number is the month is known only when one is over 12."""
 _NUMBER = re.compile(
     r"(?<![\w.,])(?:US\$|A\$|C\$|[$€£¥₹])?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -238,8 +240,10 @@ def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
     """Each date with the keys it implies, the coarser ones too ("1973-10" for a day)."""
-    found = []
+    found = _numeric_dates(text, taken)
     for match in _DATE.finditer(text):
+        if not _free(taken, match.start(), match.end()):
+            continue
         parts = {name[0]: value for name, value in match.groupdict().items() if value}
         month_name = parts["m"].rstrip(".")
         if month_name[0].islower() or (month_name == "May" and len(parts) == 1):
@@ -255,6 +259,29 @@ def _dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]
             if day:
                 keys.add(f"date:{year}-{month:02d}-{day:02d}")
         key = max(keys, key=len)
+        found.append((Fact("date", match.group(0), match.start(), match.end(), key), keys))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+def _numeric_dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
+    """Dates written in numbers, with the keys of each way of reading them.
+
+    A report's "11/27/2007" is the model's "November 27, 2007": both readings of an
+    ambiguous "03/04/2021" are kept, the month-first one (the US way) as the fact's key.
+    """
+    found = []
+    for match in _NUMERIC_DATE.finditer(text):
+        first, second, year = int(match[1]), int(match[3]), int(match[4])
+        readings = [(m, d) for m, d in ((first, second), (second, first)) if m <= 12 and d <= 31]
+        if not readings or 0 in (first, second):
+            continue
+        keys = set()
+        for month, day in readings:
+            keys |= {f"date:--{month:02d}", f"date:--{month:02d}-{day:02d}"}
+            keys |= {f"date:{year}-{month:02d}", f"date:{year}-{month:02d}-{day:02d}"}
+        month, day = readings[0]
+        key = f"date:{year}-{month:02d}-{day:02d}"
         found.append((Fact("date", match.group(0), match.start(), match.end(), key), keys))
         taken.append((match.start(), match.end()))
     return found
