@@ -14,12 +14,16 @@ three ways, one after another, against the same server with greedy decoding:
 
     uv run python bench/real_model.py [--questions 40] [--url URL] [--model NAME]
                                       [--save FILE.jsonl] [--only docent,bare,oracle]
+                                      [--before EARLIER.jsonl]
+    uv run python bench/real_model.py --report RUN.jsonl [--before EARLIER.jsonl]
 
 For each question and way it prints whether the answer holds the gold answer, whether every
 ``[n]`` is valid, whether a cited source holds the gold, the sentence verdicts, whether the
 answer was withheld, time to first token, total time, prompt tokens and model calls; then
 the shares and the issue's targets. ``--save`` writes every answer as JSON lines, the raw
-material of the hand-labelled set in ``bench/data/``.
+material of the hand-labelled set in ``bench/data/``. ``--report`` prints a saved run's
+figures again without a model; with ``--before`` it also sets Docent's answers beside an
+earlier run's on the questions both asked (the prompt-token target is against it).
 
 Prompt tokens are counted by the server's own tokenizer (``/extras/tokenize``, which
 llama-cpp-python serves) over the messages' text, so the three ways are counted alike;
@@ -398,6 +402,46 @@ def summary(answers: dict[str, list[Answer]]) -> None:
     print(f"  model calls per plain question: mean {statistics.mean(plain):.2f} (target 1)")
 
 
+def load_run(path: Path) -> dict[str, list[Answer]]:
+    """A saved run's answers by way, in the order they were asked."""
+    known = set(Answer.__dataclass_fields__)
+    answers: dict[str, list[Answer]] = {}
+    for line in path.open():
+        saved = json.loads(line)
+        answer = Answer(**{k: v for k, v in saved.items() if k in known})
+        answers.setdefault(answer.way, []).append(answer)
+    return answers
+
+
+def before_after(before: list[Answer], after: list[Answer]) -> None:
+    """Docent's answers of two runs on the questions both asked, side by side."""
+    earlier = {a.qid: a for a in before}
+    pairs = [(earlier[a.qid], a) for a in after if a.qid in earlier]
+    if not pairs:
+        print("\nbefore → after: no question in common")
+        return
+    print(f"\nbefore → after, docent, the {len(pairs)} questions both runs asked:")
+    for label, pick in (
+        ("right", lambda a: sum(x.right for x in a)),
+        ("every [n] valid", lambda a: f"{share([x.valid for x in a]):.2f}"),
+        ("withheld", lambda a: sum(x.withheld for x in a)),
+        ("prompt tokens p50", lambda a: p50([x.prompt_tokens for x in a])),
+        ("ttft p50", lambda a: seconds(p50([x.ttft for x in a]))),
+        ("model calls mean", lambda a: f"{statistics.mean(x.calls for x in a):.2f}"),
+    ):
+        was, now = pick([b for b, _ in pairs]), pick([a for _, a in pairs])
+        print(f"  {label:<18} {was!s:>8} → {now!s:<8}")
+    was_tokens = p50([b.prompt_tokens for b, _ in pairs])
+    now_tokens = p50([a.prompt_tokens for _, a in pairs])
+    if was_tokens and now_tokens:
+        fewer_right = sum(a.right for _, a in pairs) < sum(b.right for b, _ in pairs)
+        met = now_tokens <= was_tokens / 2 and not fewer_right
+        print(
+            f"  prompt tokens at most half of before's ({now_tokens} <= {was_tokens / 2:.0f}), "
+            f"right answers no fewer: {'met' if met else 'NOT met'}"
+        )
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8765/v1")
@@ -418,7 +462,15 @@ async def main() -> None:
         help="after each docent answer, ask the article's other question in the same chat "
         "and time its first token (the server's prefix cache)",
     )
+    parser.add_argument("--report", type=Path, help="print a saved run's figures; no model")
+    parser.add_argument("--before", type=Path, help="an earlier saved run to compare with")
     args = parser.parse_args()
+    if args.report:
+        saved = load_run(args.report)
+        summary(saved)
+        if args.before:
+            before_after(load_run(args.before).get("docent", []), saved.get("docent", []))
+        return
     ways = [w.strip() for w in args.only.split(",") if w.strip()]
     articles, questions = sample(args.questions)
     docs = WORK / "docs"
@@ -476,6 +528,8 @@ async def main() -> None:
         load = os.getloadavg()
         print(f"\nmachine load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         summary(answers)
+        if args.before:
+            before_after(load_run(args.before).get("docent", []), answers.get("docent", []))
     finally:
         if out is not None:
             out.close()
