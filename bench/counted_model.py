@@ -35,6 +35,9 @@ class CountedModel:
         self.json_calls: list[JsonCall] = []
         self.first_piece_at: float | None = None
         """When the last stream's first non-blank piece came (``perf_counter``)."""
+        self.prompt_tokens = 0
+        self.answer_tokens = 0
+        """The streams' tokens, summed, as the server counted them (its usage chunk)."""
 
     @property
     def streams(self) -> int:
@@ -49,10 +52,15 @@ class CountedModel:
     ) -> AsyncIterator[str]:
         self.calls.append(("stream", list(messages)))
         self.first_piece_at = None
-        async for piece in self.inner.stream_chat(messages, usage):
-            if self.first_piece_at is None and piece.strip():
-                self.first_piece_at = time.perf_counter()
-            yield piece
+        counted = usage if usage is not None else Usage()
+        try:
+            async for piece in self.inner.stream_chat(messages, counted):
+                if self.first_piece_at is None and piece.strip():
+                    self.first_piece_at = time.perf_counter()
+                yield piece
+        finally:
+            self.prompt_tokens += counted.prompt_tokens or 0
+            self.answer_tokens += counted.answer_tokens or 0
 
     async def complete_json(
         self,

@@ -198,6 +198,7 @@ async def summary(model: CountedModel) -> None:
     container = await indexed_container(docs, WORK / "summary-data", llm=model, expect=1)
     try:
         before = model.streams
+        tokens_before = model.prompt_tokens, model.answer_tokens
         run = await timed_turn(container, None, f"Summarise @{SUMMARY_PDF}", "document")
         progress = run["progress"]
         sections = [p for p in progress if p[1] >= 1]
@@ -216,11 +217,17 @@ async def summary(model: CountedModel) -> None:
                 f"{said}, really {real:.0f} s left to read"
             )
         done = run["done"]
-        print(f"  total {run['total']:.1f} s, {model.streams - before} model calls")
+        print(f"  total {run['total']:.1f} s, {calls_and_tokens(model, before, tokens_before)}")
         if isinstance(done, Done):
             print(f"  answer: {done.answer[:300]!r}")
     finally:
         await container.stop()
+
+
+def calls_and_tokens(model: CountedModel, streams: int, tokens: tuple[int, int]) -> str:
+    """The model calls and tokens since ``streams`` calls and ``tokens`` (prompt, answer)."""
+    prompt, answer = model.prompt_tokens - tokens[0], model.answer_tokens - tokens[1]
+    return f"{model.streams - streams} model calls, {prompt:,} prompt and {answer:,} answer tokens"
 
 
 def _forget_notes(data_dir: Path) -> None:
@@ -257,13 +264,14 @@ async def compare(model: CountedModel) -> None:
     container = await indexed_container(docs, WORK / "compare-data", llm=model, expect=2)
     try:
         before = model.streams
+        tokens_before = model.prompt_tokens, model.answer_tokens
         first, second = (Path(name).name for name in COMPARED)
         text = f"Compare @{first} and @{second}"
         run = await timed_turn(container, None, text, "document")
         done = run["done"]
         answer = done.answer if isinstance(done, Done) else ""
         print(f"  {table_report(answer)}")
-        print(f"  total {run['total']:.1f} s, {model.streams - before} model calls")
+        print(f"  total {run['total']:.1f} s, {calls_and_tokens(model, before, tokens_before)}")
         print(f"  answer: {answer[:600]!r}")
     finally:
         await container.stop()
