@@ -42,3 +42,9 @@ async def test_the_route_is_chosen_on_the_event_loop_not_in_a_worker_thread() ->
         loop, *workers = await profiled(text, mode)
         assert "graph/nodes/route.py" in loop
         assert [w for w in workers if "graph/nodes/route.py" in w] == []
+
+
+async def test_only_the_ranking_of_the_focus_leaves_the_event_loop() -> None:
+    loop, *workers = await profiled("What was revenue?", "rag")
+    assert any("graph/support/check.py" in w for w in workers)  # the check embeds there
+    assert [w for w in workers if "graph/focus.py" in w] == []
