@@ -32,7 +32,7 @@ from graph.budget import estimate_tokens
 from graph.options import TurnOptions
 from graph.state import AgentState
 from graph.support.check import SupportCheck
-from graph.support.windows import Piece
+from graph.support.windows import Piece, Window
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,15 @@ async def shown_passages(
     if not options.focus_tokens:
         return None
     asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
-    whole = bool(state.get("whole_documents") or state.get("whole_passages"))
+    passages = [p.text for p in check.passages]
+    if state.get("whole_documents") or state.get("whole_passages"):
+        return passages
     try:
-        focused = await asyncio.to_thread(focus, check, asked, options.focus_tokens, whole=whole)
+        # Only the ranking goes to a thread: it embeds the passages' sentences. Choosing
+        # among the ranked windows is plain Python (about 2 ms for six full passages): in a
+        # thread it would hold the GIL all the same.
+        ranked = await asyncio.to_thread(check.rank, asked)
+        focused = focus(passages, check.pieces, ranked, options.focus_tokens)
     except Exception:  # an embedder that fails costs the focus, not the answer
         log.warning("the passages could not be focused; they are shown whole", exc_info=True)
         return None
@@ -79,19 +85,14 @@ def is_table(text: str) -> bool:
 
 
 def focus(
-    check: SupportCheck,
-    question: str,
+    passages: Sequence[str],
+    pieces: Sequence[Piece],
+    ranked: Sequence[tuple[Window, float]],
     budget: int,
-    *,
-    whole: bool = False,
 ) -> Focused:
-    """Each of the check's passages cut to what answers ``question``, all within ``budget``
-    tokens (estimated); ``whole`` keeps every passage whole."""
-    passages = [p.text for p in check.passages]
-    if whole:
-        return Focused(passages, [True] * len(passages))
-    ranked = check.rank(question)
-    pieces = check.pieces
+    """Each passage cut to its best ``ranked`` windows of ``pieces`` (the support check's
+    ``rank`` of the question, and its ``pieces``), all within ``budget`` tokens
+    (estimated)."""
     keep_whole = [is_table(text) for text in passages]
     used = sum(estimate_tokens(t) + 1 for t, w in zip(passages, keep_whole, strict=True) if w)
     chosen: list[set[int]] = [set() for _ in passages]

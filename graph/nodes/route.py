@@ -251,10 +251,14 @@ def _fresh(state: AgentState) -> AgentState:
     }
 
 
-def after_route(state: AgentState) -> Literal["rewriter", "retriever", "generator", "reader"]:
+async def after_route(
+    state: AgentState,
+) -> Literal["rewriter", "retriever", "generator", "reader"]:
     """Conditional edge: chat goes straight to the generator, whole documents to the
     reader; rag and find search, through the rewriter unless the router wrote the
     queries."""
+    # Async, though it awaits nothing: LangGraph runs a plain function of an async run in
+    # a worker thread, a hop (and a thread of the pool) for a look at two state fields.
     if state["route"] in ("document", "compare"):
         return "reader"
     if state["route"] == "chat":
