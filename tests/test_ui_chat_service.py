@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -49,6 +50,30 @@ async def test_stop_keeps_the_partial_answer_and_marks_it(tmp_path: Path) -> Non
     llm.enqueue("It was 12 million euros [1].")
     await service.start_turn("s1", "And in Q4?").result()
     assert [m["role"] for m in await service.messages("s1")] == ["user", "assistant"] * 2
+
+
+async def test_a_stop_before_the_turn_began_still_ends_it_and_frees_the_session(
+    tmp_path: Path,
+) -> None:
+    """A Stop in the same tick as the question (a script posting both): the turn's task
+    never ran, and the session stayed busy for good with no `done`."""
+    llm = FakeChatModel()
+    llm.enqueue("It was 12 million euros [1].")
+    service = make_service(tmp_path, llm)
+    turn = service.start_turn("s1", "What was revenue in the third quarter?")
+    assert service.cancel("s1")
+    async with asyncio.timeout(60):  # a deadline, not a measure: before, no event ever came
+        seen = [event async for event in turn.events()]
+    assert isinstance(seen[-1], Done) and seen[-1].stopped is True and seen[-1].answer == ""
+    assert not service.is_busy("s1")
+    messages = await service.messages("s1")
+    assert [(m["role"], m.get("stopped")) for m in messages] == [
+        ("user", None),
+        ("assistant", True),
+    ]
+    llm.enqueue("It was 12 million euros [1].")
+    await service.start_turn("s1", "And in Q4?").result()
+    assert not service.is_busy("s1")
 
 
 async def test_cancel_with_nothing_running_says_so(tmp_path: Path) -> None:

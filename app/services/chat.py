@@ -128,6 +128,8 @@ class Turn:
     task: asyncio.Task[None] | None = None
     stopping: bool = False
     """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
+    begun: bool = False
+    """The task has begun: a task cancelled before it begins never runs its cleanup."""
     started: float = field(default_factory=time.monotonic)
     model: str | None = None
     """The chat model asked for this turn only (None: the configured one)."""
@@ -218,7 +220,8 @@ class ChatService:
         if turn is None or turn.task is None or turn.task.done():
             return False
         turn.stopping = True
-        turn.task.cancel()
+        if turn.begun:  # else it sees `stopping` as it begins, and ends as stopped
+            turn.task.cancel()
         return True
 
     async def regenerate(self, session_id: str, mode: Mode = "auto") -> Turn:
@@ -371,6 +374,7 @@ class ChatService:
     ) -> None:
         # LangSmith tracing, if the user's environment turns it on for other work, would
         # send every prompt and passage to a cloud: Docent's turns are never traced.
+        turn.begun = True
         with tracing_context(enabled=False):
             try:
                 answer = await self._answer(turn, context, asking, inputs, touched)
@@ -412,6 +416,8 @@ class ChatService:
             # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
             # search a new chat's first message started runs on meanwhile.
             await graph.aupdate_state(config, {"messages": asking}, as_node="recorder")
+            if turn.stopping:  # stopped before it began: kept as a stopped empty answer
+                raise asyncio.CancelledError
             # Then one checkpoint when the turn ends (also on an error or a Stop), not one
             # per step: each step's save serialised the growing state on the event loop
             # while the retriever searched, about 14 ms of a search turn's first token.
