@@ -227,13 +227,3 @@ def render(
     parser = _document_parser() if document else _parser()
     rendered = str(parser.render(marked, {"places": places, "wraps": wraps}))
     return ANY_MARKER.sub("", rendered) if wraps else rendered  # any left in a link's address
-
-
-def cited_numbers(text: str) -> list[int]:
-    """The ``[n]`` markers in an answer, in order of first use."""
-    seen: list[int] = []
-    for match in CITATION.finditer(text):
-        for number in _NUMBER.findall(match.group(1)):
-            if int(number) not in seen:
-                seen.append(int(number))
-    return seen
