@@ -22,7 +22,6 @@ from pathlib import Path, PurePosixPath
 from graph.records import DocumentView
 from ingest.disk import DiskFull, is_disk_full
 from ingest.index.registry import Registry
-from ingest.keys import doc_id_for
 from ingest.loaders import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.loaders.sheets import SHEET_SUFFIXES
 from ingest.parsing import ParserPool
@@ -431,5 +430,4 @@ __all__ = [
     "FileTooLarge",
     "NoSpace",
     "UnsupportedType",
-    "doc_id_for",
 ]
