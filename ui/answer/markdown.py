@@ -77,10 +77,9 @@ def _text(tokens: Any, idx: int, options: Any, env: Any) -> str:
 
 
 def _code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
-    out = []
-    for piece, inside in pieces(tokens[idx].content, env):
-        out.append(_wrapped(html.escape(piece, quote=False), inside, env))
-    return "<code>" + "".join(out) + "</code>"
+    pieced = pieces(tokens[idx].content, env)
+    out = "".join(_wrapped(html.escape(p, quote=False), inside, env) for p, inside in pieced)
+    return f"<code>{out}</code>"
 
 
 def _wrapped(text: str, inside: int | None, env: dict[str, Any]) -> str:
