@@ -207,10 +207,9 @@ class Composer:
         text, picked = with_mentions(typed, self.picked), self.picked
         self._set_picked([])
         self.box.value = ""
-        if not await self._on_send(text):
-            if not (self.box.value or "").strip():
-                self.box.value = typed  # never lose what was typed
-                self._set_picked(picked)
+        if not await self._on_send(text) and not (self.box.value or "").strip():
+            self.box.value = typed  # never lose what was typed
+            self._set_picked(picked)
 
     # -- keys and the @ picker ----------------------------------------------------------
 
