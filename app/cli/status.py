@@ -183,8 +183,6 @@ def status(settings: Settings, *, check: bool = False) -> int:
     if health.error:
         print(f"Warning: {health.error} Until then, answers show the most relevant passages only.")
     if check:
-        import asyncio
-
         from app.cli.commands import check as check_consistency
 
         return asyncio.run(check_consistency(settings))
