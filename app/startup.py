@@ -8,6 +8,7 @@ request that needs the services waits for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -165,10 +166,8 @@ class WaitForServices:
             and not self.starting.ready
             and self.needs_services(scope["path"])
         ):
-            try:
+            with contextlib.suppress(ServicesFailed):  # the route answers 503 (or 404)
                 await self.starting.services()
-            except ServicesFailed:
-                pass  # the route itself answers 503 (or 404, never added)
         await self.app(scope, receive, send)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nicegui import ui
-from nicegui.events import GenericEventArguments
 
 from app.startup import ServicesFailed, Starting
 from ui.frame import theme
@@ -58,12 +57,9 @@ class StartingPage:
                     self.box = ui.textarea(placeholder=PLACEHOLDER)
                     self.box.props('autogrow outlined dense rows=1 autofocus aria-label="Message"')
                     self.box.classes("flex-grow min-w-0").mark("message-input")
-                    self.box.on("keydown", self._enter, js_handler=ENTER_JS)
+                    self.box.on("keydown", self.hold, js_handler=ENTER_JS)
                     self.send_button = ui.button(icon="arrow_upward", on_click=self.hold)
                     self.send_button.props('round unelevated aria-label="Send"').mark("send")
-
-    def _enter(self, _: GenericEventArguments) -> None:
-        self.hold()
 
     def hold(self) -> None:
         """Keep the box's question for the chat page; one question, as the page sends one

@@ -47,26 +47,17 @@ def probe_ollama(host: str, model: str) -> Health:
             listing = json.load(response)
         models = [m.get("model") or m.get("name") for m in listing.get("models", [])]
     except urllib.error.HTTPError as error:
-        return Health(
-            reachable=True,
-            host=host,
-            error=f"Ollama at {host} answered with an error (HTTP {error.code}).",
-        )
+        refused = f"Ollama at {host} answered with an error (HTTP {error.code})."
+        return Health(reachable=True, host=host, error=refused)
     except TimeoutError:
-        return Health(
-            reachable=False,
-            host=host,
-            error=f"Ollama at {host} did not answer within {PROBE_SECONDS:g} seconds.",
-        )
+        slow = f"Ollama at {host} did not answer within {PROBE_SECONDS:g} seconds."
+        return Health(reachable=False, host=host, error=slow)
     except (urllib.error.URLError, ConnectionError):
         down = f"Ollama is not running at {host}. Start it with `ollama serve`."
         return Health(reachable=False, host=host, error=down)
     except (ValueError, AttributeError, OSError) as exc:
-        return Health(
-            reachable=False,
-            host=host,
-            error=f"Something answered at {host}, but not like Ollama: {exc}",
-        )
+        other = f"Something answered at {host}, but not like Ollama: {exc}"
+        return Health(reachable=False, host=host, error=other)
     names = [name for name in models if isinstance(name, str) and name]
     if any(_with_tag(name) == _with_tag(model) for name in names):
         return Health(reachable=True, host=host, models=names)
@@ -183,8 +174,6 @@ def status(settings: Settings, *, check: bool = False) -> int:
     if health.error:
         print(f"Warning: {health.error} Until then, answers show the most relevant passages only.")
     if check:
-        import asyncio
-
         from app.cli.commands import check as check_consistency
 
         return asyncio.run(check_consistency(settings))

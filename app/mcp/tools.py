@@ -26,8 +26,8 @@ from graph.records import (
     VerifyResponse,
 )
 from graph.scope import BadScope
+from ingest.loaders import LoadedDocument, UnreadableFile, UnsupportedFile
 from ingest.ocr.types import NeedsOcr
-from ingest.pipeline.source import LoadedDocument, UnreadableFile, UnsupportedFile
 
 MAX_READ_CHARS = 60_000
 """Most text one read_document call returns; a client reads a long PDF page by page."""

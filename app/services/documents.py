@@ -22,14 +22,13 @@ from pathlib import Path, PurePosixPath
 from graph.records import DocumentView
 from ingest.disk import DiskFull, is_disk_full
 from ingest.index.registry import Registry
-from ingest.keys import doc_id_for
+from ingest.loaders import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.loaders.sheets import SHEET_SUFFIXES
 from ingest.parsing import ParserPool
 from ingest.parsing.tasks import OcrMode, preview_frame
 from ingest.pipeline.folder import inspect, is_ignored, sha256_file
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent, LibraryProgress
-from ingest.pipeline.source import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.types import DocumentRecord
 
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
@@ -431,5 +430,4 @@ __all__ = [
     "FileTooLarge",
     "NoSpace",
     "UnsupportedType",
-    "doc_id_for",
 ]

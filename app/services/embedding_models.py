@@ -256,7 +256,7 @@ class EmbeddingModels:
         if name == answering.embedder.name:  # the answering model, perhaps on another host
             if embedder is not answering.embedder:
                 answering.embedder = embedder
-                self._activate(Reader(answering, embedder))
+                self._retriever.activate(Reader(answering, embedder))
             self.registry.set_state("embedder", embedder_spec(embedder, self.settings))
             return f"Searches use {name}."
         new = ChromaStore(self.chroma, embedder, lookup=self.registry)
@@ -282,7 +282,7 @@ class EmbeddingModels:
                 return
             # From here to the end of the swap nothing awaits: no search sees half of it.
             switch.new.building = False
-            old_reader = self._activate(Reader(switch.new, switch.new.embedder))
+            old_reader = self._retriever.activate(Reader(switch.new, switch.new.embedder))
             self.store = switch.new
             self.indexes.remove(switch.old)
             self.registry.set_state("embedder", embedder_spec(switch.new.embedder, self.settings))
@@ -320,9 +320,6 @@ class EmbeddingModels:
         if switch.new in self.indexes:
             self.indexes.remove(switch.new)
         self._retire(switch.new, None)
-
-    def _activate(self, reader: Reader) -> Reader | None:
-        return self._retriever.activate(reader)
 
     def _retire(self, store: ChromaStore, reader: Reader | None) -> None:
         """Drop ``store``'s collection once no search and no file being indexed uses it."""

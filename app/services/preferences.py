@@ -190,10 +190,7 @@ class Preferences:
         if not values:
             return
         path = saved_path(self.settings)
-        try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            saved = {}
+        saved = self._saved()
         for name, value in values.items():
             saved[name] = str(value) if isinstance(value, Path) else value
         tmp = path.with_suffix(".tmp")

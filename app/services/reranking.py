@@ -71,10 +71,6 @@ class Reranking:
         return self._flashrank.progress if self._flashrank is not None else DownloadProgress()
 
     @property
-    def downloading(self) -> bool:
-        return self.progress.state in ("downloading", "unpacking")
-
-    @property
     def failure(self) -> str | None:
         """Why the download asked for failed, until it is tried again (or dismissed)."""
         progress = self.progress

@@ -39,7 +39,6 @@ from ingest.loaders.epub import EpubDocument
 from ingest.loaders.errors import (
     BINARY_CONTENT,
     EMPTY_FILE,
-    NEEDS_AES,
     NO_TEXT_DRAWN,
     NO_TEXT_LAYER,
     NOT_A_PDF,
@@ -61,7 +60,6 @@ __all__ = [
     "EMPTY_FILE",
     "IMAGE_SUFFIXES",
     "LOADERS",
-    "NEEDS_AES",
     "NO_TEXT_DRAWN",
     "NO_TEXT_LAYER",
     "NOT_A_PDF",

@@ -106,11 +106,7 @@ def _paragraphs(
 
 
 def _text(paragraph: ET.Element) -> str:
-    parts: list[str] = []
-    for elem in paragraph.iter():
-        if elem.tag in _TEXT:
-            parts.append(_TEXT[elem.tag] or elem.text or "")
-    return "".join(parts)
+    return "".join(_TEXT[e.tag] or e.text or "" for e in paragraph.iter() if e.tag in _TEXT)
 
 
 def _level(paragraph: ET.Element, levels: dict[str, int]) -> int | None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ingest.disk import is_disk_full, short_of_room
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
+from ingest.loaders import UnreadableFile, UnsupportedFile, is_supported
 from ingest.ocr.types import NeedsOcr
 from ingest.parsing import Cancelled
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate
@@ -26,7 +27,6 @@ from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job
 from ingest.pipeline.runner import FileRunner
 from ingest.pipeline.scans import TurnOver
-from ingest.pipeline.source import UnreadableFile, UnsupportedFile, is_supported
 from ingest.types import DocStatus, DocumentRecord
 
 log = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ and ends ``error`` after ``max_retries``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -93,10 +94,8 @@ class Lanes:
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await task
-            except asyncio.CancelledError:
-                pass
         self._tasks = []
 
     def lane_for(self, rel: str) -> Lane:

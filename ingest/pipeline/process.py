@@ -31,6 +31,7 @@ from ingest.index.context import Outline
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import content_key, doc_id_for
+from ingest.loaders import LoadedDocument, UnreadableFile
 from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
@@ -42,7 +43,7 @@ from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
 from ingest.pipeline.read_ahead import CountedPages, ReadAhead
 from ingest.pipeline.scans import open_scan
-from ingest.pipeline.source import LoadedDocument, UnreadableFile, open_source
+from ingest.pipeline.source import open_source
 from ingest.pipeline.threads import ThreadPool
 from ingest.pipeline.vector_writes import VectorWrites
 from ingest.pipeline.write_behind import WriteBehind

@@ -8,6 +8,7 @@ Listeners run on the event loop; the pipeline's threads publish through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -149,10 +150,8 @@ class EventBus:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody listens
             loop.call_soon_threadsafe(self.publish, event)
-        except RuntimeError:  # the loop closed meanwhile: nobody is listening
-            pass
 
     def publish(self, event: IngestEvent) -> None:
         """Record ``event`` and hand it to every listener (on the event loop)."""

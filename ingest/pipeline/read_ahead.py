@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled
-from ingest.pipeline.source import chunk_stream
+from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.threads import ThreadPool
 from ingest.types import Chunk, Page, PlacedLine
 
@@ -132,7 +132,7 @@ class ReadAhead:
         had no text, an empty batch with the final page count."""
         reported = 0
         started = time.perf_counter()
-        for index, piece in enumerate(chunk_stream(counted, self.chunk_size, self.chunk_overlap)):
+        for index, piece in enumerate(chunk_pages(counted, self.chunk_size, self.chunk_overlap)):
             chunk = Chunk(
                 doc_id=key,
                 path=rel,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest.index.ports import ChunkIndex
-from ingest.index.registry import READY, WRITING, Registry
+from ingest.index.registry import READY, Registry
 from ingest.pipeline.folder import FileInfo, walk
 from ingest.types import DocStatus, DocumentRecord
 
@@ -185,4 +185,4 @@ class Reconciler:
         return {c.key for c in self.registry.contents() if c.key not in wanted}
 
 
-__all__ = ["READY", "WRITING", "Reconciler", "Report", "index_name"]
+__all__ = ["READY", "Reconciler", "Report", "index_name"]

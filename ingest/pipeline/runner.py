@@ -13,6 +13,7 @@ behind a late file is not charged for the wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -120,10 +121,8 @@ def _start(began: asyncio.Future[float], loop: asyncio.AbstractEventLoop) -> Non
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
-    try:
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
         loop.call_soon_threadsafe(func, *args)
-    except RuntimeError:  # the loop is closed: nobody waits for this result any more
-        pass
 
 
 def duration(seconds: float) -> str:

@@ -1,4 +1,4 @@
-"""The one place the pipeline reaches the loaders: ``open_source`` and ``chunk_stream``.
+"""``open_source``: how the pipeline opens a file to read its pages.
 
 A file is parsed in a worker process of the ``ParserPool`` (``ingest.parsing``), never in
 the app's own: its pages come back one at a time as a LoadedDocument (``page_count``, lazy
@@ -11,30 +11,11 @@ by the worker, and the pipeline checks that the file did not change in between.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ingest.loaders import (
-    SUPPORTED_SUFFIXES,
-    LoadedDocument,
-    UnreadableFile,
-    UnsupportedFile,
-    is_supported,
-)
+from ingest.loaders import LoadedDocument
 from ingest.parsing import ParserPool
 from ingest.parsing.tasks import OcrMode
-from ingest.pipeline.chunker import PageChunk, chunk_pages
-from ingest.types import Page
-
-__all__ = [
-    "SUPPORTED_SUFFIXES",
-    "LoadedDocument",
-    "UnreadableFile",
-    "UnsupportedFile",
-    "chunk_stream",
-    "is_supported",
-    "open_source",
-]
 
 
 def open_source(
@@ -49,8 +30,3 @@ def open_source(
     /NeedsOcr (OSError as is), or Cancelled once ``cancelled`` is set (the worker is then
     killed)."""
     return parsers.open_document(path, data, cancelled, ocr)
-
-
-def chunk_stream(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChunk]:
-    """Chunks of the pages, pulling a page only when its chunks are wanted."""
-    return chunk_pages(pages, size, overlap)

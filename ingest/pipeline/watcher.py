@@ -11,6 +11,7 @@ written, so it waits only ``QUICK`` seconds; a later write restarts the full wai
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -128,10 +129,8 @@ class FolderWatcher:
     def _schedule(self, path: Path, *, quick: bool = False) -> None:
         if not self._watched(path):
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: we are shutting down
             self.loop.call_soon_threadsafe(self._debounce, path, quick)
-        except RuntimeError:  # the loop is closed: we are shutting down
-            pass
 
     def _watched(self, path: Path) -> bool:
         try:

@@ -83,7 +83,3 @@ def middle_ellipsis(name: str, limit: int = 32) -> str:
     tail = max(keep // 3, min(len(name) - name.rfind("."), keep // 2) if "." in name else 0)
     head = keep - tail
     return f"{name[:head].rstrip()}…{name[-tail:].lstrip()}"
-
-
-def source_by_number(sources: list[dict[str, Any]], n: int) -> dict[str, Any] | None:
-    return next((s for s in sources if int(s["n"]) == n), None)

@@ -77,10 +77,9 @@ def _text(tokens: Any, idx: int, options: Any, env: Any) -> str:
 
 
 def _code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
-    out = []
-    for piece, inside in pieces(tokens[idx].content, env):
-        out.append(_wrapped(html.escape(piece, quote=False), inside, env))
-    return "<code>" + "".join(out) + "</code>"
+    pieced = pieces(tokens[idx].content, env)
+    out = "".join(_wrapped(html.escape(p, quote=False), inside, env) for p, inside in pieced)
+    return f"<code>{out}</code>"
 
 
 def _wrapped(text: str, inside: int | None, env: dict[str, Any]) -> str:
@@ -227,13 +226,3 @@ def render(
     parser = _document_parser() if document else _parser()
     rendered = str(parser.render(marked, {"places": places, "wraps": wraps}))
     return ANY_MARKER.sub("", rendered) if wraps else rendered  # any left in a link's address
-
-
-def cited_numbers(text: str) -> list[int]:
-    """The ``[n]`` markers in an answer, in order of first use."""
-    seen: list[int] = []
-    for match in CITATION.finditer(text):
-        for number in _NUMBER.findall(match.group(1)):
-            if int(number) not in seen:
-                seen.append(int(number))
-    return seen

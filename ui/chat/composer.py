@@ -161,10 +161,9 @@ class Composer:
         with self.mode_button, ui.menu().props("anchor='top left' self='bottom left'"):
             for key, (title, caption) in MODES.items():
                 item = ui.item(on_click=lambda k=key: self.set_mode(k)).props("role=menuitem")
-                with item.mark(f"mode-{key}"):
-                    with ui.item_section():
-                        ui.item_label(title)
-                        ui.item_label(caption).props("caption")
+                with item.mark(f"mode-{key}"), ui.item_section():
+                    ui.item_label(title)
+                    ui.item_label(caption).props("caption")
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -208,10 +207,9 @@ class Composer:
         text, picked = with_mentions(typed, self.picked), self.picked
         self._set_picked([])
         self.box.value = ""
-        if not await self._on_send(text):
-            if not (self.box.value or "").strip():
-                self.box.value = typed  # never lose what was typed
-                self._set_picked(picked)
+        if not await self._on_send(text) and not (self.box.value or "").strip():
+            self.box.value = typed  # never lose what was typed
+            self._set_picked(picked)
 
     # -- keys and the @ picker ----------------------------------------------------------
 

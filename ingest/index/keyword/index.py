@@ -25,7 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from ingest.disk import ensure_room
-from ingest.index.keyword.scores import KeywordHit, KeywordScores
+from ingest.index.keyword.scores import KeywordScores
 from ingest.index.keyword.searching import IndexView, query_terms, search_view
 from ingest.index.keyword.segments import (
     DocRows,
@@ -40,7 +40,7 @@ from ingest.types import Chunk
 
 log = logging.getLogger(__name__)
 
-__all__ = ["KeywordHit", "KeywordIndex", "KeywordScores"]
+__all__ = ["KeywordIndex", "KeywordScores"]
 
 _COMPACT_DEAD_SHARE = 0.5
 _CATCH_UP_ROWS = 20_000

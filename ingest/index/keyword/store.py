@@ -88,8 +88,7 @@ def load_state(folder: Path) -> tuple[list[str], list[Segment]] | None:
         if manifest.get("version") != VERSION:
             raise ValueError(f"version {manifest.get('version')}")
         count = int(manifest["terms"])
-        with open(folder / TERMS, encoding="utf-8") as handle:
-            terms = handle.read().split("\n")[:count]
+        terms = (folder / TERMS).read_text(encoding="utf-8").split("\n")[:count]
         if len(terms) < count:
             raise ValueError(f"{TERMS} holds {len(terms)} of {count} terms")
         segments = [
@@ -105,8 +104,7 @@ def load_state(folder: Path) -> tuple[list[str], list[Segment]] | None:
         _start_afresh(folder)
         return None
     # Terms a crash appended after the manifest was written would shift new ids: drop them.
-    with open(folder / TERMS, "w", encoding="utf-8") as handle:
-        handle.write("".join(f"{t}\n" for t in terms))
+    (folder / TERMS).write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
     return terms, segments
 
 
