@@ -255,7 +255,8 @@ class ReadingTrace(TypedDict):
     notes_cached: int
     tokens_sent_for_notes: int
     skipped: list[SkippedSections]
-    notes_cut: int
+    notes_cut: bool
+    """Notes were cut to fit the answer's prompt."""
     whole: NotRequired[bool]
     """The documents were given to the model whole, without notes."""
     calls: NotRequired[int]
