@@ -14,7 +14,9 @@ from graph.records import (
     SentenceSupportPublic,
     SessionPublic,
     Source,
+    StoppedReading,
     SupportSource,
+    Trace,
     Verdict,
 )
 
@@ -32,6 +34,8 @@ __all__ = [
     "SentenceSupportPublic",
     "SessionPublic",
     "Source",
+    "StoppedReading",
     "SupportSource",
+    "Trace",
     "Verdict",
 ]

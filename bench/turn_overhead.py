@@ -121,7 +121,7 @@ async def first_token_ms(
         if isinstance(event, Done) and nodes is not None:
             for node in event.trace["nodes"]:
                 nodes.setdefault(node["node"], []).append(node["ms"])
-            nodes.setdefault("routed by " + event.trace["routed_by"], []).append(0.0)
+            nodes.setdefault(f"routed by {event.trace.get('routed_by')}", []).append(0.0)
     assert first is not None
     return first
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.messages import AIMessage
 
-from graph.records import Coverage, Searched, SentenceSupportPublic
+from graph.records import Coverage, Searched, SentenceSupportPublic, StoppedReading, Trace
 from graph.state import Route, Source
 
 NodeName = Literal["router", "rewriter", "retriever", "generator", "reader"]
@@ -62,7 +62,7 @@ class Done:
     session_id: str
     answer: str
     sources: list[Source]
-    trace: dict[str, Any]
+    trace: Trace
     stopped: bool = False
     """The user stopped the answer; what was written is kept."""
     support: list[SentenceSupportPublic] | None = None
@@ -74,7 +74,7 @@ class Done:
     coverage: Coverage | None = None
     """How much the answer read: documents read, matched and in scope, pages read; None
     for an answer without the documents."""
-    resume: dict[str, Any] | None = None
+    resume: StoppedReading | None = None
     """A reading stopped part-way: what it had read, and the follow-up messages that use
     its notes (``graph/whole/resume.py``); None otherwise."""
     draft: str | None = None
@@ -133,13 +133,13 @@ class Recorded:
 
     answer: str
     sources: list[Source]
-    trace: dict[str, Any]
+    trace: Trace
     message: AIMessage | None
     """The answer's message as saved (None if the turn wrote none)."""
     support: list[SentenceSupportPublic] | None = None
     searched: Searched | None = None
     coverage: Coverage | None = None
-    unfinished: dict[str, Any] | None = None
+    unfinished: StoppedReading | None = None
     draft: str | None = None
     misses_question: bool = False
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from graph.records import Coverage, NumberedPassage, Searched, SentenceSupportPublic
+from graph.records import (
+    Coverage,
+    FindRecord,
+    NoReading,
+    NumberedPassage,
+    ReadingTrace,
+    Searched,
+    SentenceSupportPublic,
+    StoppedReading,
+    Trace,
+)
 from graph.records import Source as Source
 
 Mode = Literal["auto", "rag", "chat", "document"]
@@ -59,6 +69,27 @@ class Resume(TypedDict):
     """Answer from the notes kept, reading nothing more; else read on where it stopped."""
 
 
+class Generation(TypedDict):
+    """The generator's (or the reader's) part of the trace."""
+
+    model: str | None
+    prompt_tokens: int | None
+    answer_tokens: int | None
+    ttft_ms: NotRequired[float | None]
+    """The generator's: from the turn's start to the answer's first token."""
+    context_tokens: int
+    passages_trimmed: NotRequired[int]
+    """The generator's: passages left out for want of room in the model's context."""
+    check_ms: NotRequired[float | None]
+    """The generator's: how long checking the answer took after its last token."""
+    llm_error: str | None
+    """Set when the model could not write (all or part of) the answer."""
+    runaway: NotRequired[Literal["repeating", "long"] | None]
+    """The reader's: why the answer was cut off for running away."""
+    reading: NotRequired[ReadingTrace | NoReading]
+    """The reader's: what the reading did."""
+
+
 class AgentState(TypedDict, total=False):
     """State of one session; the checkpointer keeps it between turns."""
 
@@ -95,7 +126,7 @@ class AgentState(TypedDict, total=False):
     generator shows whole, unfocused. Written by the retriever."""
     answer: str
     """The final answer text. Written by the generator."""
-    found: dict[str, Any] | None
+    found: FindRecord | None
     """On a find turn: the topic, the literals, how many documents were searched and
     matched, and the matched paths. Written by the retriever."""
     coverage: Coverage | None
@@ -115,7 +146,7 @@ class AgentState(TypedDict, total=False):
     resume: Resume | None
     """When this message takes up a stopped reading ("Continue reading"), what it takes
     up; else None. Written by the router."""
-    unfinished: dict[str, Any] | None
+    unfinished: StoppedReading | None
     """A reading that left sections unread (``done``'s ``resume``): what it read and the
     follow-ups; else None. Written by the reader; the router clears it."""
     probe_score: float | None
@@ -138,8 +169,8 @@ class AgentState(TypedDict, total=False):
     the generator."""
     misses_question: bool
     """The checked answer doesn't seem to address the question. Written by the generator."""
-    generation: dict[str, Any]
+    generation: Generation
     """The generator's part of the trace: model, token counts, time to first token,
     passages trimmed. Written by the generator."""
-    trace: dict[str, Any]
+    trace: Trace
     """What happened in this turn (the contract's ``trace``). Written by the recorder."""

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, Protocol, cast
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.context import TurnContext
 from graph.events import NodeName, NodeTimed, Recorded
+from graph.records import CandidateTrace, Trace
+from graph.retrieval.search import Weighed
 from graph.state import AgentState, NodeTiming
 
 
@@ -59,11 +61,10 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str, Any]:
+def build_trace(state: AgentState, candidates: Sequence[Weighed]) -> Trace:
     """Everything the turn did, for the ``done`` event and the saved answer; ``candidates``
     are those its search weighed, located (``Search.trace``)."""
-    generation = state.get("generation") or {}
-    return {
+    trace: Trace = {
         "route": state.get("route"),
         "routed_by": state.get("routed_by"),
         "route_reason": state.get("route_reason"),
@@ -75,16 +76,17 @@ def build_trace(state: AgentState, candidates: list[dict[str, Any]]) -> dict[str
         # On a find turn: the topic and the code's count of what matched.
         "found": _plain(state.get("found")),
         "candidates": _used(_plain(candidates), state),
-        **_plain(generation),
     }
+    trace.update(_plain(state.get("generation") or {}))
+    return trace
 
 
-def _used(candidates: list[dict[str, Any]], state: AgentState) -> list[dict[str, Any]]:
+def _used(candidates: list[dict[str, Any]], state: AgentState) -> list[CandidateTrace]:
     """Each candidate marked ``used`` when its passage went into the prompt (and ``cited``
     when the answer cites it), else with ``why`` not: what the search said, or trimmed."""
     given = {s["n"]: s for s in state.get("sources") or []}
-    trimmed = bool((state.get("generation") or {}).get("passages_trimmed"))
-    out = []
+    trimmed = bool(state.get("generation", {}).get("passages_trimmed"))
+    out: list[CandidateTrace] = []
     for c in candidates:
         fate = {k: c.pop(k, None) for k in ("source", "left_out")}
         source = given.get(fate["source"]) if fate["source"] is not None else None
@@ -95,7 +97,7 @@ def _used(candidates: list[dict[str, Any]], state: AgentState) -> list[dict[str,
             c.update(used=False, why=f"passage {fate['source']} {why}")
         else:
             c.update(used=False, why=fate["left_out"] or "no passage was made around it")
-        out.append(c)
+        out.append(cast(CandidateTrace, c))  # a Weighed, its fate put in place of the search's
     return out
 
 

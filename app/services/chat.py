@@ -42,7 +42,7 @@ from graph.events import (
 )
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
-from graph.records import KeptMessage
+from graph.records import KeptMessage, StoppedReading, Trace, TraceNode
 from graph.state import AgentState, Mode, Source
 from graph.whole.resume import resume_record
 from models.protocols import ChatModel, Message
@@ -404,7 +404,7 @@ class ChatService:
         config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
         text = inputs["question"]
         graph = self._graph
-        nodes: list[dict[str, Any]] = []
+        nodes: list[TraceNode] = []
         written: list[str] = []
         sources: list[Source] = []
         kept: ReadSoFar | None = None
@@ -427,7 +427,7 @@ class ChatService:
             async for chunk in stream:
                 event = cast(TurnEvent, chunk)  # the nodes write nothing else
                 if isinstance(event, NodeTimed):
-                    nodes.append({"node": event.node, "ms": event.ms})
+                    nodes.append(TraceNode(node=event.node, ms=event.ms))
                     continue
                 if isinstance(event, ReadSoFar):
                     kept = event
@@ -467,7 +467,7 @@ class ChatService:
             resume = resume_record(kept) if kept is not None else None
             await self._save_stopped(config, text, answer, sources, turn.versions, resume)
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
-            trace = {"route": None, "nodes": nodes}
+            trace: Trace = {"route": None, "nodes": nodes}
             done = Done(turn.session_id, answer, sources, trace, stopped=True, resume=resume)
             turn.emit(done)
             return None
@@ -496,7 +496,7 @@ class ChatService:
         answer: str,
         sources: list[Source],
         versions: list[dict[str, Any]],
-        resume: dict[str, Any] | None = None,
+        resume: StoppedReading | None = None,
     ) -> None:
         """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
         partial answer, so the session shows what the user saw; a stopped reading keeps

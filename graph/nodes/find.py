@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -16,7 +15,7 @@ from graph import prompts
 from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.numbered import numbered_passage
-from graph.records import NumberedPassage
+from graph.records import FindRecord, NumberedPassage
 from graph.retrieval.find import Found, find
 from graph.scope import describe
 from graph.state import AgentState
@@ -85,7 +84,7 @@ def found_passages(found: Found) -> list[NumberedPassage]:
     return out
 
 
-def found_record(found: Found, topic: str, scope: list[str]) -> dict[str, Any]:
+def found_record(found: Found, topic: str, scope: list[str]) -> FindRecord:
     """What the generator and the trace need of a find: the count is the code's."""
     return {
         "topic": topic,

@@ -22,9 +22,9 @@ from graph.focus import shown_passages
 from graph.nodes.streamed import StreamedAnswer
 from graph.options import TurnOptions
 from graph.readable import readable_markdown
-from graph.records import NumberedPassage
+from graph.records import FindRecord, NumberedPassage
 from graph.scope import describe, in_scope
-from graph.state import AgentState, Source
+from graph.state import AgentState, Generation, Source
 from graph.support import SupportCheck
 from models.llm import LLMError
 from models.protocols import Message, Usage
@@ -152,7 +152,7 @@ def build_prompt(
     return Prompt(messages, sources[: len(kept)], len(sources) - len(kept))
 
 
-def _find_header(found: dict[str, Any], shown: int) -> str:
+def _find_header(found: FindRecord, shown: int) -> str:
     """The find answer's first line, from the code's count."""
     scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
     topic = str(found["topic"]).strip('"\u201c\u201d')  # the header quotes it itself
@@ -173,7 +173,7 @@ def _find_header(found: dict[str, Any], shown: int) -> str:
     return line + "\n\n" + _find_list(found)
 
 
-def _find_list(found: dict[str, Any]) -> str:
+def _find_list(found: FindRecord) -> str:
     """The matching documents, each with its count of matching passages, written by code:
     the answer names the files even when the model doesn't."""
     paths: list[str] = found["paths"]
@@ -302,7 +302,7 @@ def _finish(
     ttft = None
     if started is not None and answer.first_token_at is not None:
         ttft = round((answer.first_token_at - started) * 1000, 1)
-    generation: dict[str, Any] = {
+    generation: Generation = {
         "model": context.llm.model if usage else None,
         "prompt_tokens": usage.prompt_tokens if usage else None,
         "answer_tokens": usage.answer_tokens if usage else None,

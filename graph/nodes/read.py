@@ -12,7 +12,6 @@ import asyncio
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
-from typing import Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -24,9 +23,9 @@ from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
-from graph.records import Coverage, SentenceSupportPublic
+from graph.records import Coverage, NoReading, ReadingTrace, SentenceSupportPublic, StoppedReading
 from graph.runaway import RunawayGuard
-from graph.state import AgentState, Source
+from graph.state import AgentState, Generation, Source
 from graph.support import SentenceSupport
 from graph.support.words import STOP
 from graph.whole.answer import Written, stream_answer
@@ -178,7 +177,8 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             checked_table.cancel()  # stopped: the thread's check ends unheeded
         raise
     ended.written = written
-    ended.trace = {**summary(reading), "whole": whole, "calls": reading.calls + 1}
+    read: ReadingTrace = {**summary(reading), "whole": whole, "calls": reading.calls + 1}
+    ended.trace = read
     ended.sources, ended.coverage = sources, coverage(reading)
     if written.failure is not None:
         live.cancel()  # a cut-off answer is not checked
@@ -230,8 +230,8 @@ def _assembled(
 class Ended:
     """How the reader's turn ends, for ``_finish``."""
 
-    trace: dict[str, Any] = field(default_factory=dict)
-    unfinished: dict[str, Any] | None = None
+    trace: ReadingTrace | NoReading = field(default_factory=NoReading)
+    unfinished: StoppedReading | None = None
     written: Written | None = None
     sources: list[Source] = field(default_factory=list)
     coverage: Coverage | None = None
@@ -248,7 +248,7 @@ def _finish(
     written = ended.written
     usage = written.usage if written is not None else None
     failure = written.failure if written is not None else None
-    generation: dict[str, Any] = {
+    generation: Generation = {
         "model": context.llm.model if usage else None,
         "prompt_tokens": usage.prompt_tokens if usage else None,
         "answer_tokens": usage.answer_tokens if usage else None,

@@ -17,8 +17,8 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
 
+from graph.records import CandidatePlace, CandidateScores
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.ports import Begun, Reader
@@ -35,6 +35,14 @@ MAX_QUERY_CHARS = 4_000
 MAX_K = 50
 MAX_CANDIDATES_IN_TRACE = 60
 """Of each retrieval's candidates, the best this many are shown in the trace."""
+
+
+class Weighed(CandidatePlace, CandidateScores):
+    """A candidate a search weighed, located, for the trace: with the number of the source
+    its passage became, or why none was made around it."""
+
+    source: int | None
+    left_out: str | None
 
 
 @dataclass
@@ -61,7 +69,7 @@ class Search:
         self._questions: dict[str, _Question] = {}
         """The texts searched for: the message, or the rewriter's queries."""
         self._weighed: list[Candidate] = []
-        self._where: Future[dict[Key, dict[str, Any]]] | None = None
+        self._where: Future[dict[Key, CandidatePlace]] | None = None
         """Where the weighed candidates sit, being read by ``locate``."""
         self._sentences: dict[str, list[float]] = {}
         """Sentence vectors made for ``sentence_order``: a turn's queries (a follow-up's
@@ -137,21 +145,21 @@ class Search:
         weighed = list(self._weighed)
         self._where = _helpers().submit(self._read_where, weighed) if weighed else None
 
-    def trace(self) -> list[dict[str, Any]]:
+    def trace(self) -> list[Weighed]:
         """Every candidate the retrievals weighed (the best of each), with where it is
         (path, page) and its scores; chunks gone before they were located are left out.
         Where they are is ``locate``'s, read here only if it was not started."""
         if not self._weighed:
             return []
         where = self._where.result() if self._where is not None else self._read_where()
-        out = []
+        out: list[Weighed] = []
         for c in self._weighed:
             place = where.get(c.key)
             if place is not None:
                 out.append({**place, "source": c.source, "left_out": c.left_out, **c.scores()})
         return out
 
-    def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, dict[str, Any]]:
+    def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, CandidatePlace]:
         """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
         page and index, and whether OCR read it; one store read for those not read yet.
         A chunk whose document no file holds now is gone: left out."""
@@ -160,13 +168,16 @@ class Search:
         unread = [k for k in dict.fromkeys(c.key for c in weighed) if k not in chunks]
         chunks.update({(c.doc_id, c.index): c for c in self.reader.dense.get_chunks(unread)})
         paths = {doc_id: self.library.path_of(doc_id) for doc_id, _ in chunks}
-        where = {}
+        where: dict[Key, CandidatePlace] = {}
         for key, chunk in chunks.items():
             path = paths[key[0]]
             if path is None:
                 continue  # no file holds its document any more
-            read = {"ocr": True, "ocr_confidence": chunk.ocr_confidence} if chunk.ocr else {}
-            where[key] = {"path": path, "page": chunk.page, "index": key[1], **read}
+            place = CandidatePlace(path=path, page=chunk.page, index=key[1])
+            if chunk.ocr:
+                place["ocr"] = True
+                place["ocr_confidence"] = chunk.ocr_confidence
+            where[key] = place
         return where
 
     def seen(self) -> list[tuple[Key, float]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph.records import CandidateScores
 from ingest.types import Chunk
 
 Key = tuple[str, int]
@@ -56,7 +57,7 @@ class Candidate:
             raise LookupError(f"chunk {self.key} is not loaded")
         return self.chunk
 
-    def scores(self) -> dict[str, Any]:
+    def scores(self) -> CandidateScores:
         """Why it was retrieved, for the trace and the API."""
         return {
             "dense": _round(self.dense),
@@ -90,7 +91,7 @@ class Passage:
     """Its page was read by OCR, with this mean confidence (None: the file's own text)."""
 
     def scores(self) -> dict[str, Any]:
-        return self.hits[0].scores() if self.hits else {}
+        return dict[str, Any](self.hits[0].scores()) if self.hits else {}
 
 
 @dataclass

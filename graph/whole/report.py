@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph import prompts
-from graph.records import Coverage
+from graph.records import Coverage, ReadingTrace, StoppedReading
 from graph.whole.progress import where_read
 from graph.whole.reading import Reading
 from graph.whole.resume import actions
@@ -27,7 +25,7 @@ def skipped_text(reading: Reading) -> str:
     )
 
 
-def unfinished(reading: Reading, question: str) -> dict[str, Any] | None:
+def unfinished(reading: Reading, question: str) -> StoppedReading | None:
     """When sections were left unread (the call budget, or an answer from the notes kept
     so far): what was read, and the follow-up that reads on; else None."""
     if not reading.skipped:
@@ -63,7 +61,7 @@ def coverage(reading: Reading) -> Coverage:
     }
 
 
-def summary(reading: Reading) -> dict[str, Any]:
+def summary(reading: Reading) -> ReadingTrace:
     """The reading's part of the trace."""
     return {
         "documents": [d.path for d in reading.documents],

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from graph import prompts
 from graph.events import ReadSoFar
+from graph.records import StoppedReading
 from graph.state import Resume, Route
 
 _SUMMARISE = frozenset(
@@ -35,7 +36,7 @@ _CONTINUE = frozenset(
 )
 
 
-def resume_record(kept: ReadSoFar) -> dict[str, Any]:
+def resume_record(kept: ReadSoFar) -> StoppedReading:
     """What a stopped answer keeps of its reading, with the follow-ups it offers."""
     return {
         "question": kept.question,

@@ -13,12 +13,13 @@ from typing import Any
 
 from nicegui import ui
 
+from app.records import StoppedReading
 from ui.answer import markdown
 
 ICONS = {"Summarise what was read": "summarize", "Continue reading": "play_arrow"}
 
 
-def show_resume(resume: dict[str, Any], stopped: bool, send: Callable[[str], Any]) -> ui.row:
+def show_resume(resume: StoppedReading, stopped: bool, send: Callable[[str], Any]) -> ui.row:
     """The row: for a stopped answer, what was read before the stop; then one button per
     follow-up the reading offers."""
     with ui.row().classes("items-center gap-2 w-full").mark("resume") as row:

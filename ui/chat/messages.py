@@ -11,7 +11,14 @@ from typing import Any
 
 from nicegui import ui
 
-from app.records import Coverage, Feedback, Searched, SentenceSupportPublic
+from app.records import (
+    Coverage,
+    Feedback,
+    Searched,
+    SentenceSupportPublic,
+    StoppedReading,
+    Trace,
+)
 from app.services.chat_export import answer_with_sources
 from ui.answer import markdown
 from ui.answer.citations import group_sources, middle_ellipsis
@@ -89,7 +96,7 @@ class AnswerView:
     turn_id: str
     text: str = ""
     sources: list[dict[str, Any]] = field(default_factory=list)
-    trace: dict[str, Any] | None = None
+    trace: Trace | None = None
     stopped: bool = False
     regen: ui.button | None = None
     """Regenerate, on the last answer only."""
@@ -101,7 +108,7 @@ class AnswerView:
     """What was searched, when the documents don't cover the question."""
     coverage: Coverage | None = None
     """How much of the library the answer read (None: it searched nothing)."""
-    resume: dict[str, Any] | None = None
+    resume: StoppedReading | None = None
     """A reading stopped or cut short: what it read and its follow-ups (None otherwise)."""
     resume_row: ui.row | None = None
     draft: str | None = None
