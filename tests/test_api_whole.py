@@ -44,22 +44,34 @@ def notes_only(messages: Sequence[Message], schema: dict[str, Any] | None) -> st
     return " ".join(f"Page {label[1:]} has words [{label}]." for label in labels)
 
 
-async def test_a_stopped_reading_is_taken_up_by_a_follow_up_message(tmp_path: Path) -> None:
+def reading_model() -> FakeChatModel:
+    """A model that writes section notes, each stream held at its gate until released."""
     llm = FakeChatModel(token_delay=0.005)
     llm.responder = notes_only
-    gate = asyncio.Semaphore(0)
-    llm.stream_gate = gate
+    llm.stream_gate = asyncio.Semaphore(0)
+    return llm
+
+
+async def stop_a_reading(app: Any, llm: FakeChatModel) -> tuple[str, list[tuple[str, Any]]]:
+    """Summarise long.pdf over the API and Stop it (the window's Stop) once the first
+    section's note is written: the session and the stream's events."""
+    assert llm.stream_gate is not None
+    body = {"message": "Summarise @long.pdf", "mode": "document"}
+    async with app.client.stream("POST", "/api/chat", json=body) as response:
+        reading = asyncio.create_task(read_sse(response))
+        await eventually(lambda: llm.waiting == 1, what="the first section's call")
+        llm.stream_gate.release()
+        await eventually(lambda: app.container.notes.count() == 1, what="its note")
+        await eventually(lambda: llm.waiting == 1, what="the second section's call")
+        session = app.container.sessions.list()[0].id
+        assert app.container.chat.cancel(session)
+        return session, await reading
+
+
+async def test_a_stopped_reading_is_taken_up_by_a_follow_up_message(tmp_path: Path) -> None:
+    llm = reading_model()
     async with api_app(tmp_path, llm=llm, pdfs={"long.pdf": PAGES}, context_tokens=1024) as app:
-        body = {"message": "Summarise @long.pdf", "mode": "document"}
-        async with app.client.stream("POST", "/api/chat", json=body) as response:
-            reading = asyncio.create_task(read_sse(response))
-            await eventually(lambda: llm.waiting == 1, what="the first section's call")
-            gate.release()
-            await eventually(lambda: app.container.notes.count() == 1, what="its note")
-            await eventually(lambda: llm.waiting == 1, what="the second section's call")
-            session = app.container.sessions.list()[0].id
-            assert app.container.chat.cancel(session)  # the window's Stop
-            events = await reading
+        session, events = await stop_a_reading(app, llm)
         done = dict(events)["done"]
         assert done["stopped"] is True
         resume = done["resume"]

@@ -4,7 +4,6 @@ writes them, this checks what reaches the wire (much of it is copied through ``A
 
 from __future__ import annotations
 
-import asyncio
 import types
 from pathlib import Path
 from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
@@ -14,8 +13,8 @@ from typing_extensions import is_typeddict
 from graph.records import FindRecord, StoppedReading, Trace
 from tests.api_app import api_app
 from tests.fakes.chat import FakeChatModel
-from tests.running import eventually, read_sse
-from tests.test_api_whole import PAGES, notes_only
+from tests.running import read_sse
+from tests.test_api_whole import PAGES, reading_model, stop_a_reading
 
 
 def mismatches(value: Any, kind: Any, where: str = "") -> list[str]:
@@ -97,21 +96,10 @@ async def test_a_find_turns_trace_has_its_found_record() -> None:
 
 
 async def test_a_stopped_readings_done_carries_a_trace_and_its_resume(tmp_path: Path) -> None:
-    llm = FakeChatModel(token_delay=0.005)
-    llm.responder = notes_only
-    gate = asyncio.Semaphore(0)
-    llm.stream_gate = gate
+    llm = reading_model()
     async with api_app(tmp_path, llm=llm, pdfs={"long.pdf": PAGES}, context_tokens=1024) as app:
-        body = {"message": "Summarise @long.pdf", "mode": "document"}
-        async with app.client.stream("POST", "/api/chat", json=body) as response:
-            reading = asyncio.create_task(read_sse(response))
-            await eventually(lambda: llm.waiting == 1, what="the first section's call")
-            gate.release()
-            await eventually(lambda: app.container.notes.count() == 1, what="its note")
-            await eventually(lambda: llm.waiting == 1, what="the second section's call")
-            session = app.container.sessions.list()[0].id
-            assert app.container.chat.cancel(session)
-            stopped = dict(await reading)["done"]
+        session, events = await stop_a_reading(app, llm)
+        stopped = dict(events)["done"]
         llm.stream_gate = None
         body = {"message": "Summarise what was read", "session_id": session}
         async with app.client.stream("POST", "/api/chat", json=body) as response:
