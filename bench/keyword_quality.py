@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.keyword_engines import ENGINES  # noqa: E402
-from bench.retrieval_corpus import CORPUS, index_folder  # noqa: E402
-from bench.retrieval_eval import TUNE_COUNT, metrics, squad_sample  # noqa: E402
+from bench.retrieval_corpus import CORPUS, index_folder, squad_sample  # noqa: E402
+from bench.retrieval_eval import TUNE_COUNT, metrics  # noqa: E402
 
 ROOT = Path("/tmp/keyword-bench")
 

@@ -7,7 +7,9 @@ its BM25 index; the indexes are cached under /tmp (``CACHE``) so a second run st
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import random
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from typing import Any, cast
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.retrieval.types import Retrieval
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.keyword.index import KeywordIndex
@@ -29,6 +32,10 @@ from models.protocols import Embedder
 from models.reranker import FlashRankReranker
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+Rank = int | None
+"""Where a search put the gold answer's passage (1 is first), or None when it didn't."""
+RankOf = Callable[[Retrieval, dict], Rank]
 CACHE = Path(os.environ.get("DOCENT_EVAL_CACHE", "/tmp/retrieval-eval"))
 """Shared by the worktrees' runs: a branch whose chunks or vectors differ sets
 ``DOCENT_EVAL_CACHE`` to a folder of its own, or it would read another branch's index."""
@@ -232,3 +239,29 @@ def index_folder(
             for i, p in enumerate(chunk_pages(pages, 1000, 150))
         ]
     return Indexed(name, chunks, DictLibrary(paths), embedder or MiniLMEmbedder(), cache)
+
+
+# -- the questions, and where a search ranks their gold -------------------------------------
+
+
+def squad_sample(n: int) -> list[dict]:
+    rows = [json.loads(line) for line in open(CORPUS / "squad" / "questions.jsonl")]
+    return random.Random(7).sample(rows, n)
+
+
+def squad_rank(result: Retrieval, q: dict) -> Rank:
+    gold = q["doc_file"].removeprefix("docs/")
+    spans = [
+        (a["char_start_in_doc"], a["char_start_in_doc"] + len(a["text"])) for a in q["answers"]
+    ]
+    for rank, p in enumerate(result.passages, start=1):
+        if p.path == gold and any(p.start < hi and lo < p.end for lo, hi in spans):
+            return rank
+    return None
+
+
+def page_rank(result: Retrieval, q: dict) -> Rank:
+    for rank, p in enumerate(result.passages, start=1):
+        if p.path == q["file"]:
+            return rank
+    return None

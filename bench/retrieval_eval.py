@@ -24,51 +24,32 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.retrieval_corpus import CORPUS, Indexed, index_folder  # noqa: E402
+from bench.retrieval_corpus import (  # noqa: E402
+    CORPUS,
+    Indexed,
+    Rank,
+    RankOf,
+    index_folder,
+    page_rank,
+    squad_rank,
+    squad_sample,
+)
+from bench.retrieval_ideas import IDEAS, table  # noqa: E402
 from graph.retrieval.floor import Floor, relevance  # noqa: E402
-from graph.retrieval.types import Retrieval  # noqa: E402
 from ingest.index.keyword.terms import terms  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 TUNE_COUNT = 300
 FLOOR_PERCENTILE = 2
 TARGET_R1, TARGET_R5 = 0.80, 0.93
-
-Rank = int | None
-RankOf = Callable[[Retrieval, dict], Rank]
-
-
-def squad_sample(n: int) -> list[dict]:
-    rows = [json.loads(line) for line in open(CORPUS / "squad" / "questions.jsonl")]
-    return random.Random(7).sample(rows, n)
-
-
-def squad_rank(result: Retrieval, q: dict) -> Rank:
-    gold = q["doc_file"].removeprefix("docs/")
-    spans = [
-        (a["char_start_in_doc"], a["char_start_in_doc"] + len(a["text"])) for a in q["answers"]
-    ]
-    for rank, p in enumerate(result.passages, start=1):
-        if p.path == gold and any(p.start < hi and lo < p.end for lo, hi in spans):
-            return rank
-    return None
-
-
-def page_rank(result: Retrieval, q: dict) -> Rank:
-    for rank, p in enumerate(result.passages, start=1):
-        if p.path == q["file"]:
-            return rank
-    return None
 
 
 def recall(ranks: list[Rank], k: int) -> float:
@@ -224,8 +205,6 @@ def main() -> None:
         Floor().relevance,
     )
     if not args.no_ideas:
-        from bench.retrieval_ideas import IDEAS, table  # it imports this module's helpers
-
         table(
             IDEAS,
             [

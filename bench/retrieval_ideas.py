@@ -29,7 +29,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
+from bench.retrieval_corpus import (  # noqa: E402
+    CORPUS,
+    Indexed,
+    Variant,
+    index_folder,
+    page_rank,
+    squad_rank,
+    squad_sample,
+)
 from graph.retrieval.fusion import Fusion  # noqa: E402
 from graph.retrieval.prior import lean_on_documents  # noqa: E402
 from graph.retrieval.types import Candidate, Retrieval  # noqa: E402
@@ -161,7 +169,6 @@ def title_boost(boost: float) -> Wrap:
 
 
 def main() -> None:
-    from bench.retrieval_eval import page_rank, squad_rank, squad_sample
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--sample", type=int, default=1300)

@@ -60,7 +60,7 @@ def cold_ms(indexed: Indexed, questions: Sequence[dict]) -> tuple[float, float]:
 
 
 def main() -> None:
-    from bench.retrieval_eval import page_rank, squad_rank, squad_sample
+    from bench.retrieval_corpus import page_rank, squad_rank, squad_sample
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--timed", type=int, default=200, help="questions timed per set")

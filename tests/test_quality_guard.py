@@ -23,8 +23,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.retrieval_corpus import CORPUS, Indexed, index_folder
-from bench.retrieval_eval import page_rank, squad_rank, squad_sample
+from bench.retrieval_corpus import (
+    CORPUS,
+    Indexed,
+    index_folder,
+    page_rank,
+    squad_rank,
+    squad_sample,
+)
 from bench.router_eval import ScriptedRouterLLM, cheap_tiers, load_set, route_all
 from graph.deps import GraphDeps
 from graph.options import TurnOptions
