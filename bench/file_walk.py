@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from app.container import build_services  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.library import CORPUS  # noqa: E402
-from ingest.types import DocStatus  # noqa: E402
+from ingest.document_parts import DocStatus  # noqa: E402
 
 PRODUCT = ("app", "graph", "ingest", "models")
 REGISTRY = ROOT / "ingest" / "index" / "registry.py"

@@ -63,12 +63,12 @@ def run_ours(listing: Path, data: Path) -> dict[str, Any]:
     import resource
 
     from app.collector import settle
+    from ingest.document_parts import DocStatus
     from ingest.index.chroma_calls import open_chroma
     from ingest.index.keyword.index import KeywordIndex
     from ingest.index.registry import Registry
     from ingest.index.vectors import ChromaStore
     from ingest.pipeline.indexer import Indexer
-    from ingest.types import DocStatus
     from models.embeddings import MiniLMEmbedder
 
     docs = data / "documents"

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from ingest.document_parts import Chunk
 from ingest.index.keyword.index import ChunkSource, KeywordIndex
 from ingest.index.keyword.terms import terms
-from ingest.types import Chunk
 
 MAX_QUERY_TERMS = 32
 

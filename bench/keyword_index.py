@@ -39,8 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.keyword_engines import ENGINES, Engine  # noqa: E402
+from ingest.document_parts import Chunk, Page  # noqa: E402
 from ingest.pipeline.chunker import chunk_pages  # noqa: E402
-from ingest.types import Chunk, Page  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 ROOT = Path("/tmp/keyword-bench")

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.container import Services, build_services
 from app.settings import Settings
-from ingest.types import DocStatus
+from ingest.document_parts import DocStatus
 from models.protocols import ChatModel, Embedder
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -38,10 +38,10 @@ from app.container import Services, build_services
 from app.settings import Settings
 from bench.ocr_pages import article_pages, scanned_pdf, typed_pdf
 from bench.processes import TreeSampler
+from ingest.document_parts import DocStatus
 from ingest.loaders import open_document
 from ingest.loaders.errors import UnreadableFile
 from ingest.ocr.types import DeferredReader, NeedsOcr
-from ingest.types import DocStatus
 from models.embeddings import MiniLMEmbedder
 from models.reranker import PassThroughReranker
 from tests.corpus import CORPUS

@@ -20,13 +20,13 @@ from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.retrieval.types import Retrieval
+from ingest.document_parts import Chunk, DocumentVector, Page
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.context import VECTOR_TEXT_VERSION
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore
 from ingest.loaders import UnreadableFile, load
 from ingest.pipeline.chunker import chunk_pages
-from ingest.types import Chunk, DocumentVector, Page
 from models.embeddings import MiniLMEmbedder
 from models.protocols import Embedder
 from models.reranker import FlashRankReranker

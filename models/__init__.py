@@ -1,7 +1,7 @@
 """Adapters to local inference engines (Ollama chat, embedders, reranker).
 
 "models" means model adapters here, not pydantic data models: data shapes live
-beside their owner (``graph/state.py``, ``graph/records.py``, ``ingest/types.py``).
+beside their owner (``graph/state.py``, ``graph/records.py``, ``ingest/document_parts.py``).
 
 Importing this package turns ONNX Runtime's telemetry off for this process and every
 process it starts, so it must come before anything that loads onnxruntime: ``app`` and

@@ -13,8 +13,8 @@ from graph.deps import GraphDeps
 from graph.options import TurnOptions
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
-from ingest.types import Chunk
 from models.protocols import ChatModel, Reranker
 from models.reranker import PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary

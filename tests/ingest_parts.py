@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 import ingest.pipeline.process as pipeline_module
+from ingest.document_parts import DocStatus
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
-from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
 
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from ingest.document_parts import DocStatus
 from ingest.pipeline.batcher import EmbedBatcher
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.options import IndexOptions
-from ingest.types import DocStatus
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import ingest_parts
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ingest.document_parts import DocStatus
 from ingest.pipeline.indexer import Indexer
-from ingest.types import DocStatus
 from tests.bombs import BOMBS, build_bombs, docx_long_text
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.running import ROOT

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from ingest.document_parts import Page, Section
 from ingest.pipeline.chunker import PageChunk, chunk_pages
-from ingest.types import Page, Section
 
 _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "東京", "naïve", "x" * 30]
 _GLUE = [" ", " ", " ", "  ", ". ", "! ", "? ", "\n", "\n\n", "\t", ".\n\n"]

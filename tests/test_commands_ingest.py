@@ -8,9 +8,9 @@ import pytest
 
 from app.cli import commands
 from app.settings import Settings
+from ingest.document_parts import DocStatus
 from ingest.index.registry import Registry
 from ingest.pipeline.lock import IndexLock
-from ingest.types import DocStatus
 
 
 def _settings(tmp_path: Path) -> Settings:

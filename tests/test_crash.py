@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from ingest.document_parts import DocStatus
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.kept_pages import KeptPages
-from ingest.types import DocStatus
 from tests.crash_child import MARK
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ocr import HOLD, reads

@@ -18,8 +18,8 @@ from app.container import build_services
 from app.services.documents import NoSpace
 from app.settings import Settings
 from ingest.disk import DiskFull, can_write, is_disk_full
+from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
-from ingest.types import Chunk
 from tests.api_app import api_app, error_code
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import GatedEmbedder

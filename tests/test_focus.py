@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.budget import estimate_tokens
 from graph.graph import build_graph
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library, run_turn, settings
 

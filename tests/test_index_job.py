@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.registry import Registry
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
 from ingest.pipeline.read_ahead import ReadAhead
-from ingest.types import DocStatus, DocumentRecord
 from tests.ingest_parts import IngestParts, ingest_parts
 
 FILES = 12

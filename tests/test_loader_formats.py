@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ingest.document_parts import Page
 from ingest.loaders import UnreadableFile, load, open_document
 from ingest.pipeline.chunker import chunk_pages
-from ingest.types import Page
 from tests.documents import make_docx, make_epub, make_pptx
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from app.container import build_services
 from app.settings import Settings
-from ingest.types import DocStatus
+from ingest.document_parts import DocStatus
 from tests.corpus import CORPUS, needs_corpus
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder

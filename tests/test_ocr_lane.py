@@ -8,10 +8,10 @@ from typing import Any
 
 from app.container import build_services
 from app.settings import Settings
+from ingest.document_parts import DocStatus, Page
 from ingest.index.registry import Registry
 from ingest.loaders.errors import OLD_SCANNED
 from ingest.parsing import ParserPool, RemoteDocument
-from ingest.types import DocStatus, Page
 from tests.api_app import api_app
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder

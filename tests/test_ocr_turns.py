@@ -14,9 +14,9 @@ from typing import Any
 
 from app.container import build_services
 from app.settings import Settings
+from ingest.document_parts import DocStatus
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.progress import DocumentProgress, IngestEvent
-from ingest.types import DocStatus
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ocr import HOLD, CodedReader, reads

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from ingest.document_parts import Page, PageOcr, PlacedLine
 from ingest.loaders import load, open_document
 from ingest.loaders.base import Resumable
 from ingest.loaders.errors import NO_TEXT_LAYER, OCR_OFF, UnreadableFile
@@ -24,7 +25,6 @@ from ingest.ocr.types import DeferredReader, Line, Lines, NeedsOcr, OcrText
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Job, WorkQueue
-from ingest.types import Page, PageOcr, PlacedLine
 from tests.pdfs import make_pdf
 from tests.scans import image_pdf, mixed_pdf, page_image, tiff, workbook
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 import ingest.pipeline.process as pipeline_module
+from ingest.document_parts import DocStatus
 from ingest.loaders import UnreadableFile, UnsupportedFile
 from ingest.parsing import Cancelled, ParserPool, RemoteDocument
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.options import IndexOptions
-from ingest.types import DocStatus
 from tests.api_app import api_app
 from tests.bombs import docx_many_styles
 from tests.ingest_parts import IngestParts, ingest_parts, warm_parsers

@@ -16,12 +16,12 @@ import pytest
 
 import ingest.pipeline.folder as folder_module
 import ingest.pipeline.process as pipeline_module
+from ingest.document_parts import DocStatus
 from ingest.parsing import ParserPool
 from ingest.pipeline.folder import ReadFile
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.queue import SMALL_BYTES
-from ingest.types import DocStatus
 from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import IngestParts, ingest_parts, slow_after_first_page, warm_parsers

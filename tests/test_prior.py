@@ -10,7 +10,7 @@ import pytest
 
 from graph.retrieval.prior import SPAN, lean_on_documents
 from graph.retrieval.types import Candidate
-from ingest.types import DocumentVector
+from ingest.document_parts import DocumentVector
 
 QUERY = [1.0, 0.0, 0.0]
 NEAR = DocumentVector([0.96, 0.28, 0.0], chunks=3)  # about what the question asks

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ingest.document_parts import DocStatus, PlacedLine
 from ingest.index.database import apply_migrations, connect
 from ingest.index.registry import Registry, doc_id_for
 from ingest.index.registry_rows import DOCUMENTS_SCHEMA
-from ingest.types import DocStatus, PlacedLine
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from graph.retrieval.fusion import adaptive, rrf
 from graph.retrieval.proximity import best_sentence_share, order_by_proximity
 from graph.retrieval.retriever import Reader, RetrievalSettings, Retriever
 from graph.retrieval.types import Candidate
+from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
-from ingest.types import Chunk
 from models.llm import LLMError
 from models.protocols import Reranker
 from models.reranker import FlashRankReranker, PassThroughReranker, RerankerUnavailable

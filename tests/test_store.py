@@ -9,6 +9,7 @@ import chromadb
 import pytest
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
+from ingest.document_parts import Chunk
 from ingest.index.chroma_calls import (
     ChromaCalls,
     StoreUnavailable,
@@ -18,7 +19,6 @@ from ingest.index.chroma_calls import (
 from ingest.index.chroma_rows import TEXT_KEY
 from ingest.index.context import document_text
 from ingest.index.vectors import EMBED_BATCH, ChromaStore, collection_name
-from ingest.types import Chunk
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.search import make_chunk
 

@@ -11,8 +11,8 @@ from graph.retrieval.types import Retrieval
 from graph.state import Source
 from graph.support import SourcePassage, SupportCheck, source_passages, verify
 from graph.support.library import verify_in_library
+from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
-from ingest.types import Chunk
 from models.embeddings import MiniLMEmbedder
 from models.reranker import PassThroughReranker
 from tests.fakes.dense import FakeDenseIndex, FakeLibrary

@@ -20,7 +20,7 @@ from graph.graph import build_graph
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings
 from graph.whole.notes import SectionNotes
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 from models.llm import LLMError
 from models.protocols import Message
 from tests.fakes.chat import FakeChatModel

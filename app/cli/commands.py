@@ -11,8 +11,8 @@ from app.collector import settle
 from app.container import Services, build_services
 from app.services.chat import Done, Failed, Status, Token
 from app.settings import Settings
+from ingest.document_parts import DocStatus
 from ingest.pipeline.progress import IngestEvent
-from ingest.types import DocStatus
 
 
 def _counts_line(container: Services) -> str:

@@ -20,8 +20,8 @@ from app.services.status import StatusService
 from app.settings import Settings
 from app.token import NoToken, read_token
 from ingest.disk import short_of_room
+from ingest.document_parts import DocStatus
 from ingest.index.registry import Registry
-from ingest.types import DocStatus
 from models import openai_words as words
 from models.protocols import Health
 

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from graph.records import DocumentView
 from ingest.disk import DiskFull, is_disk_full
+from ingest.document_parts import DocumentRecord
 from ingest.index.registry import Registry
 from ingest.loaders import SUPPORTED_SUFFIXES, LoadedDocument
 from ingest.loaders.sheets import SHEET_SUFFIXES
@@ -29,7 +30,6 @@ from ingest.parsing.tasks import OcrMode, preview_frame
 from ingest.pipeline.folder import inspect, is_ignored, sha256_file
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent, LibraryProgress
-from ingest.types import DocumentRecord
 
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 _MAX_NAME_BYTES = 255
@@ -96,7 +96,7 @@ class Added:
 
 
 PlacedLineRow = tuple[str, tuple[tuple[float, float], ...]]
-"""A line OCR read, and its corners on the page (see ``ingest.types.PlacedLine``)."""
+"""A line OCR read, and its corners on the page (see ``ingest.document_parts.PlacedLine``)."""
 
 
 class DocumentService:

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from ingest.disk import DiskFull
+from ingest.document_parts import DocStatus
 from ingest.index.registry import Registry
-from ingest.types import DocStatus
 from models.protocols import Health
 
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from graph.retrieval.ports import DenseIndex, KeywordSearch
 from graph.retrieval.types import Candidate, Key
+from ingest.document_parts import Chunk
 from ingest.index.keyword.scores import KeywordHit, KeywordScores
-from ingest.types import Chunk
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graph.retrieval.types import Candidate, Key, Passage
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 
 PageKey = tuple[str, int | None]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.retrieval.types import Key
 from graph.scope import in_scope
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 
 if TYPE_CHECKING:
     from graph.retrieval.search import Search

@@ -9,8 +9,8 @@ from typing import Protocol
 from graph.retrieval.fusion import Fusion
 from graph.retrieval.settings import RetrievalSettings
 from graph.retrieval.types import Key
+from ingest.document_parts import Chunk, DocumentVector
 from ingest.index.keyword.index import KeywordScores
-from ingest.types import Chunk, DocumentVector
 from models.protocols import Embedder, Reranker
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 import numpy as np
 
 from graph.retrieval.types import Candidate
-from ingest.types import DocumentVector
+from ingest.document_parts import DocumentVector
 
 WEIGHT = 3.0
 """How far one standard deviation of document similarity moves a candidate, for a question

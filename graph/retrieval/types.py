@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph.records import CandidateScores
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 
 Key = tuple[str, int]
 """A chunk's identity in every index: (document key, chunk index)."""

@@ -21,7 +21,7 @@ from functools import cached_property
 
 from graph.budget import cut_to, estimate_tokens
 from graph.retrieval.expand import whole_pages
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 
 UNIT_CHARS = 6_000
 """A page longer than this (or a text without pages) is read in pieces of this size."""

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ingest.document_parts import Chunk
 from ingest.keys import chunk_id
-from ingest.types import Chunk
 
 NO_PAGE = -1  # Chroma rejects None in metadata
 TEXT_KEY = "text"

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from ingest.types import HEADING_SEPARATOR, Chunk
+from ingest.document_parts import HEADING_SEPARATOR, Chunk
 
 VECTOR_TEXT_VERSION = 2
 """What a chunk's vector is made from: 1, its text alone; 2, its context, then its text.

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
-from ingest.types import Hit
+from ingest.document_parts import Hit
 
 NO_FILES: dict[str, Any] = {"doc_id": {"$in": []}}
 """The filter for files that hold no indexed content: nothing can match."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 from models.protocols import Embedder
 
 

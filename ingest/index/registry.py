@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ingest.document_parts import DocStatus, DocumentRecord, PlacedLine
 from ingest.index.database import apply_migrations, connect
 from ingest.index.registry_rows import (
     COLUMNS,
@@ -29,7 +30,6 @@ from ingest.index.registry_rows import (
     now,
 )
 from ingest.keys import doc_id_for
-from ingest.types import DocStatus, DocumentRecord, PlacedLine
 
 __all__ = ["ContentRecord", "Registry", "doc_id_for"]
 

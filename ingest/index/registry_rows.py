@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ingest.types import DocStatus, DocumentRecord, PlacedLine
+from ingest.document_parts import DocStatus, DocumentRecord, PlacedLine
 
 DOCUMENTS_SCHEMA: tuple[str, ...] = (
     # v1

@@ -30,6 +30,7 @@ from typing import Any, TypeVar, cast
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection as ChromaCollection
 
+from ingest.document_parts import Chunk, DocumentVector, Hit
 from ingest.index.chroma_calls import RECORDS_PER_CALL, ChromaCalls
 from ingest.index.chroma_rows import (
     TEXT_KEY,
@@ -42,7 +43,6 @@ from ingest.index.chroma_rows import (
 from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
 from ingest.index.key_paths import NO_FILES, KeyLookup, files_filter, resolve_hits
-from ingest.types import Chunk, DocumentVector, Hit
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)

@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
+from ingest.document_parts import Page
 from ingest.loaders.docx import DocxDocument
 from ingest.loaders.epub import EpubDocument
 from ingest.loaders.errors import (
@@ -53,7 +54,6 @@ from ingest.loaders.sheets import SHEET_SUFFIXES, SheetDocument
 from ingest.loaders.tabular import CsvDocument
 from ingest.loaders.text import MarkdownDocument, RstDocument, TextDocument
 from ingest.ocr.types import PageReader
-from ingest.types import Page
 
 __all__ = [
     "BINARY_CONTENT",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from ingest.closing import Closing
-from ingest.types import Page, Section
+from ingest.document_parts import Page, Section
 
 BLOCK_CHARS = 1 << 20
 """About how many characters one streamed Page holds; memory per file is a few of these."""

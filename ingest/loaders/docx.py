@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from ingest.document_parts import Page
 from ingest.loaders.base import Document, HeadingTrail, ParagraphPages
 from ingest.loaders.errors import NO_TEXT, UnreadableFile
 from ingest.loaders.package import PackageError, damaged, open_package
-from ingest.types import Page
 
 _KIND = "Word"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from ingest.document_parts import Page
 from ingest.loaders.base import Document, HeadingTrail
 from ingest.loaders.errors import DRM_EBOOK, NO_TEXT, UnreadableFile
 from ingest.loaders.limits import CappedPart
 from ingest.loaders.markup import declared_encoding, html_pages
 from ingest.loaders.package import Package, PackageError, damaged, open_package
-from ingest.types import Page
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ingest.document_parts import Page, Section
 from ingest.loaders.base import BLOCK_CHARS, Document, HeadingTrail, cut_point
 from ingest.loaders.encoding import decode_stream, detect, samples
 from ingest.loaders.errors import NO_TEXT, UnreadableFile
-from ingest.types import Page, Section
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _PARAGRAPHS = frozenset(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError
 
+from ingest.document_parts import Page, PageOcr, Section
 from ingest.loaders.base import Document, HeadingTrail
 from ingest.loaders.errors import (
     NEEDS_AES,
@@ -42,7 +43,6 @@ from ingest.loaders.pdf_open import open_pdf
 from ingest.loaders.pdf_scans import is_scanned
 from ingest.ocr.render import PdfPages
 from ingest.ocr.types import PageReader
-from ingest.types import Page, PageOcr, Section
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from ingest.document_parts import Page, Section
 from ingest.loaders.base import Document
 from ingest.loaders.errors import NO_TEXT, UnreadableFile
 from ingest.loaders.package import PackageError, damaged, open_package
-from ingest.types import Page, Section
 
 _KIND = "PowerPoint"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"

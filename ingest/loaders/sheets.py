@@ -17,6 +17,7 @@ from typing import Any
 
 from python_calamine import CalamineError, CalamineWorkbook, PasswordError, SheetTypeEnum
 
+from ingest.document_parts import Page, Section
 from ingest.loaders.base import BLOCK_CHARS, Document
 from ingest.loaders.errors import (
     DAMAGED_OFFICE,
@@ -26,7 +27,6 @@ from ingest.loaders.errors import (
     detail,
 )
 from ingest.loaders.tabular import is_header, render_row
-from ingest.types import Page, Section
 
 SHEET_SUFFIXES = frozenset({".xlsx", ".xls", ".ods"})
 """Spreadsheet files Docent reads."""

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 
+from ingest.document_parts import Page
 from ingest.loaders.base import BLOCK_CHARS, Document
 from ingest.loaders.encoding import HEAD_BYTES, decode_stream, detect, samples
 from ingest.loaders.errors import EMPTY_FILE, UnreadableFile
-from ingest.types import Page
 
 _DELIMITERS = ",;\t|"
 _FIELD_LIMIT = 1 << 20

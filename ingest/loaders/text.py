@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ingest.document_parts import Page, Section
 from ingest.loaders.base import BLOCK_CHARS, Document, HeadingTrail, cut_blocks
 from ingest.loaders.encoding import HEAD_BYTES, decode_stream, detect, samples
 from ingest.loaders.errors import EMPTY_FILE, UnreadableFile
-from ingest.types import Page, Section
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)

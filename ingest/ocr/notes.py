@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ingest.types import Page
+from ingest.document_parts import Page
 
 LOW_CONFIDENCE = 0.85
 """Mean confidence under which a page's OCR text is likely to hold misread words (clean

@@ -11,10 +11,10 @@ import ctypes
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ingest.document_parts import PlacedLine
 from ingest.ocr.layout import reading_text
 from ingest.ocr.script import is_read, plausible_share
 from ingest.ocr.types import Line, Lines, OcrText
-from ingest.types import PlacedLine
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ingest.types import PageOcr, PlacedLine
+from ingest.document_parts import PageOcr, PlacedLine
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ingest.closing import Closing
+from ingest.document_parts import Page
 from ingest.parsing.wire import End, Item, Task
-from ingest.types import Page
 
 
 class Lease(Protocol):

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path, PosixPath, WindowsPath
 from typing import IO, Any, Literal
 
+from ingest.document_parts import Page
 from ingest.loaders import UnreadableFile, open_document
 from ingest.loaders.base import Resumable
 from ingest.ocr.types import CappedReader, DeferredReader, PageReader, ReaderFactory
-from ingest.types import Page
 
 PAGE_CHARS = 8 << 20
 """Most characters one page may hand to the app. Pages cut from a stream are about a

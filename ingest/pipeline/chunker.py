@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ingest.types import HEADING_SEPARATOR, Page
+from ingest.document_parts import HEADING_SEPARATOR, Page
 
 # Where a chunk may end, best first. Each pattern's match end is the cut point.
 _PARAGRAPH = re.compile(r"\n[ \t\r]*\n")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ingest.disk import is_disk_full, short_of_room
+from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
 from ingest.loaders import UnreadableFile, UnsupportedFile, is_supported
@@ -27,7 +28,6 @@ from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job
 from ingest.pipeline.runner import FileRunner
 from ingest.pipeline.scans import TurnOver
-from ingest.types import DocStatus, DocumentRecord
 
 log = logging.getLogger(__name__)
 

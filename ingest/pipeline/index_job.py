@@ -13,9 +13,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest.document_parts import DocumentRecord
 from ingest.pipeline.folder import FileInfo, ReadFile
 from ingest.pipeline.queue import Job, Lane
-from ingest.types import DocumentRecord
 
 
 @dataclass

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ingest.disk import DiskFull, is_disk_full
+from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
@@ -32,7 +33,6 @@ from ingest.pipeline.process import Pipeline
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.reconcile import Reconciler, Report
 from ingest.pipeline.space import SpaceWait
-from ingest.types import DocStatus, DocumentRecord
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)

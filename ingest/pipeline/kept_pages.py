@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ingest.document_parts import Page, PageOcr, PlacedLine, Section
 from ingest.index.database import apply_migrations, connect
-from ingest.types import Page, PageOcr, PlacedLine, Section
 
 _SCHEMA: tuple[str, ...] = (
     # v1

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ingest.document_parts import Chunk, DocStatus, DocumentRecord
 from ingest.index.context import Outline
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
@@ -47,7 +48,6 @@ from ingest.pipeline.source import open_source
 from ingest.pipeline.threads import ThreadPool
 from ingest.pipeline.vector_writes import VectorWrites
 from ingest.pipeline.write_behind import WriteBehind
-from ingest.types import Chunk, DocStatus, DocumentRecord
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)

@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ingest.document_parts import Chunk, Page, PlacedLine
 from ingest.ocr.notes import OcrTally
 from ingest.parsing import Cancelled
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.threads import ThreadPool
-from ingest.types import Chunk, Page, PlacedLine
 
 READ_AHEAD = 4
 """Batches the loader thread may prepare while the embedder works."""

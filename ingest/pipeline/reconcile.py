@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import READY, Registry
 from ingest.pipeline.folder import FileInfo, walk
-from ingest.types import DocStatus, DocumentRecord
 
 log = logging.getLogger(__name__)
 

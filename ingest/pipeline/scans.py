@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ingest.closing import Closing
+from ingest.document_parts import Page
 from ingest.parsing import ParserPool, RemoteDocument
 from ingest.pipeline.kept_pages import KeptPages
-from ingest.types import Page
 
 TURN_PAGES = 4
 """Pages a file reads by OCR before it lets a waiting file have a turn: a one-page scan

@@ -14,10 +14,10 @@ import logging
 from collections.abc import Callable
 
 from ingest.disk import DiskFull, has_room, is_disk_full, short_of_room
+from ingest.document_parts import DocStatus
 from ingest.index.registry import Registry
 from ingest.keys import doc_id_for
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ingest.types import DocStatus
 
 log = logging.getLogger(__name__)
 

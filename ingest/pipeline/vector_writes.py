@@ -11,11 +11,11 @@ import threading
 import time
 from collections.abc import Sequence
 
+from ingest.document_parts import Chunk
 from ingest.index.context import Outline
 from ingest.index.ports import VectorIndex
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.write_behind import WriteBehind
-from ingest.types import Chunk
 from models.protocols import Embedder
 
 

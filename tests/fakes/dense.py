@@ -7,8 +7,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from ingest.document_parts import Chunk, DocumentVector
 from ingest.index.context import document_text
-from ingest.types import Chunk, DocumentVector
 from tests.fakes.embedder import FakeEmbedder
 
 

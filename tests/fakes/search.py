@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ingest.types import Chunk
+from ingest.document_parts import Chunk
 
 
 def make_chunk(

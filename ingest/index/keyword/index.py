@@ -25,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from ingest.disk import ensure_room
+from ingest.document_parts import Chunk
 from ingest.index.keyword.scores import KeywordScores
 from ingest.index.keyword.searching import IndexView, query_terms, search_view
 from ingest.index.keyword.segments import (
@@ -36,7 +37,6 @@ from ingest.index.keyword.segments import (
 )
 from ingest.index.keyword.store import load_state, save_manifest, save_new_segment
 from ingest.index.keyword.terms import terms
-from ingest.types import Chunk
 
 log = logging.getLogger(__name__)
 
