@@ -38,7 +38,7 @@ from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
-from ingest.ocr.types import ReaderFactory
+from ingest.ocr.page_reader import ReaderFactory
 from ingest.parsing import ParserPool
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock

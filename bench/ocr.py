@@ -41,7 +41,7 @@ from bench.processes import TreeSampler
 from ingest.document_parts import DocStatus
 from ingest.loaders import open_document
 from ingest.loaders.errors import UnreadableFile
-from ingest.ocr.types import DeferredReader, NeedsOcr
+from ingest.ocr.page_reader import DeferredReader, NeedsOcr
 from models.embeddings import MiniLMEmbedder
 from models.reranker import PassThroughReranker
 from tests.corpus import CORPUS

@@ -27,7 +27,7 @@ from graph.records import (
 )
 from graph.scope import BadScope
 from ingest.loaders import LoadedDocument, UnreadableFile, UnsupportedFile
-from ingest.ocr.types import NeedsOcr
+from ingest.ocr.page_reader import NeedsOcr
 
 MAX_READ_CHARS = 60_000
 """Most text one read_document call returns; a client reads a long PDF page by page."""

@@ -21,7 +21,7 @@ Text-like formats (.txt, .md, .rst) keep the file's own characters, so there a s
 a position in the decoded file; the others (PDF, HTML, CSV, Office, EPUB) count in the
 text Docent extracts.
 
-OCR: ``open_document(path, ocr)`` takes a ``PageReader`` (``ingest.ocr.types``) that
+OCR: ``open_document(path, ocr)`` takes a ``PageReader`` (``ingest.ocr.page_reader``) that
 reads page images; a scanned PDF page and every picture file go to it, and their pages
 say so (``Page.ocr``). None means OCR is off: scanned pages are empty, pictures fail
 saying OCR is off. Spreadsheets are pages too: one per sheet (``sheets``).
@@ -53,7 +53,7 @@ from ingest.loaders.pptx import PptxDocument
 from ingest.loaders.sheets import SHEET_SUFFIXES, SheetDocument
 from ingest.loaders.tabular import CsvDocument
 from ingest.loaders.text import MarkdownDocument, RstDocument, TextDocument
-from ingest.ocr.types import PageReader
+from ingest.ocr.page_reader import PageReader
 
 __all__ = [
     "BINARY_CONTENT",

@@ -22,7 +22,7 @@ from ingest.document_parts import Page
 from ingest.loaders.base import Document
 from ingest.loaders.errors import OCR_OFF, UNREAD_SCRIPT, UnreadableFile, detail
 from ingest.ocr.engine import MAX_SIDE, fitting_scale
-from ingest.ocr.types import PageReader
+from ingest.ocr.page_reader import PageReader
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 """Picture files Docent reads, by OCR."""

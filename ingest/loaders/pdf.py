@@ -41,8 +41,8 @@ from ingest.loaders.errors import (
 from ingest.loaders.pdf_log import PypdfLog
 from ingest.loaders.pdf_open import open_pdf
 from ingest.loaders.pdf_scans import is_scanned
+from ingest.ocr.page_reader import PageReader
 from ingest.ocr.render import PdfPages
-from ingest.ocr.types import PageReader
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -21,7 +21,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ingest.ocr.types import Line, Lines
+from ingest.ocr.page_reader import Line, Lines
 
 if TYPE_CHECKING:
     import numpy as np

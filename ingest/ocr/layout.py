@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from statistics import median
 
-from ingest.ocr.types import Line, Lines
+from ingest.ocr.page_reader import Line, Lines
 
 _SAME_BAND = 0.25
 """Boxes overlapping by this share of the smaller height are in one band (a box's

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from ingest.document_parts import PlacedLine
 from ingest.ocr.layout import reading_text
+from ingest.ocr.page_reader import Line, Lines, OcrText
 from ingest.ocr.script import is_read, plausible_share
-from ingest.ocr.types import Line, Lines, OcrText
 
 if TYPE_CHECKING:
     from PIL import Image

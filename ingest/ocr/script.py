@@ -16,7 +16,7 @@ import math
 import re
 import unicodedata
 
-from ingest.ocr.types import Line
+from ingest.ocr.page_reader import Line
 
 USABLE_LETTERS = 0.5
 """A text layer whose characters are mostly letters or digits is read as it is."""

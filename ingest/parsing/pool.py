@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ingest.closing import Closing
-from ingest.ocr.types import ReaderFactory
+from ingest.ocr.page_reader import ReaderFactory
 from ingest.parsing.remote import RemoteDocument
 from ingest.parsing.tasks import OcrMode, ScanPlan, read_document, read_scan
 from ingest.parsing.wire import End, Failed, Item, Next, Start, Task, decode

@@ -20,7 +20,7 @@ from typing import IO, Any, Literal
 from ingest.document_parts import Page
 from ingest.loaders import UnreadableFile, open_document
 from ingest.loaders.base import Resumable
-from ingest.ocr.types import CappedReader, DeferredReader, PageReader, ReaderFactory
+from ingest.ocr.page_reader import CappedReader, DeferredReader, PageReader, ReaderFactory
 
 PAGE_CHARS = 8 << 20
 """Most characters one page may hand to the app. Pages cut from a stream are about a

@@ -24,7 +24,7 @@ from xml.parsers.expat import ExpatError
 from xml.parsers.expat import errors as expat_errors
 
 from ingest.loaders import UnreadableFile, UnsupportedFile
-from ingest.ocr.types import NeedsOcr
+from ingest.ocr.page_reader import NeedsOcr
 
 Task = Callable[..., Iterator[Any]]
 """Runs in the worker: ``task(*args, payload)``; its first item answers ``Start``."""

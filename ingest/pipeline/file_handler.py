@@ -18,7 +18,7 @@ from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.registry import READY, Registry
 from ingest.keys import doc_id_for
 from ingest.loaders import UnreadableFile, UnsupportedFile, is_supported
-from ingest.ocr.types import NeedsOcr
+from ingest.ocr.page_reader import NeedsOcr
 from ingest.parsing import Cancelled
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate
 from ingest.pipeline.index_job import IndexJob

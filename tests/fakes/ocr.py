@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from ingest.ocr.types import OcrText
+from ingest.ocr.page_reader import OcrText
 
 HOLD = "HOLD"
 """A page whose text holds this waits for the gate."""
@@ -24,7 +24,7 @@ _GATE_PATIENCE = 120.0
 
 
 class CodedReader:
-    """Implements ``ingest.ocr.types.PageReader`` for pages made by ``coded_page``."""
+    """Implements ``ingest.ocr.page_reader.PageReader`` for pages made by ``coded_page``."""
 
     def __init__(self, log: Path | None = None, gate: Path | None = None) -> None:
         self.log = log
