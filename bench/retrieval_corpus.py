@@ -19,7 +19,7 @@ from typing import Any, cast
 from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import FUSIONS, Fusion
 from graph.retrieval.retriever import RetrievalSettings, Retriever
-from graph.retrieval.types import Retrieval
+from graph.retrieval.scored import Retrieval
 from ingest.document_parts import Chunk, DocumentVector, Page
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.context import VECTOR_TEXT_VERSION

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.retrieval_corpus import CORPUS, Indexed, Variant, index_folder  # noqa: E402
 from bench.retrieval_ideas import DATA, Rank, figures  # noqa: E402
-from graph.retrieval.types import Retrieval  # noqa: E402
+from graph.retrieval.scored import Retrieval  # noqa: E402
 
 K = 10
 

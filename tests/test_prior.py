@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from graph.retrieval.prior import SPAN, lean_on_documents
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 from ingest.document_parts import DocumentVector
 
 QUERY = [1.0, 0.0, 0.0]

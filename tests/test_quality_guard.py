@@ -35,7 +35,7 @@ from bench.router_eval import ScriptedRouterLLM, cheap_tiers, load_set, route_al
 from graph.deps import GraphDeps
 from graph.options import TurnOptions
 from graph.retrieval.floor import Floor, relevance
-from graph.retrieval.types import Retrieval
+from graph.retrieval.scored import Retrieval
 
 pytestmark = pytest.mark.slow
 

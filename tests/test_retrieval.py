@@ -15,7 +15,7 @@ from graph.retrieval.floor import Floor
 from graph.retrieval.fusion import adaptive, rrf
 from graph.retrieval.proximity import best_sentence_share, order_by_proximity
 from graph.retrieval.retriever import Reader, RetrievalSettings, Retriever
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
 from models.llm import LLMError

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from graph.retrieval.retriever import Retriever
-from graph.retrieval.types import Retrieval
+from graph.retrieval.scored import Retrieval
 from graph.state import Source
 from graph.support import SourcePassage, SupportCheck, source_passages, verify
 from graph.support.library import verify_in_library

@@ -22,7 +22,7 @@ from graph.records import (
 )
 from graph.retrieval.find import Found, find
 from graph.retrieval.retriever import Retriever
-from graph.retrieval.types import Retrieval
+from graph.retrieval.scored import Retrieval
 from graph.scope import Scope, clean_entry, in_scope, normalise
 from graph.support import SentenceSupport
 from graph.support.library import verify_in_library

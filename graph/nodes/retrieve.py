@@ -17,7 +17,7 @@ from graph.events import Sources, Status
 from graph.nodes.find import find_passages
 from graph.nodes.numbered import numbered_passage
 from graph.records import NumberedPassage
-from graph.retrieval.types import Passage, Retrieval
+from graph.retrieval.scored import Passage, Retrieval
 from graph.scope import in_scope
 from graph.state import AgentState, SearchQuery
 

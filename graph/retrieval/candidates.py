@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graph.retrieval.ports import DenseIndex, KeywordSearch
-from graph.retrieval.types import Candidate, Key
+from graph.retrieval.scored import Candidate, Key
 from ingest.document_parts import Chunk
 from ingest.index.keyword.scores import KeywordHit, KeywordScores
 

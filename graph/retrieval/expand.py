@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from graph.retrieval.types import Candidate, Key, Passage
+from graph.retrieval.scored import Candidate, Key, Passage
 from ingest.document_parts import Chunk
 
 PageKey = tuple[str, int | None]

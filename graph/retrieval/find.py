@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graph.retrieval.types import Key
+from graph.retrieval.scored import Key
 from graph.scope import in_scope
 from ingest.document_parts import Chunk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 
 CALIBRATED_RELEVANCE = 0.357
 """The lowest, over the kinds of answerable tuning questions, of each kind's 2nd percentile

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 
 RRF_K = 60
 """The constant of reciprocal rank fusion, as published (Cormack et al. 2009)."""

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from graph.retrieval.fusion import Fusion
+from graph.retrieval.scored import Key
 from graph.retrieval.settings import RetrievalSettings
-from graph.retrieval.types import Key
 from ingest.document_parts import Chunk, DocumentVector
 from ingest.index.keyword.index import KeywordScores
 from models.protocols import Embedder, Reranker

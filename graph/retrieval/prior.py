@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 from ingest.document_parts import DocumentVector
 
 WEIGHT = 3.0

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from graph.retrieval.types import Candidate
+from graph.retrieval.scored import Candidate
 from ingest.index.keyword.terms import terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, Reader
+from graph.retrieval.scored import Retrieval
 from graph.retrieval.search import Search
 from graph.retrieval.settings import RetrievalSettings
-from graph.retrieval.types import Retrieval
 from models.protocols import Embedder, Reranker
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from graph.retrieval.types import Passage
+from graph.retrieval.scored import Passage
 from graph.support.sentences import split_sentences
 
 TOP = 5

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from graph.retrieval.types import Retrieval
+from graph.retrieval.scored import Retrieval
 from graph.support.check import SupportBars, SupportCheck
 from graph.support.claims import is_claim
 from graph.support.sentences import split_sentences
