@@ -16,7 +16,7 @@ from graph.support.check import SupportBars, SupportCheck, verify
 from graph.support.cite import CitedAnswer, Mark, citation_marks, correct_citations
 from graph.support.claims import is_claim
 from graph.support.sentences import Sentence, split_sentences
-from graph.support.types import (
+from graph.support.verdicts import (
     CHECKED,
     SentenceSupport,
     SourcePassage,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from graph.support.facts import GENERIC, Fact, holds, sentence_facts
 from graph.support.sentences import split_sentences
 from graph.support.slots import context
-from graph.support.types import CHECKED, SentenceSupport
+from graph.support.verdicts import CHECKED, SentenceSupport
 from graph.support.windows import plain
 from graph.support.words import content_terms
 

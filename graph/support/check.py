@@ -40,7 +40,7 @@ from graph.support.question import GAP, SPAN_GAP, WORD_GAP, coverage, says_nothi
 from graph.support.respectively import paired_wrongly
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.slots import place
-from graph.support.types import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.verdicts import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
 from graph.support.windows import (
     Piece,
     Window,

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from graph.citations import cited_numbers
-from graph.support.types import CHECKED, SentenceSupport
+from graph.support.verdicts import CHECKED, SentenceSupport
 
 _BRACKETS = re.compile(r"\[[^\[\]\n]{1,40}\](?!\()")
 """Anything in square brackets that is not a Markdown link; ``cited_numbers`` decides."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from graph.support.sentences import Sentence
-from graph.support.types import SentenceSupport, Verdict
+from graph.support.verdicts import SentenceSupport, Verdict
 from graph.support.windows import plain
 from graph.support.words import checkable_terms
 

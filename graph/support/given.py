@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from graph.support.facts import Fact, sentence_facts
-from graph.support.types import SourcePassage
+from graph.support.verdicts import SourcePassage
 from graph.support.words import content_terms
 
 _LABEL = re.compile(

@@ -18,7 +18,7 @@ from graph.retrieval.scored import Retrieval
 from graph.support.check import SupportBars, SupportCheck
 from graph.support.claims import is_claim
 from graph.support.sentences import split_sentences
-from graph.support.types import SentenceSupport, SourcePassage
+from graph.support.verdicts import SentenceSupport, SourcePassage
 from graph.support.windows import cut_pieces, piece_texts, plain
 from models.protocols import Embedder
 

@@ -14,7 +14,7 @@ import logging
 import re
 
 from graph.support.check import SupportCheck
-from graph.support.types import SentenceSupport
+from graph.support.verdicts import SentenceSupport
 
 log = logging.getLogger(__name__)
 

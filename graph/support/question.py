@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from graph.support.types import CHECKED, SentenceSupport
+from graph.support.verdicts import CHECKED, SentenceSupport
 from graph.support.windows import plain
 from graph.support.words import checkable_terms, content_terms
 

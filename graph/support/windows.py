@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from graph.support.facts import acronyms, blank_citations
 from graph.support.sentences import split_sentences
-from graph.support.types import SourcePassage
+from graph.support.verdicts import SourcePassage
 from graph.support.words import content_terms
 
 MAX_PIECE_CHARS = 400
