@@ -31,7 +31,7 @@ from app.settings import IngestSettings, ModelSettings, Settings
 from graph.deps import GraphDeps
 from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
-from graph.retrieval.library import RegistryLibrary
+from graph.retrieval.document_paths import RegistryLibrary
 from graph.retrieval.retriever import Retriever
 from graph.whole.notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
