@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.services.search import SearchService  # noqa: E402
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
 from graph.support.check import SupportCheck  # noqa: E402
-from graph.support.library import RememberingEmbedder, library_passages  # noqa: E402
+from graph.support.verify_text import RememberingEmbedder, library_passages  # noqa: E402
 
 DATA = Path(os.environ.get("DOCENT_VERIFY_BENCH_DIR", "/tmp/verify-budget"))
 

@@ -10,7 +10,7 @@ from graph.retrieval.retriever import Retriever
 from graph.retrieval.scored import Retrieval
 from graph.state import Source
 from graph.support import SourcePassage, SupportCheck, source_passages, verify
-from graph.support.library import verify_in_library
+from graph.support.verify_text import verify_in_library
 from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
 from models.embeddings import MiniLMEmbedder

@@ -25,7 +25,7 @@ from graph.retrieval.retriever import Retriever
 from graph.retrieval.scored import Retrieval
 from graph.scope import Scope, clean_entry, in_scope, normalise
 from graph.support import SentenceSupport
-from graph.support.library import verify_in_library
+from graph.support.verify_text import verify_in_library
 from ingest.keys import doc_id_for
 
 SEARCH_SHARE = 0.8

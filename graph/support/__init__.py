@@ -8,7 +8,7 @@ what a given passage says, and rewrites the answer's citations to match.
     cited = correct_citations(answer, support, {p.n: p.file for p in passages})
 
 ``verify(text, passages, embedder)`` checks any text in one call (one embedder call);
-``graph.support.library.verify_in_library`` finds the passages with the retriever first;
+``graph.support.verify_text.verify_in_library`` finds the passages with the retriever first;
 ``source_passages(state["passages"])`` makes a turn's passages.
 """
 
