@@ -22,7 +22,7 @@ from graph.retrieval.retriever import RetrievalSettings, Retriever
 from graph.retrieval.scored import Retrieval
 from ingest.document_parts import Chunk, DocumentVector, Page
 from ingest.index.chroma_calls import open_chroma
-from ingest.index.context import VECTOR_TEXT_VERSION
+from ingest.index.chunk_context import VECTOR_TEXT_VERSION
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.vectors import ChromaStore
 from ingest.loaders import UnreadableFile, load

@@ -42,7 +42,7 @@ from graph.retrieval.fusion import Fusion  # noqa: E402
 from graph.retrieval.prior import lean_on_documents  # noqa: E402
 from graph.retrieval.scored import Candidate, Retrieval  # noqa: E402
 from ingest.document_parts import DocumentVector  # noqa: E402
-from ingest.index.context import title_of  # noqa: E402
+from ingest.index.chunk_context import title_of  # noqa: E402
 from ingest.index.keyword.terms import terms  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"

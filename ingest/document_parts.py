@@ -140,7 +140,7 @@ class DocumentRecord:
 
 @dataclass(frozen=True)
 class DocumentVector:
-    """A document's vector (of ``ingest.index.context.document_text``) and how many chunks
+    """A document's vector (of ``ingest.index.chunk_context.document_text``) and how many chunks
     the document has: the document prior's weight depends on it."""
 
     vector: Sequence[float]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.context import (
+from ingest.index.chunk_context import (
     Outline,
     context_of,
     document_text,

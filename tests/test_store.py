@@ -17,7 +17,7 @@ from ingest.index.chroma_calls import (
     open_chroma,
 )
 from ingest.index.chroma_rows import TEXT_KEY
-from ingest.index.context import document_text
+from ingest.index.chunk_context import document_text
 from ingest.index.vectors import EMBED_BATCH, ChromaStore, collection_name
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.search import make_chunk

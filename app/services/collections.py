@@ -5,7 +5,7 @@ built with another model, whose collection then keeps answering while the new on
 built (a switch left unfinished resumes). ``EmbeddingModels`` takes them over from there.
 
 A library indexed before chunks were embedded with their title and heading path
-(``ingest.index.context``) is rebuilt the same way, in the background, from the chunks its
+(``ingest.index.chunk_context``) is rebuilt the same way, in the background, from the chunks its
 collection holds: the old vectors answer until every document has a new one, so a search
 never compares vectors of the two kinds.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from app.services.embedders import embedder_from, embedder_spec
 from app.settings import Settings
 from ingest.index.chroma_calls import ChromaCalls
-from ingest.index.context import VECTOR_TEXT_VERSION
+from ingest.index.chunk_context import VECTOR_TEXT_VERSION
 from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, collection_name

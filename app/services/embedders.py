@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from app.settings import Settings
-from ingest.index.context import VECTOR_TEXT_VERSION
+from ingest.index.chunk_context import VECTOR_TEXT_VERSION
 from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
 from models.openai_embedder import OpenAIEmbedder

@@ -3,7 +3,7 @@ question's words pin no passage.
 
 A paraphrased question ("how do I get the subsidy for commuting by bus?") shares few words
 with its page, and a section-bounded chunk may not say what its page is about. Each
-document has a vector of its title, outline and first chunk (``ingest.index.context.
+document has a vector of its title, outline and first chunk (``ingest.index.chunk_context.
 document_text``); a candidate moves by how near the question its document's vector is,
 standardised among the candidates.
 

@@ -56,7 +56,7 @@ class VectorIndex(ChunkIndex, Protocol):
     embedder: Embedder
     """The model its vectors come from (two collections, two models, during a switch)."""
     vector_text: int
-    """What its vectors are made from (``ingest.index.context.VECTOR_TEXT_VERSION``):
+    """What its vectors are made from (``ingest.index.chunk_context.VECTOR_TEXT_VERSION``):
     chunks embedded once serve every index of the same model and version."""
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
@@ -77,7 +77,7 @@ class VectorIndex(ChunkIndex, Protocol):
         ...
 
     def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:
-        """Store the vector of the document's outline (``ingest.index.context.document_text``)
+        """Store the vector of the document's outline (``ingest.index.chunk_context.document_text``)
         and how many chunks it has."""
         ...
 

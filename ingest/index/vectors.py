@@ -6,7 +6,7 @@ search leans on for questions that share few words with their page
 (``graph.retrieval.prior``).
 
 A chunk's vector is made from its text behind its title and heading path
-(``ingest.index.context``, vector text version 2); collections written before that
+(``ingest.index.chunk_context``, vector text version 2); collections written before that
 (version 1) hold vectors of the text alone. The two kinds are never mixed in one
 collection: a version-2 collection has a name of its own, and a library indexed before
 is re-embedded into it in the background while the old one answers (``ModelSwitch``).
@@ -40,7 +40,7 @@ from ingest.index.chroma_rows import (
     row_id,
     row_key,
 )
-from ingest.index.context import VECTOR_TEXT_VERSION, document_text, text_for_vector
+from ingest.index.chunk_context import VECTOR_TEXT_VERSION, document_text, text_for_vector
 from ingest.index.group_commit import GroupCommit
 from ingest.index.key_paths import NO_FILES, KeyLookup, files_filter, resolve_hits
 from models.protocols import Embedder
@@ -104,7 +104,7 @@ class ChromaStore:
         self.embedder = embedder
         self.lookup = lookup
         self.vector_text = vector_text
-        """What its vectors are made from (``ingest.index.context.VECTOR_TEXT_VERSION``)."""
+        """What its vectors are made from (``ingest.index.chunk_context.VECTOR_TEXT_VERSION``)."""
         self.name = name or collection_name(embedder.name, vector_text)
         self.documents_name = self.name[: 512 - len(DOCUMENTS_SUFFIX)] + DOCUMENTS_SUFFIX
         self._opened: tuple[ClientAPI, ChromaCollection, ChromaCollection] | None = None

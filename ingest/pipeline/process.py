@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ingest.document_parts import Chunk, DocStatus, DocumentRecord
-from ingest.index.context import Outline
+from ingest.index.chunk_context import Outline
 from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import content_key, doc_id_for

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ingest.index.context import Outline
+from ingest.index.chunk_context import Outline
 from ingest.index.registry import READY, Registry
 from ingest.index.vectors import ChromaStore
 from ingest.pipeline.progress import EventBus, IngestEvent

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from ingest.document_parts import Chunk, DocumentVector
-from ingest.index.context import document_text
+from ingest.index.chunk_context import document_text
 from tests.fakes.embedder import FakeEmbedder
 
 
