@@ -46,12 +46,12 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from bench.library import HANDBOOK, indexed_container  # noqa: E402
 from bench.model_tiers import measure  # noqa: E402
-from graph.context import TurnContext  # noqa: E402
 from graph.deps import GraphDeps  # noqa: E402
 from graph.mentions import find_mentions, matched_paths, strip_mentions  # noqa: E402
 from graph.nodes.route import route  # noqa: E402
 from graph.nodes.rules import Verdict, judge  # noqa: E402
 from graph.state import AgentState  # noqa: E402
+from graph.turn_context import TurnContext  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "router_messages.jsonl"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graph.context import TurnContext
 from graph.nodes.route import start_early
 from graph.options import TurnOptions
 from graph.retrieval.retriever import Retriever
 from graph.state import Mode
+from graph.turn_context import TurnContext
 from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 

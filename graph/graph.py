@@ -6,7 +6,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graph.context import TurnContext
 from graph.nodes.generate import generate
 from graph.nodes.read import read
 from graph.nodes.retrieve import retrieve
@@ -14,6 +13,7 @@ from graph.nodes.rewrite import rewrite
 from graph.nodes.route import after_route, route
 from graph.state import AgentState
 from graph.trace import record, timed
+from graph.turn_context import TurnContext
 
 TurnGraph = CompiledStateGraph[AgentState, TurnContext, AgentState, AgentState]
 """The compiled graph: state in and out, a ``TurnContext`` per run."""

@@ -11,11 +11,11 @@ from typing import Any, Protocol, cast
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from graph.context import TurnContext
 from graph.events import NodeName, NodeTimed, Recorded
 from graph.records import CandidateTrace, Trace
 from graph.retrieval.search import Weighed
 from graph.state import AgentState, NodeTiming
+from graph.turn_context import TurnContext
 
 
 class Node(Protocol):

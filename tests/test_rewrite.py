@@ -8,11 +8,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.context import TurnContext
 from graph.mentions import find_mentions, matched_paths
 from graph.nodes.rewrite import rewrite
 from graph.options import TurnOptions
 from graph.state import AgentState
+from graph.turn_context import TurnContext
 from models.llm import LLMError
 from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library

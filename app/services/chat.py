@@ -24,7 +24,6 @@ from app.services.chat_record import (
     with_extra,
 )
 from app.services.sessions import SessionIndex
-from graph.context import TurnContext
 from graph.deps import GraphDeps
 from graph.events import (
     ClientEvent,
@@ -44,6 +43,7 @@ from graph.graph import TurnGraph
 from graph.mentions import MENTION
 from graph.records import KeptMessage, StoppedReading, Trace, TraceNode
 from graph.state import AgentState, Mode, Source
+from graph.turn_context import TurnContext
 from graph.whole.resume import resume_record
 from models.protocols import ChatModel, Message
 

@@ -12,13 +12,13 @@ import re
 from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.numbered import numbered_passage
 from graph.records import FindRecord, NumberedPassage
 from graph.retrieval.find import Found, find
 from graph.scope import describe
 from graph.state import AgentState
+from graph.turn_context import TurnContext
 
 FIND_READ = 30
 """Matching documents whose best passage goes to the model, best first; the answer still

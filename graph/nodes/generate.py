@@ -14,7 +14,6 @@ from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, fit_blocks, history_window
 from graph.checking import CheckedAnswer, new_check, nothing_found, settle, start_check
 from graph.citations import order_by_citation
-from graph.context import TurnContext
 from graph.coverage import coverage_of
 from graph.events import Status
 from graph.excerpt import excerpt
@@ -26,6 +25,7 @@ from graph.records import FindRecord, NumberedPassage
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Generation, Source
 from graph.support import SupportCheck
+from graph.turn_context import TurnContext
 from models.llm import LLMError
 from models.protocols import Message, Usage
 

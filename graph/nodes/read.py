@@ -19,7 +19,6 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.checking import CheckedAnswer, settle, start_check
 from graph.citations import order_by_citation
-from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
@@ -28,6 +27,7 @@ from graph.runaway import RunawayGuard
 from graph.state import AgentState, Generation, Source
 from graph.support import SentenceSupport
 from graph.support.words import STOP
+from graph.turn_context import TurnContext
 from graph.whole.answer import Written, stream_answer
 from graph.whole.progress import answer_status
 from graph.whole.reading import Note, Reading

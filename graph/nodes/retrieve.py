@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.context import TurnContext
 from graph.events import Sources, Status
 from graph.nodes.find import find_passages
 from graph.nodes.numbered import numbered_passage
@@ -20,6 +19,7 @@ from graph.records import NumberedPassage
 from graph.retrieval.scored import Passage, Retrieval
 from graph.scope import in_scope
 from graph.state import AgentState, SearchQuery
+from graph.turn_context import TurnContext
 
 
 def numbered(passages: list[Passage]) -> list[NumberedPassage]:

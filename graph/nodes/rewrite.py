@@ -9,11 +9,11 @@ from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import strip_mentions
 from graph.scope import drop_folder_mentions
 from graph.state import AgentState, SearchQuery
+from graph.turn_context import TurnContext
 from models.llm import LLMError
 from models.protocols import ChatModel
 

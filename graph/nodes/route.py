@@ -25,7 +25,6 @@ from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from graph import prompts
-from graph.context import TurnContext
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
 from graph.nodes.rules import NAMES_DOCUMENTS, Verdict, judge
@@ -33,6 +32,7 @@ from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
+from graph.turn_context import TurnContext
 from graph.whole.resume import asked_to_resume
 from models.llm import LLMError
 from models.protocols import ChatModel
