@@ -31,7 +31,7 @@ from bench.counted_model import CountedModel, JsonCall
 from graph.nodes.rewrite import ask_rewrite
 from graph.nodes.route import LIBRARY_SAMPLE, llm_route
 from graph.nodes.suggest import ask_followups
-from graph.options import TurnOptions
+from graph.turn_options import TurnOptions
 from models.openai_chat import OpenAIChat
 
 FOLLOW_UPS = Path(__file__).parent / "data" / "rewrite_followups.jsonl"

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graph.nodes.route import start_early
-from graph.options import TurnOptions
 from graph.retrieval.retriever import Retriever
 from graph.state import Mode
 from graph.turn_context import TurnContext
+from graph.turn_options import TurnOptions
 from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 

@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.budget import estimate_tokens
-from graph.options import TurnOptions
 from graph.state import AgentState
 from graph.support.check import SupportCheck
 from graph.support.windows import Piece, Window
+from graph.turn_options import TurnOptions
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graph.nodes.rules import Verdict
-from graph.options import TurnOptions
 from graph.retrieval.search import Search
+from graph.turn_options import TurnOptions
 from graph.whole.notes import SectionNotes
 from models.protocols import ChatModel
 

@@ -10,9 +10,9 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from graph.deps import GraphDeps
-from graph.options import TurnOptions
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings, Retriever
+from graph.turn_options import TurnOptions
 from ingest.document_parts import Chunk
 from ingest.index.keyword.index import KeywordIndex
 from models.protocols import ChatModel, Reranker

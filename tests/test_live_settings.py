@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from app.container import Services, build_services
 from app.services.live_settings import retrieval_settings, turn_options
 from app.settings import EDITABLE, Settings
-from graph.options import TurnOptions
 from graph.retrieval.retriever import RetrievalSettings
+from graph.turn_options import TurnOptions
 from tests.fakes.chat import FakeChatModel
 from tests.fakes.embedder import FakeEmbedder
 

@@ -33,9 +33,9 @@ from bench.retrieval_corpus import (
 )
 from bench.router_eval import ScriptedRouterLLM, cheap_tiers, load_set, route_all
 from graph.deps import GraphDeps
-from graph.options import TurnOptions
 from graph.retrieval.floor import Floor, relevance
 from graph.retrieval.scored import Retrieval
+from graph.turn_options import TurnOptions
 
 pytestmark = pytest.mark.slow
 

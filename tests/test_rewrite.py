@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from graph.mentions import find_mentions, matched_paths
 from graph.nodes.rewrite import rewrite
-from graph.options import TurnOptions
 from graph.state import AgentState
 from graph.turn_context import TurnContext
+from graph.turn_options import TurnOptions
 from models.llm import LLMError
 from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.settings import ModelSettings
-from graph.options import TurnOptions
+from graph.turn_options import TurnOptions
 from models.ollama_chat import OllamaChat
 from models.openai_chat import OpenAIChat
 from models.protocols import ChatModel

@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from app.services.reranking import Reranking
 from app.settings import Settings
 from graph.deps import GraphDeps
-from graph.options import TurnOptions
 from graph.retrieval.settings import RetrievalSettings
+from graph.turn_options import TurnOptions
 from models.protocols import ChatModel
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.editable import Editable
-from graph.options import FOCUS_TOKENS
+from graph.turn_options import FOCUS_TOKENS
 
 
 class SearchSettings(BaseModel):

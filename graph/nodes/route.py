@@ -28,11 +28,11 @@ from graph import prompts
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
 from graph.nodes.rules import NAMES_DOCUMENTS, Verdict, judge
-from graph.options import TurnOptions
 from graph.retrieval.search import Search
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from graph.turn_context import TurnContext
+from graph.turn_options import TurnOptions
 from graph.whole.resume import asked_to_resume
 from models.llm import LLMError
 from models.protocols import ChatModel

@@ -15,10 +15,10 @@ from typing import Any
 
 from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
-from graph.options import TurnOptions
 from graph.records import NumberedPassage
 from graph.runaway import RunawayGuard
 from graph.state import Source
+from graph.turn_options import TurnOptions
 from graph.whole.answer import guarded
 from graph.whole.notes import SectionNotes
 from graph.whole.pace import Pace
