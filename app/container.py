@@ -40,9 +40,9 @@ from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.ocr.page_reader import ReaderFactory
 from ingest.parsing import ParserPool
+from ingest.pipeline.index_options import PLACES, IndexOptions
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
-from ingest.pipeline.options import PLACES, IndexOptions
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
 from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable

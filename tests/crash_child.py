@@ -25,8 +25,8 @@ from ingest.index.chroma_calls import open_chroma
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore
 from ingest.parsing import ParserPool
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.ocr import CodedReader
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ingest.document_parts import DocStatus
 from ingest.pipeline.batcher import EmbedBatcher
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from tests.fakes.embedder import FakeEmbedder
 from tests.ingest_parts import ingest_parts
 

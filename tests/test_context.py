@@ -18,8 +18,8 @@ from ingest.index.chunk_context import (
     title_of,
 )
 from ingest.index.keyword.index import KeywordIndex
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from tests.fakes.search import make_chunk
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.running import eventually

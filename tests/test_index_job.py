@@ -13,8 +13,8 @@ import pytest
 
 from ingest.document_parts import DocStatus, DocumentRecord
 from ingest.index.registry import Registry
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
 from ingest.pipeline.read_ahead import ReadAhead
 from tests.ingest_parts import IngestParts, ingest_parts

@@ -16,8 +16,8 @@ import ingest.pipeline.process as pipeline_module
 from ingest.document_parts import Chunk, DocStatus
 from ingest.loaders import NOT_A_PDF, PASSWORD_PROTECTED, LoadedDocument
 from ingest.pipeline.folder import is_ignored
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.progress import IngestEvent
 from tests.ingest_parts import IngestParts, ingest_parts, slow_after_first_page
 from tests.pdfs import make_pdf

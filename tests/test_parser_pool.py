@@ -17,8 +17,8 @@ import ingest.pipeline.process as pipeline_module
 from ingest.document_parts import DocStatus
 from ingest.loaders import UnreadableFile, UnsupportedFile
 from ingest.parsing import Cancelled, ParserPool, RemoteDocument
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from tests.api_app import api_app
 from tests.bombs import docx_many_styles
 from tests.ingest_parts import IngestParts, ingest_parts, warm_parsers

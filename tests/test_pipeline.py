@@ -19,8 +19,8 @@ import ingest.pipeline.process as pipeline_module
 from ingest.document_parts import DocStatus
 from ingest.parsing import ParserPool
 from ingest.pipeline.folder import ReadFile
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.queue import SMALL_BYTES
 from tests.documents import make_docx, make_epub, make_pptx
 from tests.fakes.embedder import FakeEmbedder

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ingest.document_parts import DocStatus
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.watcher import FolderWatcher
 from tests.ingest_parts import IngestParts, ingest_parts
 from tests.pdfs import make_pdf

@@ -22,7 +22,7 @@ from ingest.ocr.page_reader import NeedsOcr
 from ingest.parsing import Cancelled
 from ingest.pipeline.folder import FileInfo, inspect, is_candidate
 from ingest.pipeline.index_job import IndexJob
-from ingest.pipeline.options import IndexOptions
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.process import Busy, Pipeline
 from ingest.pipeline.progress import EventBus, EventKind, IngestEvent
 from ingest.pipeline.queue import Job

@@ -26,9 +26,9 @@ from ingest.loaders.errors import OLD_SCANNED
 from ingest.parsing import ParserPool
 from ingest.pipeline.file_handler import FileHandler
 from ingest.pipeline.folder import is_candidate, relative
+from ingest.pipeline.index_options import IndexOptions
 from ingest.pipeline.janitor import Janitor
 from ingest.pipeline.lanes import Lanes
-from ingest.pipeline.options import IndexOptions
 from ingest.pipeline.process import Pipeline
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.reconcile import Reconciler, Report

@@ -29,7 +29,7 @@ from pathlib import Path
 from ingest.disk import is_disk_full
 from ingest.loaders import needs_ocr
 from ingest.pipeline.file_handler import FileHandler, Next
-from ingest.pipeline.options import WAITING_PER_PLACE, IndexOptions
+from ingest.pipeline.index_options import WAITING_PER_PLACE, IndexOptions
 from ingest.pipeline.queue import Job, Lane, WorkQueue
 
 log = logging.getLogger(__name__)

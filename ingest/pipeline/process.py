@@ -38,8 +38,8 @@ from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
 from ingest.pipeline.index_job import IndexJob
+from ingest.pipeline.index_options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.kept_pages import KeptPages
-from ingest.pipeline.options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Lane
 from ingest.pipeline.read_ahead import CountedPages, ReadAhead
