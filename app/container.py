@@ -33,7 +33,7 @@ from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
 from graph.retrieval.document_paths import RegistryLibrary
 from graph.retrieval.retriever import Retriever
-from graph.whole.notes import SectionNotes
+from graph.whole.section_notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.registry import Registry

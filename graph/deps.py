@@ -10,7 +10,7 @@ from graph.retrieval.retriever import Retriever
 from graph.state import Mode
 from graph.turn_context import TurnContext
 from graph.turn_options import TurnOptions
-from graph.whole.notes import SectionNotes
+from graph.whole.section_notes import SectionNotes
 from models.protocols import ChatModel
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from graph.nodes.rules import Verdict
 from graph.retrieval.search import Search
 from graph.turn_options import TurnOptions
-from graph.whole.notes import SectionNotes
+from graph.whole.section_notes import SectionNotes
 from models.protocols import ChatModel
 
 

@@ -19,7 +19,7 @@ from graph.events import Progress, Sources
 from graph.graph import build_graph
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings
-from graph.whole.notes import SectionNotes
+from graph.whole.section_notes import SectionNotes
 from ingest.document_parts import Chunk
 from models.llm import LLMError
 from models.protocols import Message

@@ -1,7 +1,7 @@
 """Taking up a reading the user stopped: what is saved with it, and the follow-ups.
 
 A summary of a long document on a CPU takes many minutes, and its notes are kept section
-by section as they are written (graph/whole/notes.py). When the user stops it, the
+by section as they are written (graph/whole/section_notes.py). When the user stops it, the
 stopped answer keeps ``resume``: the question, the documents, the comparison's aspect and
 how far the reading got. Two follow-up messages then use it, from the window's buttons or
 from any client as plain messages: "Summarise what was read" answers from the notes kept
