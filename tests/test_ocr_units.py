@@ -18,10 +18,10 @@ from ingest.loaders.base import Resumable
 from ingest.loaders.errors import NO_TEXT_LAYER, OCR_OFF, UnreadableFile
 from ingest.loaders.images import ImageDocument
 from ingest.ocr.layout import reading_text
-from ingest.ocr.notes import OcrTally
 from ingest.ocr.page_reader import DeferredReader, Line, Lines, NeedsOcr, OcrText
 from ingest.ocr.reader import judge
 from ingest.ocr.script import plausible_share, usable_text_layer
+from ingest.ocr.status_line import OcrTally
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.progress import EventBus, IngestEvent
 from ingest.pipeline.queue import Job, WorkQueue

@@ -33,7 +33,7 @@ from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
 from ingest.keys import content_key, doc_id_for
 from ingest.loaders import LoadedDocument, UnreadableFile
-from ingest.ocr.notes import OcrTally
+from ingest.ocr.status_line import OcrTally
 from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
 from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ingest.document_parts import Chunk, Page, PlacedLine
-from ingest.ocr.notes import OcrTally
+from ingest.ocr.status_line import OcrTally
 from ingest.parsing import Cancelled
 from ingest.pipeline.chunker import chunk_pages
 from ingest.pipeline.threads import ThreadPool
