@@ -1,5 +1,5 @@
 """The search with and without ordering its top passages by their best sentence
-(``graph.retrieval.sentences``, the ``sentence_order`` setting): what it gains, and
+(``graph.retrieval.sentence_order``, the ``sentence_order`` setting): what it gains, and
 what it costs per search.
 
     uv run python bench/sentence_order.py [--timed 200]
@@ -13,7 +13,7 @@ search; R@5 and R@10 can move only where a passage leaves or enters the top five
 The cost is timed cold, as a new question pays it: the first ``--timed`` questions of each
 set are searched again with an embedder that remembers nothing, once with the setting
 off and once on, in turn. Same sets and indexes as ``bench/retrieval_ideas.py``; the
-weight (``graph.retrieval.sentences.WEIGHT``) was chosen on the SQuAD tuning split only.
+weight (``graph.retrieval.sentence_order.WEIGHT``) was chosen on the SQuAD tuning split only.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from graph.retrieval.ports import Begun, Reader
 from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.scored import Candidate, Key, Passage, Retrieval
-from graph.retrieval.sentences import order_by_sentences
+from graph.retrieval.sentence_order import order_by_sentences
 from models.embeddings import EmbedderUnavailable
 from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active

@@ -19,7 +19,7 @@ class RetrievalSettings:
     """Fused chunks the reranker reorders."""
     sentence_order: bool = False
     """Without a reranker, move the top passages by their best sentence
-    (``graph.retrieval.sentences``): better first passages, about 0.2 s more a search."""
+    (``graph.retrieval.sentence_order``): better first passages, about 0.2 s more a search."""
     max_passage_chars: int = 2_400
     context_chars: int = 12_000
     """Mentioned files up to this size in all are given whole (full-document mode)."""
