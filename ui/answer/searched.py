@@ -9,8 +9,8 @@ from typing import Any
 from nicegui import ui
 
 from app.records import NearPassage, Searched, SentenceSupportPublic
-from ui.answer.citations import middle_ellipsis
 from ui.answer.claims import checked, summary, worrying
+from ui.answer.source_groups import middle_ellipsis
 
 
 def show_summary(support: list[SentenceSupportPublic], *, misses_question: bool = False) -> None:

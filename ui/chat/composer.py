@@ -8,7 +8,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui.answer.citations import middle_ellipsis
+from ui.answer.source_groups import middle_ellipsis
 from ui.chat.mention_picker import (
     LIMIT,
     Candidate,

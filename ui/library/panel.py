@@ -26,7 +26,7 @@ from app.services.documents import (
     IngestEvent,
     LibraryProgress,
 )
-from ui.answer.citations import middle_ellipsis
+from ui.answer.source_groups import middle_ellipsis
 from ui.frame import theme
 
 REDRAW_AFTER_SECONDS = 0.25
