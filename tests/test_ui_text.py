@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ui.answer.claims import claim_wraps, summary, why, worrying
+from ui.answer.claim_marks import claim_wraps, summary, why, worrying
 from ui.answer.markdown import render
 from ui.answer.source_groups import group_sources, middle_ellipsis
 from ui.chat.mention_picker import (

@@ -27,7 +27,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from ui.answer.claims import ANY_MARKER, Wrap, pieces, with_markers
+from ui.answer.claim_marks import ANY_MARKER, Wrap, pieces, with_markers
 
 CITATION = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _NUMBER = re.compile(r"\d+")

@@ -9,7 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from app.records import NearPassage, Searched, SentenceSupportPublic
-from ui.answer.claims import checked, summary, worrying
+from ui.answer.claim_marks import checked, summary, worrying
 from ui.answer.source_groups import middle_ellipsis
 
 

@@ -21,7 +21,7 @@ from app.records import (
 )
 from app.services.chat_export import answer_with_sources
 from ui.answer import markdown
-from ui.answer.claims import checked, claim_wraps
+from ui.answer.claim_marks import checked, claim_wraps
 from ui.answer.coverage import show_coverage
 from ui.answer.resume_actions import show_resume
 from ui.answer.searched import show_draft, show_searched, show_summary

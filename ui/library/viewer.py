@@ -34,7 +34,7 @@ from nicegui import app, ui
 
 from app.services.documents import DocumentError, DocumentService, PlacedLineRow, SheetPage
 from ui.answer import markdown
-from ui.answer.claims import Wrap
+from ui.answer.claim_marks import Wrap
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
