@@ -29,8 +29,8 @@ from graph.support import SentenceSupport
 from graph.support.words import STOP
 from graph.turn_context import TurnContext
 from graph.whole.answer import Written, stream_answer
-from graph.whole.progress import answer_status
 from graph.whole.reading import Note, Reading
+from graph.whole.reading_progress import answer_status
 from graph.whole.report import coverage, skipped_text, summary, unfinished
 from graph.whole.sections import Document, units_of
 from graph.whole.table import Table, comparison_table

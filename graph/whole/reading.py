@@ -21,7 +21,7 @@ from graph.state import Source
 from graph.turn_options import TurnOptions
 from graph.whole.answer import guarded
 from graph.whole.pace import Pace
-from graph.whole.progress import done_progress, read_so_far, section_progress
+from graph.whole.reading_progress import done_progress, read_so_far, section_progress
 from graph.whole.section_notes import SectionNotes
 from graph.whole.sections import (
     Document,
