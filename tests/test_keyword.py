@@ -13,7 +13,7 @@ from ingest.index.keyword.searching import MAX_QUERY_CHARS
 from ingest.index.keyword.segments import K1, B, DocRows, build_segment, merge_segments
 from ingest.index.keyword.stop_words import STOP_WORDS
 from ingest.index.keyword.terms import terms
-from ingest.index.ports import ChunkIndex
+from ingest.index.write_ports import ChunkIndex
 from tests.fakes.dense import FakeDenseIndex
 from tests.fakes.search import make_chunk
 from tests.running import eventually

@@ -20,9 +20,9 @@ from app.services.embedders import embedder_from, embedder_spec
 from app.settings import Settings
 from ingest.index.chroma_calls import ChromaCalls
 from ingest.index.chunk_context import VECTOR_TEXT_VERSION
-from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
 from ingest.index.vectors import ChromaStore, collection_name
+from ingest.index.write_ports import ChunkIndex
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
 from models.embeddings import EmbedderUnavailable

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ingest.disk import DiskFull, is_disk_full
 from ingest.document_parts import DocStatus, DocumentRecord
-from ingest.index.ports import ChunkIndex
 from ingest.index.registry import Registry
+from ingest.index.write_ports import ChunkIndex
 from ingest.keys import doc_id_for
 from ingest.loaders.errors import OLD_SCANNED
 from ingest.parsing import ParserPool

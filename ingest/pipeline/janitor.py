@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ingest.index.ports import VectorIndex
+from ingest.index.write_ports import VectorIndex
 from ingest.pipeline.process import Pipeline
 from ingest.pipeline.reconcile import Reconciler
 

@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from ingest.document_parts import Chunk, DocStatus, DocumentRecord
 from ingest.index.chunk_context import Outline
-from ingest.index.ports import ChunkIndex, VectorIndex
 from ingest.index.registry import READY, Registry
+from ingest.index.write_ports import ChunkIndex, VectorIndex
 from ingest.keys import content_key, doc_id_for
 from ingest.loaders import LoadedDocument, UnreadableFile
 from ingest.ocr.status_line import OcrTally

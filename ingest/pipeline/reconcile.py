@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest.document_parts import DocStatus, DocumentRecord
-from ingest.index.ports import ChunkIndex
 from ingest.index.registry import READY, Registry
+from ingest.index.write_ports import ChunkIndex
 from ingest.pipeline.folder import FileInfo, walk
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ingest.document_parts import Chunk
 from ingest.index.chunk_context import Outline
-from ingest.index.ports import VectorIndex
+from ingest.index.write_ports import VectorIndex
 from ingest.pipeline.batcher import EmbedBatcher, shares_batches
 from ingest.pipeline.write_behind import WriteBehind
 from models.protocols import Embedder
