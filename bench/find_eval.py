@@ -13,7 +13,7 @@ Paraphrased topics: 20 topics written by hand in words the key's term does not u
 ("working from home" for pages that say "telework"); the key is, again, the pages holding
 the term. Recall is printed at find's one setting, with the precision it had.
 
-Find runs exactly as ``POST /api/find`` runs it (``graph.retrieval.find.find`` through a
+Find runs exactly as ``POST /api/find`` runs it (``graph.retrieval.find_documents.find`` through a
 ``Search`` of the benchmark's index: all-MiniLM-L6-v2, Docent's chunker and BM25).
 """
 
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.retrieval_corpus import CORPUS, index_folder  # noqa: E402
-from graph.retrieval.find import FindSettings, find  # noqa: E402
+from graph.retrieval.find_documents import FindSettings, find  # noqa: E402
 from ingest.index.keyword.terms import _STOP  # noqa: E402
 from ingest.loaders import UnreadableFile, load  # noqa: E402
 

@@ -20,7 +20,7 @@ from graph.records import (
     SearchResultPublic,
     SentenceSupportPublic,
 )
-from graph.retrieval.find import Found, find
+from graph.retrieval.find_documents import Found, find
 from graph.retrieval.retriever import Retriever
 from graph.retrieval.scored import Retrieval
 from graph.scope import Scope, clean_entry, in_scope, normalise

@@ -1,6 +1,6 @@
 """The retriever's work on a find turn: every matching document, each by its best passage.
 
-The documents are found by code (``graph.retrieval.find``), so the count an answer gives
+The documents are found by code (``graph.retrieval.find_documents``), so the count an answer gives
 is the count of documents that match, never the model's estimate from what it was shown.
 """
 
@@ -15,7 +15,7 @@ from graph import prompts
 from graph.events import Sources, Status
 from graph.nodes.numbered import numbered_passage
 from graph.records import FindRecord, NumberedPassage
-from graph.retrieval.find import Found, find
+from graph.retrieval.find_documents import Found, find
 from graph.scope import describe
 from graph.state import AgentState
 from graph.turn_context import TurnContext
