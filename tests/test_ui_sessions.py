@@ -11,7 +11,7 @@ from nicegui.testing.user_interaction import UserInteraction
 from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import contents, llm
-from ui.chat.sessions import day_label
+from ui.chat.session_list import day_label
 
 
 def test_days_read_as_a_person_says_them() -> None:

@@ -19,7 +19,7 @@ from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer
 from ui.chat.messages import AnswerActions, AnswerView
-from ui.chat.sessions import Sessions
+from ui.chat.session_list import Sessions
 from ui.dialogs.help_dialog import show_help
 from ui.dialogs.models_dialog import show_pull
 from ui.dialogs.settings_dialog import show_settings
