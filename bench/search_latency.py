@@ -39,8 +39,8 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.api_without_window import create_api_app  # noqa: E402
 from app.container import build_services  # noqa: E402
-from app.server import create_api_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.index.chroma_calls import open_chroma  # noqa: E402
 from ingest.index.chroma_rows import TEXT_KEY  # noqa: E402

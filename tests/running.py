@@ -24,8 +24,8 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
+from app.api_without_window import create_api_app
 from app.container import Services
-from app.server import create_api_app
 
 ROOT = Path(__file__).resolve().parents[1]
 
