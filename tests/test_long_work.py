@@ -23,7 +23,7 @@ from tests.fakes.chat import FakeChatModel
 from tests.graph_parts import Library, settings
 from tests.running import eventually
 from tests.test_whole_documents import SMALL, Rig, document, map_calls, notes_responder
-from ui.answer.coverage import coverage_line
+from ui.answer.coverage_line import coverage_line
 from ui.answer.markdown import render
 
 LOOP_ROW = "| Fact | marker-1 [1] | marker-1 [1] |"

@@ -7,7 +7,7 @@ from nicegui.testing import User
 from app.container import Services
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
-from ui.answer.coverage import coverage_line
+from ui.answer.coverage_line import coverage_line
 from ui.chat.mention_picker import MentionIndex
 
 

@@ -22,7 +22,7 @@ from app.records import (
 from app.services.chat_export import answer_with_sources
 from ui.answer import markdown
 from ui.answer.claim_marks import checked, claim_wraps
-from ui.answer.coverage import show_coverage
+from ui.answer.coverage_line import show_coverage
 from ui.answer.resume_actions import show_resume
 from ui.answer.searched import show_draft, show_searched, show_summary
 from ui.answer.source_groups import group_sources, middle_ellipsis
