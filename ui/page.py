@@ -28,8 +28,8 @@ from ui.frame import shortcuts, theme
 from ui.frame.banners import Banners
 from ui.frame.download_banner import DownloadBanner
 from ui.frame.login_menu import LoginMenu
+from ui.library.add_files import Uploads
 from ui.library.panel import Library
-from ui.library.uploads import Uploads
 from ui.library.viewer import open_document
 
 log = logging.getLogger(__name__)
