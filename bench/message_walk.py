@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from app.container import Services  # noqa: E402
 from app.services.chat import Done, Failed  # noqa: E402
 from bench.library import indexed_container  # noqa: E402
-from graph.retrieval import search as search_module  # noqa: E402
+from graph.retrieval import turn_search as search_module  # noqa: E402
 from tests.fakes.chat import FakeChatModel  # noqa: E402
 from tests.fakes.embedder import FakeEmbedder  # noqa: E402
 

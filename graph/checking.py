@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from graph import prompts
 from graph.records import NearPassage, NumberedPassage, Searched, SentenceSupportPublic
 from graph.retrieval.nearest import nearest_passages
-from graph.retrieval.search import Search
+from graph.retrieval.turn_search import Search
 from graph.state import AgentState, Source
 from graph.support import (
     CHECKED,

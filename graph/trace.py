@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from graph.events import NodeName, NodeTimed, Recorded
 from graph.records import CandidateTrace, Trace
-from graph.retrieval.search import Weighed
+from graph.retrieval.turn_search import Weighed
 from graph.state import AgentState, NodeTiming
 from graph.turn_context import TurnContext
 

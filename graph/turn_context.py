@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graph.nodes.rules import Verdict
-from graph.retrieval.search import Search
+from graph.retrieval.turn_search import Search
 from graph.turn_options import TurnOptions
 from graph.whole.section_notes import SectionNotes
 from models.protocols import ChatModel

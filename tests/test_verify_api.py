@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from graph.retrieval.search import Search
+from graph.retrieval.turn_search import Search
 from tests.api_app import api_app, error_code
 from tests.running import RunningApp
 

@@ -28,7 +28,7 @@ from graph import prompts
 from graph.events import Status
 from graph.mentions import find_mentions, matched_paths, strip_mentions
 from graph.nodes.rules import NAMES_DOCUMENTS, Verdict, judge
-from graph.retrieval.search import Search
+from graph.retrieval.turn_search import Search
 from graph.scope import take_folder_mentions
 from graph.state import AgentState, Mode, Route, RouteTier, SearchQuery
 from graph.turn_context import TurnContext

@@ -20,7 +20,7 @@ from graph.scope import in_scope
 from ingest.document_parts import Chunk
 
 if TYPE_CHECKING:
-    from graph.retrieval.search import Search
+    from graph.retrieval.turn_search import Search
 
 _QUOTED = re.compile(r'"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d')
 # A code mixes letters and digits in one token (ABC-123, FY2024, v1.2.3, 18F).

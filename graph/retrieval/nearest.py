@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph.records import NearPassage
-from graph.retrieval.search import Search
+from graph.retrieval.turn_search import Search
 
 NEAREST_SHOWN = 3
 NEAREST_CHARS = 300

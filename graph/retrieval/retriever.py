@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from graph.retrieval.fusion import Fusion, adaptive
 from graph.retrieval.ports import DenseIndex, KeywordSearch, Library, Reader
 from graph.retrieval.scored import Retrieval
-from graph.retrieval.search import Search
 from graph.retrieval.settings import RetrievalSettings
+from graph.retrieval.turn_search import Search
 from models.protocols import Embedder, Reranker
 
 
