@@ -9,7 +9,7 @@ import pytest
 
 from app.cli.commands import DEGRADED_EXIT
 from app.cli.main import main, parse
-from app.cli.status import MINILM_NAME, probe_ollama
+from app.cli.status_command import MINILM_NAME, probe_ollama
 from app.paths import DATA_DIR_ENV, resolve_data_dir
 from app.settings import Settings
 from app.token import load_or_create_token

@@ -69,7 +69,7 @@ async def test_status_check_says_what_differs_and_exits_1(
 def test_status_with_check_runs_the_check_and_exits_with_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from app.cli.status import status
+    from app.cli.status_command import status
 
     settings = _settings(tmp_path)
     (settings.paths.docs_dir / "new.txt").write_text("never indexed")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.status import status
+from app.cli.status_command import status
 from app.settings import Settings
 from ingest.pipeline.indexer import Indexer
 from tests.api_app import NOTES, api_app

@@ -12,7 +12,7 @@ import pytest
 
 from app.cli.commands import DEGRADED_EXIT
 from app.cli.main import main, parse
-from app.cli.status import probe_openai
+from app.cli.status_command import probe_openai
 from app.container import build_services
 from app.settings import LM_STUDIO_URL, Settings
 from graph import prompts

@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> in
         print(f"Invalid setting: {error}", file=sys.stderr)
         return 2
     if args.command == "status":
-        from app.cli.status import status
+        from app.cli.status_command import status
 
         return status(settings, check=args.check)
     if args.command == "serve":
