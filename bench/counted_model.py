@@ -7,9 +7,33 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from models.llm import LLMError
 from models.openai_chat import OpenAIChat
 from models.protocols import Health, Message, Usage
+
+
+class Tokenizer:
+    """The server's own token counts (llama-cpp-python's ``/extras/tokenize``)."""
+
+    def __init__(self, url: str) -> None:
+        self.root = url.rstrip("/").removesuffix("/v1")
+        self.works = True
+
+    def count(self, messages: Sequence[Message]) -> int | None:
+        return self.count_text("\n".join(m["content"] for m in messages))
+
+    def count_text(self, text: str) -> int | None:
+        if not self.works:
+            return None
+        try:
+            reply = httpx.post(f"{self.root}/extras/tokenize", json={"input": text}, timeout=30)
+            reply.raise_for_status()
+            return len(reply.json()["tokens"])
+        except (httpx.HTTPError, KeyError, ValueError):
+            self.works = False
+            return None
 
 
 @dataclass(frozen=True)
@@ -37,7 +61,9 @@ class CountedModel:
         """When the last stream's first non-blank piece came (``perf_counter``)."""
         self.prompt_tokens = 0
         self.answer_tokens = 0
-        """The streams' tokens, summed, as the server counted them (its usage chunk)."""
+        """The streams' tokens, summed: the server's usage chunk, or, from a server that
+        sends none (llama-cpp-python's), its tokenizer over the messages and the answer."""
+        self.tokens = Tokenizer(inner.host)
 
     @property
     def streams(self) -> int:
@@ -53,12 +79,17 @@ class CountedModel:
         self.calls.append(("stream", list(messages)))
         self.first_piece_at = None
         counted = usage if usage is not None else Usage()
+        said: list[str] = []
         try:
             async for piece in self.inner.stream_chat(messages, counted):
                 if self.first_piece_at is None and piece.strip():
                     self.first_piece_at = time.perf_counter()
+                said.append(piece)
                 yield piece
         finally:
+            if counted.prompt_tokens is None:
+                counted.prompt_tokens = self.tokens.count(messages)
+                counted.answer_tokens = self.tokens.count_text("".join(said))
             self.prompt_tokens += counted.prompt_tokens or 0
             self.answer_tokens += counted.answer_tokens or 0
 

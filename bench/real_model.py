@@ -48,13 +48,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.container import Services  # noqa: E402
 from app.services.chat import Done, Sources  # noqa: E402
-from bench.counted_model import CountedModel  # noqa: E402
+from bench.counted_model import CountedModel, Tokenizer  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
 from graph import prompts  # noqa: E402
 from graph.citations import cited_numbers  # noqa: E402
@@ -144,26 +142,6 @@ def source_holds_gold(source: dict[str, Any], question: dict[str, Any]) -> bool:
 
 
 # -- the model, counted --------------------------------------------------------------------
-
-
-class Tokenizer:
-    """The server's own token counts (llama-cpp-python's ``/extras/tokenize``)."""
-
-    def __init__(self, url: str) -> None:
-        self.root = url.rstrip("/").removesuffix("/v1")
-        self.works = True
-
-    def count(self, messages: Sequence[Message]) -> int | None:
-        if not self.works:
-            return None
-        text = "\n".join(m["content"] for m in messages)
-        try:
-            reply = httpx.post(f"{self.root}/extras/tokenize", json={"input": text}, timeout=30)
-            reply.raise_for_status()
-            return len(reply.json()["tokens"])
-        except (httpx.HTTPError, KeyError, ValueError):
-            self.works = False
-            return None
 
 
 # -- one answer ------------------------------------------------------------------------------
