@@ -240,6 +240,48 @@ def test_meaning_carries_a_paraphrase_and_not_a_new_claim(minilm: MiniLMEmbedder
     assert "emigrated to the United States in 1884" in source.text
 
 
+PPL = SourcePassage(
+    n=1,
+    file="paid-parental-leave.md",
+    path="travel-and-leave/paid-parental-leave.md",
+    page=None,
+    text=(
+        "TTS has paid parental leave (PPL) for the birth or placement (adoption or foster "
+        "care) of a child.\n\n## About PPL\n* You are entitled to 12 weeks of paid time off "
+        "for the birth, adoption or placement of a new child. It can be taken all at once or "
+        "intermittently. (Supervisor approval is needed for the intermittent option).\n"
+        "* You must use the PPL within a year of the child's birth or placement\n"
+        "* You need to have been a federal employee for 12 months in order to access Paid "
+        "Parental Leave (note: most veterans are immediately eligible). If you are a new "
+        "federal employee, check out the [recommendations for those who have less than 1 "
+        "year of federal service](https://docs.google.com/document/d/1I82lrW/edit#)."
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "lead_in",
+    [
+        "According to the source, ",
+        "According to the provided documents, ",
+        "Based on the sources [1], ",
+    ],
+)
+def test_words_that_name_the_sources_are_not_a_claim_to_find(
+    minilm: MiniLMEmbedder, lead_in: str
+) -> None:
+    # A real 1.5B model opened a right answer this way, and the lead-in's words, which no
+    # passage holds, sank the sentence below the bar: the window marked it "not found".
+    sentence = "employees can take up to 12 weeks of paid parental leave."
+    assert [r.verdict for r in verify(sentence, [PPL], minilm)] == ["supported"]
+    assert [r.verdict for r in verify(lead_in + sentence, [PPL], minilm)] == ["supported"]
+
+
+def test_a_source_named_in_a_sentence_is_still_checked(minilm: MiniLMEmbedder) -> None:
+    said = "According to the source, employees can take up to 20 weeks of paid parental leave."
+    assert [r.verdict for r in verify(said, [PPL], minilm)] != ["supported"]
+
+
 def library(embedder: FakeEmbedder) -> Retriever:
     """A retriever over PASSAGES, one chunk each."""
     dense, keyword = FakeDenseIndex(embedder), KeywordIndex()

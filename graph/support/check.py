@@ -44,6 +44,7 @@ from graph.support.verdicts import CHECKED, SentenceSupport, SourcePassage, Supp
 from graph.support.windows import (
     Piece,
     Window,
+    claimed,
     cut_pieces,
     make_windows,
     piece_texts,
@@ -148,7 +149,7 @@ class SupportCheck:
     def read_ahead(self, partial: str) -> None:
         """Embed the sentences of a text still being written that are complete already."""
         sentences = [s for s in split_sentences(partial) if is_claim(s)][:-1]
-        self._ensure_windows([plain(s.text) for s in sentences])
+        self._ensure_windows([claimed(s.text) for s in sentences])
 
     def check(self, text: str, claims: int | None = None) -> list[SentenceSupport]:
         """One result per sentence of ``text`` (not its headings, nor lead-ins ending in
@@ -185,7 +186,7 @@ class SupportCheck:
         return self._evidence([s for s in split_sentences(text) if is_claim(s)])
 
     def _evidence(self, sentences: Sequence[Sentence]) -> list[Evidence]:
-        said = [plain(s.text) for s in sentences]
+        said = [claimed(s.text) for s in sentences]
         # Only an answer that is one short sentence is a fragment of its question: in a
         # longer one a short sentence ("It was serviced on 3 March 2024.") says its own.
         single = len(sentences) == 1
@@ -251,7 +252,7 @@ class SupportCheck:
             if len(best_of) == NEAR_PASSAGES:
                 break
         # A fragment's claim holds the question: only what the fragment says is checked.
-        own = len(said) - len(plain(sentence.text))
+        own = len(said) - len(claimed(sentence.text))
         facts = [
             f
             for f in sentence_facts(said, self._common)

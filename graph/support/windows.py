@@ -29,6 +29,17 @@ _MARKUP = re.compile(r"[*_`]+")
 _SPACE_BEFORE_STOP = re.compile(r" (?=[.,;:!?](?:\s|$))")
 """The space a blanked mark leaves before the stop ("1856 [1]." → "1856 ."): without it a
 sentence copied from a passage is the passage's sentence again, and reuses its vector."""
+_NAMES_THE_SOURCES = re.compile(
+    r"^(?:(?:according to|based on|as (?:stated|said|noted|mentioned|described|shown) in|per)"
+    r" (?:the )?(?:(?:provided|given|above|retrieved|available) )?"
+    r"(?:sources?|documents?|texts?|passages?|context|information|excerpts?)"
+    r"(?: (?:provided|given|above))?\s*,\s*"
+    r"|(?:the )?(?:sources?|documents?|texts?|passages?|context) (?:says?|states?|shows?|"
+    r"mentions?|notes?|indicates?|explains?)(?: that)? )",
+    re.IGNORECASE,
+)
+"""An answer's opening words that name where it comes from, not what it claims: no passage
+holds "according to the source", so its words only drag a right sentence under the bar."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,13 @@ class Window:
 def plain(text: str) -> str:
     """Text as the embedder and the word overlap should see it: no marks, no emphasis."""
     return _SPACE_BEFORE_STOP.sub("", " ".join(_MARKUP.sub("", blank_citations(text)).split()))
+
+
+def claimed(text: str) -> str:
+    """An answer sentence as the check weighs it: ``plain``, without opening words that
+    only name the sources ("According to the source, …")."""
+    said = plain(text)
+    return _NAMES_THE_SOURCES.sub("", said, count=1) or said
 
 
 def cut_pieces(passages: Sequence[SourcePassage]) -> list[Piece]:
