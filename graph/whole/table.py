@@ -25,9 +25,10 @@ MAX_POINT_CHARS = 320
 TOPIC_WORDS = 5
 """A line's text before its first colon is a topic only when it is this short."""
 
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+")
-"""A list item's mark, or a Markdown heading's (a 1.5B model copies the page's headings)."""
-_MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s")
+_ITEM = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+)+")
+"""A list item's mark, a Markdown heading's (a 1.5B model copies the page's headings), or
+both: "- ## About PPL [1]"."""
+_MARKDOWN_HEADING = re.compile(r"^\s*(?:[-*+•]\s+)?#{1,6}\s")
 """A heading copied with the citation the prompt asks of every line: "## About PPL [1]"."""
 _BOLD = re.compile(r"\*\*|__")
 _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
