@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
 from graph.records import NumberedPassage
 from graph.runaway import RunawayGuard
 from graph.state import Source
 from graph.turn_options import TurnOptions
+from graph.whole import prompts
 from graph.whole.answer import guarded
 from graph.whole.pace import Pace
 from graph.whole.reading_progress import done_progress, read_so_far, section_progress
