@@ -12,9 +12,9 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.events import NodeName, NodeTimed, Recorded
-from graph.records import CandidateTrace, Trace
 from graph.retrieval.turn_search import Weighed
 from graph.state import AgentState, NodeTiming
+from graph.trace_records import CandidateTrace, Trace
 from graph.turn_context import TurnContext
 
 

@@ -14,10 +14,11 @@ from langgraph.runtime import Runtime
 from graph import prompts
 from graph.events import Sources, Status
 from graph.nodes.numbered import numbered_passage
-from graph.records import FindRecord, NumberedPassage
+from graph.records import NumberedPassage
 from graph.retrieval.find_documents import Found, find
 from graph.scope import describe
 from graph.state import AgentState
+from graph.trace_records import FindRecord
 from graph.turn_context import TurnContext
 
 FIND_READ = 30

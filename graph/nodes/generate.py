@@ -20,10 +20,11 @@ from graph.excerpt import excerpt
 from graph.focus import shown_passages
 from graph.nodes.streamed import StreamedAnswer
 from graph.readable import readable_markdown
-from graph.records import FindRecord, NumberedPassage
+from graph.records import NumberedPassage
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Generation, Source
 from graph.support import SupportCheck
+from graph.trace_records import FindRecord
 from graph.turn_context import TurnContext
 from graph.turn_options import TurnOptions
 from models.llm import LLMError

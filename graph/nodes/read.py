@@ -22,11 +22,12 @@ from graph.citations import order_by_citation
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
-from graph.records import Coverage, NoReading, ReadingTrace, SentenceSupportPublic, StoppedReading
+from graph.records import Coverage, SentenceSupportPublic, StoppedReading
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Generation, Source
 from graph.support import SentenceSupport
 from graph.support.words import STOP
+from graph.trace_records import NoReading, ReadingTrace
 from graph.turn_context import TurnContext
 from graph.whole import prompts as whole_prompts
 from graph.whole.answer import Written, stream_answer

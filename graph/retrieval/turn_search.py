@@ -18,7 +18,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from graph.records import CandidatePlace, CandidateScores
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.ports import Begun, Reader
@@ -26,6 +25,7 @@ from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.scored import Candidate, Key, Passage, Retrieval
 from graph.retrieval.sentence_order import order_by_sentences
+from graph.trace_records import CandidatePlace, CandidateScores
 from models.embeddings import EmbedderUnavailable
 from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active

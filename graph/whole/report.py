@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from graph.records import Coverage, ReadingTrace, StoppedReading
+from graph.records import Coverage, StoppedReading
+from graph.trace_records import ReadingTrace
 from graph.whole import prompts
 from graph.whole.reading import Reading
 from graph.whole.reading_progress import where_read
