@@ -22,23 +22,11 @@ FactKind = Literal["number", "date", "code", "name"]
 MONTHS = {
     name: number
     for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
+        "january/jan february/feb march/mar april/apr may june/jun july/jul august/aug "
+        "september/sep/sept october/oct november/nov december/dec".split(),
         start=1,
     )
-    for name in names
+    for name in names.split("/")
 }
 _MONTH = (
     r"(?P<{g}>January|February|March|April|May|June|July|August|September|October|November"
@@ -154,11 +142,7 @@ class FactIndex:
 
     def keys_between(self, start: int, end: int) -> set[str]:
         """The keys of the facts written within ``text[start:end]``."""
-        keys: set[str] = set()
-        for s, e, found in self.spans:
-            if start <= s and e <= end:
-                keys |= found
-        return keys
+        return set().union(*(found for s, e, found in self.spans if start <= s and e <= end))
 
 
 def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
@@ -228,8 +212,7 @@ def index_passage(passage: str) -> FactIndex:
     for match in _NUMBER.finditer(text):
         if number_key := _number_match_key(match):
             spans.append((match.start(), match.end(), frozenset([number_key])))
-    for _, _, keys in spans:
-        index.keys |= keys
+    index.keys = set().union(*(keys for _, _, keys in spans))
     index.words = set(content_terms(text)) | acronyms(text)
     return index
 
