@@ -30,7 +30,8 @@ import numpy.typing as npt
 from graph.support.asked_for import gives_the_reference, names_another
 from graph.support.cause import cause_not_stated
 from graph.support.claims import is_claim, is_said, not_judged
-from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
+from graph.support.fact_index import Fact, FactIndex, holds
+from graph.support.facts import index_passage, sentence_facts
 from graph.support.found import what_it_says
 from graph.support.fragment import with_question
 from graph.support.given import Given
