@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -228,12 +229,12 @@ class SupportCheck:
             if pieces:
                 own = vectors[: len(texts)]
                 self._window_vectors = window_vectors(self._windows, pieces, own)
-            self._learn_words()
             self._windows_by_piece = [w for w in self._windows if w.first == w.last]
+            self._learn_words()
             self._named_before = _named_before(self.passages, pieces, self._windows)
 
     def _learn_words(self) -> None:
-        pieces = [w for w in self._windows if w.first == w.last]
+        pieces = self._windows_by_piece
         frequency: Counter[str] = Counter(t for w in pieces for t in w.terms)
         count = len(pieces)
         self._idf = {t: math.log(1 + (count + 1) / (df + 1)) for t, df in frequency.items()}
@@ -244,13 +245,11 @@ class SupportCheck:
         scores = self._scores(said, cosines)
         order = np.argsort(-scores, kind="stable")
         by_passage: dict[int, float] = {}
+        best_window: dict[int, Window] = {}
         for i in order:
             by_passage.setdefault(self._windows[int(i)].passage, float(scores[i]))
-        best_of: dict[int, Window] = {}
-        for i in order:
-            best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
-            if len(best_of) == NEAR_PASSAGES:
-                break
+            best_window.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
+        best_of = dict(islice(best_window.items(), NEAR_PASSAGES))
         # A fragment's claim holds the question: only what the fragment says is checked.
         own = len(said) - len(plain(sentence.text))
         facts = [
@@ -337,16 +336,15 @@ class SupportCheck:
         only the two bars are read, the evidence already holds the score."""
         bars = bars or self.bars
         sentence, best, score = evidence.sentence, evidence.best, evidence.score
+        unsupported = SentenceSupport(
+            sentence.text, sentence.start, sentence.end, "unsupported", score
+        )
         if best is None or score < bars.unsupported:
-            return SentenceSupport(
-                sentence.text, sentence.start, sentence.end, "unsupported", score
-            )
+            return unsupported
         near = [p for p in evidence.lacking if evidence.by_passage[p] >= bars.unsupported]
         missing = [f for f in evidence.facts if all(f in evidence.lacking[p] for p in near)]
         if missing and len(missing) > bars.lacking * len(evidence.facts):
-            return SentenceSupport(
-                sentence.text, sentence.start, sentence.end, "unsupported", score
-            )
+            return unsupported
         passage = self.passages[best.passage]
         # The words agree, but one "not" may turn the claim around: the sentence then says
         # the opposite of its span, and is partly supported with the difference named.
@@ -397,7 +395,7 @@ class SupportCheck:
                 file=passage.file,
                 path=passage.path,
                 page=passage.page,
-                text=passage.text[best.start : best.end],
+                text=span,
                 start=best.start,
                 end=best.end,
                 offset=passage.offset,
