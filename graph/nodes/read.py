@@ -31,10 +31,10 @@ from graph.trace_records import NoReading, ReadingTrace
 from graph.turn_context import TurnContext
 from graph.whole import prompts as whole_prompts
 from graph.whole.answer import Written, stream_answer
-from graph.whole.reading import Note, Reading
+from graph.whole.reading import Reading
 from graph.whole.reading_progress import answer_status
 from graph.whole.report import coverage, skipped_text, summary, unfinished
-from graph.whole.sections import Document, units_of
+from graph.whole.sections import Document, Note, units_of
 from graph.whole.table import Table, comparison_table
 from graph.whole.table_check import check_table
 from models.llm import LLMError

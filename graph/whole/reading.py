@@ -25,6 +25,7 @@ from graph.whole.reading_progress import done_progress, read_so_far, section_pro
 from graph.whole.section_notes import SectionNotes
 from graph.whole.sections import (
     Document,
+    Note,
     Section,
     cite_sources,
     sections_of,
@@ -44,15 +45,6 @@ NOTE_CHARS_PER_WORD = 8
 """A note ends past this many characters a word asked for (a third over, at about six
 a word): a small model that copies its section out, or loops, would write on to its token
 limit, a quarter of an hour a note on a busy CPU."""
-
-
-@dataclass
-class Note:
-    """What was written about one section, with its page labels as the model cited them."""
-
-    document: Document
-    section: Section
-    text: str
 
 
 @dataclass
