@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from types import TracebackType
 
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
@@ -152,12 +151,11 @@ class Search:
         if not self._weighed:
             return []
         where = self._where.result() if self._where is not None else self._read_where()
-        out: list[Weighed] = []
-        for c in self._weighed:
-            place = where.get(c.key)
-            if place is not None:
-                out.append({**place, "source": c.source, "left_out": c.left_out, **c.scores()})
-        return out
+        return [
+            {**place, "source": c.source, "left_out": c.left_out, **c.scores()}
+            for c in self._weighed
+            if (place := where.get(c.key)) is not None
+        ]
 
     def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, CandidatePlace]:
         """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
@@ -183,13 +181,11 @@ class Search:
     def seen(self) -> list[tuple[Key, float]]:
         """Every chunk this search weighed or probed, with its relevance (what the floor
         measures: the higher of its cosine and its coverage), best first."""
-        best: dict[Key, float] = {}
-        for c in self._weighed:
-            score = max(c.dense or 0.0, c.coverage)
-            best[c.key] = max(score, best.get(c.key, score))
+        pairs = [(c.key, max(c.dense or 0.0, c.coverage)) for c in self._weighed]
         with self._lock:
-            probed = [q.nearest or [] for q in self._questions.values()]
-        for key, score in (pair for nearest in probed for pair in nearest):
+            pairs += [pair for q in self._questions.values() for pair in q.nearest or []]
+        best: dict[Key, float] = {}
+        for key, score in pairs:
             best[key] = max(score, best.get(key, score))
         return sorted(best.items(), key=lambda pair: -pair[1])
 
@@ -204,12 +200,7 @@ class Search:
     def __enter__(self) -> Search:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     # -- the question's vector and nearest chunks -------------------------------------
@@ -272,15 +263,12 @@ class Search:
         k = max(1, min(k or s.top_k, MAX_K))
         query = _searched(query)
         doc_ids: list[str] | None = None
-        if within is not None and not files:
-            doc_ids = self.library.keys_for(within) if within else []
+        if files or within is not None:
+            named = files or within
+            doc_ids = self.library.keys_for(named) if named else []
             if not doc_ids:
                 return Retrieval([], [], answerable=False)
-        elif files:
-            doc_ids = self.library.keys_for(files)
-            if not doc_ids:
-                return Retrieval([], [], answerable=False)
-            if whole:
+            if files and whole:
                 full = self._whole_documents(doc_ids)
                 if full is not None:
                     return full
