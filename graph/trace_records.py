@@ -81,6 +81,14 @@ class CandidateScores(TypedDict):
     rerank: float | None
 
 
+class Weighed(CandidatePlace, CandidateScores):
+    """A candidate a search weighed, located, for the trace: with the number of the source
+    its passage became, or why none was made around it."""
+
+    source: int | None
+    left_out: str | None
+
+
 class CandidateTrace(CandidatePlace, CandidateScores):
     """One candidate a search weighed, in the trace: where it is, its scores, and whether
     its passage reached the model (``used``, and ``cited`` by the answer) or why not."""

@@ -24,7 +24,7 @@ from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
 from graph.retrieval.scored import Candidate, Key, Passage, Retrieval
 from graph.retrieval.sentence_order import order_by_sentences
-from graph.trace_records import CandidatePlace, CandidateScores
+from graph.trace_records import CandidatePlace, Weighed
 from models.embeddings import EmbedderUnavailable
 from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active
@@ -34,14 +34,6 @@ MAX_QUERY_CHARS = 4_000
 MAX_K = 50
 MAX_CANDIDATES_IN_TRACE = 60
 """Of each retrieval's candidates, the best this many are shown in the trace."""
-
-
-class Weighed(CandidatePlace, CandidateScores):
-    """A candidate a search weighed, located, for the trace: with the number of the source
-    its passage became, or why none was made around it."""
-
-    source: int | None
-    left_out: str | None
 
 
 @dataclass
