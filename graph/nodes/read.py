@@ -186,9 +186,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         live.cancel()  # a cut-off answer is not checked
         if checked_table is not None:
             checked_table.cancel()
-        failed = (
-            whole_prompts.READ_CUT_OFF if written.text or compare else whole_prompts.READ_FAILED
-        )
+        failed = prompts.ANSWER_CUT_OFF if written.text or compare else whole_prompts.READ_FAILED
         answer.say(failed.format(error=written.failure))
         return _finish(answer, context, ended, paths)
     checked = await settle("", written.text, live, sources, state, context.search, withhold=False)

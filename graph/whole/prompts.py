@@ -97,7 +97,6 @@ SKIPPED = (
 )
 NOTES_CUT = "*The notes were shortened to fit the model's context.*"
 READ_FAILED = "**The documents could not be read: {error}**"
-READ_CUT_OFF = "\n\n*(The answer was cut off: {error})*"
 
 PARTIAL_READ = (
     "*Written from the notes on {read}, read before the reading was stopped; the rest was "
