@@ -5,7 +5,6 @@ from graph.records import (
     INTERRUPTED_NOTICE,
     Coverage,
     DocumentView,
-    Feedback,
     FindResponse,
     KeptMessage,
     NearPassage,
@@ -16,9 +15,9 @@ from graph.records import (
     Source,
     StoppedReading,
     SupportSource,
-    Trace,
     Verdict,
 )
+from graph.trace_records import Feedback, Trace
 
 __all__ = [
     "CHECKED",

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from app.container import Services  # noqa: E402
 from app.services.chat import Done, Failed  # noqa: E402
 from bench.library import indexed_container  # noqa: E402
-from graph.retrieval import turn_search as search_module  # noqa: E402
+from graph.retrieval import questions as questions_module  # noqa: E402
 from tests.fakes.chat import FakeChatModel  # noqa: E402
 from tests.fakes.embedder import FakeEmbedder  # noqa: E402
 
@@ -124,7 +124,7 @@ async def profiled_turn(container: Services, text: str, session: str | None) -> 
     """The folded walk of one turn; fresh worker threads, so that they are profiled too."""
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="walk"))
-    search_module._helper_pool = None  # the search's helper threads, made again
+    questions_module._helper_pool = None  # the search's helper threads, made again
     walk = Walk()
     threading.setprofile(walk.profile)
     sys.setprofile(walk.profile)

@@ -47,7 +47,7 @@ from graph.support import (  # noqa: E402
     split_sentences,
     verify,
 )
-from graph.support.check import Evidence  # noqa: E402
+from graph.support.evidence import Evidence  # noqa: E402
 from graph.support.facts import sentence_facts  # noqa: E402
 from models.embeddings import MiniLMEmbedder  # noqa: E402
 

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.container import Services  # noqa: E402
 from app.services.chat import Done, Progress  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
-from graph import prompts  # noqa: E402
 from graph.budget import estimate_tokens, message_tokens  # noqa: E402
+from graph.whole import prompts  # noqa: E402
 from graph.whole.sections import units_of  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 from tests.fakes.chat import FakeChatModel  # noqa: E402

@@ -13,8 +13,9 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.messages import AIMessage
 
-from graph.records import Coverage, Searched, SentenceSupportPublic, StoppedReading, Trace
+from graph.records import Coverage, Searched, SentenceSupportPublic, StoppedReading
 from graph.state import Route, Source
+from graph.trace_records import Trace
 
 NodeName = Literal["router", "rewriter", "retriever", "generator", "reader"]
 

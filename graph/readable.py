@@ -13,18 +13,22 @@ _AUTOLINK = re.compile(r"<((?:https?|mailto):[^\s<>]+)>")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])")
+_HIDING = [
+    (_TEMPLATE, " "),
+    (_COMMENT, " "),
+    (_AUTOLINK, r"\1"),
+    (_TAG, " "),
+    (_IMAGE, r"\1"),
+    (_LINK, r"\1"),
+]
+"""What hides words, and what each leaves of them, in the order they are taken out."""
 
 
 def readable(text: str) -> str:
     """``text`` without its markup, on one line."""
-    text = _TEMPLATE.sub(" ", text)
-    text = _COMMENT.sub(" ", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _TAG.sub(" ", text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = html.unescape(text)
-    return " ".join(text.split())
+    for pattern, words in _HIDING:
+        text = pattern.sub(words, text)
+    return " ".join(html.unescape(text).split())
 
 
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
@@ -34,12 +38,8 @@ def readable_markdown(text: str) -> str:
     """``text`` as Markdown to render in a quote: the markup that hides words taken out as
     ``readable`` does, its lines kept, its headings' marks dropped: a heading inside a
     quoted passage would outshout the answer, and a snippet on one line has no end to it."""
-    text = _TEMPLATE.sub(" ", text)
-    text = _COMMENT.sub(" ", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _TAG.sub(" ", text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
+    for pattern, words in _HIDING:
+        text = pattern.sub(words, text)
     text = _HEADING.sub("", text)
     lines = [" ".join(line.split()) for line in text.splitlines()]
     return "\n".join(lines).strip()

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from graph.trace_records import Feedback, Trace
+
 Verdict = Literal["supported", "partly", "unsupported", "none", "unchecked"]
 """A sentence's: a passage says it (``supported``), says most of it but lacks the items
 named in ``missing`` (``partly``), or nothing found says it (``unsupported``); the
@@ -195,10 +197,6 @@ class Coverage(TypedDict):
     """True for a whole reading."""
 
 
-Feedback = Literal["up", "down"]
-"""The user's thumbs up or down on an answer."""
-
-
 class StoppedReading(TypedDict):
     """``done``'s ``resume``: a reading that left sections unread (stopped, or the call
     budget ran out), what it read, and the follow-up messages that take it up."""
@@ -216,139 +214,6 @@ class StoppedReading(TypedDict):
     actions: list[str]
     """The follow-up messages worth offering ("Summarise what was read", "Continue
     reading")."""
-
-
-class FindRecord(TypedDict):
-    """The trace's ``found`` on a find turn: the topic and the code's count of what
-    matched."""
-
-    topic: str
-    literals: list[str]
-    scope: str
-    """The scope, said for a person ("the whole library")."""
-    searched: int
-    matched: int
-    paths: list[str]
-    """The matching documents' paths, best first."""
-    hits: list[int]
-    """How many passages of each matched (as ``paths``)."""
-
-
-class SkippedSections(TypedDict):
-    """A document's sections a whole reading left unread."""
-
-    path: str
-    sections: list[str]
-
-
-class NoReading(TypedDict):
-    """The trace's ``reading`` when nothing was read (no document to read): empty."""
-
-
-class ReadingTrace(TypedDict):
-    """The trace's ``reading``: what a whole-document or compare reading did."""
-
-    documents: list[str]
-    pages: int
-    sections: int
-    note_calls: int
-    notes_cached: int
-    tokens_sent_for_notes: int
-    skipped: list[SkippedSections]
-    notes_cut: bool
-    """Notes were cut to fit the answer's prompt."""
-    whole: NotRequired[bool]
-    """The documents were given to the model whole, without notes."""
-    calls: NotRequired[int]
-    """The model calls, the answer's included."""
-
-
-class CandidatePlace(TypedDict):
-    """Where a candidate a search weighed sits: its path now, page and chunk index."""
-
-    path: str
-    page: int | None
-    index: int
-    ocr: NotRequired[bool]
-    """True when OCR read its page (absent otherwise)."""
-    ocr_confidence: NotRequired[float | None]
-
-
-class CandidateScores(TypedDict):
-    """Why a candidate was retrieved: each stage's score (None where it did not run)."""
-
-    dense: float | None
-    dense_rank: int | None
-    bm25: float | None
-    bm25_rank: int | None
-    fused: float | None
-    proximity: float | None
-    sentence: float | None
-    rerank: float | None
-
-
-class CandidateTrace(CandidatePlace, CandidateScores):
-    """One candidate a search weighed, in the trace: where it is, its scores, and whether
-    its passage reached the model (``used``, and ``cited`` by the answer) or why not."""
-
-    used: bool
-    cited: NotRequired[bool]
-    source: NotRequired[int]
-    """The number of the passage it went into."""
-    why: NotRequired[str]
-    """Why it was not used."""
-
-
-class TraceNode(TypedDict):
-    """How long one node took in a turn."""
-
-    node: str
-    ms: float
-
-
-class TraceQuery(TypedDict):
-    """One search the turn ran."""
-
-    text: str
-    files: list[str]
-
-
-class TraceMention(TypedDict):
-    """One @mention as typed, and what it resolved to."""
-
-    said: str
-    paths: list[str]
-    closest: list[str]
-
-
-class Trace(TypedDict):
-    """``done``'s ``trace``: what happened in a turn. A stopped turn's has only ``route``
-    (null) and ``nodes``; the generation's keys are the generator's or the reader's. The
-    keys are declared in the order the trace has them."""
-
-    route: Literal["rag", "chat", "find", "document", "compare"] | None
-    routed_by: NotRequired[str | None]
-    route_reason: NotRequired[str | None]
-    probe_score: NotRequired[float | None]
-    mentions: NotRequired[list[TraceMention]]
-    scope: NotRequired[list[str]]
-    nodes: list[TraceNode]
-    queries: NotRequired[list[TraceQuery]]
-    found: NotRequired[FindRecord | None]
-    candidates: NotRequired[list[CandidateTrace]]
-    model: NotRequired[str | None]
-    prompt_tokens: NotRequired[int | None]
-    answer_tokens: NotRequired[int | None]
-    ttft_ms: NotRequired[float | None]
-    context_tokens: NotRequired[int]
-    passages_trimmed: NotRequired[int]
-    """How many passages were left out for want of room in the model's context."""
-    check_ms: NotRequired[float | None]
-    llm_error: NotRequired[str | None]
-    runaway: NotRequired[Literal["repeating", "long"] | None]
-    reading: NotRequired[ReadingTrace | NoReading]
-    feedback: NotRequired[Feedback]
-    """The user's thumbs up or down, once rated."""
 
 
 INTERRUPTED_NOTICE = "This answer was interrupted."

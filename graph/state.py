@@ -7,18 +7,9 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from graph.records import (
-    Coverage,
-    FindRecord,
-    NoReading,
-    NumberedPassage,
-    ReadingTrace,
-    Searched,
-    SentenceSupportPublic,
-    StoppedReading,
-    Trace,
-)
+from graph.records import Coverage, NumberedPassage, Searched, SentenceSupportPublic, StoppedReading
 from graph.records import Source as Source
+from graph.trace_records import FindRecord, NoReading, ReadingTrace, Trace
 
 Mode = Literal["auto", "rag", "chat", "document"]
 """``document`` is the window's "Whole documents": read the named files whole."""

@@ -12,9 +12,8 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.events import NodeName, NodeTimed, Recorded
-from graph.records import CandidateTrace, Trace
-from graph.retrieval.turn_search import Weighed
 from graph.state import AgentState, NodeTiming
+from graph.trace_records import CandidateTrace, Trace, Weighed
 from graph.turn_context import TurnContext
 
 

@@ -17,6 +17,7 @@ from app.services.sessions import SessionIndex
 from graph import prompts
 from graph.events import Progress
 from graph.graph import build_graph
+from graph.whole import prompts as whole_prompts
 from graph.whole.section_notes import SectionNotes
 from models.protocols import Message
 from tests.fakes.chat import FakeChatModel
@@ -105,7 +106,7 @@ async def test_stop_keeps_the_notes_and_offers_to_use_them(tmp_path: Path) -> No
     assert resume is not None
     read = resume["read"]
     assert re.fullmatch(r"pages 1–\d+ of 30 of `long.pdf`", read), read
-    assert resume["actions"] == [prompts.SUMMARISE_READ, prompts.CONTINUE_READING]
+    assert resume["actions"] == [whole_prompts.SUMMARISE_READ, whole_prompts.CONTINUE_READING]
     assert (resume["sections_read"], resume["question"]) == (2, "Summarize @long.pdf")
     saved = await held.service.messages(done.session_id)
     assert saved[-1]["stopped"] and saved[-1]["resume"] == resume
@@ -116,11 +117,11 @@ async def test_summarise_what_was_read_answers_from_the_notes_kept(tmp_path: Pat
     stopped = await held.stop_after(2)
     calls = len(held.llm.history)
 
-    done = await held.ask(stopped.session_id, prompts.SUMMARISE_READ)
+    done = await held.ask(stopped.session_id, whole_prompts.SUMMARISE_READ)
 
     assert len(held.llm.history) == calls + 1  # the answer's call, no new note
     read = stopped.resume["read"] if stopped.resume else ""
-    assert done.answer.startswith(prompts.PARTIAL_READ.format(read=read))
+    assert done.answer.startswith(whole_prompts.PARTIAL_READ.format(read=read))
     answer_prompt = held.llm.history[-1]
     assert "Question: Summarize @long.pdf" in answer_prompt[-1]["content"]
     last_read = int(re.findall(r"\d+", read)[1])
@@ -130,7 +131,7 @@ async def test_summarise_what_was_read_answers_from_the_notes_kept(tmp_path: Pat
         f"Read {last_read} of the 30 pages of the document"
     )
     # What is left can still be read on.
-    assert done.resume is not None and done.resume["actions"] == [prompts.CONTINUE_READING]
+    assert done.resume is not None and done.resume["actions"] == [whole_prompts.CONTINUE_READING]
 
 
 async def test_continue_reading_reads_on_from_the_first_section_without_a_note(
@@ -141,7 +142,7 @@ async def test_continue_reading_reads_on_from_the_first_section_without_a_note(
     sections = stopped.resume["sections"] if stopped.resume else 0
     before = len(map_calls(held.llm))
 
-    done = await held.ask(stopped.session_id, prompts.CONTINUE_READING)
+    done = await held.ask(stopped.session_id, whole_prompts.CONTINUE_READING)
 
     new = map_calls(held.llm)[before:]
     assert len(new) == sections - 2  # the two kept notes are not written again
@@ -312,7 +313,7 @@ def plain_notes(messages: Sequence[Message], schema: dict[str, Any] | None) -> s
     file = "a" if "a.pdf, section" in messages[-1]["content"] else "b"
     return (
         f"- Fact 1 of {file}.pdf: marker-1.\n"
-        f"- Opening hours: {prompts.MAP_COMPARE_EXAMPLE} [p1]\n- w1x0 w1x1 w1x2 w1x3 w1x4"
+        f"- Opening hours: {whole_prompts.MAP_COMPARE_EXAMPLE} [p1]\n- w1x0 w1x1 w1x2 w1x3 w1x4"
     )
 
 
@@ -330,7 +331,7 @@ async def test_a_comparison_asks_after_the_text_and_cites_a_one_page_sections_po
         assert asked.index("[p1]\n") < asked.index("List every point")
         assert asked.endswith("in the language of the text.")
     answer = out["state"]["answer"]
-    assert prompts.MAP_COMPARE_EXAMPLE not in answer
+    assert whole_prompts.MAP_COMPARE_EXAMPLE not in answer
     by_number = {s["n"]: s["file"] for s in out["state"]["sources"]}
     rows = _table(answer)[2:]
     assert len(rows) == 2

@@ -1,6 +1,7 @@
 """The records a turn sends out (trace, found, resume) have exactly the keys, value types
-and key order their TypedDicts in graph/records.py declare: mypy checks the code that
-writes them, this checks what reaches the wire (much of it is copied through ``Any``)."""
+and key order their TypedDicts in graph/records.py and graph/trace_records.py declare:
+mypy checks the code that writes them, this checks what reaches the wire (much of it is
+copied through ``Any``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_t
 
 from typing_extensions import is_typeddict
 
-from graph.records import FindRecord, StoppedReading, Trace
+from graph.records import StoppedReading
+from graph.trace_records import FindRecord, Trace
 from tests.api_app import api_app
 from tests.fakes.chat import FakeChatModel
 from tests.running import read_sse

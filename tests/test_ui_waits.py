@@ -9,7 +9,7 @@ import re
 from nicegui.testing import User
 
 from app.container import Services
-from graph import prompts
+from graph.whole import prompts
 from tests.running import eventually
 from tests.test_ui_whole import long_text, notes_or_side_calls
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of

@@ -9,7 +9,7 @@ from typing import Any
 from nicegui.testing import User
 
 from app.container import Services
-from graph import prompts
+from graph.whole import prompts
 from models.protocols import Message
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, side_calls

@@ -14,11 +14,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from app.services.chat import ChatService, Done
 from app.services.sessions import SessionIndex
-from graph import prompts
 from graph.events import Progress, Sources
 from graph.graph import build_graph
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings
+from graph.whole import prompts
 from graph.whole.section_notes import SectionNotes
 from ingest.document_parts import Chunk
 from models.llm import LLMError

@@ -41,8 +41,9 @@ from graph.events import (
 )
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
-from graph.records import KeptMessage, StoppedReading, Trace, TraceNode
+from graph.records import KeptMessage, StoppedReading
 from graph.state import AgentState, Mode, Source
+from graph.trace_records import Trace, TraceNode
 from graph.turn_context import TurnContext
 from graph.whole.resume import resume_record
 from models.protocols import ChatModel, Message

@@ -16,7 +16,8 @@ from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from graph.records import CHECKED, INTERRUPTED, Feedback, KeptMessage
+from graph.records import CHECKED, INTERRUPTED, KeptMessage
+from graph.trace_records import Feedback
 
 __all__ = [
     "CHECKED",

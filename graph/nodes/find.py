@@ -8,21 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import PurePosixPath
 
 from langgraph.runtime import Runtime
 
 from graph import prompts
 from graph.events import Sources, Status
 from graph.nodes.numbered import numbered_passage
-from graph.records import FindRecord, NumberedPassage
+from graph.records import NumberedPassage
 from graph.retrieval.find_documents import Found, find
 from graph.scope import describe
 from graph.state import AgentState
+from graph.trace_records import FindRecord
 from graph.turn_context import TurnContext
 
 FIND_READ = 30
 """Matching documents whose best passage goes to the model, best first; the answer still
 counts and the coverage line still reports every match."""
+FIND_LISTED = 30
+"""Matching documents a find answer lists by name; more are counted in one line."""
 
 _NOUNS = (
     r"documents?|docs?|files?|pdfs?|reports?|papers?|pages?|notes?|invoices?|contracts?|"
@@ -111,3 +115,43 @@ async def find_passages(state: AgentState, runtime: Runtime[TurnContext]) -> Age
     tell(Sources([p["source"] for p in passages]))
     record = found_record(found, topic, aim)
     return {"passages": passages, "found": record}
+
+
+def find_header(found: FindRecord, shown: int) -> str:
+    """The find answer's first line, from the code's count."""
+    scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
+    topic = str(found["topic"]).strip('"\u201c\u201d')  # the header quotes it itself
+    if not found["matched"]:
+        return prompts.FIND_NONE.format(
+            searched=found["searched"], scope=scope, topic=found["topic"]
+        )
+    verb = "mentions" if found["matched"] == 1 else "mention"
+    line = prompts.FIND_COUNT.format(
+        matched=found["matched"],
+        searched=found["searched"],
+        verb=verb,
+        topic=topic,
+        scope=scope,
+    )
+    if shown < found["matched"]:
+        line += prompts.FIND_COUNT_READ.format(shown=shown)
+    return line + "\n\n" + _find_list(found)
+
+
+def _find_list(found: FindRecord) -> str:
+    """The matching documents, each with its count of matching passages, written by code:
+    the answer names the files even when the model doesn't."""
+    paths: list[str] = found["paths"]
+    hits: list[int] = found.get("hits") or []
+    names = [PurePosixPath(p).name for p in paths]
+    shown = [
+        prompts.FIND_ITEM.format(
+            name=path if names.count(name) > 1 else name,
+            hits=count,
+            noun="passage" if count == 1 else "passages",
+        )
+        for path, name, count in zip(paths, names, hits, strict=False)
+    ][:FIND_LISTED]
+    if len(paths) > len(shown):
+        shown.append(prompts.FIND_MORE.format(more=len(paths) - len(shown)))
+    return "\n".join(shown)

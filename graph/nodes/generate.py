@@ -18,9 +18,10 @@ from graph.coverage import coverage_of
 from graph.events import Status
 from graph.excerpt import excerpt
 from graph.focus import shown_passages
+from graph.nodes.find import find_header
 from graph.nodes.streamed import StreamedAnswer
 from graph.readable import readable_markdown
-from graph.records import FindRecord, NumberedPassage
+from graph.records import NumberedPassage
 from graph.scope import describe, in_scope
 from graph.state import AgentState, Generation, Source
 from graph.support import SupportCheck
@@ -29,8 +30,6 @@ from graph.turn_options import TurnOptions
 from models.llm import LLMError
 from models.protocols import Message, Usage
 
-FIND_LISTED = 30
-"""Matching documents a find answer lists by name; more are counted in one line."""
 HISTORY_SHARE_RAG = 4
 """On a search turn earlier messages get at most 1/4 of the free context: passages first."""
 
@@ -152,46 +151,6 @@ def build_prompt(
     return Prompt(messages, sources[: len(kept)], len(sources) - len(kept))
 
 
-def _find_header(found: FindRecord, shown: int) -> str:
-    """The find answer's first line, from the code's count."""
-    scope = f" in {found['scope']}" if found.get("scope") != describe([]) else ""
-    topic = str(found["topic"]).strip('"\u201c\u201d')  # the header quotes it itself
-    if not found["matched"]:
-        return prompts.FIND_NONE.format(
-            searched=found["searched"], scope=scope, topic=found["topic"]
-        )
-    verb = "mentions" if found["matched"] == 1 else "mention"
-    line = prompts.FIND_COUNT.format(
-        matched=found["matched"],
-        searched=found["searched"],
-        verb=verb,
-        topic=topic,
-        scope=scope,
-    )
-    if shown < found["matched"]:
-        line += prompts.FIND_COUNT_READ.format(shown=shown)
-    return line + "\n\n" + _find_list(found)
-
-
-def _find_list(found: FindRecord) -> str:
-    """The matching documents, each with its count of matching passages, written by code:
-    the answer names the files even when the model doesn't."""
-    paths: list[str] = found["paths"]
-    hits: list[int] = found.get("hits") or []
-    names = [PurePosixPath(p).name for p in paths]
-    shown = [
-        prompts.FIND_ITEM.format(
-            name=path if names.count(name) > 1 else name,
-            hits=count,
-            noun="passage" if count == 1 else "passages",
-        )
-        for path, name, count in zip(paths, names, hits, strict=False)
-    ][:FIND_LISTED]
-    if len(paths) > len(shown):
-        shown.append(prompts.FIND_MORE.format(more=len(paths) - len(shown)))
-    return "\n".join(shown)
-
-
 async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
     """Write the answer token by token from the numbered sources, or chat without them."""
     context = runtime.context
@@ -211,7 +170,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
         return _finish(state, context, answer, Prompt([], [], 0), None)
     if found is not None:
         # The count is the code's, written before the model says anything.
-        answer.say(_find_header(found, len(sources)))
+        answer.say(find_header(found, len(sources)))
         if not found["matched"]:
             return _finish(state, context, answer, Prompt([], [], 0), None)
         answer.say("\n\n")

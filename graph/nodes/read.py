@@ -22,17 +22,19 @@ from graph.citations import order_by_citation
 from graph.events import Sources, Status
 from graph.nodes.generate import unmatched_notice
 from graph.nodes.streamed import StreamedAnswer
-from graph.records import Coverage, NoReading, ReadingTrace, SentenceSupportPublic, StoppedReading
+from graph.records import Coverage, SentenceSupportPublic, StoppedReading
 from graph.runaway import RunawayGuard
 from graph.state import AgentState, Generation, Source
 from graph.support import SentenceSupport
 from graph.support.words import STOP
+from graph.trace_records import NoReading, ReadingTrace
 from graph.turn_context import TurnContext
+from graph.whole import prompts as whole_prompts
 from graph.whole.answer import Written, stream_answer
-from graph.whole.reading import Note, Reading
+from graph.whole.reading import Reading
 from graph.whole.reading_progress import answer_status
 from graph.whole.report import coverage, skipped_text, summary, unfinished
-from graph.whole.sections import Document, units_of
+from graph.whole.sections import Document, Note, units_of
 from graph.whole.table import Table, comparison_table
 from graph.whole.table_check import check_table
 from models.llm import LLMError
@@ -105,15 +107,15 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         answer.say(notice + "\n\n")
     paths = await asyncio.to_thread(_targets, state, context, 2 if compare else 1)
     if not paths or (compare and len(paths) < 2):
-        answer.say(prompts.NO_TARGET_COMPARE if compare else prompts.NO_TARGET)
+        answer.say(whole_prompts.NO_TARGET_COMPARE if compare else whole_prompts.NO_TARGET)
         return _finish(answer, context, Ended(), paths)
     names = ", ".join(PurePosixPath(p).name for p in paths)
-    tell(Status("reader", prompts.STATUS_READ.format(files=names)))
+    tell(Status("reader", whole_prompts.STATUS_READ.format(files=names)))
     documents = await asyncio.to_thread(_load, context, paths)
     empty = [d.path for d in documents if not d.units]
     documents = [d for d in documents if d.units]
     if not documents:
-        answer.say(prompts.EMPTY_DOCUMENTS.format(files=", ".join(empty or paths)))
+        answer.say(whole_prompts.EMPTY_DOCUMENTS.format(files=", ".join(empty or paths)))
         return _finish(answer, context, Ended(), paths)
     aspect = resume["aspect"] if resume else aspect_of(state) if compare else ""
     reading = Reading(
@@ -137,18 +139,18 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             notes = await reading.take_notes()
             material = reading.notes_text(notes, question)
     except LLMError as error:
-        answer.say(prompts.READ_FAILED.format(error=error))
+        answer.say(whole_prompts.READ_FAILED.format(error=error))
         return _finish(answer, context, Ended(trace=summary(reading)), paths)
     ended = Ended(trace=summary(reading), unfinished=unfinished(reading, question))
     if not whole and not notes:
-        answer.say(prompts.NOTHING_READ)
+        answer.say(whole_prompts.NOTHING_READ)
         return _finish(answer, context, ended, paths)
     sources = reading.sources if whole else reading.read_sources()
     tell(Sources(sources))
     if skipped := skipped_text(reading):
         answer.say(skipped + "\n\n")
     if reading.notes_cut:
-        answer.say(prompts.NOTES_CUT + "\n\n")
+        answer.say(whole_prompts.NOTES_CUT + "\n\n")
     table = None
     if compare:
         files = [d.units[0].file for d in documents]
@@ -184,7 +186,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         live.cancel()  # a cut-off answer is not checked
         if checked_table is not None:
             checked_table.cancel()
-        failed = prompts.READ_CUT_OFF if written.text or compare else prompts.READ_FAILED
+        failed = prompts.ANSWER_CUT_OFF if written.text or compare else whole_prompts.READ_FAILED
         answer.say(failed.format(error=written.failure))
         return _finish(answer, context, ended, paths)
     checked = await settle("", written.text, live, sources, state, context.search, withhold=False)

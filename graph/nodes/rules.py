@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graph.state import Route
+from graph.nodes.chat_rules import (
+    ABOUT_ME,
+    ARITHMETIC,
+    GENERAL,
+    GREETING_FIRST,
+    INLINE_WRITING,
+    PROGRAMMING,
+    SMALL_TALK,
+    TRANSLATE,
+    WRITING,
+)
+from graph.nodes.rule import Rule, compile_rule
 
 _DOC_NOUNS = (
     r"documents?|docs?|files?|pdfs?|reports?|papers?|articles?|manuals?|handbook|guides?|"
@@ -17,66 +28,6 @@ _DOC_NOUNS = (
 )
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A pattern and the route it implies; ``name`` goes into the trace."""
-
-    name: str
-    route: Route
-    pattern: re.Pattern[str]
-    library_first: bool = False
-    """A chat rule the library may overrule: a question it holds is searched instead."""
-
-
-def _rule(name: str, route: Route, pattern: str, *, library_first: bool = False) -> Rule:
-    return Rule(name, route, re.compile(pattern, re.IGNORECASE), library_first)
-
-
-_SMALL_TALK_ITEM = (
-    r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
-    r"good (?:morning|afternoon|evening|night|day)|thanks?|thank you|thx|ty|cheers|"
-    r"ok(?:ay)?|k|cool|great|nice|awesome|perfect|excellent|wonderful|brilliant|"
-    r"got it|understood|i see|makes sense|sounds good|fair enough|never ?mind|"
-    r"yes|yeah|yep|no|nope|sure|lol|haha|bye|goodbye|see you|see ya|later|"
-    r"good job|well done|you'?re (?:great|welcome|the best)|no problem|np|"
-    r"(?:that|this|it) (?:helps|helped)|(?:that|this|it)(?:'s| is| was) "
-    r"(?:(?:very|really|so) )?(?:helpful|useful|great|perfect|clear|it)|very helpful)"
-    r"(?:[\s,!.]+(?:there|again|so much|a lot|very much|docent|friend|buddy|mate|"
-    r"everyone|all|then|for (?:that|this|the help|your help)))*"
-)
-SMALL_TALK = _rule(
-    "small talk",
-    "chat",
-    r"^\W*" + _SMALL_TALK_ITEM + r"(?:[\s,!.]+" + _SMALL_TALK_ITEM + r")*\W*$",
-)
-"""Greetings, thanks and acknowledgements, one or several ("Thanks, that helps!"): after
-a search, the real model's "Thanks, that helps!" was searched as a follow-up and answered
-"Not found in your documents"."""
-
-_GREETING = (
-    r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
-    r"good (?:morning|afternoon|evening|day)|thanks?|thank you|thx|ty|cheers|"
-    r"ok(?:ay)?|cool|great|nice|awesome|perfect|got it|sure|alright|all right)"
-)
-GREETING_FIRST = re.compile(
-    r"^\W*" + _GREETING + r"(?:[\s,]+(?:there|again|so much|a lot|very much|docent|friend|"
-    r"buddy|mate|everyone|all|cool|great))*\s*[!,.:;\u2014-]+\s*"
-    r"(?:(?:also|now|and|so|then|next|quick question|one more(?: thing| question)?|"
-    r"another (?:one|question))\b[\s,:;!.\u2014-]*)*",
-    re.IGNORECASE,
-)
-"""A greeting or thanks before the message proper ("Hi! What's 18% of 65?"): the rules
-judge what follows it, so a greeting never hides a question's kind."""
-
-ABOUT_ME = _rule(
-    "about the assistant",
-    "chat",
-    r"^\W*(?:who|what) (?:are|r) (?:you|u)\b|\bwhat(?:'s| is) your name\b|"
-    r"\bwhat can you do\b|\bhow are (?:you|u)\b|\bhow'?s it going\b|"
-    r"\bare you (?:a |an )?(?:bot|robot|human|ai|real|person)\b|\bwho (?:made|built|created) you\b|"
-    r"\bwhat model are you\b|^\W*help\W*$|\bhow do(?:es)? (?:this app|you) work\b",
-)
-
 _DOC_PLURALS = (
     r"documents|docs|files|pdfs|reports|papers|pages|notes|invoices|contracts|memos|"
     r"agreements|policies|manuals|guides|statements|proposals|articles|spreadsheets"
@@ -87,7 +38,7 @@ _FIND_VERBS = (
     r"say anything about|says anything about|have|has|use|uses|cite|cites|name|names"
 )
 
-FIND = _rule(
+FIND = compile_rule(
     "asks which documents",
     "find",
     r"^\W*(?:in\s+)?(?:which|what)\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:"
@@ -108,7 +59,7 @@ FIND = _rule(
 )
 """Questions about the set of documents, not their content: which, how many, list all."""
 
-COUNTS_IN_A_TEXT = _rule(
+COUNTS_IN_A_TEXT = compile_rule(
     "asks a count a text gives",
     "rag",
     r"\bhow many\s+(?:of\s+(?:my|the|our|these)\s+)?(?:\w+\s){0,2}?(?:"
@@ -135,7 +86,7 @@ probe cannot tell such a question from one about their content, so the LLM decid
 NAMES_DOCUMENTS = re.compile(r"\b(?:" + _DOC_NOUNS + r")\b", re.IGNORECASE)
 """A word for documents or their parts: a question about the set of them names one."""
 
-DOCUMENTS = _rule(
+DOCUMENTS = compile_rule(
     "names the documents",
     "rag",
     r"\b(?:the|this|that|these|those|my|our|your|attached|uploaded|above|previous|"
@@ -143,7 +94,7 @@ DOCUMENTS = _rule(
     r"\b(?:in|from|of|across|through)\s+(?:my|our)\s+(?:\w+\s)?(?:" + _DOC_NOUNS + r")\b",
 )
 
-READING = _rule(
+READING = compile_rule(
     "asks what a text says",
     "rag",
     r"\baccording to\b|\bas (?:stated|described|mentioned|written|defined|explained) in\b|"
@@ -157,86 +108,7 @@ READING = _rule(
     r"\bfind (?:me )?(?:the |a )?(?:part|passage|place|line|bit|mention|section)\b",
 )
 
-WRITING = _rule(
-    "writing task",
-    "chat",
-    r"^\W*(?:(?:please|pls|can you|could you|would you|will you|help me|i need you to|"
-    r"i want you to|let'?s)\s+)*(?:write|draft|compose|pen|create|generate|make up|"
-    r"come up with|brainstorm|invent|suggest|give me|tell me|rewrite|rephrase|paraphrase|"
-    r"reword|word|phrase|proofread|polish|shorten|expand|fix|correct|improve|edit|check)\s+"
-    r"(?:me\s+|us\s+)?(?:a|an|some|\d+|ten|five|three|few|the grammar|this|my|another)?\s*"
-    r"(?:\w+[\s-]){0,5}?(?:poems?|story|stories|emails?|e-mails?|letters?|haikus?|jokes?|"
-    r"songs?|lyrics|limericks?|essays?|tweets?|posts?|slogans?|toasts?|speech|names?|"
-    r"ideas?|titles?|captions?|messages?|notes?|invitations?|recipes?|riddles?|puns?|"
-    r"taglines?|bio|cover letter|sentences?|paragraph|text|fact|quotes?|headlines?|"
-    r"grammar|spelling|code|function|script|program|query|regex|rhymes?|dialogue|"
-    r"reminders?|repl(?:y|ies)|responses?|greetings?|wishes|apology)\b|"
-    r"\bmake (?:this|that|it|my) (?:\w+ )?(?:sound|more|less|shorter|longer|funnier|"
-    r"clearer|friendlier|better)\b|\bsubject line\b|"
-    r"\b(?:grammar|spelling|punctuation|grammatically)\b|"
-    r"['\"\u2018\u201c]\w+['\"\u2019\u201d] or ['\"\u2018\u201c]\w+['\"\u2019\u201d]",
-)
-
-INLINE_WRITING = _rule(
-    "writing task on given text",
-    "chat",
-    r"^\W*(?:(?:please|pls|can you|could you|would you|help me)\s+)*(?:rephrase|rewrite|"
-    r"reword|proofread|polish|shorten|improve|edit|fix|correct|check|make)\b[^:\n]{0,60}:\s*\S",
-)
-"""A writing task whose text follows a colon ("Improve this paragraph: we was late…"):
-"this paragraph" is the text given, not a document to search."""
-
-GENERAL = _rule(
-    "general knowledge",
-    "chat",
-    r"\bcapital (?:city )?of\b|\bpopulation of\b|"
-    r"\bwho (?:wrote|invented|discovered|painted|composed|directed|sang|won)\b|"
-    r"\bwho is the author of\b|\bfun facts?\b|\blike i'?m (?:five|5|a child|a kid)\b|"
-    r"\brhymes? with\b|\b(?:synonyms?|antonyms?)\b|"
-    r"\b(?:what does|meaning of|define) the word\b|"
-    r"\brecommend (?:me )?(?:a|an|some|any|good) (?:\w+ )?(?:books?|novels?|movies?|films?|"
-    r"podcasts?|songs?|albums?|shows?|series|games?|restaurants?|recipes?)\b|"
-    r"\b(?:tell|give) me (?:a|another) joke\b",
-    library_first=True,
-)
-
-TRANSLATE = _rule(
-    "translation",
-    "chat",
-    r"^\W*(?:(?:please|can you|could you)\s+)?translate\b|\bhow do (?:you|i|we) say\b|"
-    r"\bin (?:french|german|spanish|italian|portuguese|dutch|japanese|chinese|korean|"
-    r"arabic|russian|hindi|swedish|norwegian|danish|polish|turkish|greek|latin)\s*\??$",
-)
-
-ARITHMETIC = _rule(
-    "arithmetic",
-    "chat",
-    r"^[\s\d.,()+\-*/x×÷^%=?]*\d\s*[+\-*/x×÷^%]\s*[\d(][\s\d.,()+\-*/x×÷^%=?]*$|"
-    r"^\W*(?:what(?:'s| is)|how much is|calculate|compute|solve)\s+[\d(.-][\d\s.,()]*"
-    r"(?:[+\-*/x×÷^%]|times|plus|minus|divided|squared|cubed|to the power)|"
-    r"\b(?:square root|percent of|\d+\s*% of|times \d|plus \d|minus \d|divided by)\b|"
-    r"\b(?:half|a third|a quarter|double|twice|triple) of \$?\d|"
-    r"\b(?:average|mean|median|sum|product) of \d|\b\d+(?:\.\d+)? (?:squared|cubed)\b|"
-    r"\bis \d+ (?:a )?(?:prime|even|odd|divisible)\b|^\W*round \d|"
-    r"\bsplit (?:a |the )?\$?\d[\w\s$]*\bbetween \d|"
-    r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years|ounces|pounds|grams|"
-    r"kilograms|teaspoons|tablespoons|cups|pints|quarts|gallons|liters|litres|inches|feet|"
-    r"yards|miles|meters|metres|centimeters|millimeters)\b(?: are| is)? (?:in|is) "
-    r"(?:a|an|one|\d)|"
-    r"\bconvert \d|\b\d+(?:\.\d+)? ?(?:km|miles|kg|lbs?|°?[cf]|celsius|fahrenheit|"
-    r"inches|cm|feet|meters|usd|eur|dollars|euros) (?:to|in|into) \w+",
-)
-
-PROGRAMMING = _rule(
-    "programming help",
-    "chat",
-    r"\b(?:in|with|using) (?:python|javascript|typescript|java|rust|go|golang|c\+\+|c#|"
-    r"sql|bash|shell|powershell|excel|regex|css|html|react)\b|"
-    r"\b(?:python|javascript|sql|bash|regex|excel) (?:function|script|query|formula|code|"
-    r"one-liner|snippet)\b",
-)
-
-FOLLOW_UP = _rule(
+FOLLOW_UP = compile_rule(
     "follows up a search",
     "rag",
     r"^\W*(?:and|also|but|so|what about|how about|and what about|what else|anything else|"
@@ -264,7 +136,7 @@ _THIS_DOCUMENT = (
 )
 """One file, in the singular: "the docs" is the whole library, a question to search."""
 
-WHOLE_DOCUMENT = _rule(
+WHOLE_DOCUMENT = compile_rule(
     "asks about a whole document",
     "document",
     r"\b(?:summari[sz]e|summary|summarise|overview|outline|tl;?dr|gist|synopsis|"
@@ -273,9 +145,9 @@ WHOLE_DOCUMENT = _rule(
     r"\bwhat(?:'s| is) [^?]{1,80}? about\W*$",
 )
 
-NAMES_A_DOCUMENT = _rule("names a document", "document", _THIS_DOCUMENT)
+NAMES_A_DOCUMENT = compile_rule("names a document", "document", _THIS_DOCUMENT)
 
-FOCUSED = _rule(
+FOCUSED = compile_rule(
     "asks about a topic inside it",
     "rag",
     r"\b(?:says?|said|mentions?) (?:about|on|regarding)\b|\bregarding\b|\bconcerning\b|"
@@ -285,21 +157,21 @@ FOCUSED = _rule(
     r"\b(?:section|chapter|clause|appendix|page|table|figure) \d",
 )
 
-COMPARE = _rule(
+COMPARE = compile_rule(
     "compares documents",
     "compare",
     r"\b(?:compare|comparison|comparing|contrast|differences?|differ(?:s|ent|ently)?|versus|vs\.?|"
     r"side by side|similarit(?:y|ies))\b",
 )
 
-SEVERAL_DOCUMENTS = _rule(
+SEVERAL_DOCUMENTS = compile_rule(
     "names several documents",
     "compare",
     r"\b(?:two|both|these|those|three)\s+(?:\w+\s)?(?:" + _WHOLE_NOUNS + r")\b",
 )
 
 
-def whole_document_rule(question: str, mentioned: int) -> Rule | None:
+def whole_documentrule(question: str, mentioned: int) -> Rule | None:
     """The rule that makes this a whole-document or compare turn, or None.
 
     ``compare`` needs two named files (two @mentions, or "these two contracts");
@@ -386,7 +258,7 @@ def judge(text: str, *, mentioned: int, after_search: bool) -> Verdict:
         mentioned=mentioned,
         after_search=after_search,
         rule=apply_rules(text, after_search=after_search),
-        whole=whole_document_rule(text, mentioned),
+        whole=whole_documentrule(text, mentioned),
         asks_for_a_set=bool(FIND_HINT.search(text)),
         wants_whole_passages=bool(WHOLE_DOCUMENT.pattern.search(text)),
     )

@@ -176,16 +176,9 @@ def _literal_matches(
     """Chunks holding every literal: the keyword index narrows, the text decides."""
     scores = search.keyword.search(" ".join(literals), doc_ids)
     hits = [h for h in scores.top(_ALL_ROWS) if h.coverage >= 0.999]
-    chunks = {
-        (c.doc_id, c.index): c
-        for c in search.reader.dense.get_chunks([(h.doc_id, h.index) for h in hits])
-    }
-    out = []
-    for h in hits:
-        chunk = chunks.get((h.doc_id, h.index))
-        if chunk is not None and all(holds(chunk.text, lit) for lit in literals):
-            out.append(ChunkMatch((h.doc_id, h.index), None, h.coverage, h.score, True, chunk))
-    return out
+    matches = [ChunkMatch((h.doc_id, h.index), None, h.coverage, h.score, True) for h in hits]
+    _load(search, matches)
+    return [m for m in matches if m.chunk and all(holds(m.chunk.text, lit) for lit in literals)]
 
 
 def _topic_matches(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.records import CandidateScores
+from graph.trace_records import CandidateScores
 from ingest.document_parts import Chunk
 
 Key = tuple[str, int]

@@ -12,108 +12,49 @@ Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker t
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from types import TracebackType
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 
-from graph.records import CandidatePlace, CandidateScores
 from graph.retrieval.candidates import combine, keyword_side, load
 from graph.retrieval.expand import expand, neighbour_keys, whole_pages
 from graph.retrieval.ports import Begun, Reader
 from graph.retrieval.prior import lean_on_documents
 from graph.retrieval.proximity import order_by_proximity
+from graph.retrieval.questions import Questions, helper_threads, searched
 from graph.retrieval.scored import Candidate, Key, Passage, Retrieval
 from graph.retrieval.sentence_order import order_by_sentences
+from graph.trace_records import CandidatePlace, Weighed
 from models.embeddings import EmbedderUnavailable
 from models.llm import LLMError
 from models.reranker import RerankerUnavailable, reranking_active
 
-MAX_QUERY_CHARS = 4_000
-"""Text past this is not searched for: it bounds the work any query can cause."""
 MAX_K = 50
 MAX_CANDIDATES_IN_TRACE = 60
 """Of each retrieval's candidates, the best this many are shown in the trace."""
 
 
-class Weighed(CandidatePlace, CandidateScores):
-    """A candidate a search weighed, located, for the trace: with the number of the source
-    its passage became, or why none was made around it."""
-
-    source: int | None
-    left_out: str | None
-
-
-@dataclass
-class _Question:
-    """One text this search looks for: its vector, and its nearest chunks once searched."""
-
-    vector: Future[list[float]] = field(default_factory=Future)
-    nearest: list[tuple[Key, float]] | None = None
-    """The ``pool`` chunks of the whole library nearest the vector, best first."""
-
-
-class Search:
+class Search(Questions):
     """Probe, retrieval and trace of one unit of work, through one reader."""
 
     def __init__(self, retriever: Begun, reader: Reader) -> None:
-        self.reader = reader
+        super().__init__(reader, retriever.settings)
         self.keyword = retriever.keyword
         self.reranker = retriever.reranker
         self.library = retriever.library
-        self.settings = retriever.settings
-        """As they were when the search began: a settings change applies to the next."""
         self.fusion = retriever.fusion
         self._retriever = retriever
-        self._questions: dict[str, _Question] = {}
-        """The texts searched for: the message, or the rewriter's queries."""
         self._weighed: list[Candidate] = []
         self._where: Future[dict[Key, CandidatePlace]] | None = None
         """Where the weighed candidates sit, being read by ``locate``."""
         self._sentences: dict[str, list[float]] = {}
         """Sentence vectors made for ``sentence_order``: a turn's queries (a follow-up's
         rewrites, expanded queries) often show the same passages."""
-        self._lock = threading.Lock()
         self._closed = False
 
     @property
     def top_k(self) -> int:
         """How many passages a retrieval hands on unless told otherwise."""
         return self.settings.top_k
-
-    def warm(self, text: str) -> None:
-        """Start embedding ``text`` in the background: a probe or retrieval of it that comes
-        later takes the vector up where it is, so the steps before it overlap the work."""
-        text = _searched(text)
-        if not text:
-            return
-        with self._lock:
-            if text in self._questions:
-                return
-            question = self._questions[text] = _Question()
-        _helpers().submit(self._embed, text, question)
-
-    def probe(self, text: str) -> float:
-        """The best cosine similarity of any chunk in the library to ``text`` (the router's
-        vector probe); a retrieval of the same text reuses its store search."""
-        text = _searched(text)
-        if not text:
-            return 0.0
-        nearest = self._library_nearest(text, self._vector(text))
-        return max((score for _, score in nearest), default=0.0)
-
-    def vector(self, text: str) -> list[float]:
-        """The embedding of ``text`` as searched, made once per search (find reads it)."""
-        return self._vector(_searched(text))
-
-    def known_vector(self, text: str) -> list[float] | None:
-        """``text``'s vector if this search has made it already; never embeds."""
-        with self._lock:
-            question = self._questions.get(_searched(text))
-        if question is None or not question.vector.done() or question.vector.exception():
-            return None
-        return question.vector.result()
 
     def retrieve(
         self,
@@ -143,7 +84,7 @@ class Search:
         background (the answer is being checked meanwhile); ``trace`` takes it up.
         Chunks a retrieval has read already are not read again."""
         weighed = list(self._weighed)
-        self._where = _helpers().submit(self._read_where, weighed) if weighed else None
+        self._where = helper_threads().submit(self._read_where, weighed) if weighed else None
 
     def trace(self) -> list[Weighed]:
         """Every candidate the retrievals weighed (the best of each), with where it is
@@ -152,12 +93,11 @@ class Search:
         if not self._weighed:
             return []
         where = self._where.result() if self._where is not None else self._read_where()
-        out: list[Weighed] = []
-        for c in self._weighed:
-            place = where.get(c.key)
-            if place is not None:
-                out.append({**place, "source": c.source, "left_out": c.left_out, **c.scores()})
-        return out
+        return [
+            {**place, "source": c.source, "left_out": c.left_out, **c.scores()}
+            for c in self._weighed
+            if (place := where.get(c.key)) is not None
+        ]
 
     def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, CandidatePlace]:
         """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
@@ -183,13 +123,11 @@ class Search:
     def seen(self) -> list[tuple[Key, float]]:
         """Every chunk this search weighed or probed, with its relevance (what the floor
         measures: the higher of its cosine and its coverage), best first."""
-        best: dict[Key, float] = {}
-        for c in self._weighed:
-            score = max(c.dense or 0.0, c.coverage)
-            best[c.key] = max(score, best.get(c.key, score))
+        pairs = [(c.key, max(c.dense or 0.0, c.coverage)) for c in self._weighed]
         with self._lock:
-            probed = [q.nearest or [] for q in self._questions.values()]
-        for key, score in (pair for nearest in probed for pair in nearest):
+            pairs += [pair for q in self._questions.values() for pair in q.nearest or []]
+        best: dict[Key, float] = {}
+        for key, score in pairs:
             best[key] = max(score, best.get(key, score))
         return sorted(best.items(), key=lambda pair: -pair[1])
 
@@ -204,57 +142,8 @@ class Search:
     def __enter__(self) -> Search:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
-
-    # -- the question's vector and nearest chunks -------------------------------------
-
-    def _vector(self, text: str) -> list[float]:
-        while True:
-            with self._lock:
-                question = self._questions.get(text)
-                mine = question is None
-                if question is None:
-                    question = self._questions[text] = _Question()
-            if mine:
-                self._embed(text, question)
-            try:
-                return question.vector.result()
-            except Exception:
-                if mine:
-                    raise
-                # An early embedding failed: this search embeds the text itself, and
-                # reports its own failure if there is one.
-
-    def _embed(self, text: str, question: _Question) -> None:
-        try:
-            vector = self.reader.embedder.embed([text])[0]
-        except BaseException as error:
-            with self._lock:  # a later probe or retrieval embeds it again
-                if self._questions.get(text) is question:
-                    del self._questions[text]
-            question.vector.set_exception(error)
-            return
-        question.vector.set_result(vector)
-
-    def _library_nearest(self, text: str, vector: Sequence[float]) -> list[tuple[Key, float]]:
-        """The whole library's nearest chunks to ``text``, searched once per question."""
-        question = self._questions[text]  # made by ``_vector``, which gave ``vector``
-        if question.nearest is None:
-            question.nearest = self.reader.dense.nearest(vector, self.settings.pool)
-        return question.nearest
-
-    def _nearest(
-        self, text: str, vector: Sequence[float], doc_ids: Collection[str] | None
-    ) -> list[tuple[Key, float]]:
-        if doc_ids is None:
-            return self._library_nearest(text, vector)
-        return self.reader.dense.nearest(vector, self.settings.pool, doc_ids)
 
     # -- retrieval -------------------------------------------------------------------------
 
@@ -270,17 +159,14 @@ class Search:
         s = self.settings
         dense = self.reader.dense
         k = max(1, min(k or s.top_k, MAX_K))
-        query = _searched(query)
+        query = searched(query)
         doc_ids: list[str] | None = None
-        if within is not None and not files:
-            doc_ids = self.library.keys_for(within) if within else []
+        if files or within is not None:
+            named = files or within
+            doc_ids = self.library.keys_for(named) if named else []
             if not doc_ids:
                 return Retrieval([], [], answerable=False)
-        elif files:
-            doc_ids = self.library.keys_for(files)
-            if not doc_ids:
-                return Retrieval([], [], answerable=False)
-            if whole:
+            if files and whole:
                 full = self._whole_documents(doc_ids)
                 if full is not None:
                     return full
@@ -290,7 +176,9 @@ class Search:
         firsts: list[Key] = [(d, 0) for d in doc_ids] if doc_ids and files else []
         # The keyword search and its vector read need no query vector: they run in a
         # helper thread while this one embeds the query (onnxruntime frees the GIL).
-        side = _helpers().submit(keyword_side, query, dense, self.keyword, s.pool, doc_ids, firsts)
+        side = helper_threads().submit(
+            keyword_side, query, dense, self.keyword, s.pool, doc_ids, firsts
+        )
         vector = self._vector(query)
         candidates = combine(vector, self._nearest(query, vector, doc_ids), side.result())
         trust = self.fusion(candidates, query)
@@ -389,21 +277,6 @@ class Search:
         return Retrieval(located, [], full_documents=True) if located else None
 
 
-_helper_pool: ThreadPoolExecutor | None = None
-_helper_lock = threading.Lock()
-
-
-def _helpers() -> ThreadPoolExecutor:
-    """The threads that search keywords beside the query's embedding, and embed questions
-    ahead of their search; made on first use and shared by every search (a turn needs one
-    for a few milliseconds)."""
-    global _helper_pool
-    with _helper_lock:
-        if _helper_pool is None:
-            _helper_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="search")
-        return _helper_pool
-
-
 GONE = "its document left the library during the search"
 
 
@@ -411,11 +284,6 @@ def _leave_out(candidates: Sequence[Candidate], why: str) -> None:
     """Say why these candidates lead no passage (the trace shows it)."""
     for c in candidates:
         c.left_out = why
-
-
-def _searched(query: str) -> str:
-    """The text a query is searched (and embedded) as."""
-    return " ".join(query[:MAX_QUERY_CHARS].split())
 
 
 def _shown_score(c: Candidate) -> float:

@@ -12,9 +12,10 @@ what a given passage says, and rewrites the answer's citations to match.
 ``source_passages(state["passages"])`` makes a turn's passages.
 """
 
-from graph.support.check import SupportBars, SupportCheck, verify
+from graph.support.check import SupportCheck, verify
 from graph.support.cite import CitedAnswer, Mark, citation_marks, correct_citations
 from graph.support.claims import is_claim
+from graph.support.evidence import SupportBars
 from graph.support.sentences import Sentence, split_sentences
 from graph.support.verdicts import (
     CHECKED,

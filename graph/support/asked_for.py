@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from graph.support.facts import GENERIC, Fact, holds, sentence_facts
+from graph.support.fact_index import Fact, holds
+from graph.support.facts import GENERIC, sentence_facts
 from graph.support.sentences import split_sentences
 from graph.support.slots import context
 from graph.support.verdicts import CHECKED, SentenceSupport

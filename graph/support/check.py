@@ -20,27 +20,23 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from collections.abc import Mapping, Sequence
+from itertools import islice
 
 import numpy as np
 import numpy.typing as npt
 
 from graph.support.asked_for import gives_the_reference, names_another
-from graph.support.cause import cause_not_stated
 from graph.support.claims import is_claim, is_said, not_judged
-from graph.support.facts import Fact, FactIndex, holds, index_passage, sentence_facts
-from graph.support.found import what_it_says
+from graph.support.drawn_on import facts_lacking, named_before
+from graph.support.evidence import Evidence, SupportBars, judge
+from graph.support.fact_index import FactIndex
+from graph.support.facts import index_passage, sentence_facts
 from graph.support.fragment import with_question
 from graph.support.given import Given
-from graph.support.goes_on import goes_on, opens_with_name
-from graph.support.polarity import answers_wrongly, flipped
 from graph.support.question import GAP, SPAN_GAP, WORD_GAP, coverage, says_nothing
-from graph.support.respectively import paired_wrongly
 from graph.support.sentences import Sentence, split_sentences
-from graph.support.slots import place
-from graph.support.verdicts import CHECKED, SentenceSupport, SourcePassage, SupportSpan, Verdict
+from graph.support.verdicts import CHECKED, SentenceSupport, SourcePassage
 from graph.support.windows import (
     Piece,
     Window,
@@ -56,55 +52,7 @@ from models.protocols import Embedder
 
 NEAR_PASSAGES = 3
 """Passages whose best windows are checked for the sentence's facts, best first."""
-DRAWN_ON = 3
-"""Words a sentence shares with one half of a two-sentence span that it draws on."""
 _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]+")
-
-
-@dataclass(frozen=True)
-class SupportBars:
-    """The constants of a verdict.
-
-    Chosen by ``bench/verify_eval.py --tune`` on the tuning half of
-    bench/data/support_dev.jsonl (SQuAD articles; the other half, held out, is only
-    reported): of the grid points whose worst margin over the targets was largest, the
-    middle one. Nearly all supported sentences scored 0.8 and up there, sentences from
-    elsewhere 0.65 and below, so the bars sit in a wide gap, and the two bars came out
-    equal (no partly by score alone); answers paraphrased more freely than the set's
-    rules are the risk, and the first thing to measure on real answers.
-    """
-
-    meaning: float = 0.3
-    """Share of the score that is meaning (cosine); the rest is shared content words."""
-    supported: float = 0.52
-    """From this score up, with every fact present, a sentence is supported."""
-    unsupported: float = 0.52
-    """Below this score no span says it. Between the two bars: partly."""
-    pair_penalty: float = 0.03
-    """What a two-sentence window gives up against one sentence, so spans stay tight."""
-    lacking: float = 1.0
-    """When more than this share of a sentence's facts is missing, it is unsupported (the
-    passage has the words but not the relation); at 1.0 a missing fact makes it partly."""
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the passages offer one sentence, before the bars decide a verdict."""
-
-    sentence: Sentence
-    said: str
-    """The sentence as embedded: no marks, no emphasis."""
-    best: Window | None
-    """The best window of all passages; None when there are no passages."""
-    score: float
-    by_passage: dict[int, float]
-    """Each passage's best window score, by passage index, best first."""
-    facts: list[Fact]
-    lacking: dict[int, tuple[Fact, ...]]
-    """For each of the best few passages, the sentence's facts its best window lacks."""
-    instead: dict[int, dict[str, str]] = field(default_factory=dict)
-    """For each of those passages, what its window says in the place of a lacking number
-    that it has elsewhere ("3%" said of another thing): {"3%": "2%"}."""
 
 
 class SupportCheck:
@@ -228,12 +176,12 @@ class SupportCheck:
             if pieces:
                 own = vectors[: len(texts)]
                 self._window_vectors = window_vectors(self._windows, pieces, own)
-            self._learn_words()
             self._windows_by_piece = [w for w in self._windows if w.first == w.last]
-            self._named_before = _named_before(self.passages, pieces, self._windows)
+            self._learn_words()
+            self._named_before = named_before(self.passages, pieces, self._windows)
 
     def _learn_words(self) -> None:
-        pieces = [w for w in self._windows if w.first == w.last]
+        pieces = self._windows_by_piece
         frequency: Counter[str] = Counter(t for w in pieces for t in w.terms)
         count = len(pieces)
         self._idf = {t: math.log(1 + (count + 1) / (df + 1)) for t, df in frequency.items()}
@@ -244,13 +192,11 @@ class SupportCheck:
         scores = self._scores(said, cosines)
         order = np.argsort(-scores, kind="stable")
         by_passage: dict[int, float] = {}
+        best_window: dict[int, Window] = {}
         for i in order:
             by_passage.setdefault(self._windows[int(i)].passage, float(scores[i]))
-        best_of: dict[int, Window] = {}
-        for i in order:
-            best_of.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
-            if len(best_of) == NEAR_PASSAGES:
-                break
+            best_window.setdefault(self._windows[int(i)].passage, self._windows[int(i)])
+        best_of = dict(islice(best_window.items(), NEAR_PASSAGES))
         # A fragment's claim holds the question: only what the fragment says is checked.
         own = len(said) - len(claimed(sentence.text))
         facts = [
@@ -259,151 +205,29 @@ class SupportCheck:
             if f.start >= own and not self.given.echoes(f, said)
         ]
         asked = said[:own]
-        weighed = {p: self._lacking(said, facts, window, asked) for p, window in best_of.items()}
+        weighed = {
+            p: facts_lacking(
+                said,
+                facts,
+                window,
+                asked,
+                self._facts_of(p),
+                self._windows_by_piece,
+                self._named_before,
+                self.passages[p].text,
+                self._common,
+            )
+            for p, window in best_of.items()
+        }
         lacking = {p: missing for p, (missing, _) in weighed.items()}
         instead = {p: found for p, (_, found) in weighed.items() if found}
         best = self._windows[int(order[0])]
         score = float(np.clip(scores[order[0]], 0.0, 1.0))
         return Evidence(sentence, said, best, score, by_passage, facts, lacking, instead)
 
-    def _lacking(
-        self, said: str, facts: Sequence[Fact], window: Window, asked: str = ""
-    ) -> tuple[tuple[Fact, ...], dict[str, str]]:
-        """The facts a window does not state, and what it says in the place of a number it
-        has only elsewhere: numbers, dates and codes must be in it, a number or date next
-        to what the sentence says of it (graph/support/slots.py), a name in it or earlier
-        in its passage (where the window's "he" was named). A fragment, checked with the
-        question it answers (``asked``: graph/support/fragment.py), draws on the sentences
-        that share two of the question's words (or half), and its items must be in them.
-
-        In a two-sentence window a number counts only in a sentence the text draws on: one
-        that shares, numbers aside, three words with it or half of its own. Else "Tesla
-        emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884".
-        A second sentence that opens with "He", "It"... goes on about the first one's
-        subject, so the first one's words count as its own: "Ralph Woodward founded the
-        park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
-        in 1968 to provide a park"."""
-        index = self._facts_of(window.passage)
-        fragment = bool(asked)
-        words = _wordy(content_terms(asked or said))
-        least = 2 if fragment else DRAWN_ON
-        keys: set[str] = set()
-        drawn: list[tuple[int, int]] = []
-        # A fragment's items must be in a sentence drawn on, or in one going on from it
-        # about no name of its own ("A site was chosen in Houston", not "The Netherlands
-        # imposed...").
-        stated: set[str] = set()
-        text = self.passages[window.passage].text
-        span = range(window.first, window.last + 1)
-        # A fragment draws on the sentence that shares the most of its question, at least.
-        most = max(len(words & self._windows_by_piece[i].terms) for i in span) if asked else 0
-        for i in span:
-            piece = self._windows_by_piece[i]
-            own = _wordy(piece.terms)
-            if i > window.first and goes_on(text, piece.start):
-                own |= _wordy(self._windows_by_piece[i - 1].terms)
-            shared = len(words & own)
-            half = len(words if fragment else own)
-            if (
-                window.first == window.last
-                or shared >= least
-                or 2 * shared >= half
-                or (fragment and shared == most > 0)
-            ):
-                keys |= index.keys_between(piece.start, piece.end)
-                drawn.append((piece.start, piece.end))
-                stated |= piece.terms
-            elif fragment and drawn and drawn[-1][1] == self._windows_by_piece[i - 1].end:
-                if not opens_with_name(text, piece.start, self._common):
-                    stated |= piece.terms
-                    keys |= index.keys_between(piece.start, piece.end)
-                    drawn.append((piece.start, piece.end))
-        named = stated if fragment else self._named_before[window.last]
-        lacking: list[Fact] = []
-        instead: dict[str, str] = {}
-        for fact in facts:
-            if not holds(fact, keys, named):
-                lacking.append(fact)
-            elif fact.kind in ("number", "date"):
-                placed = place(fact, said, facts, index, drawn)
-                if not placed.holds:
-                    lacking.append(fact)
-                    if placed.instead is not None:
-                        instead[fact.text] = placed.instead.text
-        return tuple(lacking), instead
-
     def judge(self, evidence: Evidence, bars: SupportBars | None = None) -> SentenceSupport:
-        """The verdict on one sentence's evidence under ``bars`` (the check's own if None);
-        only the two bars are read, the evidence already holds the score."""
-        bars = bars or self.bars
-        sentence, best, score = evidence.sentence, evidence.best, evidence.score
-        if best is None or score < bars.unsupported:
-            return SentenceSupport(
-                sentence.text, sentence.start, sentence.end, "unsupported", score
-            )
-        near = [p for p in evidence.lacking if evidence.by_passage[p] >= bars.unsupported]
-        missing = [f for f in evidence.facts if all(f in evidence.lacking[p] for p in near)]
-        if missing and len(missing) > bars.lacking * len(evidence.facts):
-            return SentenceSupport(
-                sentence.text, sentence.start, sentence.end, "unsupported", score
-            )
-        passage = self.passages[best.passage]
-        # The words agree, but one "not" may turn the claim around: the sentence then says
-        # the opposite of its span, and is partly supported with the difference named.
-        span = passage.text[best.start : best.end]
-        alone = plain(sentence.text)  # a fragment's question says nothing yes or no
-        flip = (
-            flipped(alone, span)
-            or answers_wrongly(self.question, alone, span)
-            or paired_wrongly(evidence.said, span)
-            or cause_not_stated(alone, span)
-        )
-        verdict: Verdict = (
-            "supported" if score >= bars.supported and not missing and not flip else "partly"
-        )
-        others = [
-            p
-            for p in near
-            if p != best.passage
-            and evidence.by_passage[p] >= bars.supported
-            and not evidence.lacking[p]
-            and not flip
-        ]
-        facts = self._facts_of(best.passage)
-        placed = evidence.instead.get(best.passage, {})
-        found = {
-            f.text: text
-            for f in missing
-            if (
-                text := placed.get(f.text)
-                or what_it_says(f, evidence.said, evidence.facts, facts, best)
-            )
-        }
-        said = [f.text for f in missing]
-        if flip is not None:
-            said.insert(0, flip.said)
-            if flip.instead:
-                found[flip.said] = flip.instead
-        return SentenceSupport(
-            text=sentence.text,
-            start=sentence.start,
-            end=sentence.end,
-            verdict=verdict,
-            score=score,
-            missing=tuple(said),
-            found=found,
-            source=SupportSpan(
-                n=passage.n,
-                file=passage.file,
-                path=passage.path,
-                page=passage.page,
-                text=passage.text[best.start : best.end],
-                start=best.start,
-                end=best.end,
-                offset=passage.offset,
-            ),
-            supported_by=tuple(self.passages[p].n for p in [best.passage, *others]),
-        )
+        """The verdict on one sentence's evidence under ``bars`` (the check's own if None)."""
+        return judge(evidence, bars or self.bars, self.passages, self.question, self._facts_of)
 
     def _scores(self, said: str, cosines: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         terms = set(content_terms(said))
@@ -459,30 +283,6 @@ class SupportCheck:
         if passage not in self._facts:
             self._facts[passage] = index_passage(self.passages[passage].text)
         return self._facts[passage]
-
-
-def _wordy(terms: Iterable[str]) -> set[str]:
-    return {t for t in terms if not t.isdigit()}
-
-
-def _named_before(
-    passages: Sequence[SourcePassage], pieces: Sequence[Piece], windows: Sequence[Window]
-) -> list[frozenset[str]]:
-    """For each piece, the words said up to its end: its passage's so far, and its
-    document's name, which is what an article never repeats ("Amazon_rainforest.md")."""
-    singles = {w.first: w.terms for w in windows if w.first == w.last}
-    titles = [_title_terms(p) for p in passages]
-    out: list[frozenset[str]] = []
-    for i, piece in enumerate(pieces):
-        same = i and pieces[i - 1].passage == piece.passage
-        earlier = out[-1] if same else titles[piece.passage]
-        out.append(earlier | singles[i])
-    return out
-
-
-def _title_terms(passage: SourcePassage) -> frozenset[str]:
-    name = PurePosixPath(passage.file or passage.path).stem
-    return frozenset(content_terms(re.sub(r"[_\W]+", " ", name)))
 
 
 def verify(

@@ -11,54 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Literal
 
+from graph.support.dates import MONTHS, find_dates
+from graph.support.fact_index import ACRONYM_PREFIX, Fact, FactIndex, free
 from graph.support.words import STOP, content_terms, stems
 
-FactKind = Literal["number", "date", "code", "name"]
-
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-_MONTH = (
-    r"(?P<{g}>January|February|March|April|May|June|July|August|September|October|November"
-    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
-)
-_DAY = r"(?P<{g}>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_YEAR = r"(?P<{g}>\d{{3,4}})(?!\d)"
-_DATE = re.compile(
-    r"\b(?:"
-    + rf"{_DAY.format(g='d1')}\s+(?:of\s+)?{_MONTH.format(g='m1')},?\s+{_YEAR.format(g='y1')}"
-    + rf"|{_MONTH.format(g='m2')}\s+{_DAY.format(g='d2')},?\s+{_YEAR.format(g='y2')}"
-    + rf"|{_MONTH.format(g='m3')},?\s+{_YEAR.format(g='y3')}"
-    + rf"|{_MONTH.format(g='m4')}\s+{_DAY.format(g='d4')}\b"
-    + rf"|{_DAY.format(g='d5')}\s+(?:of\s+)?{_MONTH.format(g='m5')}"
-    + r"|(?P<y6>\d{4})-(?P<m6>0[1-9]|1[0-2])-(?P<d6>[0-2]\d|3[01])"
-    + rf"|{_MONTH.format(g='m7')}"
-    + r")(?!\w)"
-)
-_NUMERIC_DATE = re.compile(r"(?<![\w/.])(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?![\w/])")
-"""11/27/2007 or 27.11.2007: which number is the month is known only when one is over 12."""
 _NUMBER = re.compile(
     r"(?<![\w.,])(?:US\$|A\$|C\$|[$€£¥₹])?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -91,8 +49,6 @@ _CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]")
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
-ACRONYM_PREFIX = "acr:"
-_ACRONYM = re.compile(r"[A-Z]{2,6}")
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|for|de)\s+)?[A-Z][\w'’-]+)+")
 CONNECTORS = frozenset("of de da di du del della van von der den la le bin ibn al".split())
 """Lower-case words inside a name: "University of Chicago", "Leonardo da Vinci"."""
@@ -122,61 +78,6 @@ OPENERS = frozenset(
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
-@dataclass(frozen=True)
-class Fact:
-    """A number, date, code or name as written in a text, with its normalised key."""
-
-    kind: FactKind
-    text: str
-    start: int
-    end: int
-    key: str
-    """Numbers ``num:1500000``, ``num:15%``; dates ``date:2021-03-03``, ``date:--03``;
-    codes ``code:b52``; names the stems of their distinctive words, space-separated."""
-
-
-@dataclass
-class FactIndex:
-    """What one passage can vouch for: its fact keys and the stems of all its words."""
-
-    text: str = ""
-    """The passage, citation marks blanked: facts' offsets point into it."""
-    keys: set[str] = field(default_factory=set)
-    words: set[str] = field(default_factory=set)
-    facts: list[Fact] = field(default_factory=list)
-    """Its own facts in reading order, names included, for saying what it has instead."""
-    spans: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
-    """Where each key is: (start, end, every key the text there can match)."""
-
-    def has(self, fact: Fact) -> bool:
-        """Whether the passage states ``fact`` (a name: its distinctive words, in any case)."""
-        return holds(fact, self.keys, self.words)
-
-    def keys_between(self, start: int, end: int) -> set[str]:
-        """The keys of the facts written within ``text[start:end]``."""
-        keys: set[str] = set()
-        for s, e, found in self.spans:
-            if start <= s and e <= end:
-                keys |= found
-        return keys
-
-
-def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
-    """Whether a text with these fact keys and word terms states ``fact``.
-
-    A name is there when the words that end it are, at least half of them: "Tesla" names
-    "Nikola Tesla", but "Black's Law" does not hold "Black's Air Force"."""
-    if fact.kind != "name":
-        return fact.key in keys
-    if _ACRONYM.fullmatch(fact.text) and f"{ACRONYM_PREFIX}{fact.text.lower()}" in words:
-        return True  # "AAA" for "American Automobile Association"
-    parts = fact.key.split()
-    ending = 0
-    while ending < len(parts) and parts[-1 - ending] in words:
-        ending += 1
-    return 2 * ending >= len(parts)
-
-
 def acronyms(text: str) -> set[str]:
     """The initials of each run of capitalised words, as terms: "American Automobile
     Association" gives "acr:aaa" (and "acr:aa"), "European Court of Justice" "acr:ecj"."""
@@ -202,7 +103,7 @@ def sentence_facts(sentence: str, common: Collection[str] = ()) -> list[Fact]:
     """
     text = blank_citations(sentence)
     taken: list[tuple[int, int]] = []
-    facts = [fact for fact, _ in _dates(text, taken)]
+    facts = [fact for fact, _ in find_dates(text, taken)]
     facts += _codes(text, taken) + _numbers(text, taken)
     facts += _names(text, taken, common, opening=True)
     return sorted(facts, key=lambda f: f.start)
@@ -214,7 +115,7 @@ def index_passage(passage: str) -> FactIndex:
     taken: list[tuple[int, int]] = []
     index = FactIndex(text)
     spans = index.spans
-    dates = _dates(text, taken)
+    dates = find_dates(text, taken)
     spans += [(fact.start, fact.end, frozenset(keys)) for fact, keys in dates]
     index.facts = [fact for fact, _ in dates] + _codes(text, taken) + _numbers(text, taken)
     spans += [(f.start, f.end, frozenset([f.key])) for f in index.facts if f.kind != "date"]
@@ -228,70 +129,16 @@ def index_passage(passage: str) -> FactIndex:
     for match in _NUMBER.finditer(text):
         if number_key := _number_match_key(match):
             spans.append((match.start(), match.end(), frozenset([number_key])))
-    for _, _, keys in spans:
-        index.keys |= keys
+    index.keys = set().union(*(keys for _, _, keys in spans))
     index.words = set(content_terms(text)) | acronyms(text)
     return index
-
-
-def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
-    return all(end <= s or start >= e for s, e in taken)
-
-
-def _dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
-    """Each date with the keys it implies, the coarser ones too ("1973-10" for a day)."""
-    found = _numeric_dates(text, taken)
-    for match in _DATE.finditer(text):
-        if not _free(taken, match.start(), match.end()):
-            continue
-        parts = {name[0]: value for name, value in match.groupdict().items() if value}
-        month_name = parts["m"].rstrip(".")
-        if month_name[0].islower() or (month_name == "May" and len(parts) == 1):
-            continue  # "may" the verb; "May" alone is as often a name or the verb
-        month = int(month_name) if month_name.isdigit() else MONTHS[month_name.lower()]
-        day = int(parts["d"]) if "d" in parts else None
-        year = int(parts["y"]) if "y" in parts else None
-        keys = {f"date:--{month:02d}"}
-        if day:
-            keys.add(f"date:--{month:02d}-{day:02d}")
-        if year is not None:
-            keys.add(f"date:{year}-{month:02d}")
-            if day:
-                keys.add(f"date:{year}-{month:02d}-{day:02d}")
-        key = max(keys, key=len)
-        found.append((Fact("date", match.group(0), match.start(), match.end(), key), keys))
-        taken.append((match.start(), match.end()))
-    return found
-
-
-def _numeric_dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
-    """Dates written in numbers, with the keys of each way of reading them.
-
-    A report's "11/27/2007" is the model's "November 27, 2007": both readings of an
-    ambiguous "03/04/2021" are kept, the month-first one (the US way) as the fact's key.
-    """
-    found = []
-    for match in _NUMERIC_DATE.finditer(text):
-        first, second, year = int(match[1]), int(match[3]), int(match[4])
-        readings = [(m, d) for m, d in ((first, second), (second, first)) if m <= 12 and d <= 31]
-        if not readings or 0 in (first, second):
-            continue
-        keys = set()
-        for month, day in readings:
-            keys |= {f"date:--{month:02d}", f"date:--{month:02d}-{day:02d}"}
-            keys |= {f"date:{year}-{month:02d}", f"date:{year}-{month:02d}-{day:02d}"}
-        month, day = readings[0]
-        key = f"date:{year}-{month:02d}-{day:02d}"
-        found.append((Fact("date", match.group(0), match.start(), match.end(), key), keys))
-        taken.append((match.start(), match.end()))
-    return found
 
 
 def _codes(text: str, taken: list[tuple[int, int]]) -> list[Fact]:
     facts = []
     for match in _CODE.finditer(text):
         token = match.group(0).rstrip(".")
-        if _PLAIN_NUMBER.fullmatch(token) or not _free(taken, match.start(), match.end()):
+        if _PLAIN_NUMBER.fullmatch(token) or not free(taken, match.start(), match.end()):
             continue
         if re.fullmatch(r"[\d.,]+", token.replace("-", "").replace("/", "")):
             continue
@@ -323,7 +170,7 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Fact]:
     facts = []
     for match in _NUMBER.finditer(text):
         start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
-        if not _free(taken, start, match.end()):
+        if not free(taken, start, match.end()):
             continue
         key = _number_match_key(match)
         if key is None:
@@ -337,7 +184,7 @@ def _names(
     text: str, taken: list[tuple[int, int]], common: Collection[str], *, opening: bool
 ) -> list[Fact]:
     """Runs of capitalised words (with "of", "de"... inside), as names."""
-    tokens = [m for m in _TOKEN.finditer(text) if _free(taken, m.start(), m.end())]
+    tokens = [m for m in _TOKEN.finditer(text) if free(taken, m.start(), m.end())]
     facts: list[Fact] = []
     run: list[re.Match[str]] = []
 

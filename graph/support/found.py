@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.support.facts import Fact, FactIndex
+from graph.support.fact_index import Fact, FactIndex
 from graph.support.windows import Window
 from graph.support.words import content_terms
 

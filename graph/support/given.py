@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from graph.support.facts import Fact, sentence_facts
+from graph.support.fact_index import Fact
+from graph.support.facts import sentence_facts
 from graph.support.verdicts import SourcePassage
 from graph.support.words import content_terms
 

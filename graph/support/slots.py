@@ -27,7 +27,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from graph.support.facts import Fact, FactIndex, index_passage
+from graph.support.fact_index import Fact, FactIndex
+from graph.support.facts import index_passage
 from graph.support.words import content_terms
 
 CONTEXT_WORDS = 4

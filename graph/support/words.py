@@ -10,11 +10,8 @@ from ingest.index.keyword.terms import terms
 
 STOP = STOP_WORDS
 """The stop words the keyword index leaves out; never a name on their own."""
-
-
-def content_terms(text: str) -> list[str]:
-    """The stemmed content words of ``text``, in order (the keyword index's terms)."""
-    return terms(text)
+content_terms = terms
+"""The stemmed content words of a text, in order (the keyword index's terms)."""
 
 
 def stems(words: Iterable[str]) -> list[str]:

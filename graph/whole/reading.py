@@ -13,18 +13,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph import prompts
 from graph.budget import MESSAGE_OVERHEAD, cut_to, estimate_tokens, message_tokens
 from graph.records import NumberedPassage
 from graph.runaway import RunawayGuard
 from graph.state import Source
 from graph.turn_options import TurnOptions
+from graph.whole import prompts
 from graph.whole.answer import guarded
 from graph.whole.pace import Pace
 from graph.whole.reading_progress import done_progress, read_so_far, section_progress
 from graph.whole.section_notes import SectionNotes
 from graph.whole.sections import (
     Document,
+    Note,
     Section,
     cite_sources,
     sections_of,
@@ -44,15 +45,6 @@ NOTE_CHARS_PER_WORD = 8
 """A note ends past this many characters a word asked for (a third over, at about six
 a word): a small model that copies its section out, or loops, would write on to its token
 limit, a quarter of an hour a note on a busy CPU."""
-
-
-@dataclass
-class Note:
-    """What was written about one section, with its page labels as the model cited them."""
-
-    document: Document
-    section: Section
-    text: str
 
 
 @dataclass
@@ -119,6 +111,11 @@ class Reading:
         """The notes' prompt, as their key: a comparison's notes are written by topic."""
         return prompts.MAP_COMPARE_PROMPT_VERSION if self.compare else prompts.MAP_PROMPT_VERSION
 
+    @property
+    def _note_key(self) -> tuple[str, str, str]:
+        """What a section's note is kept under, besides the section: model, prompt, aspect."""
+        return self.llm.model, self.prompt_version, self.aspect
+
     def system(self, whole: bool) -> str:
         if self.compare:
             return prompts.COMPARE_PROSE_SYSTEM
@@ -176,10 +173,7 @@ class Reading:
             text = found.get(section.digest)
             if text is None:
                 self.pace.begin()
-                place = document.sections.index(section) + 1  # its document's own count
-                text = await self._write_note(
-                    document, section, place, len(document.sections), words
-                )
+                text = await self._write_note(document, section, words)
                 self.pace.end()
                 found[section.digest] = text  # a page repeated later is not read twice
                 self.tell(read_so_far(self, found))
@@ -195,12 +189,8 @@ class Reading:
         return notes
 
     def _cached(self, planned: Sequence[tuple[Document, Section]]) -> dict[str, str]:
-        found = {}
-        for _, section in planned:
-            note = self.notes.get(section.digest, self.llm.model, self.prompt_version, self.aspect)
-            if note is not None:
-                found[section.digest] = note
-        return found
+        notes = {s.digest: self.notes.get(s.digest, *self._note_key) for _, s in planned}
+        return {digest: note for digest, note in notes.items() if note is not None}
 
     def _allowed(self, unread: Sequence[tuple[Document, Section]]) -> set[int]:
         """The unread sections the budget lets us read (one call is kept for the answer):
@@ -221,14 +211,12 @@ class Reading:
         room = self.section_budget // max(sections, 1)
         return max(NOTE_WORDS[0], min(NOTE_WORDS[1], room * 3 // 4))
 
-    async def _write_note(
-        self, document: Document, section: Section, index: int, total: int, words: int
-    ) -> str:
+    async def _write_note(self, document: Document, section: Section, words: int) -> str:
         aspect = prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
         user = prompts.MAP_USER.format(
             file=document.path,
-            index=index,
-            total=total,
+            index=document.sections.index(section) + 1,  # its document's own count
+            total=len(document.sections),
             where=section.where,
             text=section.text,
         )
@@ -250,15 +238,7 @@ class Reading:
         self.tokens_sent += sum(message_tokens(m) for m in messages)
         guard = RunawayGuard(max_chars=words * NOTE_CHARS_PER_WORD)
         note = "".join([piece async for piece in guarded(self.llm, messages, guard)]).strip()
-        await asyncio.to_thread(
-            self.notes.put,
-            section.digest,
-            self.llm.model,
-            self.prompt_version,
-            self.aspect,
-            document.key,
-            note,
-        )
+        await asyncio.to_thread(self.notes.put, section.digest, *self._note_key, document.key, note)
         return note
 
     # -- reduce -------------------------------------------------------------------------

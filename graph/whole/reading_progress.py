@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
-from graph import prompts
 from graph.events import Progress, ReadSoFar
+from graph.whole import prompts
 from graph.whole.pace import Pace, time_left
 from graph.whole.sections import Document, Section, Unit
 

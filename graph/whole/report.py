@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from graph import prompts
-from graph.records import Coverage, ReadingTrace, StoppedReading
+from graph.records import Coverage, StoppedReading
+from graph.trace_records import ReadingTrace
+from graph.whole import prompts
 from graph.whole.reading import Reading
 from graph.whole.reading_progress import where_read
 from graph.whole.resume import actions

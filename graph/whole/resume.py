@@ -17,10 +17,10 @@ from typing import cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from graph import prompts
 from graph.events import ReadSoFar
 from graph.records import StoppedReading
 from graph.state import Resume, Route
+from graph.whole import prompts
 
 _SUMMARISE = frozenset(
     {

@@ -84,6 +84,15 @@ class Document:
     sections: list[Section] = field(default_factory=list)
 
 
+@dataclass
+class Note:
+    """What was written about one section, with its page labels as the model cited them."""
+
+    document: Document
+    section: Section
+    text: str
+
+
 def units_of(chunks: Sequence[Chunk], path: str) -> list[Unit]:
     """The document's text rebuilt from its chunks, in reading order, one unit a page."""
     pieces = whole_pages(sorted(chunks, key=lambda c: c.index), UNIT_CHARS)

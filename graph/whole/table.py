@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from graph import prompts
+from graph.whole import prompts
 
 MAX_ROWS = 14
 MAX_POINTS = 3
