@@ -28,7 +28,7 @@ class ChatResult(BaseModel):
     session_id: str
     answer: str
     sources: list[Source]
-    # The turn's Trace (and below, its StoppedReading resume) of graph/records.py, which
+    # The turn's Trace (and below, its StoppedReading resume) of graph/trace_records.py, which
     # mypy checks where they are made. Declared here as plain dicts: validating them as
     # TypedDicts would reorder their keys, turn an int into a float and drop a key the
     # record does not declare (a trace saved by an earlier version), changing the JSON.
