@@ -8,7 +8,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui.answer.source_groups import middle_ellipsis
+from ui.answer.source_groups import file_icon, middle_ellipsis
 from ui.chat.mention_picker import (
     LIMIT,
     Candidate,
@@ -288,11 +288,9 @@ class Composer:
                 if active:  # a screen reader follows the highlight while focus stays in the box
                     self.box.props(f"aria-activedescendant=c{option.id}")
                 option.classes("docent-mention-option" + active)
-                pdf = match.lower_name.endswith(".pdf")
-                icon = "folder" if match.path.endswith("/") else "description"
                 with option.mark("mention-option"):
                     with ui.item_section().props("avatar").classes("min-w-0"):
-                        ui.icon("picture_as_pdf" if pdf else icon)
+                        ui.icon(file_icon(match.path))
                     with ui.item_section().classes("min-w-0"):
                         ui.item_label(match.name).classes("docent-ellipsis")
                         if match.folder:
@@ -355,7 +353,7 @@ class Composer:
                 name = p.path.rsplit("/", 1)[-1]
                 chip = ui.chip(
                     middle_ellipsis(name, CHIP_CHARS),
-                    icon="picture_as_pdf" if name.lower().endswith(".pdf") else "description",
+                    icon=file_icon(name),
                     removable=True,
                     on_value_change=lambda _, i=i: self._unpick(i),
                 )

@@ -25,7 +25,7 @@ from ui.answer.claim_marks import checked, claim_wraps
 from ui.answer.coverage_line import show_coverage
 from ui.answer.resume_actions import show_resume
 from ui.answer.searched import show_draft, show_searched, show_summary
-from ui.answer.source_groups import group_sources, middle_ellipsis
+from ui.answer.source_groups import file_icon, group_sources, middle_ellipsis
 from ui.chat.mention_picker import segments
 from ui.chat.waiting import StatusLine
 
@@ -58,19 +58,12 @@ def render_user(text: str, on_edit: Callable[[str], Any] | None = None) -> None:
             parts = []
             for kind, value in segments(text):
                 if kind == "mention":
-                    folder = value.endswith("/")
-                    name = value if folder else value.rsplit("/", 1)[-1]
+                    name = value if value.endswith("/") else value.rsplit("/", 1)[-1]
                     parts.append(
                         '<span class="docent-mention-chip" title="'
                         + _attr(value)
                         + '"><i class="q-icon material-icons" aria-hidden="true">'
-                        + (
-                            "folder"
-                            if folder
-                            else "picture_as_pdf"
-                            if name.lower().endswith(".pdf")
-                            else "description"
-                        )
+                        + file_icon(value)
                         + "</i>"
                         + _text(middle_ellipsis(name, 40))
                         + "</span>"
@@ -237,7 +230,7 @@ class AnswerView:
                 first = next(s for s in self.sources if int(s["n"]) == group.numbers[0])
                 chip = ui.chip(
                     label,
-                    icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
+                    icon=file_icon(group.file),
                     on_click=lambda s=first: self.actions.open_source(self.located(s)),
                     color="primary" if group.cited else None,  # uncited: docent-quiet's grey
                 )

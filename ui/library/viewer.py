@@ -35,6 +35,7 @@ from nicegui import app, ui
 from app.services.documents import DocumentError, DocumentService, PlacedLineRow, SheetPage
 from ui.answer import markdown
 from ui.answer.claim_marks import Wrap
+from ui.answer.source_groups import file_icon
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
@@ -237,7 +238,7 @@ async def open_document(
         ui.card().classes("w-full h-full p-0 gap-0").mark("viewer"),
     ):
         with ui.row().classes("w-full items-center no-wrap gap-2 px-3 py-2 border-b"):
-            ui.icon("picture_as_pdf" if suffix == ".pdf" else "description")
+            ui.icon(file_icon(name))
             title = ui.label(name).classes("docent-ellipsis font-semibold docent-dialog-title")
             title.tooltip(path)
             if isinstance(sheet, SheetPage):
