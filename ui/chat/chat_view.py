@@ -73,15 +73,19 @@ class ChatView:
         self._on_scope(self.scope)
 
     def clear(self) -> None:
-        self.session_id = None
-        self.scope, self._scope_given = [], False
+        self._reset(None, [])
+        with self.column:
+            self._empty()
+
+    def _reset(self, session_id: str | None, scope: list[str]) -> None:
+        """An empty conversation for ``session_id``, which reads ``scope``."""
+        self.session_id = session_id
+        self.scope, self._scope_given = scope, False
         self._on_scope(self.scope)
         self._questions = 0
         self.answers.clear()
         self.last = None
         self.column.clear()
-        with self.column:
-            self._empty()
 
     def refresh_empty(self) -> None:
         """Redraw the first-start text (the library changed) if no session is open; a
@@ -94,13 +98,7 @@ class ChatView:
     async def show_session(self, session_id: str) -> None:
         """Replace the view with a saved session's messages, sources and traces."""
         messages = await self.chat.messages(session_id)
-        self.scope, self._scope_given = await self.chat.scope(session_id), False
-        self._on_scope(self.scope)
-        self.session_id = session_id
-        self._questions = 0
-        self.answers.clear()
-        self.last = None
-        self.column.clear()
+        self._reset(session_id, await self.chat.scope(session_id))
         with self.column:
             asked: KeptMessage | None = None
             for message in messages:
@@ -197,14 +195,7 @@ class ChatView:
     def _answer(self, *, streaming: bool, message: KeptMessage | None = None) -> AnswerView:
         view = AnswerView(self.actions, f"t{next(_turn_ids)}")
         if message is not None:
-            view.text = message["content"]
-            view.sources = [dict(s) for s in message.get("sources") or []]
-            view.trace = message.get("trace")
-            view.stopped = bool(message.get("stopped"))
-            view.support = message.get("support")
-            view.searched = message.get("searched")
-            view.draft = message.get("draft")
-            view.misses_question = bool(message.get("misses_question"))
+            view.take(message["content"], message)
             view.coverage = message.get("coverage")
             view.resume = message.get("resume")
             view.versions = list(message.get("versions") or [])
@@ -323,14 +314,7 @@ class ChatView:
         elif isinstance(event, Token):
             live.add_token(event.text)
         elif isinstance(event, Done):
-            live.text = event.answer
-            live.sources = [dict(s) for s in event.sources]
-            live.trace = event.trace
-            live.stopped = event.stopped
-            live.support = event.support
-            live.searched = event.searched
-            live.draft = event.draft
-            live.misses_question = event.misses_question
+            live.take(event.answer, vars(event))
             live.coverage = event.coverage
             live.resume = event.resume
             live.finish()

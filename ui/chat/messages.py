@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -348,6 +348,17 @@ class AnswerView:
                 version[shown] = getattr(self, shown)
         return version
 
+    def take(self, text: str, kept: Mapping[str, Any]) -> None:
+        """Hold an answer kept elsewhere (a saved message, a version, a turn's ``done``)."""
+        self.text = text
+        self.sources = [dict(s) for s in kept.get("sources") or []]
+        self.trace = kept.get("trace")
+        self.stopped = bool(kept.get("stopped"))
+        self.support = kept.get("support")
+        self.searched = kept.get("searched")
+        self.draft = kept.get("draft")
+        self.misses_question = bool(kept.get("misses_question"))
+
     def all_versions(self) -> list[dict[str, Any]]:
         """Every version, oldest first, the latest last."""
         latest = self.latest if self.latest is not None else self.snapshot()
@@ -360,15 +371,7 @@ class AnswerView:
             return
         if self.latest is None:
             self.latest = self.snapshot()
-        version = every[index]
-        self.text = version["content"]
-        self.sources = list(version.get("sources") or [])
-        self.trace = version.get("trace")
-        self.stopped = bool(version.get("stopped"))
-        self.support = version.get("support")
-        self.searched = version.get("searched")
-        self.draft = version.get("draft")
-        self.misses_question = bool(version.get("misses_question"))
+        self.take(every[index]["content"], every[index])
         self.shown = None if index == len(every) - 1 else index
         if self.shown is None:
             self.latest = None
