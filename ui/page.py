@@ -15,9 +15,9 @@ from nicegui.events import GenericEventArguments
 from app.api.guard.guard import Access
 from app.container import Services
 from app.records import Feedback
-from app.services.model_catalog import ModelCatalog, details, is_current, named
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer
+from ui.chat.empty_hint import show_empty_hint
 from ui.chat.messages import AnswerActions, AnswerView
 from ui.chat.session_list import Sessions
 from ui.dialogs.help_dialog import show_help
@@ -28,6 +28,7 @@ from ui.frame import shortcuts, theme
 from ui.frame.banners import Banners
 from ui.frame.download_banner import DownloadBanner
 from ui.frame.login_menu import LoginMenu
+from ui.frame.model_menu import ModelMenu
 from ui.library.add_files import Uploads
 from ui.library.panel import Library
 from ui.library.viewer import open_document
@@ -63,8 +64,6 @@ class ChatPage:
         self.container = container
         self.documents = container.documents
         self.narrow = False
-        self.catalog: ModelCatalog | None = None
-        """The server's models as last asked: chat and embedding models apart."""
         self.file_count = 0
         dark = dark or theme.apply()
         with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
@@ -74,7 +73,7 @@ class ChatPage:
             title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
             title.classes("docent-title text-lg font-semibold")
             ui.space()
-            self._model_menu()
+            self.models = ModelMenu(container.chat_models, self.pull)
             self.theme = theme.ThemeToggle(dark)
             ui.button(icon="help_outline", on_click=self.help).props(
                 'flat round aria-label="How Docent works, and its shortcuts"'
@@ -164,55 +163,7 @@ class ChatPage:
         jump.on("click", js_handler="() => docent.toBottom()")
 
     def _empty(self) -> None:
-        """What an empty conversation says: how to begin."""
-        with ui.column().classes("w-full items-center gap-3 mt-16 text-center").mark("empty-hint"):
-            ui.icon("auto_stories", size="3rem", color="primary")
-            if self.file_count == 0:
-                ui.label(
-                    "Add PDFs, Markdown or text files, then ask about them: Docent answers "
-                    "from them, with citations, on this computer."
-                ).classes("max-w-md docent-muted").mark("first-start")
-                ui.button("Add files", icon="upload_file", on_click=self.uploads.pick).props(
-                    "unelevated no-caps"
-                ).mark("first-start-add")
-                ui.label("…or drop files and folders anywhere in this window.").classes(
-                    "text-xs docent-muted"
-                )
-            else:
-                ui.label(
-                    "Ask about your documents. Type @ to aim the question at one file."
-                ).classes("max-w-md docent-muted")
-            if self.container.reranking.offer_pending:
-                self._rerank_offer()
-
-    def _rerank_offer(self) -> None:
-        """Asked once, at first start: fetching the reranker is the user's choice."""
-        reranking = self.container.reranking
-        with ui.card().classes("max-w-md mt-4 p-3 gap-2 text-left").props("flat bordered") as card:
-            card.mark("rerank-offer")
-            ui.label("Better-ordered sources (optional)").classes("font-semibold")
-            ui.label(
-                f"Docent can reorder the passages it finds with a small reranking model, "
-                f"{reranking.model} ({reranking.size}), downloaded once from Hugging Face. "
-                "Until you say yes, Docent connects to nothing but your model server."
-            ).classes("text-sm")
-
-            def answer(download: bool) -> None:
-                if download:
-                    reranking.download()  # its banner shows how far it is
-                else:
-                    reranking.decline()
-                client = ui.context.client  # the button's slot goes with the card
-                card.delete()  # and focus with it: it goes to the message box instead
-                client.run_javascript("docent.focusInput()")
-
-            with ui.row().classes("w-full justify-end gap-1"):
-                ui.button("Not now", on_click=lambda: answer(False)).props("flat no-caps").mark(
-                    "rerank-offer-no"
-                )
-                ui.button(f"Download ({reranking.size})", on_click=lambda: answer(True)).props(
-                    "unelevated no-caps"
-                ).mark("rerank-offer-yes")
+        show_empty_hint(self.file_count, self.uploads.pick, self.container.reranking)
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
@@ -390,70 +341,9 @@ class ChatPage:
 
     # -- header ---------------------------------------------------------------------------
 
-    def _model_menu(self) -> None:
-        models = self.container.chat_models
-        self.model_button = (
-            ui.button(models.current, icon="memory")
-            .props("flat no-caps dense")
-            .classes("docent-model")
-            .mark("model")
-        )
-        self.model_button.tooltip("Chat model")
-        with self.model_button:
-            self.model_menu = ui.menu().mark("model-menu")
-        self.model_menu.on("before-show", self.refresh_models)
-        self._fill_models()
-        ui.timer(0, self.refresh_models, once=True)
-
-    def _fill_models(self, found: ModelCatalog | None = None) -> None:
-        """The menu: chat models, then embedding models apart (they can't answer). Until
-        the server has been asked (``found``), the names of the last health check."""
-        models = self.container.chat_models
-        self.model_button.set_text(models.current)
-        shown = found or named(models.installed)
-        self.model_menu.clear()
-        with self.model_menu:
-            if not shown.chat and not shown.embedding:
-                ui.menu_item(f"No models listed (is {models.server} running?)").props("disable")
-            for model in shown.chat:
-                chosen = is_current(model.name, models.current)
-                with ui.menu_item(on_click=lambda n=model.name: self.choose(n)) as item:
-                    item.mark(f"model-option model-{model.name}")
-                    with ui.item_section():
-                        ui.item_label(("✓ " if chosen else "   ") + model.name)
-                        if details(model):
-                            ui.item_label(details(model)).props("caption").mark("model-details")
-            if shown.embedding:
-                ui.separator()
-                ui.item_label("Embedding models: for search, chosen in Settings").props(
-                    "header"
-                ).classes("text-xs")
-                for model in shown.embedding:
-                    with ui.menu_item().props("disable") as item:
-                        item.mark(f"embed-option embed-{model.name}")
-                        with ui.item_section():
-                            ui.item_label(model.name)
-                            if details(model):
-                                ui.item_label(details(model)).props("caption")
-            if models.can_pull:
-                ui.separator()
-                ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
-
-    async def refresh_models(self) -> None:
-        """Ask the server for its models' sizes and capabilities, and redraw the menu."""
-        found = await self.container.chat_models.catalog()
-        self.catalog = found
-        if not self.model_menu.is_deleted:
-            self._fill_models(found)
-
-    def choose(self, name: str) -> None:
-        self.container.chat_models.choose(name)
-        self.model_button.set_text(name)
-        ui.notify(f"Answers now come from {name}.")
-
     def pull(self, name: str) -> None:
         with self.anchor:  # not inside the banner, which goes away once the model is there
-            show_pull(self.container.chat_models, name, on_done=lambda _: self.refresh_models())
+            show_pull(self.container.chat_models, name, on_done=lambda _: self.models.refresh())
 
     def show_trace(self, trace: dict[str, Any]) -> None:
         with self.anchor:
@@ -466,10 +356,10 @@ class ChatPage:
         s = self.container.settings
         show_settings(
             self.container.preferences,
-            self.catalog or named(self.container.chat_models.installed),
+            self.models.known(),
             self.container.token,
             f"http://{s.server.host}:{s.server.port}",
             self.container.embedding,
             self.container.reranking,
         )
-        self._fill_models()
+        self.models.fill()
