@@ -12,7 +12,7 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from app.api.guard.guard import Access
+from app.api.guard.guard import LOOPBACK_NAMES, Access
 from app.container import Services
 from app.records import Feedback
 from ui.chat.chat_view import ChatView
@@ -38,20 +38,8 @@ log = logging.getLogger(__name__)
 NARROW_PX = 1024
 """Below this width the drawer covers the conversation, so it closes after a pick."""
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-
 CHAT_PATH = re.compile(r"^/chat/([0-9A-Za-z_-]{1,64})/?$")
-
-
-def chat_path(session_id: str | None) -> str:
-    """The address of a chat: ``/chat/<id>``, or ``/`` for a new one."""
-    return f"/chat/{session_id}" if session_id else "/"
-
-
-def chat_in_path(path: str) -> str | None:
-    """The chat an address names, if it names one."""
-    found = CHAT_PATH.match(path)
-    return found.group(1) if found else None
+"""The address of a chat; ``/`` is a new one."""
 
 
 class ChatPage:
@@ -89,7 +77,8 @@ class ChatPage:
         self.banners = Banners(container.health, pull, container.embedding)
         with self.banners.strip:
             DownloadBanner(container.reranking)
-        self.uploads = Uploads(self.documents, container.settings.paths.docs_dir, local=self.local)
+        local = container.settings.server.host in LOOPBACK_NAMES
+        self.uploads = Uploads(self.documents, container.settings.paths.docs_dir, local=local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
             open_source=self.open_source,
@@ -119,10 +108,10 @@ class ChatPage:
         )
         self.url_session: str | None = None
         """The chat the address bar names (``/chat/<id>``)."""
-        asked = chat_in_path(ui.context.client.request.url.path)
+        asked = CHAT_PATH.match(ui.context.client.request.url.path)
         if asked is not None:
             # A reload or a second tab: reopen the chat, following an answer still written.
-            ui.timer(0, lambda: self.reopen(asked), once=True)
+            ui.timer(0, lambda: self.reopen(asked.group(1)), once=True)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -152,10 +141,6 @@ class ChatPage:
             on_change=self._library_changed,
             on_folder_chat=self.chat_about,
         )
-
-    @property
-    def local(self) -> bool:
-        return self.container.settings.server.host in LOOPBACK
 
     def _jump(self) -> None:
         jump = ui.button("Latest", icon="arrow_downward")
@@ -251,7 +236,7 @@ class ChatPage:
         if session_id == self.url_session:
             return
         self.url_session = session_id
-        path = chat_path(session_id)
+        path = f"/chat/{session_id}" if session_id else "/"
         ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps(path)})")
 
     async def _rate(self, view: AnswerView, feedback: Feedback | None) -> None:
@@ -263,8 +248,7 @@ class ChatPage:
             self.new_chat()
 
     async def send(self, text: str) -> bool:
-        started = self.view.send(text, self.composer.mode)
-        return await started
+        return await self.view.send(text, self.composer.mode)
 
     async def send_suggestion(self, text: str) -> None:
         if self.view.streaming:
@@ -309,21 +293,19 @@ class ChatPage:
             int(args.get("n", 0)),
             int(sentence) if sentence is not None else None,
         )
-        if source is None:
-            ui.notify("That source is not in this answer.", type="warning")
-            return
-        await self.open_source(source)
+        await self.open_source(source, missing="That source is not in this answer.")
 
     async def _claimed(self, event: GenericEventArguments) -> None:
         """A checked sentence was clicked: open the passage that supports it."""
         args = event.args or {}
         source = self.view.sentence_source(str(args.get("turn", "")), int(args.get("s", -1)))
-        if source is None:
-            ui.notify("Nothing in the sources says this.", type="warning")
-            return
-        await self.open_source(source)
+        await self.open_source(source, missing="Nothing in the sources says this.")
 
-    async def open_source(self, source: dict[str, Any]) -> None:
+    async def open_source(self, source: dict[str, Any] | None, missing: str = "") -> None:
+        """Open ``source`` at its passage; ``missing`` says why when there is none."""
+        if source is None:
+            ui.notify(missing, type="warning")
+            return
         span = source.get("span")
         await self.open_path(
             source.get("path") or source["file"],
