@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -20,23 +18,18 @@ from ui.chat.composer import Composer
 from ui.chat.empty_hint import show_empty_hint
 from ui.chat.messages import AnswerActions, AnswerView
 from ui.chat.session_list import Sessions
-from ui.dialogs.help_dialog import show_help
 from ui.dialogs.models_dialog import show_pull
-from ui.dialogs.settings_dialog import show_settings
 from ui.dialogs.trace_dialog import show_trace
 from ui.frame import shortcuts, theme
 from ui.frame.banners import Banners
 from ui.frame.download_banner import DownloadBanner
-from ui.frame.login_menu import LoginMenu
-from ui.frame.model_menu import ModelMenu
+from ui.frame.side_drawer import NARROW_PX, SideDrawer
+from ui.header import Header
 from ui.library.add_files import Uploads
 from ui.library.panel import Library
 from ui.library.viewer import open_document
 
 log = logging.getLogger(__name__)
-
-NARROW_PX = 1024
-"""Below this width the drawer covers the conversation, so it closes after a pick."""
 
 CHAT_PATH = re.compile(r"^/chat/([0-9A-Za-z_-]{1,64})/?$")
 """The address of a chat; ``/`` is a new one."""
@@ -51,25 +44,11 @@ class ChatPage:
         """``dark``: the page's theme, when the starting frame applied it already."""
         self.container = container
         self.documents = container.documents
-        self.narrow = False
         self.file_count = 0
         dark = dark or theme.apply()
-        with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
-            ui.button(icon="menu", on_click=self.toggle_drawer).props(
-                'flat round aria-label="Show or hide the sidebar"'
-            ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
-            title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
-            title.classes("docent-title text-lg font-semibold")
-            ui.space()
-            self.models = ModelMenu(container.chat_models, self.pull)
-            self.theme = theme.ThemeToggle(dark)
-            ui.button(icon="help_outline", on_click=self.help).props(
-                'flat round aria-label="How Docent works, and its shortcuts"'
-            ).tooltip("How Docent works").mark("help")
-            ui.button(icon="settings", on_click=self.settings).props(
-                'flat round aria-label="Settings"'
-            ).tooltip("Settings").mark("settings")
-            LoginMenu(access)
+        self.header = Header(
+            container, access, dark, on_toggle=lambda: self.drawer.toggle(), on_pull=self.pull
+        )
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)
@@ -93,11 +72,9 @@ class ChatPage:
         self.anchor = ui.element("div")
         """Handlers started from rows that a redraw may delete run inside this instead."""
         self._jump()
-        drawer = ui.left_drawer(value=None).props(f"breakpoint={NARROW_PX} bordered")
-        with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
+        self.drawer = SideDrawer()
+        with self.drawer.element:
             self._drawer()
-        self._drawer_known = asyncio.Event()
-        drawer.on_value_change(self._drawer_answered)
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
@@ -155,25 +132,8 @@ class ChatPage:
             width = int(event.args)
         except (TypeError, ValueError):
             return
-        self.narrow = width < NARROW_PX
+        self.drawer.narrow = width < NARROW_PX
         self.composer.fit_width(width)
-
-    def _drawer_answered(self) -> None:
-        if self.drawer.value is not None:
-            self._drawer_known.set()
-
-    async def _drawer_settled(self) -> None:
-        """Return once the drawer's state is known here. It starts as the window's width
-        decides (None), and NiceGUI asks the browser for it on connect: a show or hide set
-        before that answer is applied would be undone by it (Ctrl+K pressed as the page
-        loads opened the sidebar and shut it again)."""
-        if self.drawer.value is None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._drawer_known.wait(), timeout=5)
-
-    async def toggle_drawer(self) -> None:
-        await self._drawer_settled()
-        self.drawer.toggle()
 
     async def shortcut(self, event: GenericEventArguments) -> None:
         """A shortcut from ui/frame/shortcuts.py, pressed in this tab."""
@@ -182,20 +142,15 @@ class ChatPage:
             self.new_chat()
             ui.run_javascript("docent.focusInput()")
         elif action == "search":
-            await self._drawer_settled()
-            self.drawer.show()
+            await self.drawer.show()
             ui.run_javascript("docent.focusSearch()")
         elif action == "stop":
-            if self.narrow and self.drawer.value:
-                self.drawer.hide()  # Esc closes what covers the conversation first
+            if self.drawer.covers():
+                self.drawer.element.hide()  # Esc closes what covers the conversation first
             else:
                 self.stop()
         elif action == "sidebar":
-            await self.toggle_drawer()
-
-    def _picked(self) -> None:
-        if self.narrow:
-            self.drawer.hide()
+            await self.drawer.toggle()
 
     # -- conversation --------------------------------------------------------------------
 
@@ -211,14 +166,14 @@ class ChatPage:
 
     async def open_session(self, session_id: str) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.sessions.set_current(session_id)
             self._show_url(session_id)
             await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.sessions.set_current(None)
             self._show_url(None)
             self.view.clear()
@@ -282,7 +237,7 @@ class ChatPage:
 
     def mention(self, path: str) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.composer.mention(path)
 
     async def _cited(self, event: GenericEventArguments) -> None:
@@ -318,30 +273,16 @@ class ChatPage:
         self, path: str, page: int | None, snippet: str, span: dict[str, Any] | None = None
     ) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             await open_document(self.documents, path, page, snippet, span)
 
     # -- header ---------------------------------------------------------------------------
 
     def pull(self, name: str) -> None:
         with self.anchor:  # not inside the banner, which goes away once the model is there
-            show_pull(self.container.chat_models, name, on_done=lambda _: self.models.refresh())
+            models = self.header.models
+            show_pull(self.container.chat_models, name, on_done=lambda _: models.refresh())
 
     def show_trace(self, trace: dict[str, Any]) -> None:
         with self.anchor:
             show_trace(trace)
-
-    def help(self) -> None:
-        show_help(self.container.chat.diagram())
-
-    def settings(self) -> None:
-        s = self.container.settings
-        show_settings(
-            self.container.preferences,
-            self.models.known(),
-            self.container.token,
-            f"http://{s.server.host}:{s.server.port}",
-            self.container.embedding,
-            self.container.reranking,
-        )
-        self.models.fill()
