@@ -13,10 +13,11 @@ from nicegui.events import GenericEventArguments
 from app.api.guard.guard import LOOPBACK_NAMES, Access
 from app.container import Services
 from app.records import Feedback
+from ui.chat.answer_actions import AnswerActions
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer
 from ui.chat.empty_hint import show_empty_hint
-from ui.chat.messages import AnswerActions, AnswerView
+from ui.chat.messages import AnswerView
 from ui.chat.session_list import Sessions
 from ui.dialogs.models_dialog import show_pull
 from ui.dialogs.trace_dialog import show_trace

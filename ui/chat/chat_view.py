@@ -23,9 +23,11 @@ from app.services.chat import (
     Token,
     Turn,
 )
+from ui.chat.answer_actions import AnswerActions
 from ui.chat.edit_question import edit_question
 from ui.chat.interrupted import render_interrupted
-from ui.chat.messages import AnswerActions, AnswerView, render_user
+from ui.chat.messages import AnswerView
+from ui.chat.question_bubble import render_user
 
 _turn_ids = itertools.count(1)
 
