@@ -185,7 +185,7 @@ class ChatPage:
         self.view.set_scope([folder])
 
     def _scope_shown(self, scope: list[str]) -> None:
-        self.composer.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
+        self.composer.tools.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
 
     def _show_url(self, session_id: str | None) -> None:
         """Put the open chat in the address bar, so a reload or a bookmark comes back to it."""
@@ -204,7 +204,7 @@ class ChatPage:
             self.new_chat()
 
     async def send(self, text: str) -> bool:
-        return await self.view.send(text, self.composer.mode)
+        return await self.view.send(text, self.composer.tools.mode)
 
     async def send_suggestion(self, text: str) -> None:
         if self.view.streaming:
@@ -225,7 +225,7 @@ class ChatPage:
 
     async def regenerate(self) -> None:
         with self.anchor:
-            await self.view.regenerate(self.composer.mode)
+            await self.view.regenerate(self.composer.tools.mode)
 
     # -- documents ------------------------------------------------------------------------
 
