@@ -18,7 +18,7 @@ from ui.chat.mention_picker import (
     shift_anchor,
     with_mentions,
 )
-from ui.library.viewer import inline_disposition
+from ui.library.file_links import inline_disposition
 
 
 def test_answers_escape_html_and_refuse_script_links() -> None:
