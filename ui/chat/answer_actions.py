@@ -42,6 +42,7 @@ def show_actions(view: AnswerView) -> None:
         copy.tooltip("Copy answer and sources").mark("copy-answer")
         view.regen = ui.button(icon="refresh", on_click=view.actions.regenerate)
         view.regen.props('flat dense round size=sm aria-label="Regenerate"')
+        view.regen.set_visibility(not view.retired)  # only the last answer's
         view.regen.tooltip("Regenerate").mark("regenerate")
         if view.shown is None:  # a rating is for the answer kept, not an earlier one
             for value, icon, tip in (

@@ -18,6 +18,16 @@ from app.records import (
     StoppedReading,
     Trace,
 )
+from app.services.chat import (
+    ClientEvent,
+    Done,
+    Failed,
+    Progress,
+    Sources,
+    Status,
+    Suggestions,
+    Token,
+)
 from ui.answer import markdown
 from ui.answer.claim_marks import checked, claim_wraps
 from ui.answer.coverage_line import show_coverage
@@ -119,9 +129,26 @@ class AnswerView:
             self._trailing.cancel()
             self._trailing = None
 
-    def set_status(self, text: str) -> None:
-        """A new step: the line says what it waits for, its clock counts from now."""
-        self.line.waiting_for(text)
+    def show(self, event: ClientEvent, *, latest: bool) -> None:
+        """Show a turn's event in this card; follow-ups only if it is the ``latest`` answer."""
+        if isinstance(event, Status):  # a new step: what it waits for, timed from now
+            self.line.waiting_for(event.text)
+        elif isinstance(event, Progress):
+            self.set_progress(event.done, event.total, event.text)
+        elif isinstance(event, Sources):
+            self.sources = [dict(s) for s in event.sources]
+            self.show_sources()
+        elif isinstance(event, Token):
+            self.add_token(event.text)
+        elif isinstance(event, Done):
+            self.take(event.answer, vars(event))
+            self.coverage = event.coverage
+            self.resume = event.resume
+            self.finish()
+        elif isinstance(event, Suggestions) and latest:
+            self.show_suggestions(event.suggestions)
+        elif isinstance(event, Failed):
+            self.fail(event.message)
 
     def set_progress(self, done: int, total: int, text: str) -> None:
         """A long reading's progress: the status says which section, the bar how far."""
@@ -233,8 +260,6 @@ class AnswerView:
         if self.shown is None:
             self.latest = None
         self.finish()
-        if self.regen is not None and self.retired:
-            self.regen.set_visibility(False)
 
     def retire(self) -> None:
         """A newer answer exists: only the last one can be regenerated or followed up."""
