@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ui.library.panel import progress_line
+from ui.library.status_text import progress_line
 
 
 def _events(bus: EventBus, *steps: tuple[str, str]) -> None:

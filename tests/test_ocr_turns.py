@@ -113,7 +113,7 @@ async def test_a_one_page_scan_dropped_after_a_long_one_is_read_in_its_turn(
 async def test_ocr_reads_at_most_the_limit_and_the_note_says_which_pages_it_left_out(
     tmp_path: Path,
 ) -> None:
-    from ui.library.panel import detail
+    from ui.library.status_text import detail
 
     ledger = _ledger(7)
     async with _app(tmp_path, ocr_max_pages=4) as app:

@@ -18,7 +18,7 @@ from ui.chat.mention_picker import (
     shift_anchor,
     with_mentions,
 )
-from ui.library.viewer import inline_disposition
+from ui.library.file_links import inline_disposition
 
 
 def test_answers_escape_html_and_refuse_script_links() -> None:
@@ -302,7 +302,7 @@ def test_a_source_read_by_ocr_is_marked_scanned_with_its_lowest_confidence() -> 
 def test_the_library_says_what_ocr_left_uncertain_and_how_far_scans_are() -> None:
     from app.services.documents import DocumentView
     from ingest.pipeline.progress import LibraryProgress, OcrProgress
-    from ui.library.panel import detail, progress_line
+    from ui.library.status_text import detail, progress_line
 
     doc = DocumentView(
         "d",

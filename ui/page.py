@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -12,45 +10,30 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from app.api.guard.guard import Access
+from app.api.guard.guard import LOOPBACK_NAMES, Access
 from app.container import Services
 from app.records import Feedback
-from app.services.model_catalog import ModelCatalog, details, is_current, named
+from ui.chat.answer_actions import AnswerActions
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer
-from ui.chat.messages import AnswerActions, AnswerView
+from ui.chat.empty_hint import show_empty_hint
+from ui.chat.messages import AnswerView
 from ui.chat.session_list import Sessions
-from ui.dialogs.help_dialog import show_help
 from ui.dialogs.models_dialog import show_pull
-from ui.dialogs.settings_dialog import show_settings
 from ui.dialogs.trace_dialog import show_trace
 from ui.frame import shortcuts, theme
 from ui.frame.banners import Banners
 from ui.frame.download_banner import DownloadBanner
-from ui.frame.login_menu import LoginMenu
+from ui.frame.side_drawer import NARROW_PX, SideDrawer
+from ui.header import Header
 from ui.library.add_files import Uploads
 from ui.library.panel import Library
 from ui.library.viewer import open_document
 
 log = logging.getLogger(__name__)
 
-NARROW_PX = 1024
-"""Below this width the drawer covers the conversation, so it closes after a pick."""
-
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-
 CHAT_PATH = re.compile(r"^/chat/([0-9A-Za-z_-]{1,64})/?$")
-
-
-def chat_path(session_id: str | None) -> str:
-    """The address of a chat: ``/chat/<id>``, or ``/`` for a new one."""
-    return f"/chat/{session_id}" if session_id else "/"
-
-
-def chat_in_path(path: str) -> str | None:
-    """The chat an address names, if it names one."""
-    found = CHAT_PATH.match(path)
-    return found.group(1) if found else None
+"""The address of a chat; ``/`` is a new one."""
 
 
 class ChatPage:
@@ -62,27 +45,11 @@ class ChatPage:
         """``dark``: the page's theme, when the starting frame applied it already."""
         self.container = container
         self.documents = container.documents
-        self.narrow = False
-        self.catalog: ModelCatalog | None = None
-        """The server's models as last asked: chat and embedding models apart."""
         self.file_count = 0
         dark = dark or theme.apply()
-        with ui.header().classes("docent-header items-center no-wrap gap-1 px-2 py-1 shadow-sm"):
-            ui.button(icon="menu", on_click=self.toggle_drawer).props(
-                'flat round aria-label="Show or hide the sidebar"'
-            ).tooltip(f"Sidebar ({shortcuts.keys('sidebar')})").mark("drawer-toggle")
-            title = ui.html("Docent", sanitize=False, tag="h1").mark("title")
-            title.classes("docent-title text-lg font-semibold")
-            ui.space()
-            self._model_menu()
-            self.theme = theme.ThemeToggle(dark)
-            ui.button(icon="help_outline", on_click=self.help).props(
-                'flat round aria-label="How Docent works, and its shortcuts"'
-            ).tooltip("How Docent works").mark("help")
-            ui.button(icon="settings", on_click=self.settings).props(
-                'flat round aria-label="Settings"'
-            ).tooltip("Settings").mark("settings")
-            LoginMenu(access)
+        self.header = Header(
+            container, access, dark, on_toggle=lambda: self.drawer.toggle(), on_pull=self.pull
+        )
         with ui.footer().classes("docent-footer bg-transparent p-2 pt-0"):
             with ui.card().classes("docent-composer p-2 shadow-md").props("flat bordered"):
                 self.composer = Composer(self.send, self.stop)
@@ -90,7 +57,8 @@ class ChatPage:
         self.banners = Banners(container.health, pull, container.embedding)
         with self.banners.strip:
             DownloadBanner(container.reranking)
-        self.uploads = Uploads(self.documents, container.settings.paths.docs_dir, local=self.local)
+        local = container.settings.server.host in LOOPBACK_NAMES
+        self.uploads = Uploads(self.documents, container.settings.paths.docs_dir, local=local)
         self.file_count = len(self.documents.list())
         actions = AnswerActions(
             open_source=self.open_source,
@@ -105,11 +73,9 @@ class ChatPage:
         self.anchor = ui.element("div")
         """Handlers started from rows that a redraw may delete run inside this instead."""
         self._jump()
-        drawer = ui.left_drawer(value=None).props(f"breakpoint={NARROW_PX} bordered")
-        with drawer.classes("p-3 gap-0 column no-wrap") as self.drawer:
+        self.drawer = SideDrawer()
+        with self.drawer.element:
             self._drawer()
-        self._drawer_known = asyncio.Event()
-        drawer.on_value_change(self._drawer_answered)
         ui.on("docent_cite", self._cited)
         ui.on("docent_claim", self._claimed)
         ui.on("docent_shortcut", self.shortcut)
@@ -120,10 +86,10 @@ class ChatPage:
         )
         self.url_session: str | None = None
         """The chat the address bar names (``/chat/<id>``)."""
-        asked = chat_in_path(ui.context.client.request.url.path)
+        asked = CHAT_PATH.match(ui.context.client.request.url.path)
         if asked is not None:
             # A reload or a second tab: reopen the chat, following an answer still written.
-            ui.timer(0, lambda: self.reopen(asked), once=True)
+            ui.timer(0, lambda: self.reopen(asked.group(1)), once=True)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -154,90 +120,21 @@ class ChatPage:
             on_folder_chat=self.chat_about,
         )
 
-    @property
-    def local(self) -> bool:
-        return self.container.settings.server.host in LOOPBACK
-
     def _jump(self) -> None:
         jump = ui.button("Latest", icon="arrow_downward")
         jump.props("rounded unelevated size=sm color=primary no-caps").classes("docent-jump")
         jump.on("click", js_handler="() => docent.toBottom()")
 
     def _empty(self) -> None:
-        """What an empty conversation says: how to begin."""
-        with ui.column().classes("w-full items-center gap-3 mt-16 text-center").mark("empty-hint"):
-            ui.icon("auto_stories", size="3rem", color="primary")
-            if self.file_count == 0:
-                ui.label(
-                    "Add PDFs, Markdown or text files, then ask about them: Docent answers "
-                    "from them, with citations, on this computer."
-                ).classes("max-w-md docent-muted").mark("first-start")
-                ui.button("Add files", icon="upload_file", on_click=self.uploads.pick).props(
-                    "unelevated no-caps"
-                ).mark("first-start-add")
-                ui.label("…or drop files and folders anywhere in this window.").classes(
-                    "text-xs docent-muted"
-                )
-            else:
-                ui.label(
-                    "Ask about your documents. Type @ to aim the question at one file."
-                ).classes("max-w-md docent-muted")
-            if self.container.reranking.offer_pending:
-                self._rerank_offer()
-
-    def _rerank_offer(self) -> None:
-        """Asked once, at first start: fetching the reranker is the user's choice."""
-        reranking = self.container.reranking
-        with ui.card().classes("max-w-md mt-4 p-3 gap-2 text-left").props("flat bordered") as card:
-            card.mark("rerank-offer")
-            ui.label("Better-ordered sources (optional)").classes("font-semibold")
-            ui.label(
-                f"Docent can reorder the passages it finds with a small reranking model, "
-                f"{reranking.model} ({reranking.size}), downloaded once from Hugging Face. "
-                "Until you say yes, Docent connects to nothing but your model server."
-            ).classes("text-sm")
-
-            def answer(download: bool) -> None:
-                if download:
-                    reranking.download()  # its banner shows how far it is
-                else:
-                    reranking.decline()
-                client = ui.context.client  # the button's slot goes with the card
-                card.delete()  # and focus with it: it goes to the message box instead
-                client.run_javascript("docent.focusInput()")
-
-            with ui.row().classes("w-full justify-end gap-1"):
-                ui.button("Not now", on_click=lambda: answer(False)).props("flat no-caps").mark(
-                    "rerank-offer-no"
-                )
-                ui.button(f"Download ({reranking.size})", on_click=lambda: answer(True)).props(
-                    "unelevated no-caps"
-                ).mark("rerank-offer-yes")
+        show_empty_hint(self.file_count, self.uploads.pick, self.container.reranking)
 
     def _width(self, event: GenericEventArguments) -> None:
         try:
             width = int(event.args)
         except (TypeError, ValueError):
             return
-        self.narrow = width < NARROW_PX
+        self.drawer.narrow = width < NARROW_PX
         self.composer.fit_width(width)
-
-    def _drawer_answered(self) -> None:
-        if self.drawer.value is not None:
-            self._drawer_known.set()
-
-    async def _drawer_settled(self) -> None:
-        """Return once the drawer's state is known here. It starts as the window's width
-        decides (None), and NiceGUI asks the browser for it on connect: a show or hide set
-        before that answer is applied would be undone by it (Ctrl+K pressed as the page
-        loads opened the sidebar and shut it again)."""
-        if self.drawer.value is None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._drawer_known.wait(), timeout=5)
-
-    async def toggle_drawer(self) -> None:
-        await self._drawer_settled()
-        self.drawer.toggle()
 
     async def shortcut(self, event: GenericEventArguments) -> None:
         """A shortcut from ui/frame/shortcuts.py, pressed in this tab."""
@@ -246,20 +143,15 @@ class ChatPage:
             self.new_chat()
             ui.run_javascript("docent.focusInput()")
         elif action == "search":
-            await self._drawer_settled()
-            self.drawer.show()
+            await self.drawer.show()
             ui.run_javascript("docent.focusSearch()")
         elif action == "stop":
-            if self.narrow and self.drawer.value:
-                self.drawer.hide()  # Esc closes what covers the conversation first
+            if self.drawer.covers():
+                self.drawer.element.hide()  # Esc closes what covers the conversation first
             else:
                 self.stop()
         elif action == "sidebar":
-            await self.toggle_drawer()
-
-    def _picked(self) -> None:
-        if self.narrow:
-            self.drawer.hide()
+            await self.drawer.toggle()
 
     # -- conversation --------------------------------------------------------------------
 
@@ -275,14 +167,14 @@ class ChatPage:
 
     async def open_session(self, session_id: str) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.sessions.set_current(session_id)
             self._show_url(session_id)
             await self.view.show_session(session_id)
 
     def new_chat(self) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.sessions.set_current(None)
             self._show_url(None)
             self.view.clear()
@@ -293,14 +185,14 @@ class ChatPage:
         self.view.set_scope([folder])
 
     def _scope_shown(self, scope: list[str]) -> None:
-        self.composer.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
+        self.composer.tools.show_scope(scope, on_clear=lambda: self.view.set_scope([]))
 
     def _show_url(self, session_id: str | None) -> None:
         """Put the open chat in the address bar, so a reload or a bookmark comes back to it."""
         if session_id == self.url_session:
             return
         self.url_session = session_id
-        path = chat_path(session_id)
+        path = f"/chat/{session_id}" if session_id else "/"
         ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps(path)})")
 
     async def _rate(self, view: AnswerView, feedback: Feedback | None) -> None:
@@ -312,8 +204,7 @@ class ChatPage:
             self.new_chat()
 
     async def send(self, text: str) -> bool:
-        started = self.view.send(text, self.composer.mode)
-        return await started
+        return await self.view.send(text, self.composer.tools.mode)
 
     async def send_suggestion(self, text: str) -> None:
         if self.view.streaming:
@@ -334,7 +225,7 @@ class ChatPage:
 
     async def regenerate(self) -> None:
         with self.anchor:
-            await self.view.regenerate(self.composer.mode)
+            await self.view.regenerate(self.composer.tools.mode)
 
     # -- documents ------------------------------------------------------------------------
 
@@ -347,7 +238,7 @@ class ChatPage:
 
     def mention(self, path: str) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             self.composer.mention(path)
 
     async def _cited(self, event: GenericEventArguments) -> None:
@@ -358,21 +249,19 @@ class ChatPage:
             int(args.get("n", 0)),
             int(sentence) if sentence is not None else None,
         )
-        if source is None:
-            ui.notify("That source is not in this answer.", type="warning")
-            return
-        await self.open_source(source)
+        await self.open_source(source, missing="That source is not in this answer.")
 
     async def _claimed(self, event: GenericEventArguments) -> None:
         """A checked sentence was clicked: open the passage that supports it."""
         args = event.args or {}
         source = self.view.sentence_source(str(args.get("turn", "")), int(args.get("s", -1)))
-        if source is None:
-            ui.notify("Nothing in the sources says this.", type="warning")
-            return
-        await self.open_source(source)
+        await self.open_source(source, missing="Nothing in the sources says this.")
 
-    async def open_source(self, source: dict[str, Any]) -> None:
+    async def open_source(self, source: dict[str, Any] | None, missing: str = "") -> None:
+        """Open ``source`` at its passage; ``missing`` says why when there is none."""
+        if source is None:
+            ui.notify(missing, type="warning")
+            return
         span = source.get("span")
         await self.open_path(
             source.get("path") or source["file"],
@@ -385,91 +274,16 @@ class ChatPage:
         self, path: str, page: int | None, snippet: str, span: dict[str, Any] | None = None
     ) -> None:
         with self.anchor:
-            self._picked()
+            self.drawer.picked()
             await open_document(self.documents, path, page, snippet, span)
 
     # -- header ---------------------------------------------------------------------------
 
-    def _model_menu(self) -> None:
-        models = self.container.chat_models
-        self.model_button = (
-            ui.button(models.current, icon="memory")
-            .props("flat no-caps dense")
-            .classes("docent-model")
-            .mark("model")
-        )
-        self.model_button.tooltip("Chat model")
-        with self.model_button:
-            self.model_menu = ui.menu().mark("model-menu")
-        self.model_menu.on("before-show", self.refresh_models)
-        self._fill_models()
-        ui.timer(0, self.refresh_models, once=True)
-
-    def _fill_models(self, found: ModelCatalog | None = None) -> None:
-        """The menu: chat models, then embedding models apart (they can't answer). Until
-        the server has been asked (``found``), the names of the last health check."""
-        models = self.container.chat_models
-        self.model_button.set_text(models.current)
-        shown = found or named(models.installed)
-        self.model_menu.clear()
-        with self.model_menu:
-            if not shown.chat and not shown.embedding:
-                ui.menu_item(f"No models listed (is {models.server} running?)").props("disable")
-            for model in shown.chat:
-                chosen = is_current(model.name, models.current)
-                with ui.menu_item(on_click=lambda n=model.name: self.choose(n)) as item:
-                    item.mark(f"model-option model-{model.name}")
-                    with ui.item_section():
-                        ui.item_label(("✓ " if chosen else "   ") + model.name)
-                        if details(model):
-                            ui.item_label(details(model)).props("caption").mark("model-details")
-            if shown.embedding:
-                ui.separator()
-                ui.item_label("Embedding models: for search, chosen in Settings").props(
-                    "header"
-                ).classes("text-xs")
-                for model in shown.embedding:
-                    with ui.menu_item().props("disable") as item:
-                        item.mark(f"embed-option embed-{model.name}")
-                        with ui.item_section():
-                            ui.item_label(model.name)
-                            if details(model):
-                                ui.item_label(details(model)).props("caption")
-            if models.can_pull:
-                ui.separator()
-                ui.menu_item("Pull a model…", on_click=lambda: self.pull("")).mark("pull-model")
-
-    async def refresh_models(self) -> None:
-        """Ask the server for its models' sizes and capabilities, and redraw the menu."""
-        found = await self.container.chat_models.catalog()
-        self.catalog = found
-        if not self.model_menu.is_deleted:
-            self._fill_models(found)
-
-    def choose(self, name: str) -> None:
-        self.container.chat_models.choose(name)
-        self.model_button.set_text(name)
-        ui.notify(f"Answers now come from {name}.")
-
     def pull(self, name: str) -> None:
         with self.anchor:  # not inside the banner, which goes away once the model is there
-            show_pull(self.container.chat_models, name, on_done=lambda _: self.refresh_models())
+            models = self.header.models
+            show_pull(self.container.chat_models, name, on_done=lambda _: models.refresh())
 
     def show_trace(self, trace: dict[str, Any]) -> None:
         with self.anchor:
             show_trace(trace)
-
-    def help(self) -> None:
-        show_help(self.container.chat.diagram())
-
-    def settings(self) -> None:
-        s = self.container.settings
-        show_settings(
-            self.container.preferences,
-            self.catalog or named(self.container.chat_models.installed),
-            self.container.token,
-            f"http://{s.server.host}:{s.server.port}",
-            self.container.embedding,
-            self.container.reranking,
-        )
-        self._fill_models()

@@ -83,3 +83,10 @@ def middle_ellipsis(name: str, limit: int = 32) -> str:
     tail = max(keep // 3, min(len(name) - name.rfind("."), keep // 2) if "." in name else 0)
     head = keep - tail
     return f"{name[:head].rstrip()}…{name[-tail:].lstrip()}"
+
+
+def file_icon(path: str) -> str:
+    """The icon a file or folder (ending in "/") shows with in the window."""
+    if path.endswith("/"):
+        return "folder"
+    return "picture_as_pdf" if path.lower().endswith(".pdf") else "description"

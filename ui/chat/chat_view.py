@@ -9,23 +9,12 @@ from typing import Any
 from nicegui import ui
 
 from app.records import Feedback, KeptMessage
-from app.services.chat import (
-    ChatService,
-    ClientEvent,
-    Done,
-    Failed,
-    MessageRejected,
-    Progress,
-    SessionBusy,
-    Sources,
-    Status,
-    Suggestions,
-    Token,
-    Turn,
-)
+from app.services.chat import ChatService, Done, Failed, MessageRejected, SessionBusy, Turn
+from ui.chat.answer_actions import AnswerActions
 from ui.chat.edit_question import edit_question
 from ui.chat.interrupted import render_interrupted
-from ui.chat.messages import AnswerActions, AnswerView, render_user
+from ui.chat.messages import AnswerView
+from ui.chat.question_bubble import render_user
 
 _turn_ids = itertools.count(1)
 
@@ -73,15 +62,19 @@ class ChatView:
         self._on_scope(self.scope)
 
     def clear(self) -> None:
-        self.session_id = None
-        self.scope, self._scope_given = [], False
+        self._reset(None, [])
+        with self.column:
+            self._empty()
+
+    def _reset(self, session_id: str | None, scope: list[str]) -> None:
+        """An empty conversation for ``session_id``, which reads ``scope``."""
+        self.session_id = session_id
+        self.scope, self._scope_given = scope, False
         self._on_scope(self.scope)
         self._questions = 0
         self.answers.clear()
         self.last = None
         self.column.clear()
-        with self.column:
-            self._empty()
 
     def refresh_empty(self) -> None:
         """Redraw the first-start text (the library changed) if no session is open; a
@@ -94,13 +87,7 @@ class ChatView:
     async def show_session(self, session_id: str) -> None:
         """Replace the view with a saved session's messages, sources and traces."""
         messages = await self.chat.messages(session_id)
-        self.scope, self._scope_given = await self.chat.scope(session_id), False
-        self._on_scope(self.scope)
-        self.session_id = session_id
-        self._questions = 0
-        self.answers.clear()
-        self.last = None
-        self.column.clear()
+        self._reset(session_id, await self.chat.scope(session_id))
         with self.column:
             asked: KeptMessage | None = None
             for message in messages:
@@ -156,24 +143,21 @@ class ChatView:
         """Send ``text`` instead of the chat's question number ``place`` (from 0): the
         answer comes in a new chat branched from there, which the view then shows."""
         with self.anchor:
-            return await self._branch(place, text)
-
-    async def _branch(self, place: int, text: str) -> bool:
-        if self.session_id is None or self.streaming:
-            ui.notify(BUSY, type="warning")
-            return False
-        asked = [m for m in await self.chat.messages(self.session_id) if m["role"] == "user"]
-        question_id = asked[place]["id"] if place < len(asked) else None
-        if question_id is None:
-            ui.notify("That question is not saved yet; try again in a moment.", type="warning")
-            return False
-        try:
-            turn = await self.chat.branch(self.session_id, question_id, text)
-        except (SessionBusy, MessageRejected) as error:
-            ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
-            return False
-        await self.show_session(turn.session_id)
-        return True
+            if self.session_id is None or self.streaming:
+                ui.notify(BUSY, type="warning")
+                return False
+            asked = [m for m in await self.chat.messages(self.session_id) if m["role"] == "user"]
+            question_id = asked[place]["id"] if place < len(asked) else None
+            if question_id is None:
+                ui.notify("That question is not saved yet; try again in a moment.", type="warning")
+                return False
+            try:
+                turn = await self.chat.branch(self.session_id, question_id, text)
+            except (SessionBusy, MessageRejected) as error:
+                ui.notify(BUSY if isinstance(error, SessionBusy) else str(error), type="warning")
+                return False
+            await self.show_session(turn.session_id)
+            return True
 
     async def rate(self, view: AnswerView, feedback: Feedback | None) -> None:
         """Keep the user's thumbs up or down with the answer's trace."""
@@ -191,20 +175,11 @@ class ChatView:
         view.feedback = feedback
         if not view.is_gone:
             view.finish()
-            if view.retired and view.regen is not None:
-                view.regen.set_visibility(False)
 
     def _answer(self, *, streaming: bool, message: KeptMessage | None = None) -> AnswerView:
         view = AnswerView(self.actions, f"t{next(_turn_ids)}")
         if message is not None:
-            view.text = message["content"]
-            view.sources = [dict(s) for s in message.get("sources") or []]
-            view.trace = message.get("trace")
-            view.stopped = bool(message.get("stopped"))
-            view.support = message.get("support")
-            view.searched = message.get("searched")
-            view.draft = message.get("draft")
-            view.misses_question = bool(message.get("misses_question"))
+            view.take(message["content"], message)
             view.coverage = message.get("coverage")
             view.resume = message.get("resume")
             view.versions = list(message.get("versions") or [])
@@ -300,7 +275,7 @@ class ChatView:
                 if live.is_gone:
                     # The tab closed or the view moved on; the turn runs on and is saved.
                     break
-                self._show(live, event)
+                live.show(event, latest=live is self.last)
                 if isinstance(event, Done | Failed):
                     self._release(live)
         finally:
@@ -311,33 +286,6 @@ class ChatView:
         if self._following is live:
             self._following = None
             self._set_streaming(False)
-
-    def _show(self, live: AnswerView, event: ClientEvent) -> None:
-        if isinstance(event, Status):
-            live.set_status(event.text)
-        elif isinstance(event, Progress):
-            live.set_progress(event.done, event.total, event.text)
-        elif isinstance(event, Sources):
-            live.sources = [dict(s) for s in event.sources]
-            live.show_sources()
-        elif isinstance(event, Token):
-            live.add_token(event.text)
-        elif isinstance(event, Done):
-            live.text = event.answer
-            live.sources = [dict(s) for s in event.sources]
-            live.trace = event.trace
-            live.stopped = event.stopped
-            live.support = event.support
-            live.searched = event.searched
-            live.draft = event.draft
-            live.misses_question = event.misses_question
-            live.coverage = event.coverage
-            live.resume = event.resume
-            live.finish()
-        elif isinstance(event, Suggestions) and live is self.last:  # only the latest answer's
-            live.show_suggestions(event.suggestions)
-        elif isinstance(event, Failed):
-            live.fail(event.message)
 
     def _set_streaming(self, value: bool) -> None:
         if self.streaming != value:

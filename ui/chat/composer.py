@@ -8,7 +8,8 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from ui.answer.source_groups import middle_ellipsis
+from ui.answer.source_groups import file_icon, middle_ellipsis
+from ui.chat.composer_tools import ComposerTools
 from ui.chat.mention_picker import (
     LIMIT,
     Candidate,
@@ -26,16 +27,6 @@ SHORT_PLACEHOLDER = "Ask about your documents…"
 """Below ``SHORT_BELOW_PX`` the whole placeholder no longer fits on the box's one line (the
 empty window says how @ works)."""
 SHORT_BELOW_PX = 640
-
-MODES = {
-    "auto": ("Auto", "Searches your documents when the question needs them."),
-    "rag": ("Documents", "Always answers from your documents, with citations."),
-    "chat": ("Chat", "Talks with the model only; documents are not searched."),
-    "document": (
-        "Whole documents",
-        "Reads the named files from first page to last: summaries, outlines, comparisons.",
-    ),
-}
 
 # Keys the @ picker takes while it is open; Enter sends otherwise. Shift+Enter is left
 # to the textarea (a new line), and IME composition is never interrupted.
@@ -64,7 +55,6 @@ class Composer:
         on_stop: Callable[[], Any],
     ) -> None:
         self._on_send = on_send
-        self._on_stop = on_stop
         self.index = MentionIndex([])
         self.matches: list[Candidate] = []
         self.active = 0
@@ -77,16 +67,16 @@ class Composer:
         self._last_value = ""
         self.queued = False
         self.streaming = False
-        self.mode = "auto"
         with ui.column().classes("docent-composer gap-1 relative"):
             self.popup = ui.card().classes("docent-mention-popup p-1 gap-0 shadow-lg")
             self.popup.mark("mention-popup").props('role=listbox aria-label="Files"')
             self.popup.set_visibility(False)
             with ui.row().classes("w-full items-center gap-2 text-xs docent-muted") as self.note:
                 self.note_label = ui.label("").mark("queued")
-                ui.button("Send now", on_click=self._send_now).props(
-                    "flat dense no-caps size=sm"
-                ).mark("queued-send-now")
+                # The stop ends the stream; set_streaming(False) then sends what is queued.
+                ui.button("Send now", on_click=on_stop).props("flat dense no-caps size=sm").mark(
+                    "queued-send-now"
+                )
                 ui.button("Don't send", on_click=self._unqueue).props(
                     "flat dense no-caps size=sm"
                 ).mark("queued-cancel")
@@ -104,20 +94,11 @@ class Composer:
                 self.send_button = ui.button(icon="arrow_upward", on_click=self.submit)
                 self.send_button.props('round unelevated aria-label="Send"').mark("send")
                 self.send_button.tooltip("Send (Enter)")
-                self.stop_button = ui.button(icon="stop", on_click=self._on_stop)
+                self.stop_button = ui.button(icon="stop", on_click=on_stop)
                 self.stop_button.props('round unelevated color=negative aria-label="Stop"')
                 self.stop_button.mark("stop").tooltip(f"Stop ({shortcuts.keys('stop')})")
                 self.stop_button.set_visibility(False)
-            self.tools = ui.row().classes("w-full items-center gap-1 no-wrap")
-            with self.tools:
-                self._mode_menu()
-                self.scope_chip = ui.chip(
-                    "", icon="folder", removable=True, on_value_change=self._scope_removed
-                )
-                self.scope_chip.props("dense outline color=primary").classes("text-xs")
-                self.scope_chip.mark("scope-chip")
-                self.scope_chip.set_visibility(False)
-        self._on_scope_cleared: Callable[[], Any] | None = None
+            self.tools = ComposerTools()
 
     def fit_width(self, width: int) -> None:
         """Fit the placeholder to a window ``width`` pixels wide."""
@@ -125,49 +106,6 @@ class Composer:
         if self.box.props.get("placeholder") != wanted:
             self.box.props["placeholder"] = wanted
             self.box.update()
-
-    # -- scope ---------------------------------------------------------------------------
-
-    def show_scope(self, scope: list[str], on_clear: Callable[[], Any]) -> None:
-        """The chat's scope as a chip beside the box (hidden for the whole library); its
-        cross hands the chat back the whole library."""
-        self._on_scope_cleared = on_clear
-        if not scope:
-            self.scope_chip.set_visibility(False)
-            return
-        text = scope[0] if len(scope) == 1 else f"{scope[0]} +{len(scope) - 1}"
-        self.scope_chip.set_text(text)
-        self.scope_chip.tooltip("This chat only reads: " + ", ".join(scope))
-        self.scope_chip.value = True
-        self.scope_chip.set_visibility(True)
-
-    def _scope_removed(self) -> None:
-        if not self.scope_chip.value and self._on_scope_cleared is not None:
-            self._on_scope_cleared()
-
-    # -- mode --------------------------------------------------------------------------
-
-    def _mode_menu(self) -> None:
-        self.mode_button = ui.button(MODES[self.mode][0], icon="tune").props(
-            "flat dense no-caps size=sm"
-        )
-        self.mode_button.mark("mode")
-        with self.mode_button:
-            # Beside the button, not above it: the menu opens upwards, and a tooltip there
-            # covered its last entry.
-            ui.tooltip("How Docent answers").props("anchor='center right' self='center left'").mark(
-                "mode-tip"
-            )
-        with self.mode_button, ui.menu().props("anchor='top left' self='bottom left'"):
-            for key, (title, caption) in MODES.items():
-                item = ui.item(on_click=lambda k=key: self.set_mode(k)).props("role=menuitem")
-                with item.mark(f"mode-{key}"), ui.item_section():
-                    ui.item_label(title)
-                    ui.item_label(caption).props("caption")
-
-    def set_mode(self, mode: str) -> None:
-        self.mode = mode
-        self.mode_button.set_text(MODES[mode][0])
 
     # -- streaming, queueing -------------------------------------------------------------
 
@@ -188,10 +126,6 @@ class Composer:
     def _unqueue(self) -> None:
         self.queued = False
         self.note.set_visibility(False)
-
-    async def _send_now(self) -> None:
-        self._on_stop()
-        # The stop ends the stream; set_streaming(False) then sends what is queued.
 
     async def submit(self) -> None:
         """Send the box's text, or keep it for when the answer being written ends."""
@@ -282,17 +216,14 @@ class Composer:
                 ui.label(text).classes("text-sm docent-muted p-2").mark("mention-empty")
             for i, match in enumerate(self.matches):
                 option = ui.item(on_click=lambda i=i: self.pick(i)).props("dense clickable")
-                selected = "true" if i == self.active else "false"
-                option.classes("w-full").props(f"role=option aria-selected={selected}")
-                active = " docent-active" if i == self.active else ""
-                if active:  # a screen reader follows the highlight while focus stays in the box
+                here = i == self.active
+                option.props(f"role=option aria-selected={str(here).lower()}")
+                option.classes("w-full docent-mention-option" + (" docent-active" if here else ""))
+                if here:  # a screen reader follows the highlight while focus stays in the box
                     self.box.props(f"aria-activedescendant=c{option.id}")
-                option.classes("docent-mention-option" + active)
-                pdf = match.lower_name.endswith(".pdf")
-                icon = "folder" if match.path.endswith("/") else "description"
                 with option.mark("mention-option"):
                     with ui.item_section().props("avatar").classes("min-w-0"):
-                        ui.icon("picture_as_pdf" if pdf else icon)
+                        ui.icon(file_icon(match.path))
                     with ui.item_section().classes("min-w-0"):
                         ui.item_label(match.name).classes("docent-ellipsis")
                         if match.folder:
@@ -355,7 +286,7 @@ class Composer:
                 name = p.path.rsplit("/", 1)[-1]
                 chip = ui.chip(
                     middle_ellipsis(name, CHIP_CHARS),
-                    icon="picture_as_pdf" if name.lower().endswith(".pdf") else "description",
+                    icon=file_icon(name),
                     removable=True,
                     on_value_change=lambda _, i=i: self._unpick(i),
                 )

@@ -6,6 +6,7 @@ Kept free of NiceGUI so it can be measured (bench/mention_filter.py) and tested 
 from __future__ import annotations
 
 import heapq
+import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -148,10 +149,8 @@ def shift_anchor(picked: Picked, before: str, after: str) -> Picked:
     typed or deleted before it moves it, text around it leaves it where the edit began."""
     if before == after:
         return picked
-    start = 0
+    start = len(os.path.commonprefix([before, after]))
     limit = min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
     end = 0  # how many characters at the end are unchanged, not reaching into the prefix
     while end < limit - start and before[-1 - end] == after[-1 - end]:
         end += 1
@@ -219,9 +218,4 @@ def _folders(paths: list[str]) -> list[str]:
 
 
 def _line_starts(blob: str) -> list[int]:
-    starts = [0]
-    at = blob.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = blob.find("\n", at + 1)
-    return starts
+    return [0, *(line_end.end() for line_end in re.finditer("\n", blob))]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,73 +18,28 @@ from app.records import (
     StoppedReading,
     Trace,
 )
-from app.services.chat_export import answer_with_sources
+from app.services.chat import (
+    ClientEvent,
+    Done,
+    Failed,
+    Progress,
+    Sources,
+    Status,
+    Suggestions,
+    Token,
+)
 from ui.answer import markdown
 from ui.answer.claim_marks import checked, claim_wraps
 from ui.answer.coverage_line import show_coverage
 from ui.answer.resume_actions import show_resume
 from ui.answer.searched import show_draft, show_searched, show_summary
-from ui.answer.source_groups import group_sources, middle_ellipsis
-from ui.chat.mention_picker import segments
+from ui.answer.source_chips import show_source_chips
+from ui.chat.answer_actions import AnswerActions, show_actions
 from ui.chat.waiting import StatusLine
 
 STOPPED_EARLY = "*Stopped before the answer began.*"
 RENDER_EVERY_SECONDS = 0.06
 """How often a streaming answer is re-rendered: smooth, without a message per token."""
-
-
-@dataclass
-class AnswerActions:
-    """What the buttons under an answer do; the page supplies them."""
-
-    open_source: Callable[[dict[str, Any]], Any]
-    regenerate: Callable[[], Any]
-    show_trace: Callable[[dict[str, Any]], Any]
-    send_suggestion: Callable[[str], Any]
-    rate: Callable[[AnswerView, Feedback | None], Any]
-    """A thumbs up or down on an answer (None takes it back)."""
-
-
-def render_user(text: str, on_edit: Callable[[str], Any] | None = None) -> None:
-    """The user's message as a bubble; @mentions show as chips with the file name.
-    ``on_edit`` (given the text) offers to edit it and send it again."""
-    with ui.row().classes("w-full justify-end items-start no-wrap gap-1 docent-question"):
-        if on_edit is not None:
-            edit = ui.button(icon="edit", on_click=lambda: on_edit(text))
-            edit.props('flat dense round size=sm color=grey-7 aria-label="Edit and send again"')
-            edit.classes("docent-edit").tooltip("Edit and send again").mark("edit-question")
-        with ui.element("div").classes("docent-bubble").mark("user-message"):
-            parts = []
-            for kind, value in segments(text):
-                if kind == "mention":
-                    folder = value.endswith("/")
-                    name = value if folder else value.rsplit("/", 1)[-1]
-                    parts.append(
-                        '<span class="docent-mention-chip" title="'
-                        + _attr(value)
-                        + '"><i class="q-icon material-icons" aria-hidden="true">'
-                        + (
-                            "folder"
-                            if folder
-                            else "picture_as_pdf"
-                            if name.lower().endswith(".pdf")
-                            else "description"
-                        )
-                        + "</i>"
-                        + _text(middle_ellipsis(name, 40))
-                        + "</span>"
-                    )
-                else:
-                    parts.append(_text(value))
-            ui.html("".join(parts), sanitize=False).mark("user-text")
-
-
-def _text(value: str) -> str:
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _attr(value: str) -> str:
-    return _text(value).replace('"', "&quot;")
 
 
 @dataclass
@@ -125,6 +79,8 @@ class AnswerView:
     """The saved message's id, once known (rating it needs it)."""
     feedback: Feedback | None = None
     retired: bool = False
+    arrows: tuple[ui.button, ...] = ()
+    """The versions' arrows (back, on) as last drawn; a step puts focus on one."""
     _rendered_at: float = 0.0
     _trailing: asyncio.TimerHandle | None = None
     """The render due at the end of the current interval, for text that came within it."""
@@ -173,9 +129,26 @@ class AnswerView:
             self._trailing.cancel()
             self._trailing = None
 
-    def set_status(self, text: str) -> None:
-        """A new step: the line says what it waits for, its clock counts from now."""
-        self.line.waiting_for(text)
+    def show(self, event: ClientEvent, *, latest: bool) -> None:
+        """Show a turn's event in this card; follow-ups only if it is the ``latest`` answer."""
+        if isinstance(event, Status):  # a new step: what it waits for, timed from now
+            self.line.waiting_for(event.text)
+        elif isinstance(event, Progress):
+            self.set_progress(event.done, event.total, event.text)
+        elif isinstance(event, Sources):
+            self.sources = [dict(s) for s in event.sources]
+            self.show_sources()
+        elif isinstance(event, Token):
+            self.add_token(event.text)
+        elif isinstance(event, Done):
+            self.take(event.answer, vars(event))
+            self.coverage = event.coverage
+            self.resume = event.resume
+            self.finish()
+        elif isinstance(event, Suggestions) and latest:
+            self.show_suggestions(event.suggestions)
+        elif isinstance(event, Failed):
+            self.fail(event.message)
 
     def set_progress(self, done: int, total: int, text: str) -> None:
         """A long reading's progress: the status says which section, the bar how far."""
@@ -188,7 +161,7 @@ class AnswerView:
         write): under the card while it is written; ``finish`` puts the cited first."""
         self.footer.clear()
         with self.footer:
-            self._sources_row()
+            show_source_chips(self.sources, lambda s: self.actions.open_source(self.located(s)))
 
     def fail(self, message: str) -> None:
         self._stop_trailing()
@@ -217,40 +190,12 @@ class AnswerView:
             if self.searched:
                 show_searched(self.searched, self.actions.open_source)
             show_coverage(self.coverage, len(self.sources))
-            self._sources_row()
+            show_source_chips(self.sources, lambda s: self.actions.open_source(self.located(s)))
             if self.resume and not self.retired:
                 send = self.actions.send_suggestion
                 self.resume_row = show_resume(self.resume, self.stopped, send)
-            self._actions_row()
+            show_actions(self)
         self.body.client.run_javascript("window.docent && docent.follow()")
-
-    def _sources_row(self) -> None:
-        if not self.sources:
-            return
-        with ui.row().classes("gap-1 w-full min-w-0").mark("sources"):
-            for group in group_sources(self.sources):
-                label = middle_ellipsis(group.file, 30)
-                if group.pages_label:
-                    label += f" · {group.pages_label}"
-                if group.scanned:  # its words were read from a picture: they may be misread
-                    label += " · scanned"
-                first = next(s for s in self.sources if int(s["n"]) == group.numbers[0])
-                chip = ui.chip(
-                    label,
-                    icon="picture_as_pdf" if group.file.lower().endswith(".pdf") else "description",
-                    on_click=lambda s=first: self.actions.open_source(self.located(s)),
-                    color="primary" if group.cited else None,  # uncited: docent-quiet's grey
-                )
-                chip.props("outline dense clickable").classes(
-                    "docent-source-chip text-xs" + ("" if group.cited else " docent-quiet")
-                ).mark("source" if group.cited else "source-uncited")
-                numbers = ", ".join(f"[{n}]" for n in group.numbers)
-                read = f" · read pp. {', '.join(map(str, group.pages))}" if group.pages else ""
-                cited = "" if group.cited else " · not cited"
-                scanned = ""
-                if group.confidence is not None:
-                    scanned = f" · read by OCR ({group.confidence:.0%} confidence)"
-                chip.tooltip(f"{group.path} — {numbers}{read}{cited}{scanned}")
 
     def located(self, source: dict[str, Any], sentence: int | None = None) -> dict[str, Any]:
         """``source`` with the span that supports ``sentence`` in it (else the first
@@ -273,74 +218,6 @@ class AnswerView:
         source = next((s for s in self.sources if int(s["n"]) == n), None)
         return self.located(source, sentence) if source is not None else None
 
-    def _actions_row(self) -> None:
-        with ui.row().classes("gap-0 items-center").mark("answer-actions"):
-            if self.versions:
-                self._versions_nav()
-            copied = answer_with_sources(self.text, self.sources)
-            copy = ui.button(icon="content_copy").props(
-                'flat dense round size=sm aria-label="Copy answer and sources"'
-            )
-            copy.on("click", js_handler=f"() => docent.copy({json.dumps(copied)})")
-            copy.props["data-copy"] = copied  # what it copies, readable without a clipboard
-            copy.tooltip("Copy answer and sources").mark("copy-answer")
-            self.regen = ui.button(icon="refresh", on_click=self.actions.regenerate)
-            self.regen.props('flat dense round size=sm aria-label="Regenerate"')
-            self.regen.tooltip("Regenerate").mark("regenerate")
-            if self.shown is None:  # a rating is for the answer kept, not an earlier one
-                for value, icon, tip in (
-                    ("up", "thumb_up", "Good answer"),
-                    ("down", "thumb_down", "Bad answer"),
-                ):
-                    chosen = self.feedback == value
-                    thumb = ui.button(
-                        icon=icon if chosen else f"o_{icon}",
-                        on_click=lambda v=value: self.actions.rate(
-                            self, None if self.feedback == v else v
-                        ),
-                    )
-                    thumb.props(
-                        f'flat dense round size=sm aria-label="{tip}"'
-                        + (" color=primary" if chosen else "")
-                    ).tooltip(f"{tip} (kept on this computer, to tune Docent)")
-                    thumb.mark(f"rate-{value}" + (" rated" if chosen else ""))
-            if self.sources or (self.trace and self.trace.get("nodes")):
-                why = ui.button(
-                    "Why these sources?" if self.sources else "How was this answered?",
-                    on_click=lambda: self.actions.show_trace(self._trace_data()),
-                    color=None,  # its colour is docent-quiet's, readable in both themes
-                )
-                why.props("flat dense no-caps size=sm").classes("docent-quiet")
-                why.mark("why-sources")
-            if self.stopped:
-                ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
-
-    def _versions_nav(self) -> None:
-        count = len(self.versions) + 1
-        at = count - 1 if self.shown is None else self.shown
-        back = ui.button(icon="chevron_left", on_click=lambda: self._step(at, -1))
-        back.props('flat dense round size=sm aria-label="Earlier answer"').tooltip(
-            "Earlier answer"
-        ).mark("version-back")
-        back.set_enabled(at > 0)
-        ui.label(f"{at + 1}/{count}").classes("text-xs docent-muted").mark("version-label")
-        on = ui.button(icon="chevron_right", on_click=lambda: self._step(at, 1))
-        on.props('flat dense round size=sm aria-label="Later answer"').tooltip("Later answer").mark(
-            "version-next"
-        )
-        on.set_enabled(at < count - 1)
-        self._arrows = (back, on)
-
-    def _step(self, at: int, by: int) -> None:
-        """Show the version ``by`` away from ``at``. The row of buttons is built anew, so
-        focus goes to the new arrow the same way (the other one at either end); a keyboard
-        user keeps flipping instead of starting over from the top of the page."""
-        client = ui.context.client  # the pressed arrow, and its slot, go with the old row
-        self.show_version(at + by)
-        back, on = self._arrows
-        arrow = (back if back.enabled else on) if by < 0 else (on if on.enabled else back)
-        client.run_javascript(f"setTimeout(() => document.getElementById('c{arrow.id}')?.focus())")
-
     def snapshot(self) -> dict[str, Any]:
         """The answer on show as a version: what a Regenerate keeps of it."""
         version: dict[str, Any] = {
@@ -355,6 +232,17 @@ class AnswerView:
                 version[shown] = getattr(self, shown)
         return version
 
+    def take(self, text: str, kept: Mapping[str, Any]) -> None:
+        """Hold an answer kept elsewhere (a saved message, a version, a turn's ``done``)."""
+        self.text = text
+        self.sources = [dict(s) for s in kept.get("sources") or []]
+        self.trace = kept.get("trace")
+        self.stopped = bool(kept.get("stopped"))
+        self.support = kept.get("support")
+        self.searched = kept.get("searched")
+        self.draft = kept.get("draft")
+        self.misses_question = bool(kept.get("misses_question"))
+
     def all_versions(self) -> list[dict[str, Any]]:
         """Every version, oldest first, the latest last."""
         latest = self.latest if self.latest is not None else self.snapshot()
@@ -367,21 +255,11 @@ class AnswerView:
             return
         if self.latest is None:
             self.latest = self.snapshot()
-        version = every[index]
-        self.text = version["content"]
-        self.sources = list(version.get("sources") or [])
-        self.trace = version.get("trace")
-        self.stopped = bool(version.get("stopped"))
-        self.support = version.get("support")
-        self.searched = version.get("searched")
-        self.draft = version.get("draft")
-        self.misses_question = bool(version.get("misses_question"))
+        self.take(every[index]["content"], every[index])
         self.shown = None if index == len(every) - 1 else index
         if self.shown is None:
             self.latest = None
         self.finish()
-        if self.regen is not None and self.retired:
-            self.regen.set_visibility(False)
 
     def retire(self) -> None:
         """A newer answer exists: only the last one can be regenerated or followed up."""
@@ -392,9 +270,6 @@ class AnswerView:
             self.suggestions.delete()
         if self.resume_row is not None and not self.resume_row.is_deleted:
             self.resume_row.delete()  # a follow-up takes up the last answer's reading only
-
-    def _trace_data(self) -> dict[str, Any]:
-        return {**(self.trace or {}), "sources": self.sources}
 
     def show_suggestions(self, suggestions: list[str]) -> None:
         if not suggestions or self.is_gone:

@@ -64,6 +64,13 @@ class Sessions:
         self.anchor = ui.element("div")
         """Dialogs live here, not in a row that a redraw may delete."""
         self.rows: dict[str, ui.item] = {}
+        self._menu: tuple[tuple[str, str, Callable[[Any], Any]], ...] = (
+            ("Rename…", "session-rename", self.rename),
+            ("Export as Markdown", "session-export-markdown", lambda i: self.export(i, "markdown")),
+            ("Export as JSON", "session-export-json", lambda i: self.export(i, "json")),
+            ("Delete…", "session-delete", self.confirm_delete),
+        )
+        """Each chat's menu: an entry's label, its mark, and what it does with the chat."""
         self.redraw()
 
     def _searched(self) -> None:
@@ -115,18 +122,8 @@ class Sessions:
                 more.props["aria-label"] = f"More for {title}"
                 more.mark("session-menu").on("click.stop", lambda: None)
                 with more, ui.menu():
-                    ui.menu_item("Rename…", on_click=lambda i=info: self.rename(i)).mark(
-                        "session-rename"
-                    )
-                    ui.menu_item(
-                        "Export as Markdown", on_click=lambda i=info: self.export(i, "markdown")
-                    ).mark("session-export-markdown")
-                    ui.menu_item(
-                        "Export as JSON", on_click=lambda i=info: self.export(i, "json")
-                    ).mark("session-export-json")
-                    ui.menu_item("Delete…", on_click=lambda i=info: self.confirm_delete(i)).mark(
-                        "session-delete"
-                    )
+                    for label, mark, act in self._menu:
+                        ui.menu_item(label, on_click=lambda a=act: a(info)).mark(mark)
 
     async def export(self, info: Any, fmt: ExportFormat) -> None:
         """Download the chat as a file: Markdown with its sources, or JSON with everything."""

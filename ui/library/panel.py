@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from nicegui import ui
@@ -24,10 +23,10 @@ from app.services.documents import (
     DocumentService,
     DocumentView,
     IngestEvent,
-    LibraryProgress,
 )
 from ui.answer.source_groups import middle_ellipsis
-from ui.frame import theme
+from ui.library.document_row import DocumentRow, RowMenu
+from ui.library.status_text import progress_line, progress_value
 
 REDRAW_AFTER_SECONDS = 0.25
 REDRAW_SHARE = 0.2
@@ -36,89 +35,9 @@ is followed by the next one no sooner than t / REDRAW_SHARE."""
 SHOWN_AT_MOST = 300
 """Rows drawn at once; a search narrows a larger library."""
 
-ADVICE_WORDS = ("save", "try again", "check", "reinstall", "repair", "remove", "split", "raise")
-"""A reason that already says what to do (the loaders' reasons mostly do) gets no more."""
-
-WHAT_TO_DO = {
-    "empty": "Add it again once it has content.",
-    "no text": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
-    "scanned": "Scanned pages need OCR (for example ocrmypdf) before Docent can read them.",
-    "time budget": "Split the file, then Reindex.",
-    "outside the documents folder": "Copy the file into the folder instead of linking it.",
-}
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
-def what_to_do(reason: str) -> str:
-    """The fix to suggest after ``reason``, or "" when the reason says it already."""
-    lowered = reason.lower()
-    if any(word in lowered for word in ADVICE_WORDS):
-        return ""
-    return next((fix for key, fix in WHAT_TO_DO.items() if key in lowered), "Then Reindex.")
-
-
-def detail(doc: DocumentView) -> str:
-    """The caption under a file: its status in words a person reads at a glance."""
-    if doc.status == "error":
-        reason = (doc.error or "it could not be read").strip().rstrip(".") + "."
-        reason = reason[:1].upper() + reason[1:]
-        return f"{reason} {what_to_do(reason)}".strip()
-    if doc.status == "indexing":
-        parts = ["Indexing"]
-        if doc.pages_done is not None:
-            total = doc.pages_total or doc.pages
-            pages = f"{doc.pages_done:,} of {plural(total, 'page')}" if total else None
-            parts.append(pages or f"{plural(doc.pages_done, 'page')} read")
-        if doc.chunks_done:
-            parts.append(plural(doc.chunks_done, "chunk"))
-        return " · ".join(parts) if len(parts) > 1 else "Indexing…"
-    if doc.status == "queued":
-        return "Waiting to be indexed"
-    parts = [plural(doc.pages, "page")] if doc.pages else []
-    parts.append(plural(doc.chunks, "chunk"))
-    if doc.note:
-        parts.append(doc.note)
-    return " · ".join(parts)
-
-
-def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str:
-    """'12 of 25 files done · 1 failed · 1,234 chunks written · 40 chunks/s · about 2 min left'.
-
-    Says what is done (never what is left, which reads the same), and a file that failed
-    counts as done: the bar reaches the end when nothing is left to do."""
-    parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} done"]
-    if progress.failed:
-        parts.append(f"{progress.failed:,} failed")
-    # The tracker counts a file's chunks when it is ready; a long PDF's go in batch by batch.
-    parts.append(plural(progress.chunks_done + chunks_in_progress, "chunk") + " written")
-    if progress.chunks_per_second:
-        parts.append(f"{progress.chunks_per_second:,.0f} chunks/s")
-    eta = progress.eta_seconds
-    if eta and eta >= 1:  # "about 0 s left" says nothing
-        parts.append("about " + (f"{eta / 60:.0f} min" if eta >= 90 else f"{eta:.0f} s") + " left")
-    line = " · ".join(parts)
-    if progress.ocr is not None and progress.ocr.pages_done < progress.ocr.pages_total:
-        line += f" — {progress.ocr.summary()}"  # scans are slow: their pages, their rate
-    return line
-
 
 def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-@dataclass
-class _Row:
-    """A drawn row's parts that change with its document's status."""
-
-    item: ui.item
-    icon: ui.icon
-    tip: ui.tooltip
-    caption: ui.item_label
-    shown: tuple[str, str]
-    """The (status, caption) it shows."""
 
 
 class Library:
@@ -145,10 +64,16 @@ class Library:
         self.collapsed: set[str] = set()
         self._pending: asyncio.TimerHandle | None = None
         self._paths: list[str] | None = None
-        self._rows: dict[str, _Row] = {}
+        self._rows: dict[str, DocumentRow] = {}
         self._layout: tuple[Any, ...] | None = None
         """What the last full draw laid out: rows, folder headers and notes, in order."""
         self._redraw_cost = 0.0
+        self._menu: RowMenu = (
+            ("Open", "document-open", lambda d: self.on_open(d.path)),
+            ("Mention", "document-mention", lambda d: self.on_mention(d.path)),
+            ("Reindex", "document-reindex", lambda d: self.reindex(d.id)),
+            ("Delete…", "document-delete", self.confirm_delete),
+        )
         with ui.row().classes("w-full items-center no-wrap gap-1 mt-4"):
             ui.label("Documents").classes("text-xs uppercase docent-muted")
             self.count = ui.label("").classes("text-xs docent-muted").mark("document-count")
@@ -226,7 +151,7 @@ class Library:
             for doc in shown[:SHOWN_AT_MOST]:
                 row = self._rows.get(doc.path)
                 if row is not None:
-                    self._update_row(row, doc)
+                    row.update(doc)
             return
         self._layout = layout
         self._rows = {}
@@ -236,7 +161,7 @@ class Library:
             for entry in layout:
                 kind = entry[0]
                 if kind == "row":
-                    self._rows[entry[1]] = self._row(by_path[entry[1]])
+                    self._rows[entry[1]] = DocumentRow(by_path[entry[1]], self._menu)
                 elif kind == "folder":
                     self._folder_header(entry[1], entry[2])
                 elif kind == "empty":
@@ -312,81 +237,13 @@ class Library:
             return sorted(docs, key=lambda d: (folder_of(d.path).lower(), key(d)))
         return sorted(docs, key=key)
 
-    def _row(self, doc: DocumentView) -> _Row:
-        status = doc.status
-        icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
-        name = doc.name
-        with ui.item().props("dense").classes("w-full px-1 rounded").mark("document") as row:
-            with ui.item_section().props("avatar").classes("min-w-0"):
-                mark = ui.icon(icon, color=color)
-                with mark:
-                    tip = ui.tooltip(status)
-            with ui.item_section().classes("min-w-0"):
-                ui.item_label(name).classes("text-sm docent-ellipsis").tooltip(doc.path).mark(
-                    "document-name"
-                )
-                caption = ui.item_label("").props("caption").mark("document-detail")
-            with ui.item_section().props("side"):
-                more = ui.button(icon="more_vert").props("flat round dense size=sm")
-                more.props["aria-label"] = f"More for {name}"
-                more.mark("document-menu")
-                with more, ui.menu():
-                    ui.menu_item("Open", on_click=lambda p=doc.path: self.on_open(p)).mark(
-                        "document-open"
-                    )
-                    ui.menu_item("Mention", on_click=lambda p=doc.path: self.on_mention(p)).mark(
-                        "document-mention"
-                    )
-                    ui.menu_item("Reindex", on_click=lambda i=doc.id: self.reindex(i)).mark(
-                        "document-reindex"
-                    )
-                    ui.menu_item("Delete…", on_click=lambda d=doc: self.confirm_delete(d)).mark(
-                        "document-delete"
-                    )
-        row._props["data-path"] = doc.path  # a hook for the browser test
-        drawn = _Row(row, mark, tip, caption, ("", ""))
-        self._update_row(drawn, doc)
-        return drawn
-
-    @staticmethod
-    def _update_row(row: _Row, doc: DocumentView) -> None:
-        """Show ``doc``'s status in its row, touching the row only when that changed."""
-        status, text = doc.status, detail(doc)
-        if row.shown == (status, text):
-            return
-        row.shown = (status, text)
-        icon, color = theme.STATUS_ICONS.get(status, ("help", "grey"))
-        row.icon.set_name(icon)
-        row.icon.set_text_color(color)
-        row.icon.classes(
-            add="animate-spin" if status == "indexing" else None,
-            remove=None if status == "indexing" else "animate-spin",
-        )
-        row.tip.set_text(status)
-        row.caption.set_text(text)
-        error = status == "error"
-        row.caption.classes(
-            add="text-negative" if error else "docent-ellipsis",
-            remove="docent-ellipsis" if error else "text-negative",
-        )
-        row.item._props["data-status"] = status  # a hook for the browser test
-        row.item.update()
-
     def _draw_progress(self, docs: list[DocumentView]) -> None:
         self.progress.clear()
         busy = any(d.status in ("queued", "indexing") for d in docs)
         if not busy:
             return
         progress = self.documents.progress()
-        files = max(progress.files_total, 1)
-        # Files done, plus the share of pages done of those being indexed: the bar moves
-        # page by page through a long PDF instead of jumping once per file.
-        partial = 0.0
-        for doc in docs:
-            pages = doc.pages_total or doc.pages
-            if doc.status == "indexing" and doc.pages_done and pages:
-                partial += min(1.0, doc.pages_done / pages)
-        value = min(1.0, (progress.files_done + partial) / files)
+        value = progress_value(progress, docs)
         live_chunks = sum(d.chunks_done or 0 for d in docs if d.status == "indexing")
         with self.progress:
             bar = ui.linear_progress(value=value, show_value=False)

@@ -2,10 +2,8 @@
 
 PDFs open at the cited page in PDF.js (vendored in ui/static/pdfjs, see its README), which
 draws the page with its text layer, so the span an answer's sentence rests on is marked in
-the page and scrolled into view; the browser parses the PDF, not the app. The window
-serves the file itself, in process: ``DocumentService.file_path`` (inside the folder,
-symlinks out refused) behind a single-use, unguessable URL, which the login check guards
-like every window path, and which the viewer fetches once.
+the page and scrolled into view; the browser parses the PDF, not the app, which it
+fetches once through a single-use link (ui/library/file_links.py).
 Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
 A spreadsheet opens at the cited sheet, named, its rows as Docent indexed them (read in a
 parser process), the cited row highlighted.
@@ -19,22 +17,17 @@ import asyncio
 import base64
 import html
 import json
-import mimetypes
 import re
-import secrets
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
-from urllib.parse import quote
+from typing import Any
 
-from fastapi.responses import HTMLResponse, Response, StreamingResponse
-from nicegui import app, ui
+from nicegui import ui
 
 from app.services.documents import DocumentError, DocumentService, PlacedLineRow, SheetPage
 from ui.answer import markdown
 from ui.answer.claim_marks import Wrap
+from ui.answer.source_groups import file_icon
+from ui.library.file_links import STATIC_ROUTE, file_url, serve_static
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv", ".log"}
 BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
@@ -42,86 +35,6 @@ BROWSER_PICTURES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
 DRAWN_PICTURES = {".tif", ".tiff"}
 MAX_TEXT_CHARS = 2_000_000
 """Past this a text file is shown cut, so a huge log can't stall the window."""
-
-
-PDF_ROUTE = "/_docent/pdf"
-STATIC_ROUTE = "/_docent/static"
-"""The viewer's script and PDF.js, from ui/static (the page's CSP: nothing from elsewhere)."""
-STATIC = Path(__file__).parents[1] / "static"
-LINK_SECONDS = 600.0
-"""A link the viewer never opened stops working after this long."""
-USED = (
-    "<p style='font-family: sans-serif'>This link to the document has been used. "
-    "Open the document again from its citation or from the library.</p>"
-)
-
-
-class PdfLinks:
-    """Single-use links that serve one PDF of the library, once, to the viewer's frame."""
-
-    def __init__(self) -> None:
-        self._links: dict[str, tuple[Path, str, float]] = {}
-        self._lock = threading.Lock()
-
-    def make(self, path: Path, name: str) -> str:
-        """An unguessable URL ending in ``name`` that serves ``path`` once."""
-        token = secrets.token_urlsafe(32)
-        now = time.monotonic()
-        with self._lock:
-            for old in [t for t, (_, _, until) in self._links.items() if until < now]:
-                del self._links[old]
-            self._links[token] = (path, name, now + LINK_SECONDS)
-        return f"{PDF_ROUTE}/{token}/{quote(name)}"
-
-    def serve(self, token: str, name: str) -> Response:
-        """The PDF, once; no byte ranges, so the viewer reads it in one request."""
-        with self._lock:
-            link = self._links.pop(token, None)
-        if link is None or link[2] < time.monotonic():
-            return HTMLResponse(USED, status_code=404)
-        path, shown, _ = link
-        try:
-            size = path.stat().st_size
-            handle = path.open("rb")
-        except OSError:
-            return HTMLResponse(USED, status_code=404)
-        headers = {
-            "Content-Disposition": inline_disposition(shown),
-            "Content-Length": str(size),
-            "Cache-Control": "no-store",
-        }
-        media = mimetypes.guess_type(shown)[0] or "application/octet-stream"
-        return StreamingResponse(_chunks(handle), media_type=media, headers=headers)
-
-
-def _chunks(handle: BinaryIO) -> Iterator[bytes]:
-    with handle:
-        while block := handle.read(1 << 16):
-            yield block
-
-
-def inline_disposition(name: str) -> str:
-    """``inline`` with the file's name, in ASCII and (RFC 6266) in UTF-8."""
-    plain = name.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
-    return f"inline; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
-
-
-_links = PdfLinks()
-
-
-def file_url(path: Path, name: str) -> str:
-    """A single-use URL for ``path`` whose last segment is ``name``."""
-    route = f"{PDF_ROUTE}/{{token}}/{{name}}"
-    if not any(getattr(r, "path", None) == route for r in app.routes):
-        app.add_api_route(route, _links.serve, methods=["GET"], include_in_schema=False)
-    _serve_static()
-    return _links.make(path, name)
-
-
-def _serve_static() -> None:
-    """The viewer's scripts and PDF.js, served from the first document opened on."""
-    if not any(getattr(r, "path", None) == STATIC_ROUTE for r in app.routes):
-        app.add_static_files(STATIC_ROUTE, STATIC)
 
 
 def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
@@ -237,7 +150,7 @@ async def open_document(
         ui.card().classes("w-full h-full p-0 gap-0").mark("viewer"),
     ):
         with ui.row().classes("w-full items-center no-wrap gap-2 px-3 py-2 border-b"):
-            ui.icon("picture_as_pdf" if suffix == ".pdf" else "description")
+            ui.icon(file_icon(name))
             title = ui.label(name).classes("docent-ellipsis font-semibold docent-dialog-title")
             title.tooltip(path)
             if isinstance(sheet, SheetPage):
@@ -332,7 +245,7 @@ async def _show_picture(
 
 
 def _mark_picture(element_id: int, placed: list[PlacedLineRow], passage: str) -> None:
-    _serve_static()
+    serve_static()
     ui.run_javascript(
         f"docent.markPicture({element_id}, {json.dumps(STATIC_ROUTE + '/marking.mjs')}, "
         f"{json.dumps(placed)}, {json.dumps(passage)})"
