@@ -229,15 +229,14 @@ class ChatService:
         answer's earlier ``versions``."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await self._kept(session_id)
         last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         if last < 0:
             raise EmptyMessage("This session has no message to answer again.")
         text = str(messages[last].content)
         kept = [v for m in messages[last:] if isinstance(m, AIMessage) for v in earlier_versions(m)]
         drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
-        await self._graph.aupdate_state(config, {"messages": drop}, as_node="recorder")
+        await self._write(session_id, {"messages": drop})
         return self.start_turn(session_id, text, mode, _versions=kept)
 
     async def ask_again(self, session_id: str, message_id: str) -> Turn:
@@ -245,8 +244,7 @@ class ChatService:
         leaves its place (an interrupted one has no answer to keep) and is answered last."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await self._kept(session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         asked = messages[at] if at >= 0 else None
         if not isinstance(asked, HumanMessage):
@@ -254,8 +252,7 @@ class ChatService:
         if at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage):
             raise MessageRejected("That question has its answer; Regenerate answers it anew.")
         mode = cast(Mode, asked.additional_kwargs.get("mode", "auto"))
-        drop = {"messages": [RemoveMessage(id=message_id)]}
-        await self._graph.aupdate_state(config, drop, as_node="recorder")
+        await self._write(session_id, {"messages": [RemoveMessage(id=message_id)]})
         return self.start_turn(session_id, str(asked.content), mode)
 
     async def branch(
@@ -263,8 +260,7 @@ class ChatService:
     ) -> Turn:
         """Send ``text`` in place of the session's message ``message_id``, in a new session
         that holds the conversation up to that message; the original stays as it was."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await self._kept(session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         if at < 0 or not isinstance(messages[at], HumanMessage):
             raise MessageRejected("That message is not in this chat any more.")
@@ -274,22 +270,16 @@ class ChatService:
         title = info.title if info is not None and at > 0 else text
         await asyncio.to_thread(self._sessions.create, new_id, title)
         if at > 0:
-            earlier = {"messages": list(messages[:at])}
-            await self._graph.aupdate_state(
-                {"configurable": {"thread_id": new_id}}, earlier, as_node="recorder"
-            )
+            await self._write(new_id, {"messages": list(messages[:at])})
         return self.start_turn(new_id, text, mode)
 
     async def rate(self, session_id: str, message_id: str, feedback: Feedback | None) -> bool:
         """Keep a thumbs up or down (None: neither) in the answer's trace; False if there is
         no such answer. It stays in the sessions store: Docent sends it nowhere."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
-        answer = next((m for m in messages if m.id == message_id), None)
+        answer = next((m for m in await self._kept(session_id) if m.id == message_id), None)
         if not isinstance(answer, AIMessage):
             return False
-        update = {"messages": [rated(answer, feedback)]}
-        await self._graph.aupdate_state(config, update, as_node="recorder")
+        await self._write(session_id, {"messages": [rated(answer, feedback)]})
         return True
 
     def diagram(self) -> str:
@@ -401,7 +391,7 @@ class ChatService:
         touched: asyncio.Future[None],
     ) -> str | None:
         """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
-        config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
+        config = thread(turn.session_id)
         text = inputs["question"]
         graph = self._graph
         nodes: list[TraceNode] = []
@@ -415,7 +405,7 @@ class ChatService:
             # (a summary takes minutes on a CPU) leaves it in the session, shown as
             # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
             # search a new chat's first message started runs on meanwhile.
-            await graph.aupdate_state(config, {"messages": asking}, as_node="recorder")
+            await self._write(turn.session_id, {"messages": asking})
             if turn.stopping:  # stopped before it began: kept as a stopped empty answer
                 raise asyncio.CancelledError
             # Then one checkpoint when the turn ends (also on an error or a Stop), not one
@@ -443,7 +433,8 @@ class ChatService:
             if outcome is None:
                 raise RuntimeError("the turn ended without its record")
             if turn.versions and outcome.message is not None:
-                await self._keep_versions(config, outcome.message, turn.versions)
+                update = {"messages": [with_extra(outcome.message, versions=turn.versions)]}
+                await self._write(turn.session_id, update)
             done = Done(
                 session_id=turn.session_id,
                 answer=outcome.answer,
@@ -465,7 +456,7 @@ class ChatService:
                 raise  # shutting down: the checkpointer keeps what was saved
             answer = "".join(written)
             resume = resume_record(kept) if kept is not None else None
-            await self._save_stopped(config, text, answer, sources, turn.versions, resume)
+            await self._save_stopped(turn.session_id, text, answer, sources, turn.versions, resume)
             await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
             trace: Trace = {"route": None, "nodes": nodes}
             done = Done(turn.session_id, answer, sources, trace, stopped=True, resume=resume)
@@ -483,15 +474,9 @@ class ChatService:
             if not touched.done():  # the graph failed first: the row still gets written
                 await asyncio.wait([touched])
 
-    async def _keep_versions(
-        self, config: RunnableConfig, answer: AIMessage, versions: list[dict[str, Any]]
-    ) -> None:
-        update = {"messages": [with_extra(answer, versions=versions)]}
-        await self._graph.aupdate_state(config, update, as_node="recorder")
-
     async def _save_stopped(
         self,
-        config: RunnableConfig,
+        session_id: str,
         text: str,
         answer: str,
         sources: list[Source],
@@ -504,7 +489,7 @@ class ChatService:
         current = asyncio.current_task()
         if current is not None:
             current.uncancel()  # the Stop is handled; saving must not be cancelled too
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await self._kept(session_id)
         new: list[Any] = []
         if not messages or not (
             isinstance(messages[-1], HumanMessage) and messages[-1].content == text
@@ -519,7 +504,7 @@ class ChatService:
             update["documents"] = resume["documents"]  # "this document" next means them
         new.append(AIMessage(content=answer, additional_kwargs=extra))
         update["messages"] = new
-        await self._graph.aupdate_state(config, update, as_node="generator")
+        await self._write(session_id, update, as_node="generator")
 
     def _time(self, turn: Turn) -> None:
         """Note whether the turn's model was slow to start answering."""
@@ -553,8 +538,7 @@ class ChatService:
 
     async def scope(self, session_id: str) -> list[str]:
         """The scope the session keeps (folders and files); empty for the whole library."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        return list((await self._graph.aget_state(config)).values.get("scope") or [])
+        return list((await self._graph.aget_state(thread(session_id))).values.get("scope") or [])
 
     async def messages(self, session_id: str) -> list[KeptMessage]:
         """The session's conversation as ``{"role", "id", "content", "sources", "trace"}``
@@ -562,11 +546,9 @@ class ChatService:
         ``support``, one that found nothing ``searched``, a regenerated one ``versions``
         (the earlier answers), a rated one ``feedback``. A question a crash cut off is
         followed by an answer marked ``interrupted`` (not while its turn still runs)."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        state = await self._graph.aget_state(config)
         running = self._running.get(session_id)
         asking = running.question_id if running is not None else None
-        return message_dicts(state.values.get("messages", []), asking)
+        return message_dicts(await self._kept(session_id), asking)
 
     async def export(self, session_id: str, fmt: ExportFormat) -> tuple[str, str] | None:
         """(file name, text) of the chat written out as ``fmt``; None if there is no such chat."""
@@ -585,17 +567,28 @@ class ChatService:
         known = self._sessions.get(session_id) is not None
         checkpointer = self._graph.checkpointer
         if isinstance(checkpointer, BaseCheckpointSaver):
-            config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-            known = known or await checkpointer.aget_tuple(config) is not None
+            known = known or await checkpointer.aget_tuple(thread(session_id)) is not None
             await checkpointer.adelete_thread(session_id)
         self._sessions.delete(session_id)
         return known
+
+    async def _kept(self, session_id: str) -> list[AnyMessage]:
+        """The session's checkpointed messages."""
+        return list((await self._graph.aget_state(thread(session_id))).values.get("messages", []))
+
+    async def _write(self, session_id: str, update: Any, as_node: str = "recorder") -> None:
+        await self._graph.aupdate_state(thread(session_id), update, as_node=as_node)
 
     async def aclose(self) -> None:
         """Let running turns finish (they are saved by the checkpointer), briefly."""
         tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
         if tasks:
             await asyncio.wait(tasks, timeout=10)
+
+
+def thread(session_id: str) -> RunnableConfig:
+    """The graph's config for the session's conversation."""
+    return {"configurable": {"thread_id": session_id}}
 
 
 def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
