@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
@@ -23,7 +21,16 @@ from app.services.chat_record import (
     rated,
     with_extra,
 )
+from app.services.follow_ups import SUGGEST_WITHIN, FollowUps, Suggester
 from app.services.sessions import SessionIndex
+from app.services.turn import (
+    EmptyMessage,
+    MessageRejected,
+    MessageTooLong,
+    SessionBusy,
+    Turn,
+    check_text,
+)
 from graph.deps import GraphDeps
 from graph.events import (
     ClientEvent,
@@ -67,110 +74,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Suggester = Callable[[str, str], Awaitable[list[str]]]
-"""Follow-up questions for (question, answer); empty when there are none."""
-
-
-class SessionBusy(Exception):
-    """A turn is already running for this session."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(
-            f"Session {session_id} is still answering the previous message. "
-            "Wait for it to finish, then send again."
-        )
-        self.session_id = session_id
-
-
-class MessageRejected(ValueError):
-    """The message can't be sent as it is."""
-
-
-class EmptyMessage(MessageRejected):
-    """Nothing to answer."""
-
-
-class MessageTooLong(MessageRejected):
-    """Over the configured length limit."""
-
-
-SUGGEST_WITHIN = 10.0
-"""Seconds to an answer's first word beyond which follow-up suggestions are not asked for,
-and the router does not ask that model where its rules and probe can't tell (it searches).
-A suggestion call reads about 600 tokens and writes about 60. With Qwen2.5-Coder-1.5B on two
-CPU cores (bench/real_model.py) an answer's first word took 17 s on a quiet machine and
-40–100 s on a loaded one, where a suggestion call ran past its 60 s budget: there they are
-off. A server with a GPU starts answering within a few seconds."""
-
-
-@dataclass
-class Turn:
-    """A running or finished turn. Every subscriber sees every event, from the first.
-
-    Events are kept in a log read by cursor, so a late or slow subscriber catches up
-    instead of losing tokens; the log is as big as one answer. The answer is
-    ``finished`` at ``done`` or ``error``; the turn is ``closed`` once nothing more
-    follows (``suggestions`` may come after ``done``).
-    """
-
-    session_id: str
-    question: str = ""
-    """What is being answered: a window reopening the session before the question is
-    checkpointed (the turn's first write) shows it from here."""
-    question_id: str = ""
-    """The question's message id: while the turn runs, it is not an interrupted one."""
-    versions: list[dict[str, Any]] = field(default_factory=list)
-    """The answers a Regenerate replaced, oldest first: kept on the new one."""
-    _events: list[ClientEvent] = field(default_factory=list)
-    _changed: asyncio.Event = field(default_factory=asyncio.Event)
-    finished: bool = False
-    closed: bool = False
-    task: asyncio.Task[None] | None = None
-    stopping: bool = False
-    """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
-    begun: bool = False
-    """The task has begun: a task cancelled before it begins never runs its cleanup."""
-    started: float = field(default_factory=time.monotonic)
-    model: str | None = None
-    """The chat model asked for this turn only (None: the configured one)."""
-    first_word_after: float | None = None
-    """Seconds from the start to the answer's first token: how fast the model server is."""
-
-    def emit(self, event: ClientEvent) -> None:
-        if isinstance(event, Token) and self.first_word_after is None:
-            self.first_word_after = time.monotonic() - self.started
-        self._events.append(event)
-        if isinstance(event, Done | Failed):
-            self.finished = True
-        if isinstance(event, Failed):
-            self.closed = True
-        self._changed.set()
-
-    def close(self) -> None:
-        """Nothing more will be emitted: subscribers' ``events()`` end."""
-        self.closed = True
-        self._changed.set()
-
-    async def events(self) -> AsyncIterator[ClientEvent]:
-        """Every event of the turn: up to ``done`` or ``error``, then maybe
-        ``suggestions``."""
-        cursor = 0
-        while True:
-            while cursor < len(self._events):
-                cursor += 1
-                yield self._events[cursor - 1]
-            if self.closed:
-                return
-            self._changed.clear()
-            await self._changed.wait()
-
-    async def result(self) -> Done | Failed:
-        """Wait for the turn to end and return its ``done`` or ``error`` event."""
-        async for event in self.events():
-            if isinstance(event, Done | Failed):
-                return event
-        raise RuntimeError("turn ended without a final event")
-
 
 class ChatService:
     """Starts turns for the UI and the API alike; one running turn per session."""
@@ -193,13 +96,7 @@ class ChatService:
         self._max_chars = max_message_chars
         self._llm_for_model = llm_for_model
         """Another chat model, by name, to answer one turn with."""
-        self._suggest = suggest
-        self._suggest_within = suggest_within
-        self._slow: set[str | None] = set()
-        """The models (None: the configured one) whose last answer's first word came later
-        than ``suggest_within``: the router does not ask them to route."""
-        self._suggesting: set[asyncio.Task[None]] = set()
-        """Suggestions being written: a new message drops them (``start_turn``)."""
+        self._follow_ups = FollowUps(suggest, suggest_within)
         self._running: dict[str, Turn] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         """Every turn's task until it ends, suggestions included."""
@@ -264,7 +161,7 @@ class ChatService:
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         if at < 0 or not isinstance(messages[at], HumanMessage):
             raise MessageRejected("That message is not in this chat any more.")
-        _check_text(text, self._max_chars)
+        check_text(text, self._max_chars)
         new_id = uuid.uuid4().hex
         info = self._sessions.get(session_id)
         title = info.title if info is not None and at > 0 else text
@@ -309,7 +206,7 @@ class ChatService:
         files, empty for the whole library) becomes the session's scope, which it keeps
         for later turns (None leaves it as it was).
         """
-        _check_text(text, self._max_chars)
+        check_text(text, self._max_chars)
         llm = None
         if model is not None and self._llm_for_model is not None:
             llm = self._llm_for_model(model)
@@ -318,8 +215,7 @@ class ChatService:
             raise SessionBusy(sid)
         # The model server answers one request at a time: suggestions still being written
         # would hold the new question up for as long as they take.
-        for offer in self._suggesting:
-            offer.cancel()
+        self._follow_ups.drop()
         asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
         turn = Turn(
             sid,
@@ -333,7 +229,7 @@ class ChatService:
         # may start on it now.
         opening = session_id is None and not history
         context = self._deps.begin(
-            text, mode, opening=opening, llm=llm, ask_model=model not in self._slow
+            text, mode, opening=opening, llm=llm, ask_model=not self._follow_ups.is_slow(model)
         )
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
@@ -368,17 +264,7 @@ class ChatService:
         with tracing_context(enabled=False):
             try:
                 answer = await self._answer(turn, context, asking, inputs, touched)
-                self._time(turn)
-                if answer is not None and self._worth_suggesting(turn):
-                    offer = asyncio.create_task(
-                        self._offer_suggestions(turn, inputs["question"], answer)
-                    )
-                    self._suggesting.add(offer)
-                    offer.add_done_callback(self._suggesting.discard)
-                    try:
-                        await asyncio.wait([offer])
-                    finally:
-                        offer.cancel()
+                await self._follow_ups.after(turn, inputs["question"], answer)
             finally:
                 turn.close()
 
@@ -506,36 +392,6 @@ class ChatService:
         update["messages"] = new
         await self._write(session_id, update, as_node="generator")
 
-    def _time(self, turn: Turn) -> None:
-        """Note whether the turn's model was slow to start answering."""
-        if turn.first_word_after is None:
-            return
-        if turn.first_word_after > self._suggest_within:
-            self._slow.add(turn.model)
-        else:
-            self._slow.discard(turn.model)
-
-    def _worth_suggesting(self, turn: Turn) -> bool:
-        """Suggestions cost a model call as long as a short answer: on a server slower to
-        start answering than ``suggest_within``, they are left out."""
-        if self._suggest is None:
-            return False
-        waited = turn.first_word_after
-        if waited is not None and waited > self._suggest_within:
-            log.info("no follow-up suggestions: the answer's first word took %.0f s", waited)
-            return False
-        return True
-
-    async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
-        assert self._suggest is not None
-        try:
-            suggestions = await self._suggest(question, answer)
-        except Exception:  # optional extras must not turn a good answer into an error
-            log.exception("follow-up suggestions failed in session %s", turn.session_id)
-            return
-        if suggestions:
-            turn.emit(Suggestions(suggestions))
-
     async def scope(self, session_id: str) -> list[str]:
         """The scope the session keeps (folders and files); empty for the whole library."""
         return list((await self._graph.aget_state(thread(session_id))).values.get("scope") or [])
@@ -600,15 +456,6 @@ def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
         elif message["role"] == "assistant":
             out.append(AIMessage(content=message["content"]))
     return out
-
-
-def _check_text(text: str, limit: int) -> None:
-    if not text.strip():
-        raise EmptyMessage("The message is empty.")
-    if len(text) > limit:
-        raise MessageTooLong(
-            f"The message is {len(text):,} characters long; the limit is {limit:,}."
-        )
 
 
 def _first_user_text(history: Sequence[Message] | None) -> str | None:
