@@ -8,18 +8,21 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langsmith import tracing_context
 
+from app.services.answering import Answering
 from app.services.chat_export import ExportFormat, export_text, file_name
 from app.services.chat_record import (
     Feedback,
     earlier_versions,
+    first_user_text,
+    history_messages,
+    kept_messages,
     message_dicts,
     rated,
-    with_extra,
+    thread,
+    write_messages,
 )
 from app.services.follow_ups import SUGGEST_WITHIN, FollowUps, Suggester
 from app.services.sessions import SessionIndex
@@ -36,22 +39,16 @@ from graph.events import (
     ClientEvent,
     Done,
     Failed,
-    NodeTimed,
     Progress,
-    ReadSoFar,
-    Recorded,
     Sources,
     Status,
     Suggestions,
     Token,
-    TurnEvent,
 )
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
-from graph.records import KeptMessage, StoppedReading, Trace, TraceNode
-from graph.state import AgentState, Mode, Source
-from graph.turn_context import TurnContext
-from graph.whole.resume import resume_record
+from graph.records import KeptMessage
+from graph.state import AgentState, Mode
 from models.protocols import ChatModel, Message
 
 __all__ = [
@@ -98,6 +95,7 @@ class ChatService:
         """Another chat model, by name, to answer one turn with."""
         self._follow_ups = FollowUps(suggest, suggest_within)
         self._running: dict[str, Turn] = {}
+        self._answering = Answering(graph, sessions, self._running, self._follow_ups)
         self._tasks: set[asyncio.Task[None]] = set()
         """Every turn's task until it ends, suggestions included."""
 
@@ -126,14 +124,14 @@ class ChatService:
         answer's earlier ``versions``."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        messages = await self._kept(session_id)
+        messages = await kept_messages(self._graph, session_id)
         last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         if last < 0:
             raise EmptyMessage("This session has no message to answer again.")
         text = str(messages[last].content)
         kept = [v for m in messages[last:] if isinstance(m, AIMessage) for v in earlier_versions(m)]
         drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
-        await self._write(session_id, {"messages": drop})
+        await write_messages(self._graph, session_id, {"messages": drop})
         return self.start_turn(session_id, text, mode, _versions=kept)
 
     async def ask_again(self, session_id: str, message_id: str) -> Turn:
@@ -141,7 +139,7 @@ class ChatService:
         leaves its place (an interrupted one has no answer to keep) and is answered last."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        messages = await self._kept(session_id)
+        messages = await kept_messages(self._graph, session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         asked = messages[at] if at >= 0 else None
         if not isinstance(asked, HumanMessage):
@@ -149,7 +147,7 @@ class ChatService:
         if at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage):
             raise MessageRejected("That question has its answer; Regenerate answers it anew.")
         mode = cast(Mode, asked.additional_kwargs.get("mode", "auto"))
-        await self._write(session_id, {"messages": [RemoveMessage(id=message_id)]})
+        await write_messages(self._graph, session_id, {"messages": [RemoveMessage(id=message_id)]})
         return self.start_turn(session_id, str(asked.content), mode)
 
     async def branch(
@@ -157,7 +155,7 @@ class ChatService:
     ) -> Turn:
         """Send ``text`` in place of the session's message ``message_id``, in a new session
         that holds the conversation up to that message; the original stays as it was."""
-        messages = await self._kept(session_id)
+        messages = await kept_messages(self._graph, session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         if at < 0 or not isinstance(messages[at], HumanMessage):
             raise MessageRejected("That message is not in this chat any more.")
@@ -167,16 +165,17 @@ class ChatService:
         title = info.title if info is not None and at > 0 else text
         await asyncio.to_thread(self._sessions.create, new_id, title)
         if at > 0:
-            await self._write(new_id, {"messages": list(messages[:at])})
+            await write_messages(self._graph, new_id, {"messages": list(messages[:at])})
         return self.start_turn(new_id, text, mode)
 
     async def rate(self, session_id: str, message_id: str, feedback: Feedback | None) -> bool:
         """Keep a thumbs up or down (None: neither) in the answer's trace; False if there is
         no such answer. It stays in the sessions store: Docent sends it nowhere."""
-        answer = next((m for m in await self._kept(session_id) if m.id == message_id), None)
+        messages = await kept_messages(self._graph, session_id)
+        answer = next((m for m in messages if m.id == message_id), None)
         if not isinstance(answer, AIMessage):
             return False
-        await self._write(session_id, {"messages": [rated(answer, feedback)]})
+        await write_messages(self._graph, session_id, {"messages": [rated(answer, feedback)]})
         return True
 
     def diagram(self) -> str:
@@ -234,163 +233,21 @@ class ChatService:
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
         touched = asyncio.create_task(
-            asyncio.to_thread(self._sessions.touch, sid, _first_user_text(history) or text)
+            asyncio.to_thread(self._sessions.touch, sid, first_user_text(history) or text)
         )
-        asking = [*_to_messages(history or ()), asked]
+        asking = [*history_messages(history or ()), asked]
         inputs: AgentState = {"question": text, "mode": mode}
         if scope is not None:
             inputs["scope"] = list(scope)
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
         turn.task = asyncio.create_task(
-            self._run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
+            self._answering.run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
         )
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)
         # Also when the task is cancelled before it ever ran.
         turn.task.add_done_callback(lambda _task: context.search.close())
         return turn
-
-    async def _run(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> None:
-        # LangSmith tracing, if the user's environment turns it on for other work, would
-        # send every prompt and passage to a cloud: Docent's turns are never traced.
-        turn.begun = True
-        with tracing_context(enabled=False):
-            try:
-                answer = await self._answer(turn, context, asking, inputs, touched)
-                await self._follow_ups.after(turn, inputs["question"], answer)
-            finally:
-                turn.close()
-
-    async def _answer(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> str | None:
-        """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
-        config = thread(turn.session_id)
-        text = inputs["question"]
-        graph = self._graph
-        nodes: list[TraceNode] = []
-        written: list[str] = []
-        sources: list[Source] = []
-        kept: ReadSoFar | None = None
-        """How far a reading by sections got: a Stop keeps it for the follow-ups."""
-        outcome: Recorded | None = None
-        try:
-            # The question is saved before any of the slow work, so that a crash mid-answer
-            # (a summary takes minutes on a CPU) leaves it in the session, shown as
-            # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
-            # search a new chat's first message started runs on meanwhile.
-            await self._write(turn.session_id, {"messages": asking})
-            if turn.stopping:  # stopped before it began: kept as a stopped empty answer
-                raise asyncio.CancelledError
-            # Then one checkpoint when the turn ends (also on an error or a Stop), not one
-            # per step: each step's save serialised the growing state on the event loop
-            # while the retriever searched, about 14 ms of a search turn's first token.
-            stream = graph.astream(
-                inputs, config, context=context, stream_mode="custom", durability="exit"
-            )
-            async for chunk in stream:
-                event = cast(TurnEvent, chunk)  # the nodes write nothing else
-                if isinstance(event, NodeTimed):
-                    nodes.append(TraceNode(node=event.node, ms=event.ms))
-                    continue
-                if isinstance(event, ReadSoFar):
-                    kept = event
-                    continue
-                if isinstance(event, Recorded):
-                    outcome = event
-                    continue
-                if isinstance(event, Token):
-                    written.append(event.text)
-                elif isinstance(event, Sources):
-                    sources = event.sources
-                turn.emit(event)
-            if outcome is None:
-                raise RuntimeError("the turn ended without its record")
-            if turn.versions and outcome.message is not None:
-                update = {"messages": [with_extra(outcome.message, versions=turn.versions)]}
-                await self._write(turn.session_id, update)
-            done = Done(
-                session_id=turn.session_id,
-                answer=outcome.answer,
-                sources=outcome.sources,
-                trace=outcome.trace,
-                support=outcome.support,
-                searched=outcome.searched,
-                coverage=outcome.coverage,
-                resume=outcome.unfinished,
-                draft=outcome.draft,
-                misses_question=outcome.misses_question,
-            )
-            await touched  # a session listed after `done` has its row
-            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)
-            turn.emit(done)
-            return done.answer
-        except asyncio.CancelledError:
-            if not turn.stopping:
-                raise  # shutting down: the checkpointer keeps what was saved
-            answer = "".join(written)
-            resume = resume_record(kept) if kept is not None else None
-            await self._save_stopped(turn.session_id, text, answer, sources, turn.versions, resume)
-            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
-            trace: Trace = {"route": None, "nodes": nodes}
-            done = Done(turn.session_id, answer, sources, trace, stopped=True, resume=resume)
-            turn.emit(done)
-            return None
-        except Exception as error:  # the turn must end with an event, whatever broke
-            log.exception("turn failed in session %s", turn.session_id)
-            message = f"Something went wrong while answering: {error}"
-            turn.emit(Failed(message))
-            return None
-        finally:
-            context.search.close()  # the answer is written: the search has done its work
-            # The session is free at `done`: suggestions never hold up the next message.
-            self._running.pop(turn.session_id, None)
-            if not touched.done():  # the graph failed first: the row still gets written
-                await asyncio.wait([touched])
-
-    async def _save_stopped(
-        self,
-        session_id: str,
-        text: str,
-        answer: str,
-        sources: list[Source],
-        versions: list[dict[str, Any]],
-        resume: StoppedReading | None = None,
-    ) -> None:
-        """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
-        partial answer, so the session shows what the user saw; a stopped reading keeps
-        ``resume`` (what it read: its notes are kept), which the follow-ups take up."""
-        current = asyncio.current_task()
-        if current is not None:
-            current.uncancel()  # the Stop is handled; saving must not be cancelled too
-        messages = await self._kept(session_id)
-        new: list[Any] = []
-        if not messages or not (
-            isinstance(messages[-1], HumanMessage) and messages[-1].content == text
-        ):
-            new.append(HumanMessage(content=text))
-        extra: dict[str, Any] = {"sources": sources, "stopped": True}
-        if versions:
-            extra["versions"] = versions
-        update: dict[str, Any] = {"answer": answer}
-        if resume is not None:
-            extra["resume"] = resume
-            update["documents"] = resume["documents"]  # "this document" next means them
-        new.append(AIMessage(content=answer, additional_kwargs=extra))
-        update["messages"] = new
-        await self._write(session_id, update, as_node="generator")
 
     async def scope(self, session_id: str) -> list[str]:
         """The scope the session keeps (folders and files); empty for the whole library."""
@@ -404,7 +261,7 @@ class ChatService:
         followed by an answer marked ``interrupted`` (not while its turn still runs)."""
         running = self._running.get(session_id)
         asking = running.question_id if running is not None else None
-        return message_dicts(await self._kept(session_id), asking)
+        return message_dicts(await kept_messages(self._graph, session_id), asking)
 
     async def export(self, session_id: str, fmt: ExportFormat) -> tuple[str, str] | None:
         """(file name, text) of the chat written out as ``fmt``; None if there is no such chat."""
@@ -428,35 +285,8 @@ class ChatService:
         self._sessions.delete(session_id)
         return known
 
-    async def _kept(self, session_id: str) -> list[AnyMessage]:
-        """The session's checkpointed messages."""
-        return list((await self._graph.aget_state(thread(session_id))).values.get("messages", []))
-
-    async def _write(self, session_id: str, update: Any, as_node: str = "recorder") -> None:
-        await self._graph.aupdate_state(thread(session_id), update, as_node=as_node)
-
     async def aclose(self) -> None:
         """Let running turns finish (they are saved by the checkpointer), briefly."""
         tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
         if tasks:
             await asyncio.wait(tasks, timeout=10)
-
-
-def thread(session_id: str) -> RunnableConfig:
-    """The graph's config for the session's conversation."""
-    return {"configurable": {"thread_id": session_id}}
-
-
-def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
-    """User and assistant messages as the graph keeps them; system prompts are Docent's own."""
-    out: list[AnyMessage] = []
-    for message in history:
-        if message["role"] == "user":
-            out.append(HumanMessage(content=message["content"]))
-        elif message["role"] == "assistant":
-            out.append(AIMessage(content=message["content"]))
-    return out
-
-
-def _first_user_text(history: Sequence[Message] | None) -> str | None:
-    return next((m["content"] for m in history or () if m["role"] == "user"), None)
