@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.core import Core, open_core
 from app.services.chat import ChatService
-from app.services.chat_server import build_chat_model, server_name
+from app.services.chat_server import ChatModelsByName, server_name
 from app.services.collections import open_collections
 from app.services.documents import DocumentService
 from app.services.embedders import build_embedder
@@ -27,7 +27,7 @@ from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
-from app.settings import IngestSettings, ModelSettings, Settings
+from app.settings import IngestSettings, Settings
 from graph.deps import GraphDeps
 from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
@@ -46,7 +46,6 @@ from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
 from ingest.pipeline.progress import EventBus
 from ingest.pipeline.switch import ModelSwitch
 from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable
-from models.llm import same_model
 from models.protocols import ChatModel, Embedder, Reranker
 from models.reranker import FlashRankReranker
 
@@ -56,27 +55,6 @@ NOTES_FILE = "notes.db"
 """Section notes of documents read whole: derived, so deleting the file only costs time."""
 
 __all__ = ["Services", "build_embedder", "build_services"]
-
-
-class ChatModelsByName:
-    """Other models of the chat server to answer a turn with, each made once."""
-
-    def __init__(self, models: ModelSettings, llm: ChatModel) -> None:
-        self._models = models
-        self._llm = llm
-        self._made: dict[str, ChatModel] = {}
-
-    def __call__(self, model: str) -> ChatModel:
-        if same_model(model, self._llm.model):
-            return self._llm
-        llm = self._made.get(model)
-        if llm is None:
-            llm = self._made[model] = build_chat_model(self._models, model)
-        return llm
-
-    async def aclose(self) -> None:
-        for llm in self._made.values():
-            await llm.aclose()
 
 
 def build_services(
