@@ -187,8 +187,8 @@ async def search(tmp: Path, embedder: MiniLMEmbedder, articles: int) -> None:
 async def latency(tmp: Path, embedder: MiniLMEmbedder, tries: int, scan_pages: int) -> None:
     container = app(tmp / "latency", embedder)
     await container.start(watch=True)
-    assert container._scan is not None
-    await container._scan
+    assert container.indexing.scan is not None
+    await container.indexing.scan
     await container.indexer.wait_idle()
     docs, staging = container.settings.paths.docs_dir, tmp / "staging"
     staging.mkdir(exist_ok=True)
