@@ -61,12 +61,23 @@ def embedder_spec(embedder: Embedder, settings: Settings) -> str:
         "backend": settings.models.embed_backend,
         "model": settings.models.embed_model,
     }
-    host = (
-        settings.models.embed_url
-        if settings.models.embed_backend == "openai"
-        else settings.models.embed_ollama_host
-    )
-    return json.dumps({**spec, "host": host, "vector_text": VECTOR_TEXT_VERSION})
+    return json.dumps({**spec, "host": embed_host(settings), "vector_text": VECTOR_TEXT_VERSION})
+
+
+def embed_host(settings: Settings) -> str:
+    """Where the named server model embeds: the model server's URL, or Ollama's host."""
+    models = settings.models
+    return models.embed_url if models.embed_backend == "openai" else models.embed_ollama_host
+
+
+def is_named(embedder: Embedder, settings: Settings) -> bool:
+    """Whether ``embedder`` is the model the settings name: choosing it loads no second copy."""
+    models = settings.models
+    if models.embed_backend == "minilm":
+        return isinstance(embedder, MiniLMEmbedder)
+    kind = OllamaEmbedder if models.embed_backend == "ollama" else OpenAIEmbedder
+    named = (models.embed_model, embed_host(settings))
+    return isinstance(embedder, kind) and (embedder.model, embedder.host) == named
 
 
 def model_label(settings: Settings) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.services.collections import Collections
-from app.services.embedders import build_embedder, embedder_spec, model_label
+from app.services.embedders import build_embedder, embedder_spec, is_named, model_label
 from app.settings import Settings
 from graph.retrieval.ports import Reader
 from graph.retrieval.retriever import Retriever
@@ -27,9 +27,7 @@ from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.switch import ModelSwitch
-from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
-from models.ollama_embedder import OllamaEmbedder
-from models.openai_embedder import OpenAIEmbedder
+from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -219,24 +217,7 @@ class EmbeddingModels:
     def _loaded(self, target: Settings) -> Embedder | None:
         """The answering or building model, when ``target`` names it: no second copy."""
         candidates = [self.store.embedder] + ([self.switch.new.embedder] if self.switch else [])
-        wanted = (target.models.embed_model, target.models.embed_ollama_host)
-        for embedder in candidates:
-            if target.models.embed_backend == "minilm" and isinstance(embedder, MiniLMEmbedder):
-                return embedder
-            if (
-                target.models.embed_backend == "ollama"
-                and isinstance(embedder, OllamaEmbedder)
-                and (embedder.model, embedder.host) == wanted
-            ):
-                return embedder
-            if (
-                target.models.embed_backend == "openai"
-                and isinstance(embedder, OpenAIEmbedder)
-                and (embedder.model, embedder.host)
-                == (target.models.embed_model, target.models.embed_url)
-            ):
-                return embedder
-        return None
+        return next((e for e in candidates if is_named(e, target)), None)
 
     def _load(self, target: Settings) -> Embedder:
         """Build the model and embed one text with it (in a worker thread)."""
