@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from app.services.collections import Collections
 from app.services.embedders import build_embedder, embedder_spec, is_named, model_label
+from app.services.listeners import Listeners
 from app.settings import Settings
 from graph.retrieval.ports import Reader
 from graph.retrieval.retriever import Retriever
@@ -64,9 +65,6 @@ class EmbeddingState:
     """Why the last chosen model can't be used."""
 
 
-Listener = Callable[[EmbeddingState], None]
-
-
 class EmbeddingModels:
     """The answering collection, the one being built, and switching between models."""
 
@@ -108,7 +106,7 @@ class EmbeddingModels:
             None
         )
         """The last choice whose model couldn't load, for a retry."""
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners[EmbeddingState]("embedding listener failed")
         self.events.subscribe(self._on_event)
 
     # -- what the window shows --------------------------------------------------------
@@ -124,10 +122,9 @@ class EmbeddingModels:
             problem=self.problem,
         )
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[EmbeddingState], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.subscribe(listener)
 
     def retry(self) -> asyncio.Task[str] | None:
         """Try the last choice that failed again (after pulling the model, say)."""
@@ -141,12 +138,7 @@ class EmbeddingModels:
         self._tell()
 
     def _tell(self) -> None:
-        state = self.state()
-        for listener in list(self._listeners):
-            try:
-                listener(state)
-            except Exception:  # one broken window must not silence the others
-                log.exception("embedding listener failed")
+        self._listeners.tell(self.state())
 
     def _on_event(self, event: IngestEvent) -> None:
         if event.kind == "switch":
