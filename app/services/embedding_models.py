@@ -35,9 +35,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-FIELDS = ("embed_backend", "embed_model", "embed_host")
-"""The settings that choose the embedding model."""
-
 BUILT_IN_MODEL = MODEL_NAME
 """The embedding model that runs in-process; its weights ship with Docent."""
 
@@ -166,9 +163,9 @@ class EmbeddingModels:
     ) -> asyncio.Task[str]:
         """Switch to the model ``target`` names, in the background (call on the event loop).
 
-        ``save`` is given ``changes`` (of ``FIELDS``) once the model has loaded. The task's
-        result says what happens now; it raises ``EmbeddingUnavailable`` if the model
-        can't load.
+        ``save`` is given ``changes`` (of ``preferences.EMBEDDING_FIELDS``) once the model
+        has loaded. The task's result says what happens now; it raises
+        ``EmbeddingUnavailable`` if the model can't load.
         """
         self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target, save))
         self.pending.add_done_callback(_quiet)
@@ -187,12 +184,10 @@ class EmbeddingModels:
                     embedder = await asyncio.to_thread(self._load, target)
             except Exception as error:
                 reason = str(error).strip().rstrip(".") or type(error).__name__
-                self.loading, self.problem = (
-                    None,
-                    (
-                        f"Docent can't use the embedding model {label}: {reason}. "
-                        f"It keeps answering with {self.store.embedder.name}."
-                    ),
+                self.loading = None
+                self.problem = (
+                    f"Docent can't use the embedding model {label}: {reason}. "
+                    f"It keeps answering with {self.store.embedder.name}."
                 )
                 self._failed = (changes, target, save)
                 self._tell()
