@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.container import Services, build_services
-from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
+from app.services.embedders import CHECK_TEXT
+from app.services.embedding_state import EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
 from ingest.index.vectors import DOCUMENTS_SUFFIX, ChromaStore
 from ingest.pipeline.progress import IngestEvent

@@ -12,7 +12,7 @@ from nicegui.testing import User
 
 from app.api import new_access
 from app.container import Services, build_services
-from app.services.embedding_models import CHECK_TEXT
+from app.services.embedders import CHECK_TEXT
 from app.settings import Settings
 from models.embeddings import EmbedderUnavailable
 from models.protocols import Embedder

@@ -15,11 +15,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.services.collections import Collections
-from app.services.embedders import build_embedder, embedder_spec, is_named, model_label
+from app.services.embedders import (
+    build_embedder,
+    checked_embedder,
+    embedder_spec,
+    is_named,
+    model_label,
+)
+from app.services.embedding_state import EmbeddingState, EmbeddingUnavailable
 from app.services.listeners import Listeners
 from app.settings import Settings
 from graph.retrieval.ports import Reader
@@ -28,7 +34,7 @@ from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.switch import ModelSwitch
-from models.embeddings import MODEL_NAME, EmbedderUnavailable
+from models.embeddings import MODEL_NAME
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -37,29 +43,6 @@ T = TypeVar("T")
 
 BUILT_IN_MODEL = MODEL_NAME
 """The embedding model that runs in-process; its weights ship with Docent."""
-
-CHECK_TEXT = "Docent checks that this embedding model answers."
-
-
-class EmbeddingUnavailable(Exception):
-    """The chosen embedding model can't be used; the message says why and what answers."""
-
-
-@dataclass(frozen=True)
-class EmbeddingState:
-    """What the window shows about the embedding model."""
-
-    answering: str
-    """The model whose collection answers searches now."""
-    building: str | None = None
-    """The model whose collection is being built, if one is."""
-    done: int = 0
-    total: int = 0
-    """Documents in the new collection, of those to copy."""
-    loading: str | None = None
-    """A chosen model being loaded (before its rebuild can start)."""
-    problem: str | None = None
-    """Why the last chosen model can't be used."""
 
 
 class EmbeddingModels:
@@ -181,7 +164,7 @@ class EmbeddingModels:
             try:
                 embedder = self._loaded(target)
                 if embedder is None:
-                    embedder = await asyncio.to_thread(self._load, target)
+                    embedder = await asyncio.to_thread(checked_embedder, self.factory, target)
             except Exception as error:
                 reason = str(error).strip().rstrip(".") or type(error).__name__
                 self.loading = None
@@ -205,14 +188,6 @@ class EmbeddingModels:
         """The answering or building model, when ``target`` names it: no second copy."""
         candidates = [self.store.embedder] + ([self.switch.new.embedder] if self.switch else [])
         return next((e for e in candidates if is_named(e, target)), None)
-
-    def _load(self, target: Settings) -> Embedder:
-        """Build the model and embed one text with it (in a worker thread)."""
-        embedder = self.factory(target)
-        vectors = embedder.embed([CHECK_TEXT])
-        if len(vectors) != 1 or not vectors[0]:
-            raise EmbedderUnavailable("it returned no vector")
-        return embedder
 
     async def _switch_to(self, embedder: Embedder) -> str:
         name, answering = embedder.name, self.store
