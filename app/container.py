@@ -228,10 +228,6 @@ class Services:
         """The settings now (``Preferences`` holds the snapshot a live change replaces)."""
         return self.preferences.settings
 
-    def ready_paths(self) -> list[str]:
-        """Relative paths of the documents that can be searched."""
-        return self.registry.ready_paths()
-
     @property
     def embedder(self) -> Embedder:
         """The configured embedding model (during a switch, the one being built)."""

@@ -130,7 +130,7 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
 
     app = build_services(settings, llm=FakeChatModel(), embedder=old, embedder_factory=load)
     await app.start(watch=False)
-    await eventually(lambda: len(app.ready_paths()) == 3, what="the notes indexed")
+    await eventually(lambda: len(app.registry.ready_paths()) == 3, what="the notes indexed")
     return app
 
 
@@ -294,7 +294,7 @@ async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_pat
     app = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
     await app.start(watch=False)
     try:
-        await eventually(lambda: bool(app.ready_paths()), what="the note indexed")
+        await eventually(lambda: bool(app.registry.ready_paths()), what="the note indexed")
         app.preferences.update({"embed_backend": "minilm"})
         assert app.embedding.pending is not None
         assert "all-MiniLM-L6-v2" in await app.embedding.pending

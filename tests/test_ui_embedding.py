@@ -66,7 +66,7 @@ async def app(tmp_path: Path) -> AsyncIterator[Services]:
         settings, llm=model, embedder=FakeEmbedder(dim=256, name="model-a"), embedder_factory=load
     )
     await built.start(watch=False)
-    await eventually(lambda: len(built.ready_paths()) == 2, what="the notes indexed")
+    await eventually(lambda: len(built.registry.ready_paths()) == 2, what="the notes indexed")
     ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     yield built
     new.open()

@@ -58,7 +58,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Services]:
     embedder = GatedEmbedder()
     built = build_services(settings, llm=model, embedder=embedder)
     await built.start(watch=False)
-    await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
+    await eventually(lambda: bool(built.registry.ready_paths()), what="notes.md indexed")
     yield built
     embedder.open()  # a test that held indexing must not hold the shutdown
     await built.stop()
