@@ -37,14 +37,12 @@ from graph.whole.section_notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore
 from ingest.ocr.page_reader import ReaderFactory
 from ingest.parsing import ParserPool
 from ingest.pipeline.index_options import PLACES
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.lock import INDEX_LOCK_FILE, IndexLock
 from ingest.pipeline.progress import EventBus
-from ingest.pipeline.switch import ModelSwitch
 from models.protocols import ChatModel, Embedder, Reranker
 from models.reranker import FlashRankReranker
 
@@ -228,21 +226,6 @@ class Services:
         """The settings now (``Preferences`` holds the snapshot a live change replaces)."""
         return self.preferences.settings
 
-    @property
-    def embedder(self) -> Embedder:
-        """The configured embedding model (during a switch, the one being built)."""
-        return self.embedding.embedder
-
-    @property
-    def store(self) -> ChromaStore:
-        """The collection that answers searches now."""
-        return self.embedding.store
-
-    @property
-    def switch(self) -> ModelSwitch | None:
-        """Set while a new embedding model's collection is being built."""
-        return self.embedding.switch
-
     async def start(self, *, watch: bool = True, scan: bool = True) -> None:
         """Open the session store, start indexing and (by default) watching the folder."""
         self._checkpoint_db = await aiosqlite.connect(self.settings.paths.data_dir / "sessions.db")
@@ -256,13 +239,15 @@ class Services:
         # one): the graph built with them gets it here, before any turn runs.
         self.graph.checkpointer = checkpointer
         self.status.follow(
-            embed_model=lambda: self.embedder.name,
+            embed_model=lambda: self.embedding.embedder.name,
             queued=lambda: self.indexer.queued,
             waiting_for_space=lambda: len(self.indexer.waiting_for_space),
             disk_full=lambda: self.indexer.disk_full,
         )
         self.reranking.prepare(self.settings.search.rerank_download)
-        if not await self.indexing.start(self.settings.paths, self.store, watch=watch, scan=scan):
+        if not await self.indexing.start(
+            self.settings.paths, self.embedding.store, watch=watch, scan=scan
+        ):
             return
         self.health.start()
         self.embedding.start()

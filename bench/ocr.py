@@ -198,7 +198,9 @@ async def latency(tmp: Path, embedder: MiniLMEmbedder, tries: int, scan_pages: i
         (staging / name).write_text(f"# Memo {when} {n}\n\nThe courier {when}{n} left at dawn.\n")
         started = time.perf_counter()
         shutil.copy(staging / name, docs / name)
-        while not await asyncio.to_thread(container.store.search, f"courier {when}{n}", 1, [name]):
+        while not await asyncio.to_thread(
+            container.embedding.store.search, f"courier {when}{n}", 1, [name]
+        ):
             await asyncio.sleep(0.02)
         return time.perf_counter() - started
 

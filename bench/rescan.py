@@ -104,7 +104,7 @@ async def watcher_latency(data: Path, embedder: CountingEmbedder, tries: int) ->
         make_pdf(staging / name, pages)
         started = time.perf_counter()
         shutil.copy(staging / name, settings.paths.docs_dir / name)
-        while not await asyncio.to_thread(app.store.search, f"Report {n}", 1, [name]):
+        while not await asyncio.to_thread(app.embedding.store.search, f"Report {n}", 1, [name]):
             await asyncio.sleep(0.02)
         latencies.append(time.perf_counter() - started)
     await app.stop()

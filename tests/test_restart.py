@@ -43,6 +43,6 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
         await asyncio.wait_for(second.indexer.wait_idle(), 60)
         assert second.registry.ready_paths() == ["notes.md"]
         assert embedder.calls == []  # unchanged files are not embedded again
-        assert second.store.search("spare key", 1)[0].chunk.file == "notes.md"
+        assert second.embedding.store.search("spare key", 1)[0].chunk.file == "notes.md"
     finally:
         await second.stop()

@@ -79,8 +79,8 @@ def llm(container: Services) -> FakeChatModel:
 
 
 def embedder(container: Services) -> GatedEmbedder:
-    assert isinstance(container.embedder, GatedEmbedder)
-    return container.embedder
+    assert isinstance(container.embedding.embedder, GatedEmbedder)
+    return container.embedding.embedder
 
 
 def documents(container: Services) -> DocumentService:
