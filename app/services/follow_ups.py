@@ -45,9 +45,20 @@ class FollowUps:
             offer.cancel()
 
     async def after(self, turn: Turn, question: str, answer: str | None) -> None:
-        """Note the turn's pace, then offer suggestions for its ``answer`` (None: none)."""
-        self._time(turn)
-        if answer is None or not self._worth_suggesting(turn):
+        """Note the turn's pace, then offer suggestions for its ``answer`` (None: none).
+
+        Suggestions cost a model call as long as a short answer: on a server slower to
+        start answering than ``within``, they are left out."""
+        waited = turn.first_word_after
+        slow = waited is not None and waited > self._within
+        if slow:
+            self._slow.add(turn.model)
+        elif waited is not None:  # a quick answer: the model is asked to route again
+            self._slow.discard(turn.model)
+        if answer is None or self._suggest is None:
+            return
+        if slow:
+            log.info("no follow-up suggestions: the answer's first word took %.0f s", waited)
             return
         offer = asyncio.create_task(self._offer(turn, question, answer))
         self._writing.add(offer)
@@ -56,26 +67,6 @@ class FollowUps:
             await asyncio.wait([offer])
         finally:
             offer.cancel()
-
-    def _time(self, turn: Turn) -> None:
-        """Note whether the turn's model was slow to start answering."""
-        if turn.first_word_after is None:
-            return
-        if turn.first_word_after > self._within:
-            self._slow.add(turn.model)
-        else:
-            self._slow.discard(turn.model)
-
-    def _worth_suggesting(self, turn: Turn) -> bool:
-        """Suggestions cost a model call as long as a short answer: on a server slower to
-        start answering than ``within``, they are left out."""
-        if self._suggest is None:
-            return False
-        waited = turn.first_word_after
-        if waited is not None and waited > self._within:
-            log.info("no follow-up suggestions: the answer's first word took %.0f s", waited)
-            return False
-        return True
 
     async def _offer(self, turn: Turn, question: str, answer: str) -> None:
         assert self._suggest is not None
