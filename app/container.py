@@ -5,7 +5,6 @@ is their lifespan in a serving app)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -15,11 +14,12 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.core import Core, open_core
 from app.services.chat import ChatService
-from app.services.chat_server import build_chat_model, server_name
+from app.services.chat_server import ChatModelsByName, server_name
 from app.services.collections import open_collections
 from app.services.documents import DocumentService
 from app.services.embedders import build_embedder
 from app.services.embedding_models import EmbeddingModels
+from app.services.folder_indexing import FolderIndexing, index_options
 from app.services.health import HealthMonitor
 from app.services.live_settings import apply_live, retrieval_settings, turn_options
 from app.services.preferences import ChatModels, Preferences
@@ -27,7 +27,7 @@ from app.services.reranking import Reranking
 from app.services.search import SearchService
 from app.services.sessions import SessionIndex
 from app.services.status import StatusService
-from app.settings import IngestSettings, ModelSettings, Settings
+from app.settings import Settings
 from graph.deps import GraphDeps
 from graph.graph import TurnGraph, build_graph
 from graph.nodes.suggest import suggest_followups
@@ -37,46 +37,19 @@ from graph.whole.section_notes import SectionNotes
 from ingest.index.chroma_calls import open_chroma
 from ingest.index.keyword.index import KeywordIndex
 from ingest.index.registry import Registry
-from ingest.index.vectors import ChromaStore
 from ingest.ocr.page_reader import ReaderFactory
 from ingest.parsing import ParserPool
-from ingest.pipeline.index_options import PLACES, IndexOptions
+from ingest.pipeline.index_options import PLACES
 from ingest.pipeline.indexer import Indexer
-from ingest.pipeline.lock import INDEX_LOCK_FILE, AlreadyIndexing, IndexLock
+from ingest.pipeline.lock import INDEX_LOCK_FILE, IndexLock
 from ingest.pipeline.progress import EventBus
-from ingest.pipeline.switch import ModelSwitch
-from ingest.pipeline.watcher import FolderWatcher, WatcherUnavailable
-from models.llm import same_model
 from models.protocols import ChatModel, Embedder, Reranker
 from models.reranker import FlashRankReranker
-
-log = logging.getLogger(__name__)
 
 NOTES_FILE = "notes.db"
 """Section notes of documents read whole: derived, so deleting the file only costs time."""
 
 __all__ = ["Services", "build_embedder", "build_services"]
-
-
-class ChatModelsByName:
-    """Other models of the chat server to answer a turn with, each made once."""
-
-    def __init__(self, models: ModelSettings, llm: ChatModel) -> None:
-        self._models = models
-        self._llm = llm
-        self._made: dict[str, ChatModel] = {}
-
-    def __call__(self, model: str) -> ChatModel:
-        if same_model(model, self._llm.model):
-            return self._llm
-        llm = self._made.get(model)
-        if llm is None:
-            llm = self._made[model] = build_chat_model(self._models, model)
-        return llm
-
-    async def aclose(self) -> None:
-        for llm in self._made.values():
-            await llm.aclose()
 
 
 def build_services(
@@ -98,6 +71,7 @@ def build_services(
     reads scanned pages (None: the bundled OCR models).
     """
     core = core or open_core(settings, llm=llm)
+    index_lock = index_lock or IndexLock(core.settings.paths.data_dir / INDEX_LOCK_FILE)
     settings = core.settings
     reranker = reranker or FlashRankReranker(settings.paths.data_dir / "models" / "flashrank")
     events = EventBus()
@@ -197,22 +171,10 @@ def build_services(
         chat_models=ChatModels(
             core.llm, health, preferences, server=server_name(settings.models.llm_api)
         ),
-        index_lock=index_lock or IndexLock(settings.paths.data_dir / INDEX_LOCK_FILE),
+        index_lock=index_lock,
+        indexing=FolderIndexing(indexer, keyword, index_lock),
         graph=graph,
         other_models=other_models,
-    )
-
-
-def index_options(ingest: IngestSettings) -> IndexOptions:
-    """The indexer's knobs, from the settings of its group."""
-    return IndexOptions(
-        chunk_size=ingest.chunk_size,
-        chunk_overlap=ingest.chunk_overlap,
-        max_file_bytes=ingest.max_file_mb << 20,
-        time_budget=ingest.file_time_budget,
-        workers=PLACES,
-        ocr_page_seconds=ingest.ocr_page_seconds,
-        ocr_max_pages=ingest.ocr_max_pages,
     )
 
 
@@ -253,35 +215,16 @@ class Services:
     index_lock: IndexLock
     """Held by the one process of this data dir that indexes (the app, or `ingest`);
     the window takes it before it listens and passes it in."""
+    indexing: FolderIndexing
+    """Catching the keyword index up, the indexer, the watcher and the start-up scan."""
     graph: TurnGraph
     other_models: ChatModelsByName
     _checkpoint_db: aiosqlite.Connection | None = field(default=None, init=False)
-    _watcher: FolderWatcher | None = field(default=None, init=False)
-    _scan: asyncio.Task[int] | None = field(default=None, init=False)
 
     @property
     def settings(self) -> Settings:
         """The settings now (``Preferences`` holds the snapshot a live change replaces)."""
         return self.preferences.settings
-
-    def ready_paths(self) -> list[str]:
-        """Relative paths of the documents that can be searched."""
-        return self.registry.ready_paths()
-
-    @property
-    def embedder(self) -> Embedder:
-        """The configured embedding model (during a switch, the one being built)."""
-        return self.embedding.embedder
-
-    @property
-    def store(self) -> ChromaStore:
-        """The collection that answers searches now."""
-        return self.embedding.store
-
-    @property
-    def switch(self) -> ModelSwitch | None:
-        """Set while a new embedding model's collection is being built."""
-        return self.embedding.switch
 
     async def start(self, *, watch: bool = True, scan: bool = True) -> None:
         """Open the session store, start indexing and (by default) watching the folder."""
@@ -296,52 +239,23 @@ class Services:
         # one): the graph built with them gets it here, before any turn runs.
         self.graph.checkpointer = checkpointer
         self.status.follow(
-            embed_model=lambda: self.embedder.name,
+            embed_model=lambda: self.embedding.embedder.name,
             queued=lambda: self.indexer.queued,
             waiting_for_space=lambda: len(self.indexer.waiting_for_space),
             disk_full=lambda: self.indexer.disk_full,
         )
         self.reranking.prepare(self.settings.search.rerank_download)
-        if not self.index_lock.acquire():
-            pid = self.index_lock.holder()
-            if watch or scan:
-                raise AlreadyIndexing(
-                    f"Another Docent{f' (process {pid})' if pid else ''} is using"
-                    f" {self.settings.paths.data_dir}. Stop it, or give this one its own"
-                    " --data-dir."
-                )
-            # `ask` or `mcp` beside the running app: read only, the app does the indexing.
-            log.info("another Docent (process %s) indexes this data dir; only reading", pid)
+        if not await self.indexing.start(
+            self.settings.paths, self.embedding.store, watch=watch, scan=scan
+        ):
             return
-        # Before indexing starts: chunks the keyword index missed (a crash, or a library
-        # indexed before it existed) come from the store, without embedding anything.
-        added, removed = await asyncio.to_thread(self.keyword.catch_up, self.store)
-        if added or removed:
-            log.info("keyword index caught up: %d documents added, %d removed", added, removed)
-        await self.indexer.start()
-        if watch:
-            self._watcher = FolderWatcher(
-                self.settings.paths.docs_dir, self.indexer, asyncio.get_running_loop()
-            )
-            try:
-                self._watcher.start()
-            except WatcherUnavailable as error:
-                # Serving without live updates beats not serving: the start-up scan
-                # and reindex still pick files up.
-                log.warning("%s", error)
-                self._watcher = None
-        if scan:
-            self._scan = asyncio.create_task(self.indexer.scan(), name="startup-scan")
         self.health.start()
         self.embedding.start()
 
     async def stop(self) -> None:
         """Stop watching, let running turns finish, and close every store."""
         await self.health.stop()
-        if self._watcher:
-            self._watcher.stop()
-        if self._scan and not self._scan.done():
-            self._scan.cancel()
+        self.indexing.stop()
         self.embedding.stop()
         await self.chat.aclose()
         await self.indexer.stop()

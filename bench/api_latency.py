@@ -92,8 +92,8 @@ async def fill_index(settings: Settings, chunks: int) -> int:
     try:
         await container.indexer.scan()
         await container.indexer.wait_idle()
-        print(f"indexed {files} files into {container.store.count():,} chunks")
-        return container.store.count()
+        print(f"indexed {files} files into {container.embedding.store.count():,} chunks")
+        return container.embedding.store.count()
     finally:
         await container.stop()
 

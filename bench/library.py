@@ -50,6 +50,6 @@ async def indexed_container(
             print(f"  indexing {done}/{expect} documents…", flush=True)
             last = done
         await asyncio.sleep(0.5)
-    while container.switch is not None:  # a data dir of an older Docent is re-embedded
+    while container.embedding.switch is not None:  # a data dir of an older Docent is re-embedded
         await asyncio.sleep(0.5)
     return container

@@ -187,8 +187,8 @@ async def search(tmp: Path, embedder: MiniLMEmbedder, articles: int) -> None:
 async def latency(tmp: Path, embedder: MiniLMEmbedder, tries: int, scan_pages: int) -> None:
     container = app(tmp / "latency", embedder)
     await container.start(watch=True)
-    assert container._scan is not None
-    await container._scan
+    assert container.indexing.scan is not None
+    await container.indexing.scan
     await container.indexer.wait_idle()
     docs, staging = container.settings.paths.docs_dir, tmp / "staging"
     staging.mkdir(exist_ok=True)
@@ -198,7 +198,9 @@ async def latency(tmp: Path, embedder: MiniLMEmbedder, tries: int, scan_pages: i
         (staging / name).write_text(f"# Memo {when} {n}\n\nThe courier {when}{n} left at dawn.\n")
         started = time.perf_counter()
         shutil.copy(staging / name, docs / name)
-        while not await asyncio.to_thread(container.store.search, f"courier {when}{n}", 1, [name]):
+        while not await asyncio.to_thread(
+            container.embedding.store.search, f"courier {when}{n}", 1, [name]
+        ):
             await asyncio.sleep(0.02)
         return time.perf_counter() - started
 

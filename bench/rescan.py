@@ -70,8 +70,8 @@ async def restart(data: Path, embedder: CountingEmbedder, count: int) -> None:
     )
     started = time.perf_counter()
     await second.start(watch=False)
-    assert second._scan is not None
-    queued = await second._scan
+    assert second.indexing.scan is not None
+    queued = await second.indexing.scan
     await second.indexer.wait_idle()
     took = time.perf_counter() - started
     report = await second.indexer.check()
@@ -89,8 +89,8 @@ async def watcher_latency(data: Path, embedder: CountingEmbedder, tries: int) ->
         settings, llm=FakeChatModel(), embedder=embedder, reranker=PassThroughReranker()
     )
     await app.start(watch=True)
-    assert app._scan is not None
-    await app._scan
+    assert app.indexing.scan is not None
+    await app.indexing.scan
     await app.indexer.wait_idle()
     staging = data / "staging"
     latencies = []
@@ -104,7 +104,7 @@ async def watcher_latency(data: Path, embedder: CountingEmbedder, tries: int) ->
         make_pdf(staging / name, pages)
         started = time.perf_counter()
         shutil.copy(staging / name, settings.paths.docs_dir / name)
-        while not await asyncio.to_thread(app.store.search, f"Report {n}", 1, [name]):
+        while not await asyncio.to_thread(app.embedding.store.search, f"Report {n}", 1, [name]):
             await asyncio.sleep(0.02)
         latencies.append(time.perf_counter() - started)
     await app.stop()

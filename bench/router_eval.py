@@ -206,10 +206,10 @@ async def main(argv: Sequence[str] | None = None) -> None:
     llm = ScriptedRouterLLM(oracle=True)
     container = await indexed_container(HANDBOOK, args.data_dir, llm=llm)
     try:
-        known = container.ready_paths()
+        known = container.registry.ready_paths()
         print(
             f"{len(rows)} labelled messages; library: {len(known)} handbook pages, "
-            f"{container.store.count()} chunks\n"
+            f"{container.embedding.store.count()} chunks\n"
         )
         got = [rules_only(row, known) for row in rows]
         decided = [rule_decides(row, known) for row in rows]

@@ -93,7 +93,7 @@ def fill(data: Path, size: int, embedder: MiniLMEmbedder) -> None:
     pool = sentences()
     rng = random.Random(size)
     vectors = np.random.default_rng(size)
-    store = container.store
+    store = container.embedding.store
     ids: list[str] = []
     metas: list[dict[str, Any]] = []
     keys: list[str] = []
@@ -198,8 +198,10 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
     counting = CountingEmbedder(embedder)
     container = build_services(settings, embedder=counting)
     await container.start(watch=False, scan=False)
-    if container.store.count() != size:  # the start-up check repaired the library away
-        raise SystemExit(f"the library holds {container.store.count():,} chunks, not {size:,}")
+    if container.embedding.store.count() != size:  # the start-up check repaired the library away
+        raise SystemExit(
+            f"the library holds {container.embedding.store.count():,} chunks, not {size:,}"
+        )
     config = uvicorn.Config(
         create_api_app(container), host="127.0.0.1", port=PORT, log_level="warning",
         lifespan="off",
@@ -217,8 +219,8 @@ async def measure(size: int, queries: list[str], fresh: bool, embedder: MiniLMEm
 
         # A document changes (its old rows die, a small segment joins), then the whole
         # index is merged into one: the largest merge the index can do.
-        first = next(iter(sorted(container.store.document_ids())))
-        container.keyword.replace_document(first, container.store.document_chunks(first))
+        first = next(iter(sorted(container.embedding.store.document_ids())))
+        container.keyword.replace_document(first, container.embedding.store.document_chunks(first))
         segments = len(container.keyword._view.segments)
         span: list[float] = []
 

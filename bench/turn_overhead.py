@@ -182,7 +182,7 @@ async def run(chunks: int, turns: int, real: MiniLMEmbedder, root: str) -> None:
             suggestions=False,
         )
         print(
-            f"\n{container.store.count():,} chunks in {files} files "
+            f"\n{container.embedding.store.count():,} chunks in {files} files "
             f"(ready after {time.perf_counter() - started:.0f} s)"
         )
         try:

@@ -88,7 +88,7 @@ async def main() -> None:
         )
         service = SearchService(
             container.retriever,
-            container.ready_paths,
+            container.registry.ready_paths,
             max_query_chars=container.settings.search.max_query_chars,
             max_text_chars=len(text),
             verify_seconds=args.seconds,

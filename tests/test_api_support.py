@@ -133,7 +133,7 @@ async def test_spans_point_into_the_text_stored_for_their_page(
     spans = {s["source"]["file"]: s["source"] for s in reply["support"]}
     assert set(spans) == {"kettle.pdf", "boiler.txt"}
     assert spans["kettle.pdf"]["page"] == 2 and spans["boiler.txt"]["page"] is None
-    store = app.container.store
+    store = app.container.embedding.store
     for span in spans.values():
         record = next(d for d in app.container.registry.list() if d.path == span["path"])
         assert record.content_key is not None

@@ -82,7 +82,7 @@ async def test_index_and_search_through_a_chroma_server(chroma_server: str, tmp_
     await app.indexer.index_all()
     try:
         assert len(embedder.calls) == 1  # identical files, embedded once
-        hits = app.store.search("ferry dawn", k=3)
+        hits = app.embedding.store.search("ferry dawn", k=3)
         assert len(hits) == 1 and hits[0].paths == ("a.md", "b.md")
         assert (await app.indexer.check()).differences() == []
     finally:

@@ -32,7 +32,7 @@ async def test_chat_exists_once_the_services_do_and_the_lifespan_runs_them(
     tools = DocentTools(services.chat, services.search, services.documents)
     async with Starting.of(services, watch=False).lifespan() as started:
         assert started is services
-        await eventually(lambda: bool(services.ready_paths()), what="notes.md indexed")
+        await eventually(lambda: bool(services.registry.ready_paths()), what="notes.md indexed")
         answer = await tools.ask("Where is the spare key?")
         assert answer.answer == ANSWER
         assert answer.sources[0]["file"] == "notes.md"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.container import Services, build_services
-from app.services.embedding_models import CHECK_TEXT, EmbeddingState, EmbeddingUnavailable
+from app.services.embedders import CHECK_TEXT
+from app.services.embedding_state import EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
 from ingest.index.vectors import DOCUMENTS_SUFFIX, ChromaStore
 from ingest.pipeline.progress import IngestEvent
@@ -54,22 +55,26 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
     second.events.subscribe(lambda e: switch_events.append(e) if e.kind == "switch" else None)
     await second.start(watch=False)
     try:
-        assert second.switch is not None
+        assert second.embedding.switch is not None
         # The new model is stuck: the old collection still answers every search.
-        assert second.store.embedder is old_model
-        assert second.store.search("hedgehogs", k=3)
+        assert second.embedding.store.embedder is old_model
+        assert second.embedding.store.search("hedgehogs", k=3)
         assert (await second.indexer.check()).differences() == []
         files_embedded = len(old_model.calls)
 
         new_model.go.set()
-        await eventually(lambda: second.switch is None, what="the swap")
+        await eventually(lambda: second.embedding.switch is None, what="the swap")
 
-        assert second.store.embedder is new_model and second.retriever.reader.dense is second.store
-        assert len(second.store.search("hedgehogs", k=5)) == 3
+        assert (
+            second.embedding.store.embedder is new_model
+            and second.retriever.reader.dense is second.embedding.store
+        )
+        assert len(second.embedding.store.search("hedgehogs", k=5)) == 3
         assert len(old_model.calls) == files_embedded  # nothing re-read or re-embedded old
         # The old collection is gone once no search reads it.
         await eventually(
-            lambda: collections(second) == with_documents(second.store.name), what="the drop"
+            lambda: collections(second) == with_documents(second.embedding.store.name),
+            what="the drop",
         )
         assert (await second.indexer.check()).differences() == []
         assert switch_events and switch_events[-1].pages_done == switch_events[-1].pages_total == 3
@@ -79,7 +84,7 @@ async def test_new_model_builds_in_the_background_then_swaps(tmp_path: Path) -> 
 
     third = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-b"))
     try:
-        assert third.switch is None  # the switch is remembered
+        assert third.embedding.switch is None  # the switch is remembered
     finally:
         third.registry.close()
         third.index_lock.release()
@@ -129,12 +134,12 @@ async def running_app(tmp_path: Path, old: FakeEmbedder, **models: FakeEmbedder)
 
     app = build_services(settings, llm=FakeChatModel(), embedder=old, embedder_factory=load)
     await app.start(watch=False)
-    await eventually(lambda: len(app.ready_paths()) == 3, what="the notes indexed")
+    await eventually(lambda: len(app.registry.ready_paths()) == 3, what="the notes indexed")
     return app
 
 
 def collections(app: Services) -> set[str]:
-    return app.store.chroma.collection_names()
+    return app.embedding.store.chroma.collection_names()
 
 
 def with_documents(name: str) -> set[str]:
@@ -153,7 +158,7 @@ async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_pat
         assert restart == []  # nothing waits for a restart
         assert app.embedding.pending is not None
         assert "Rebuilding the index with model-b" in await app.embedding.pending
-        assert app.switch is not None and app.embedding.state().building == "model-b"
+        assert app.embedding.switch is not None and app.embedding.state().building == "model-b"
 
         # While model-b's collection is built, the old one answers, with model-a's vectors.
         found = await asyncio.to_thread(app.retriever.retrieve, "hedgehogs number 1")
@@ -168,10 +173,13 @@ async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_pat
             asyncio.to_thread(app.retriever.retrieve, "hedgehogs number 2")
         )
         await eventually(old.entered.is_set, what="the search to embed its query")
-        old_collection = app.store.name
+        old_collection = app.embedding.store.name
         new.go.set()
-        await eventually(lambda: app.switch is None, what="the swap")
-        assert app.store.embedder is new and app.retriever.reader.dense is app.store
+        await eventually(lambda: app.embedding.switch is None, what="the swap")
+        assert (
+            app.embedding.store.embedder is new
+            and app.retriever.reader.dense is app.embedding.store
+        )
         assert old_collection in collections(app)  # a search still reads it
         old.release.set()
         straddled = await straddling  # model-a's 64 dims against model-b's 32 would fail
@@ -193,7 +201,7 @@ async def test_settings_switch_the_model_live_and_search_keeps_answering(tmp_pat
     assert saved["embed_model"] == "model-b" and saved["embed_backend"] == "ollama"
     again = build_services(app.settings, llm=FakeChatModel(), embedder=FakeEmbedder(32, "model-b"))
     try:
-        assert again.switch is None  # the switch is remembered
+        assert again.embedding.switch is None  # the switch is remembered
     finally:
         again.registry.close()
         again.index_lock.release()
@@ -211,7 +219,7 @@ async def test_a_model_that_cannot_load_changes_nothing_and_says_why(tmp_path: P
         assert "model-x" in message and "no weights for model-x on this machine" in message
         assert "keeps answering with model-a" in message
         assert app.embedding.state().problem == message
-        assert app.switch is None and app.store.embedder is old
+        assert app.embedding.switch is None and app.embedding.store.embedder is old
         assert app.settings.models.embed_model != "model-x"
         saved = app.settings.paths.data_dir / "preferences.json"
         assert not saved.exists() or "model-x" not in saved.read_text()
@@ -238,7 +246,7 @@ async def test_an_ollama_model_that_is_not_pulled_is_refused_with_the_fix(
         assert app.embedding.pending is not None
         with pytest.raises(EmbeddingUnavailable, match="ollama pull nomic-embed-text"):
             await app.embedding.pending
-        assert app.switch is None and app.store.embedder.name == "model-a"
+        assert app.embedding.switch is None and app.embedding.store.embedder.name == "model-a"
     finally:
         await app.stop()
 
@@ -253,7 +261,7 @@ async def test_choosing_again_during_a_rebuild_cancels_it(tmp_path: Path) -> Non
         app.preferences.update({"embed_backend": "ollama", "embed_model": "model-b"})
         assert app.embedding.pending is not None
         await app.embedding.pending
-        building = app.switch
+        building = app.embedding.switch
         assert building is not None
         partial = building.new.name
 
@@ -264,7 +272,7 @@ async def test_choosing_again_during_a_rebuild_cancels_it(tmp_path: Path) -> Non
         await eventually(building.stop.is_set, what="the rebuild asked to stop")
         b.go.set()
         assert "model-c" in await choosing
-        assert app.switch is not None and app.switch.new.embedder is c
+        assert app.embedding.switch is not None and app.embedding.switch.new.embedder is c
         await eventually(lambda: partial not in collections(app), what="model-b's part dropped")
 
         # Back to the model that answers: the rebuild is cancelled, nothing else changes.
@@ -273,9 +281,10 @@ async def test_choosing_again_during_a_rebuild_cancels_it(tmp_path: Path) -> Non
         assert choosing is not None
         c.go.set()
         assert "model-a" in await choosing
-        assert app.switch is None and app.store.embedder.name == "model-a"
+        assert app.embedding.switch is None and app.embedding.store.embedder.name == "model-a"
         await eventually(
-            lambda: collections(app) == with_documents(app.store.name), what="only model-a's"
+            lambda: collections(app) == with_documents(app.embedding.store.name),
+            what="only model-a's",
         )
         assert (await asyncio.to_thread(app.retriever.retrieve, "hedgehogs")).passages
     finally:
@@ -293,12 +302,12 @@ async def test_switching_to_the_built_in_model_loads_its_shipped_weights(tmp_pat
     app = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder(name="model-a"))
     await app.start(watch=False)
     try:
-        await eventually(lambda: bool(app.ready_paths()), what="the note indexed")
+        await eventually(lambda: bool(app.registry.ready_paths()), what="the note indexed")
         app.preferences.update({"embed_backend": "minilm"})
         assert app.embedding.pending is not None
         assert "all-MiniLM-L6-v2" in await app.embedding.pending
-        await eventually(lambda: app.switch is None, timeout=60, what="the swap")
-        assert app.store.embedder.name == MODEL_NAME
+        await eventually(lambda: app.embedding.switch is None, timeout=60, what="the swap")
+        assert app.embedding.store.embedder.name == MODEL_NAME
         found = await asyncio.to_thread(app.retriever.retrieve, "what do hedgehogs eat")
         assert found.passages and found.passages[0].path == "n.md"
     finally:
@@ -331,11 +340,11 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     await first.indexer.index_all()
     # Make it the library an older Docent left: vectors of the text alone, in the model's
     # plain collection, and a registry that does not say what its vectors are made from.
-    old = ChromaStore(first.store.chroma, model, vector_text=1)
-    for key in first.store.document_ids():
-        chunks = first.store.document_chunks(key)
+    old = ChromaStore(first.embedding.store.chroma, model, vector_text=1)
+    for key in first.embedding.store.document_ids():
+        chunks = first.embedding.store.document_chunks(key)
         old.add_chunks(key, chunks, model.embed([c.text for c in chunks]))
-    first.store.drop()
+    first.embedding.store.drop()
     spec = json.loads(first.registry.state("embedder") or "{}")
     del spec["vector_text"]
     first.registry.set_state("embedder", json.dumps(spec))
@@ -346,23 +355,30 @@ async def test_a_library_of_text_only_vectors_is_re_embedded_while_it_answers(
     second = build_services(settings, llm=FakeChatModel(), embedder=held)
     await second.start(watch=False)
     try:
-        assert second.switch is not None
+        assert second.embedding.switch is not None
         # The text-only collection answers, alone, until every document has a new vector.
-        assert (second.store.name, second.store.vector_text) == ("docent-model-a", 1)
-        assert second.retriever.reader.dense is second.store
-        assert len(second.store.search("hedgehogs", k=5)) == 3
+        assert (second.embedding.store.name, second.embedding.store.vector_text) == (
+            "docent-model-a",
+            1,
+        )
+        assert second.retriever.reader.dense is second.embedding.store
+        assert len(second.embedding.store.search("hedgehogs", k=5)) == 3
 
         held.go.set()
-        await eventually(lambda: second.switch is None, what="the re-embedding")
-        assert (second.store.name, second.store.vector_text) == ("docent-model-a-ctx", 2)
-        assert second.retriever.reader.dense is second.store
-        assert len(second.store.search("hedgehogs", k=5)) == 3
+        await eventually(lambda: second.embedding.switch is None, what="the re-embedding")
+        assert (second.embedding.store.name, second.embedding.store.vector_text) == (
+            "docent-model-a-ctx",
+            2,
+        )
+        assert second.retriever.reader.dense is second.embedding.store
+        assert len(second.embedding.store.search("hedgehogs", k=5)) == 3
         embedded = [t for call in held.calls for t in call if "Hedgehogs" in t]
         assert sorted(embedded) == [
             f"n{i} > Note {i}: # Note {i}\n\nHedgehogs number {i}." for i in range(3)
         ]
         await eventually(
-            lambda: collections(second) == with_documents(second.store.name), what="the drop"
+            lambda: collections(second) == with_documents(second.embedding.store.name),
+            what="the drop",
         )
         assert json.loads(second.registry.state("embedder") or "{}")["vector_text"] == 2
     finally:

@@ -61,7 +61,7 @@ def _status(app: RunningApp, path: str) -> DocStatus | None:
 
 
 def _stored(app: RunningApp) -> str:
-    return "\n".join(app.container.store.texts())
+    return "\n".join(app.container.embedding.store.texts())
 
 
 async def test_a_one_page_scan_dropped_after_a_long_one_is_read_in_its_turn(

@@ -80,7 +80,7 @@ async def test_a_library_is_indexed_and_searched_with_the_server_s_vectors(
         await wait_ready(app, 1)
         found = (await app.client.post("/api/search", json={"query": "northern pier"})).json()
     assert found["results"][0]["file"] == "harbour.md"
-    assert container.embedder.name == f"openai-{EMBEDDER}"
+    assert container.embedding.embedder.name == f"openai-{EMBEDDER}"
     assert server.requests_to("/v1/embeddings")
 
 

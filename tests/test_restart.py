@@ -24,7 +24,7 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
         settings, llm=FakeChatModel(default_reply=ANSWER), embedder=FakeEmbedder()
     )
     await first.start(watch=False)
-    await eventually(lambda: bool(first.ready_paths()), what="notes.md indexed")
+    await eventually(lambda: bool(first.registry.ready_paths()), what="notes.md indexed")
     await first.chat.start_turn("s1", "Where is the spare key?").result()
     await first.stop()
 
@@ -41,8 +41,8 @@ async def test_sessions_and_index_survive_a_restart(tmp_path: Path) -> None:
         assert messages[1]["sources"][0]["file"] == "notes.md"
         assert await second.indexer.scan() == 0  # nothing changed, nothing to redo
         await asyncio.wait_for(second.indexer.wait_idle(), 60)
-        assert second.ready_paths() == ["notes.md"]
+        assert second.registry.ready_paths() == ["notes.md"]
         assert embedder.calls == []  # unchanged files are not embedded again
-        assert second.store.search("spare key", 1)[0].chunk.file == "notes.md"
+        assert second.embedding.store.search("spare key", 1)[0].chunk.file == "notes.md"
     finally:
         await second.stop()

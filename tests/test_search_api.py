@@ -114,7 +114,7 @@ async def test_keyword_index_follows_the_folder(app: RunningApp) -> None:
     await eventually(lambda: _gone(app, "wombat"), what="deleted file gone")
     # Unused contents are collected once idle.
     await asyncio.wait_for(app.container.indexer.wait_idle(), 60)
-    assert app.container.keyword.document_ids() == app.container.store.document_ids()
+    assert app.container.keyword.document_ids() == app.container.embedding.store.document_ids()
 
 
 async def _has(app: RunningApp, word: str, path: str) -> bool:

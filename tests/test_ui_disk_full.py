@@ -38,7 +38,7 @@ async def container(tmp_path: Path, disk: SmallDisk) -> AsyncIterator[Services]:
     built = build_services(settings, llm=FakeChatModel(), embedder=GatedEmbedder())
     built.indexer.space.retry_seconds = 0.2
     await built.start(watch=False)
-    await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
+    await eventually(lambda: bool(built.registry.ready_paths()), what="notes.md indexed")
     yield built
     await built.stop()
 

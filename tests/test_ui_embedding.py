@@ -12,7 +12,7 @@ from nicegui.testing import User
 
 from app.api import new_access
 from app.container import Services, build_services
-from app.services.embedding_models import CHECK_TEXT
+from app.services.embedders import CHECK_TEXT
 from app.settings import Settings
 from models.embeddings import EmbedderUnavailable
 from models.protocols import Embedder
@@ -66,7 +66,7 @@ async def app(tmp_path: Path) -> AsyncIterator[Services]:
         settings, llm=model, embedder=FakeEmbedder(dim=256, name="model-a"), embedder_factory=load
     )
     await built.start(watch=False)
-    await eventually(lambda: len(built.ready_paths()) == 2, what="the notes indexed")
+    await eventually(lambda: len(built.registry.ready_paths()) == 2, what="the notes indexed")
     ui.page("/")(lambda: ChatPage(built, new_access(built.settings, built.token)))
     yield built
     new.open()
@@ -92,7 +92,7 @@ async def test_changing_the_embedding_model_rebuilds_live_with_progress(
     await user.should_see(marker="banner-embedding_rebuild")
     await user.should_see("0 of 2 documents", marker="rebuild-text")
     await user.should_not_see("Searches now use model-a")  # loading gave way to rebuilding
-    assert app.store.embedder.name == "model-a"  # the old index answers meanwhile
+    assert app.embedding.store.embedder.name == "model-a"  # the old index answers meanwhile
 
     # One document's vectors: its chunks, then its outline (for garden.md, the same words
     # as its chunk, so not embedded again). Either way the second document still waits.
@@ -111,7 +111,7 @@ async def test_changing_the_embedding_model_rebuilds_live_with_progress(
     new.open()
     await user.should_see("Searches now use model-b", retries=SWITCH_TRIES)
     await user.should_not_see(marker="banner-embedding_rebuild")
-    assert app.store.embedder is new and app.switch is None
+    assert app.embedding.store.embedder is new and app.embedding.switch is None
     assert (
         app.settings.models.embed_model == "model-b"
         and app.settings.models.embed_backend == "ollama"
@@ -135,7 +135,7 @@ async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
     await user.should_see("no weights for model-x", marker="settings-message", retries=SWITCH_TRIES)
     await user.should_see("keeps answering with model-a", marker="settings-message")
     await user.should_see(marker="banner-embedding_failed")
-    assert app.switch is None and app.store.embedder.name == "model-a"
+    assert app.embedding.switch is None and app.embedding.store.embedder.name == "model-a"
     assert app.settings.models.embed_model != "model-x"
     user.find(marker="banner-dismiss").click()
     await user.should_not_see(marker="banner-embedding_failed")
@@ -147,6 +147,9 @@ async def test_a_model_that_cannot_load_is_not_saved_and_the_window_says_why(
     try:
         user.find(marker="banner-retry-embedding").click()
         await user.should_see("Searches now use model-x", retries=SWITCH_TRIES)
-        assert app.store.embedder.name == "model-x" and app.settings.models.embed_model == "model-x"
+        assert (
+            app.embedding.store.embedder.name == "model-x"
+            and app.settings.models.embed_model == "model-x"
+        )
     finally:
         PULLED.clear()

@@ -117,7 +117,7 @@ async def test_delete_asks_first_then_removes(user: User, container: Services, p
     await user.should_see(marker="no-documents", retries=40)
     assert not (container.settings.paths.docs_dir / "notes.md").exists()
     assert documents(container).list() == []
-    assert container.ready_paths() == []
+    assert container.registry.ready_paths() == []
 
 
 async def test_reindex_and_mention_from_the_list(
@@ -164,7 +164,7 @@ async def test_first_start_says_how_to_begin_and_adding_a_file_indexes_it(
     await eventually(lambda: shown(user, r"^2 pages · \d+ chunks?$"), what="report.pdf ready")
     assert (container.settings.paths.docs_dir / "report.pdf").read_bytes() == pdf.read_bytes()
     await user.should_not_see(marker="first-start", retries=40)
-    assert "report.pdf" in container.ready_paths()  # searchable, not just listed
+    assert "report.pdf" in container.registry.ready_paths()  # searchable, not just listed
 
 
 async def test_a_refused_file_says_why(user: User, container: Services, page: None) -> None:

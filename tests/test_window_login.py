@@ -39,7 +39,7 @@ async def services(tmp_path: Path) -> AsyncIterator[Starting]:
     container = build_services(settings, llm=FakeChatModel(), embedder=FakeEmbedder())
     started = Starting.of(container, watch=False)
     await started.services()
-    await eventually(lambda: bool(container.ready_paths()), what="notes.md indexed")
+    await eventually(lambda: bool(container.registry.ready_paths()), what="notes.md indexed")
     yield started
     await started.stop()
 

@@ -58,7 +58,7 @@ async def container(tmp_path: Path) -> AsyncIterator[Services]:
     embedder = GatedEmbedder()
     built = build_services(settings, llm=model, embedder=embedder)
     await built.start(watch=False)
-    await eventually(lambda: bool(built.ready_paths()), what="notes.md indexed")
+    await eventually(lambda: bool(built.registry.ready_paths()), what="notes.md indexed")
     yield built
     embedder.open()  # a test that held indexing must not hold the shutdown
     await built.stop()
@@ -79,8 +79,8 @@ def llm(container: Services) -> FakeChatModel:
 
 
 def embedder(container: Services) -> GatedEmbedder:
-    assert isinstance(container.embedder, GatedEmbedder)
-    return container.embedder
+    assert isinstance(container.embedding.embedder, GatedEmbedder)
+    return container.embedding.embedder
 
 
 def documents(container: Services) -> DocumentService:

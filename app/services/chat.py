@@ -4,48 +4,51 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langsmith import tracing_context
 
+from app.services.answering import Answering
 from app.services.chat_export import ExportFormat, export_text, file_name
 from app.services.chat_record import (
     Feedback,
     earlier_versions,
+    first_user_text,
+    history_messages,
+    kept_messages,
     message_dicts,
     rated,
-    with_extra,
+    thread,
+    write_messages,
 )
+from app.services.follow_ups import SUGGEST_WITHIN, FollowUps, Suggester
 from app.services.sessions import SessionIndex
+from app.services.turn import (
+    EmptyMessage,
+    MessageRejected,
+    MessageTooLong,
+    SessionBusy,
+    Turn,
+    check_text,
+)
 from graph.deps import GraphDeps
 from graph.events import (
     ClientEvent,
     Done,
     Failed,
-    NodeTimed,
     Progress,
-    ReadSoFar,
-    Recorded,
     Sources,
     Status,
     Suggestions,
     Token,
-    TurnEvent,
 )
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
-from graph.records import KeptMessage, StoppedReading
-from graph.state import AgentState, Mode, Source
-from graph.trace_records import Trace, TraceNode
-from graph.turn_context import TurnContext
-from graph.whole.resume import resume_record
+from graph.records import KeptMessage
+from graph.state import AgentState, Mode
 from models.protocols import ChatModel, Message
 
 __all__ = [
@@ -67,110 +70,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-Suggester = Callable[[str, str], Awaitable[list[str]]]
-"""Follow-up questions for (question, answer); empty when there are none."""
-
-
-class SessionBusy(Exception):
-    """A turn is already running for this session."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(
-            f"Session {session_id} is still answering the previous message. "
-            "Wait for it to finish, then send again."
-        )
-        self.session_id = session_id
-
-
-class MessageRejected(ValueError):
-    """The message can't be sent as it is."""
-
-
-class EmptyMessage(MessageRejected):
-    """Nothing to answer."""
-
-
-class MessageTooLong(MessageRejected):
-    """Over the configured length limit."""
-
-
-SUGGEST_WITHIN = 10.0
-"""Seconds to an answer's first word beyond which follow-up suggestions are not asked for,
-and the router does not ask that model where its rules and probe can't tell (it searches).
-A suggestion call reads about 600 tokens and writes about 60. With Qwen2.5-Coder-1.5B on two
-CPU cores (bench/real_model.py) an answer's first word took 17 s on a quiet machine and
-40–100 s on a loaded one, where a suggestion call ran past its 60 s budget: there they are
-off. A server with a GPU starts answering within a few seconds."""
-
-
-@dataclass
-class Turn:
-    """A running or finished turn. Every subscriber sees every event, from the first.
-
-    Events are kept in a log read by cursor, so a late or slow subscriber catches up
-    instead of losing tokens; the log is as big as one answer. The answer is
-    ``finished`` at ``done`` or ``error``; the turn is ``closed`` once nothing more
-    follows (``suggestions`` may come after ``done``).
-    """
-
-    session_id: str
-    question: str = ""
-    """What is being answered: a window reopening the session before the question is
-    checkpointed (the turn's first write) shows it from here."""
-    question_id: str = ""
-    """The question's message id: while the turn runs, it is not an interrupted one."""
-    versions: list[dict[str, Any]] = field(default_factory=list)
-    """The answers a Regenerate replaced, oldest first: kept on the new one."""
-    _events: list[ClientEvent] = field(default_factory=list)
-    _changed: asyncio.Event = field(default_factory=asyncio.Event)
-    finished: bool = False
-    closed: bool = False
-    task: asyncio.Task[None] | None = None
-    stopping: bool = False
-    """Set by ``ChatService.cancel``: the task's cancellation is a user's Stop, not a shutdown."""
-    begun: bool = False
-    """The task has begun: a task cancelled before it begins never runs its cleanup."""
-    started: float = field(default_factory=time.monotonic)
-    model: str | None = None
-    """The chat model asked for this turn only (None: the configured one)."""
-    first_word_after: float | None = None
-    """Seconds from the start to the answer's first token: how fast the model server is."""
-
-    def emit(self, event: ClientEvent) -> None:
-        if isinstance(event, Token) and self.first_word_after is None:
-            self.first_word_after = time.monotonic() - self.started
-        self._events.append(event)
-        if isinstance(event, Done | Failed):
-            self.finished = True
-        if isinstance(event, Failed):
-            self.closed = True
-        self._changed.set()
-
-    def close(self) -> None:
-        """Nothing more will be emitted: subscribers' ``events()`` end."""
-        self.closed = True
-        self._changed.set()
-
-    async def events(self) -> AsyncIterator[ClientEvent]:
-        """Every event of the turn: up to ``done`` or ``error``, then maybe
-        ``suggestions``."""
-        cursor = 0
-        while True:
-            while cursor < len(self._events):
-                cursor += 1
-                yield self._events[cursor - 1]
-            if self.closed:
-                return
-            self._changed.clear()
-            await self._changed.wait()
-
-    async def result(self) -> Done | Failed:
-        """Wait for the turn to end and return its ``done`` or ``error`` event."""
-        async for event in self.events():
-            if isinstance(event, Done | Failed):
-                return event
-        raise RuntimeError("turn ended without a final event")
 
 
 class ChatService:
@@ -194,14 +93,9 @@ class ChatService:
         self._max_chars = max_message_chars
         self._llm_for_model = llm_for_model
         """Another chat model, by name, to answer one turn with."""
-        self._suggest = suggest
-        self._suggest_within = suggest_within
-        self._slow: set[str | None] = set()
-        """The models (None: the configured one) whose last answer's first word came later
-        than ``suggest_within``: the router does not ask them to route."""
-        self._suggesting: set[asyncio.Task[None]] = set()
-        """Suggestions being written: a new message drops them (``start_turn``)."""
+        self._follow_ups = FollowUps(suggest, suggest_within)
         self._running: dict[str, Turn] = {}
+        self._answering = Answering(graph, sessions, self._running, self._follow_ups)
         self._tasks: set[asyncio.Task[None]] = set()
         """Every turn's task until it ends, suggestions included."""
 
@@ -230,15 +124,14 @@ class ChatService:
         answer's earlier ``versions``."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await kept_messages(self._graph, session_id)
         last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         if last < 0:
             raise EmptyMessage("This session has no message to answer again.")
         text = str(messages[last].content)
         kept = [v for m in messages[last:] if isinstance(m, AIMessage) for v in earlier_versions(m)]
         drop = [RemoveMessage(id=m.id) for m in messages[last:] if m.id]
-        await self._graph.aupdate_state(config, {"messages": drop}, as_node="recorder")
+        await write_messages(self._graph, session_id, {"messages": drop})
         return self.start_turn(session_id, text, mode, _versions=kept)
 
     async def ask_again(self, session_id: str, message_id: str) -> Turn:
@@ -246,8 +139,7 @@ class ChatService:
         leaves its place (an interrupted one has no answer to keep) and is answered last."""
         if session_id in self._running:
             raise SessionBusy(session_id)
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await kept_messages(self._graph, session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         asked = messages[at] if at >= 0 else None
         if not isinstance(asked, HumanMessage):
@@ -255,8 +147,7 @@ class ChatService:
         if at + 1 < len(messages) and isinstance(messages[at + 1], AIMessage):
             raise MessageRejected("That question has its answer; Regenerate answers it anew.")
         mode = cast(Mode, asked.additional_kwargs.get("mode", "auto"))
-        drop = {"messages": [RemoveMessage(id=message_id)]}
-        await self._graph.aupdate_state(config, drop, as_node="recorder")
+        await write_messages(self._graph, session_id, {"messages": [RemoveMessage(id=message_id)]})
         return self.start_turn(session_id, str(asked.content), mode)
 
     async def branch(
@@ -264,33 +155,27 @@ class ChatService:
     ) -> Turn:
         """Send ``text`` in place of the session's message ``message_id``, in a new session
         that holds the conversation up to that message; the original stays as it was."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await kept_messages(self._graph, session_id)
         at = next((i for i, m in enumerate(messages) if m.id == message_id), -1)
         if at < 0 or not isinstance(messages[at], HumanMessage):
             raise MessageRejected("That message is not in this chat any more.")
-        _check_text(text, self._max_chars)
+        check_text(text, self._max_chars)
         new_id = uuid.uuid4().hex
         info = self._sessions.get(session_id)
         title = info.title if info is not None and at > 0 else text
         await asyncio.to_thread(self._sessions.create, new_id, title)
         if at > 0:
-            earlier = {"messages": list(messages[:at])}
-            await self._graph.aupdate_state(
-                {"configurable": {"thread_id": new_id}}, earlier, as_node="recorder"
-            )
+            await write_messages(self._graph, new_id, {"messages": list(messages[:at])})
         return self.start_turn(new_id, text, mode)
 
     async def rate(self, session_id: str, message_id: str, feedback: Feedback | None) -> bool:
         """Keep a thumbs up or down (None: neither) in the answer's trace; False if there is
         no such answer. It stays in the sessions store: Docent sends it nowhere."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
+        messages = await kept_messages(self._graph, session_id)
         answer = next((m for m in messages if m.id == message_id), None)
         if not isinstance(answer, AIMessage):
             return False
-        update = {"messages": [rated(answer, feedback)]}
-        await self._graph.aupdate_state(config, update, as_node="recorder")
+        await write_messages(self._graph, session_id, {"messages": [rated(answer, feedback)]})
         return True
 
     def diagram(self) -> str:
@@ -320,7 +205,7 @@ class ChatService:
         files, empty for the whole library) becomes the session's scope, which it keeps
         for later turns (None leaves it as it was).
         """
-        _check_text(text, self._max_chars)
+        check_text(text, self._max_chars)
         llm = None
         if model is not None and self._llm_for_model is not None:
             llm = self._llm_for_model(model)
@@ -329,8 +214,7 @@ class ChatService:
             raise SessionBusy(sid)
         # The model server answers one request at a time: suggestions still being written
         # would hold the new question up for as long as they take.
-        for offer in self._suggesting:
-            offer.cancel()
+        self._follow_ups.drop()
         asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
         turn = Turn(
             sid,
@@ -344,20 +228,20 @@ class ChatService:
         # may start on it now.
         opening = session_id is None and not history
         context = self._deps.begin(
-            text, mode, opening=opening, llm=llm, ask_model=model not in self._slow
+            text, mode, opening=opening, llm=llm, ask_model=not self._follow_ups.is_slow(model)
         )
         # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
         # graph instead of holding up the event loop, and `done` waits for it.
         touched = asyncio.create_task(
-            asyncio.to_thread(self._sessions.touch, sid, _first_user_text(history) or text)
+            asyncio.to_thread(self._sessions.touch, sid, first_user_text(history) or text)
         )
-        asking = [*_to_messages(history or ()), asked]
+        asking = [*history_messages(history or ()), asked]
         inputs: AgentState = {"question": text, "mode": mode}
         if scope is not None:
             inputs["scope"] = list(scope)
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
         turn.task = asyncio.create_task(
-            self._run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
+            self._answering.run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
         )
         self._tasks.add(turn.task)
         turn.task.add_done_callback(self._tasks.discard)
@@ -365,197 +249,9 @@ class ChatService:
         turn.task.add_done_callback(lambda _task: context.search.close())
         return turn
 
-    async def _run(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> None:
-        # LangSmith tracing, if the user's environment turns it on for other work, would
-        # send every prompt and passage to a cloud: Docent's turns are never traced.
-        turn.begun = True
-        with tracing_context(enabled=False):
-            try:
-                answer = await self._answer(turn, context, asking, inputs, touched)
-                self._time(turn)
-                if answer is not None and self._worth_suggesting(turn):
-                    offer = asyncio.create_task(
-                        self._offer_suggestions(turn, inputs["question"], answer)
-                    )
-                    self._suggesting.add(offer)
-                    offer.add_done_callback(self._suggesting.discard)
-                    try:
-                        await asyncio.wait([offer])
-                    finally:
-                        offer.cancel()
-            finally:
-                turn.close()
-
-    async def _answer(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> str | None:
-        """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
-        config: RunnableConfig = {"configurable": {"thread_id": turn.session_id}}
-        text = inputs["question"]
-        graph = self._graph
-        nodes: list[TraceNode] = []
-        written: list[str] = []
-        sources: list[Source] = []
-        kept: ReadSoFar | None = None
-        """How far a reading by sections got: a Stop keeps it for the follow-ups."""
-        outcome: Recorded | None = None
-        try:
-            # The question is saved before any of the slow work, so that a crash mid-answer
-            # (a summary takes minutes on a CPU) leaves it in the session, shown as
-            # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
-            # search a new chat's first message started runs on meanwhile.
-            await graph.aupdate_state(config, {"messages": asking}, as_node="recorder")
-            if turn.stopping:  # stopped before it began: kept as a stopped empty answer
-                raise asyncio.CancelledError
-            # Then one checkpoint when the turn ends (also on an error or a Stop), not one
-            # per step: each step's save serialised the growing state on the event loop
-            # while the retriever searched, about 14 ms of a search turn's first token.
-            stream = graph.astream(
-                inputs, config, context=context, stream_mode="custom", durability="exit"
-            )
-            async for chunk in stream:
-                event = cast(TurnEvent, chunk)  # the nodes write nothing else
-                if isinstance(event, NodeTimed):
-                    nodes.append(TraceNode(node=event.node, ms=event.ms))
-                    continue
-                if isinstance(event, ReadSoFar):
-                    kept = event
-                    continue
-                if isinstance(event, Recorded):
-                    outcome = event
-                    continue
-                if isinstance(event, Token):
-                    written.append(event.text)
-                elif isinstance(event, Sources):
-                    sources = event.sources
-                turn.emit(event)
-            if outcome is None:
-                raise RuntimeError("the turn ended without its record")
-            if turn.versions and outcome.message is not None:
-                await self._keep_versions(config, outcome.message, turn.versions)
-            done = Done(
-                session_id=turn.session_id,
-                answer=outcome.answer,
-                sources=outcome.sources,
-                trace=outcome.trace,
-                support=outcome.support,
-                searched=outcome.searched,
-                coverage=outcome.coverage,
-                resume=outcome.unfinished,
-                draft=outcome.draft,
-                misses_question=outcome.misses_question,
-            )
-            await touched  # a session listed after `done` has its row
-            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, done.answer)
-            turn.emit(done)
-            return done.answer
-        except asyncio.CancelledError:
-            if not turn.stopping:
-                raise  # shutting down: the checkpointer keeps what was saved
-            answer = "".join(written)
-            resume = resume_record(kept) if kept is not None else None
-            await self._save_stopped(config, text, answer, sources, turn.versions, resume)
-            await asyncio.to_thread(self._sessions.add_text, turn.session_id, text, answer)
-            trace: Trace = {"route": None, "nodes": nodes}
-            done = Done(turn.session_id, answer, sources, trace, stopped=True, resume=resume)
-            turn.emit(done)
-            return None
-        except Exception as error:  # the turn must end with an event, whatever broke
-            log.exception("turn failed in session %s", turn.session_id)
-            message = f"Something went wrong while answering: {error}"
-            turn.emit(Failed(message))
-            return None
-        finally:
-            context.search.close()  # the answer is written: the search has done its work
-            # The session is free at `done`: suggestions never hold up the next message.
-            self._running.pop(turn.session_id, None)
-            if not touched.done():  # the graph failed first: the row still gets written
-                await asyncio.wait([touched])
-
-    async def _keep_versions(
-        self, config: RunnableConfig, answer: AIMessage, versions: list[dict[str, Any]]
-    ) -> None:
-        update = {"messages": [with_extra(answer, versions=versions)]}
-        await self._graph.aupdate_state(config, update, as_node="recorder")
-
-    async def _save_stopped(
-        self,
-        config: RunnableConfig,
-        text: str,
-        answer: str,
-        sources: list[Source],
-        versions: list[dict[str, Any]],
-        resume: StoppedReading | None = None,
-    ) -> None:
-        """Checkpoint a stopped turn: the question (if the graph had not saved it yet) and the
-        partial answer, so the session shows what the user saw; a stopped reading keeps
-        ``resume`` (what it read: its notes are kept), which the follow-ups take up."""
-        current = asyncio.current_task()
-        if current is not None:
-            current.uncancel()  # the Stop is handled; saving must not be cancelled too
-        messages = (await self._graph.aget_state(config)).values.get("messages", [])
-        new: list[Any] = []
-        if not messages or not (
-            isinstance(messages[-1], HumanMessage) and messages[-1].content == text
-        ):
-            new.append(HumanMessage(content=text))
-        extra: dict[str, Any] = {"sources": sources, "stopped": True}
-        if versions:
-            extra["versions"] = versions
-        update: dict[str, Any] = {"answer": answer}
-        if resume is not None:
-            extra["resume"] = resume
-            update["documents"] = resume["documents"]  # "this document" next means them
-        new.append(AIMessage(content=answer, additional_kwargs=extra))
-        update["messages"] = new
-        await self._graph.aupdate_state(config, update, as_node="generator")
-
-    def _time(self, turn: Turn) -> None:
-        """Note whether the turn's model was slow to start answering."""
-        if turn.first_word_after is None:
-            return
-        if turn.first_word_after > self._suggest_within:
-            self._slow.add(turn.model)
-        else:
-            self._slow.discard(turn.model)
-
-    def _worth_suggesting(self, turn: Turn) -> bool:
-        """Suggestions cost a model call as long as a short answer: on a server slower to
-        start answering than ``suggest_within``, they are left out."""
-        if self._suggest is None:
-            return False
-        waited = turn.first_word_after
-        if waited is not None and waited > self._suggest_within:
-            log.info("no follow-up suggestions: the answer's first word took %.0f s", waited)
-            return False
-        return True
-
-    async def _offer_suggestions(self, turn: Turn, question: str, answer: str) -> None:
-        assert self._suggest is not None
-        try:
-            suggestions = await self._suggest(question, answer)
-        except Exception:  # optional extras must not turn a good answer into an error
-            log.exception("follow-up suggestions failed in session %s", turn.session_id)
-            return
-        if suggestions:
-            turn.emit(Suggestions(suggestions))
-
     async def scope(self, session_id: str) -> list[str]:
         """The scope the session keeps (folders and files); empty for the whole library."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        return list((await self._graph.aget_state(config)).values.get("scope") or [])
+        return list((await self._graph.aget_state(thread(session_id))).values.get("scope") or [])
 
     async def messages(self, session_id: str) -> list[KeptMessage]:
         """The session's conversation as ``{"role", "id", "content", "sources", "trace"}``
@@ -563,11 +259,9 @@ class ChatService:
         ``support``, one that found nothing ``searched``, a regenerated one ``versions``
         (the earlier answers), a rated one ``feedback``. A question a crash cut off is
         followed by an answer marked ``interrupted`` (not while its turn still runs)."""
-        config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-        state = await self._graph.aget_state(config)
         running = self._running.get(session_id)
         asking = running.question_id if running is not None else None
-        return message_dicts(state.values.get("messages", []), asking)
+        return message_dicts(await kept_messages(self._graph, session_id), asking)
 
     async def export(self, session_id: str, fmt: ExportFormat) -> tuple[str, str] | None:
         """(file name, text) of the chat written out as ``fmt``; None if there is no such chat."""
@@ -586,8 +280,7 @@ class ChatService:
         known = self._sessions.get(session_id) is not None
         checkpointer = self._graph.checkpointer
         if isinstance(checkpointer, BaseCheckpointSaver):
-            config: RunnableConfig = {"configurable": {"thread_id": session_id}}
-            known = known or await checkpointer.aget_tuple(config) is not None
+            known = known or await checkpointer.aget_tuple(thread(session_id)) is not None
             await checkpointer.adelete_thread(session_id)
         self._sessions.delete(session_id)
         return known
@@ -597,27 +290,3 @@ class ChatService:
         tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
         if tasks:
             await asyncio.wait(tasks, timeout=10)
-
-
-def _to_messages(history: Sequence[Message]) -> list[AnyMessage]:
-    """User and assistant messages as the graph keeps them; system prompts are Docent's own."""
-    out: list[AnyMessage] = []
-    for message in history:
-        if message["role"] == "user":
-            out.append(HumanMessage(content=message["content"]))
-        elif message["role"] == "assistant":
-            out.append(AIMessage(content=message["content"]))
-    return out
-
-
-def _check_text(text: str, limit: int) -> None:
-    if not text.strip():
-        raise EmptyMessage("The message is empty.")
-    if len(text) > limit:
-        raise MessageTooLong(
-            f"The message is {len(text):,} characters long; the limit is {limit:,}."
-        )
-
-
-def _first_user_text(history: Sequence[Message] | None) -> str | None:
-    return next((m["content"] for m in history or () if m["role"] == "user"), None)

@@ -1,4 +1,5 @@
-"""A session's checkpointed messages as the window, the API and an export read them.
+"""A session's checkpointed messages as the window, the API and an export read them, and
+the helpers that read and write them in the graph's checkpoints.
 
 An answer's message keeps, beside its text, what was shown with it (``sources``,
 ``trace``, ``support``, ``searched``, ``coverage``, ``stopped``, and ``resume`` for a reading
@@ -12,12 +13,16 @@ killed or quit mid-answer, or the turn failed): it is read with an ``interrupted
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 
+from graph.graph import TurnGraph
 from graph.records import CHECKED, INTERRUPTED, KeptMessage
 from graph.trace_records import Feedback
+from models.protocols import Message
 
 __all__ = [
     "CHECKED",
@@ -123,3 +128,36 @@ def rated(message: AIMessage, feedback: Feedback | None) -> AIMessage:
     else:
         trace["feedback"] = feedback
     return with_extra(message, trace=trace)
+
+
+def thread(session_id: str) -> RunnableConfig:
+    """The graph's config for the session's conversation."""
+    return {"configurable": {"thread_id": session_id}}
+
+
+async def kept_messages(graph: TurnGraph, session_id: str) -> list[AnyMessage]:
+    """The session's checkpointed messages."""
+    return list((await graph.aget_state(thread(session_id))).values.get("messages", []))
+
+
+async def write_messages(
+    graph: TurnGraph, session_id: str, update: Any, as_node: str = "recorder"
+) -> None:
+    """Checkpoint ``update`` to the session's state as written by ``as_node``."""
+    await graph.aupdate_state(thread(session_id), update, as_node=as_node)
+
+
+def history_messages(history: Sequence[Message]) -> list[AnyMessage]:
+    """User and assistant messages as the graph keeps them; system prompts are Docent's own."""
+    out: list[AnyMessage] = []
+    for message in history:
+        if message["role"] == "user":
+            out.append(HumanMessage(content=message["content"]))
+        elif message["role"] == "assistant":
+            out.append(AIMessage(content=message["content"]))
+    return out
+
+
+def first_user_text(history: Sequence[Message] | None) -> str | None:
+    """The first user message's text in ``history``, if any."""
+    return next((m["content"] for m in history or () if m["role"] == "user"), None)

@@ -7,6 +7,7 @@ services are still being imported.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from app.settings import Settings
 from ingest.index.chunk_context import VECTOR_TEXT_VERSION
@@ -14,6 +15,8 @@ from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
 from models.ollama_embedder import OllamaEmbedder
 from models.openai_embedder import OpenAIEmbedder
 from models.protocols import Embedder
+
+CHECK_TEXT = "Docent checks that this embedding model answers."
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -32,6 +35,15 @@ def build_embedder(settings: Settings) -> Embedder:
 def minilm(settings: Settings) -> MiniLMEmbedder:
     """The built-in MiniLM, keeping its rewritten graph in the data dir for the next start."""
     return MiniLMEmbedder(saved_graphs=settings.paths.data_dir / "models" / "minilm")
+
+
+def checked_embedder(factory: Callable[[Settings], Embedder], target: Settings) -> Embedder:
+    """Build the model ``target`` names and embed one text with it (in a worker thread)."""
+    embedder = factory(target)
+    vectors = embedder.embed([CHECK_TEXT])
+    if len(vectors) != 1 or not vectors[0]:
+        raise EmbedderUnavailable("it returned no vector")
+    return embedder
 
 
 def embedder_name(settings: Settings) -> str:
@@ -61,12 +73,23 @@ def embedder_spec(embedder: Embedder, settings: Settings) -> str:
         "backend": settings.models.embed_backend,
         "model": settings.models.embed_model,
     }
-    host = (
-        settings.models.embed_url
-        if settings.models.embed_backend == "openai"
-        else settings.models.embed_ollama_host
-    )
-    return json.dumps({**spec, "host": host, "vector_text": VECTOR_TEXT_VERSION})
+    return json.dumps({**spec, "host": embed_host(settings), "vector_text": VECTOR_TEXT_VERSION})
+
+
+def embed_host(settings: Settings) -> str:
+    """Where the named server model embeds: the model server's URL, or Ollama's host."""
+    models = settings.models
+    return models.embed_url if models.embed_backend == "openai" else models.embed_ollama_host
+
+
+def is_named(embedder: Embedder, settings: Settings) -> bool:
+    """Whether ``embedder`` is the model the settings name: choosing it loads no second copy."""
+    models = settings.models
+    if models.embed_backend == "minilm":
+        return isinstance(embedder, MiniLMEmbedder)
+    kind = OllamaEmbedder if models.embed_backend == "ollama" else OpenAIEmbedder
+    named = (models.embed_model, embed_host(settings))
+    return isinstance(embedder, kind) and (embedder.model, embedder.host) == named
 
 
 def model_label(settings: Settings) -> str:

@@ -15,11 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.services.collections import Collections
-from app.services.embedders import build_embedder, embedder_spec, model_label
+from app.services.embedders import (
+    build_embedder,
+    checked_embedder,
+    embedder_spec,
+    is_named,
+    model_label,
+)
+from app.services.embedding_state import EmbeddingState, EmbeddingUnavailable
+from app.services.listeners import Listeners
 from app.settings import Settings
 from graph.retrieval.ports import Reader
 from graph.retrieval.retriever import Retriever
@@ -27,46 +34,15 @@ from ingest.index.vectors import ChromaStore
 from ingest.pipeline.indexer import Indexer
 from ingest.pipeline.progress import IngestEvent
 from ingest.pipeline.switch import ModelSwitch
-from models.embeddings import MODEL_NAME, EmbedderUnavailable, MiniLMEmbedder
-from models.ollama_embedder import OllamaEmbedder
-from models.openai_embedder import OpenAIEmbedder
+from models.embeddings import MODEL_NAME
 from models.protocols import Embedder
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-FIELDS = ("embed_backend", "embed_model", "embed_host")
-"""The settings that choose the embedding model."""
-
 BUILT_IN_MODEL = MODEL_NAME
 """The embedding model that runs in-process; its weights ship with Docent."""
-
-CHECK_TEXT = "Docent checks that this embedding model answers."
-
-
-class EmbeddingUnavailable(Exception):
-    """The chosen embedding model can't be used; the message says why and what answers."""
-
-
-@dataclass(frozen=True)
-class EmbeddingState:
-    """What the window shows about the embedding model."""
-
-    answering: str
-    """The model whose collection answers searches now."""
-    building: str | None = None
-    """The model whose collection is being built, if one is."""
-    done: int = 0
-    total: int = 0
-    """Documents in the new collection, of those to copy."""
-    loading: str | None = None
-    """A chosen model being loaded (before its rebuild can start)."""
-    problem: str | None = None
-    """Why the last chosen model can't be used."""
-
-
-Listener = Callable[[EmbeddingState], None]
 
 
 class EmbeddingModels:
@@ -110,7 +86,7 @@ class EmbeddingModels:
             None
         )
         """The last choice whose model couldn't load, for a retry."""
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners[EmbeddingState]("embedding listener failed")
         self.events.subscribe(self._on_event)
 
     # -- what the window shows --------------------------------------------------------
@@ -126,10 +102,9 @@ class EmbeddingModels:
             problem=self.problem,
         )
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[EmbeddingState], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.subscribe(listener)
 
     def retry(self) -> asyncio.Task[str] | None:
         """Try the last choice that failed again (after pulling the model, say)."""
@@ -143,12 +118,7 @@ class EmbeddingModels:
         self._tell()
 
     def _tell(self) -> None:
-        state = self.state()
-        for listener in list(self._listeners):
-            try:
-                listener(state)
-            except Exception:  # one broken window must not silence the others
-                log.exception("embedding listener failed")
+        self._listeners.tell(self.state())
 
     def _on_event(self, event: IngestEvent) -> None:
         if event.kind == "switch":
@@ -176,9 +146,9 @@ class EmbeddingModels:
     ) -> asyncio.Task[str]:
         """Switch to the model ``target`` names, in the background (call on the event loop).
 
-        ``save`` is given ``changes`` (of ``FIELDS``) once the model has loaded. The task's
-        result says what happens now; it raises ``EmbeddingUnavailable`` if the model
-        can't load.
+        ``save`` is given ``changes`` (of ``preferences.EMBEDDING_FIELDS``) once the model
+        has loaded. The task's result says what happens now; it raises
+        ``EmbeddingUnavailable`` if the model can't load.
         """
         self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target, save))
         self.pending.add_done_callback(_quiet)
@@ -194,15 +164,13 @@ class EmbeddingModels:
             try:
                 embedder = self._loaded(target)
                 if embedder is None:
-                    embedder = await asyncio.to_thread(self._load, target)
+                    embedder = await asyncio.to_thread(checked_embedder, self.factory, target)
             except Exception as error:
                 reason = str(error).strip().rstrip(".") or type(error).__name__
-                self.loading, self.problem = (
-                    None,
-                    (
-                        f"Docent can't use the embedding model {label}: {reason}. "
-                        f"It keeps answering with {self.store.embedder.name}."
-                    ),
+                self.loading = None
+                self.problem = (
+                    f"Docent can't use the embedding model {label}: {reason}. "
+                    f"It keeps answering with {self.store.embedder.name}."
                 )
                 self._failed = (changes, target, save)
                 self._tell()
@@ -219,32 +187,7 @@ class EmbeddingModels:
     def _loaded(self, target: Settings) -> Embedder | None:
         """The answering or building model, when ``target`` names it: no second copy."""
         candidates = [self.store.embedder] + ([self.switch.new.embedder] if self.switch else [])
-        wanted = (target.models.embed_model, target.models.embed_ollama_host)
-        for embedder in candidates:
-            if target.models.embed_backend == "minilm" and isinstance(embedder, MiniLMEmbedder):
-                return embedder
-            if (
-                target.models.embed_backend == "ollama"
-                and isinstance(embedder, OllamaEmbedder)
-                and (embedder.model, embedder.host) == wanted
-            ):
-                return embedder
-            if (
-                target.models.embed_backend == "openai"
-                and isinstance(embedder, OpenAIEmbedder)
-                and (embedder.model, embedder.host)
-                == (target.models.embed_model, target.models.embed_url)
-            ):
-                return embedder
-        return None
-
-    def _load(self, target: Settings) -> Embedder:
-        """Build the model and embed one text with it (in a worker thread)."""
-        embedder = self.factory(target)
-        vectors = embedder.embed([CHECK_TEXT])
-        if len(vectors) != 1 or not vectors[0]:
-            raise EmbedderUnavailable("it returned no vector")
-        return embedder
+        return next((e for e in candidates if is_named(e, target)), None)
 
     async def _switch_to(self, embedder: Embedder) -> str:
         name, answering = embedder.name, self.store

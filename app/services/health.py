@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.services.listeners import Listeners
 from models.llm import ModelNotFound, OllamaUnavailable, same_model
 from models.protocols import ChatModel, Health, HearsFromServer, Reranker
 
@@ -72,9 +73,6 @@ def next_wait(waited: float | None, report: HealthReport, changed: bool) -> floa
     return min(max(waited * 2, first), most)
 
 
-Listener = Callable[[HealthReport], None]
-
-
 class HealthMonitor:
     """Asks the chat server now and then (one loop for the whole app) and tells listeners
     on change.
@@ -88,7 +86,7 @@ class HealthMonitor:
         self._llm = llm
         self._reranker = reranker
         """Asked for its ``problem`` (why reranking is off), when it has one to tell."""
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners[HealthReport]("health listener failed")
         self.report = HealthReport()
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -97,10 +95,9 @@ class HealthMonitor:
         """The last reading of the server, republished when the server was heard since."""
         self._checked_at = 0.0
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[HealthReport], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop after every change; returns the unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.subscribe(listener)
 
     async def check_now(self) -> HealthReport:
         """Ask right away (the banner's Retry), publish the result and return it."""
@@ -133,11 +130,7 @@ class HealthMonitor:
         report = HealthReport(True, sorted(health.models), problems)
         if report != self.report:
             self.report = report
-            for listener in list(self._listeners):
-                try:
-                    listener(report)
-                except Exception:  # one broken window must not silence the others
-                    log.exception("health listener failed")
+            self._listeners.tell(report)
         return report
 
     def start(self) -> None:

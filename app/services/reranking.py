@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import threading
 from collections.abc import Callable
 
+from app.services.listeners import Listeners
 from app.services.preferences import Preferences
 from models.download import DownloadProgress
 from models.protocols import Reranker
@@ -17,12 +17,9 @@ from models.reranker import FlashRankReranker, PassThroughReranker, reranking_ac
 
 __all__ = ["DownloadProgress", "Reranking", "megabytes"]
 
-log = logging.getLogger(__name__)
 
 OFFER_KEY = "rerank_offer"
 """Where the answer to the first-start offer is kept: "yes" or "no"."""
-
-Listener = Callable[[DownloadProgress], None]
 
 
 def megabytes(count: int) -> str:
@@ -40,7 +37,7 @@ class Reranking:
         self._preferences = preferences
         self._flashrank = reranker if isinstance(reranker, FlashRankReranker) else None
         """The reranker whose model can be downloaded, if that is the one in use."""
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners[DownloadProgress]("a reranking listener failed")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dismissed = False
         if self._flashrank is not None:
@@ -102,7 +99,7 @@ class Reranking:
     def dismiss(self) -> None:
         """Stop showing a failed download (Settings still says it)."""
         self._dismissed = True
-        self._tell(self.progress)
+        self._listeners.tell(self.progress)
 
     def decline(self) -> None:
         """Not now: the offer is not made again; Settings still has it."""
@@ -124,24 +121,16 @@ class Reranking:
             daemon=True,
         ).start()
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[DownloadProgress], None]) -> Callable[[], None]:
         """Call ``listener`` on the event loop as the download goes; returns the unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.subscribe(listener)
 
     def _from_thread(self, progress: DownloadProgress) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(self._tell, progress)
-
-    def _tell(self, progress: DownloadProgress) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(progress)
-            except Exception:  # one broken window must not silence the others
-                log.exception("a reranking listener failed")
+            loop.call_soon_threadsafe(self._listeners.tell, progress)
 
     def status(self) -> str:
         """One sentence for Settings."""

@@ -16,16 +16,15 @@ from app.api.errors import ApiError
 from app.api.guard.security import require_token
 from app.api.routes.uploads import UPLOAD_PATH, MultipartError, read_parts
 from app.api.schemas import ERROR_RESPONSES, ErrorResponse, ReindexRequest, ReindexResult
-from app.services.documents import (
-    Added,
+from app.services.document_errors import (
     BadFileName,
     DocumentError,
     DocumentNotFound,
-    DocumentService,
     FileTooLarge,
     NoSpace,
     UnsupportedType,
 )
+from app.services.documents import Added, DocumentService
 from graph.records import DocumentList
 
 log = logging.getLogger(__name__)

@@ -42,7 +42,7 @@ async def list_models(c: ContainerDep) -> ModelList:
     health = await c.llm.health()
     owner = "ollama" if health.api == "ollama" else "model-server"
     # docent/<folder> answers from one folder of the library only.
-    folders = [f"{DOCENT_MODEL}/{f.rstrip('/')}" for f in folders_of(c.ready_paths())]
+    folders = [f"{DOCENT_MODEL}/{f.rstrip('/')}" for f in folders_of(c.registry.ready_paths())]
     return ModelList(
         data=[
             ModelCard(id=DOCENT_MODEL, owned_by="docent"),
