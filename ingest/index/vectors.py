@@ -37,6 +37,7 @@ from ingest.index.chroma_rows import (
     ChromaRecord,
     chroma_records,
     chunk_from,
+    chunks_from,
     row_id,
     row_key,
 )
@@ -73,11 +74,6 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
     slug = re.sub(r"-{2,}", "-", slug).strip("._-")
     suffix = {1: "", 2: "-ctx"}.get(vector_text, f"-ctx{vector_text}")
     return f"docent-{slug or 'default'}"[: 512 - len(suffix)].rstrip("._-") + suffix
-
-
-def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 class ChromaStore:
@@ -148,6 +144,17 @@ class ChromaStore:
         """``get(**query)`` on the chunks' (or the documents') collection."""
         return self._read(lambda chunks, docs: (docs if documents else chunks).get(**query))
 
+    def _query(self, vector: Sequence[float], n: int, where: Any, include: list[str]) -> Any:
+        """The ``n`` chunks nearest ``vector`` that match ``where``, with ``include``."""
+        return self._read(
+            lambda chunks, _: chunks.query(
+                query_embeddings=cast(Any, [list(vector)]),
+                n_results=n,
+                where=where,
+                include=cast(Any, include),
+            )
+        )
+
     def _write(
         self, call: Callable[[ChromaCollection, ChromaCollection], _T], records: int = 0
     ) -> _T:
@@ -162,8 +169,10 @@ class ChromaStore:
         embedder leaves the previous version searchable.
         """
         vectors: list[list[float]] = []
-        for batch in _batches(chunks, EMBED_BATCH):
-            vectors.extend(self.embedder.embed(self.embedding_texts(batch)))
+        for start in range(0, len(chunks), EMBED_BATCH):
+            vectors.extend(
+                self.embedder.embed(self.embedding_texts(chunks[start : start + EMBED_BATCH]))
+            )
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         whole = self.embedder.embed([document_text(chunks)])[0] if chunks else None
@@ -187,11 +196,7 @@ class ChromaStore:
         """The stored vectors of these documents, for those that have one."""
         if not doc_ids:
             return {}
-        page = self._read(
-            lambda _, documents: documents.get(
-                ids=sorted(doc_ids), include=cast(Any, ["embeddings", "metadatas"])
-            )
-        )
+        page = self._get(documents=True, ids=sorted(doc_ids), include=["embeddings", "metadatas"])
         embeddings = page.get("embeddings")
         if embeddings is None:
             return {}
@@ -219,7 +224,7 @@ class ChromaStore:
 
     def documents_without_vector(self) -> set[str]:
         """Documents with chunks but no document vector (indexed by an older version)."""
-        have = {doc_id for ids in self._id_pages(documents=True) for doc_id in ids}
+        have = {doc_id for page in self._pages([], documents=True) for doc_id in page["ids"]}
         return self.document_ids() - have
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
@@ -277,19 +282,17 @@ class ChromaStore:
 
     def chunk_indexes(self, doc_id: str) -> set[int]:
         """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
-        found = self._read(lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=[]))
-        return {int(cid.rsplit(":", 1)[1]) for cid in found["ids"]}
+        found = self._get(where={"doc_id": doc_id}, include=[])
+        return {row_key(cid)[1] for cid in found["ids"]}
 
     def chunks_of(self, doc_id: str, batch: int = 64) -> Iterator[list[Chunk]]:
         """Every stored chunk of ``doc_id``, ``batch`` at a time (to copy them elsewhere)."""
-        found = self._read(
-            lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=["metadatas"])
-        )
-        ids = sorted(found["ids"], key=lambda cid: int(cid.rsplit(":", 1)[1]))
+        found = self._get(where={"doc_id": doc_id}, include=["metadatas"])
+        ids = sorted(found["ids"], key=lambda cid: row_key(cid)[1])
         for start in range(0, len(ids), batch):
-            part = self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
-            texts, metas = part["documents"] or [], part["metadatas"] or []
-            yield [chunk_from(meta, text) for text, meta in zip(texts, metas, strict=True)]
+            yield chunks_from(
+                self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
+            )
 
     def drop(self) -> None:
         """Delete the whole collection and its document vectors (after a model switch)."""
@@ -307,14 +310,8 @@ class ChromaStore:
         if where is NO_FILES:
             return []
         vector = self.embedder.embed([query])[0]
-        result = self._read(
-            lambda chunks, _: chunks.query(
-                query_embeddings=cast(Any, [vector]),
-                n_results=k if self.lookup is None else k + _SLACK,
-                where=where,
-                include=cast(Any, ["documents", "metadatas", "distances"]),
-            )
-        )
+        n = k if self.lookup is None else k + _SLACK
+        result = self._query(vector, n, where, ["documents", "metadatas", "distances"])
         documents = (result.get("documents") or [[]])[0]
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
@@ -335,14 +332,7 @@ class ChromaStore:
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
-        result = self._read(
-            lambda chunks, _: chunks.query(
-                query_embeddings=cast(Any, [list(vector)]),
-                n_results=k,
-                where=where,
-                include=cast(Any, ["distances"]),
-            )
-        )
+        result = self._query(vector, k, where, ["distances"])
         ids = (result.get("ids") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         return [
@@ -354,11 +344,7 @@ class ChromaStore:
         """The stored vectors of the chunks with these keys that exist."""
         if not keys:
             return {}
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                ids=[row_id(key) for key in keys], include=cast(Any, ["embeddings"])
-            )
-        )
+        page = self._get(ids=[row_id(key) for key in keys], include=["embeddings"])
         embeddings = page.get("embeddings")
         if embeddings is None:
             return {}
@@ -368,27 +354,15 @@ class ChromaStore:
         """The chunks with these (doc id, index) keys that exist."""
         if not keys:
             return []
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                ids=[row_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
-            )
+        return chunks_from(
+            self._get(ids=[row_id(key) for key in keys], include=["documents", "metadatas"])
         )
-        return [
-            chunk_from(meta, text)
-            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
-        ]
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         """Every chunk of one document, in order."""
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
-            )
+        chunks = chunks_from(
+            self._get(where={"doc_id": doc_id}, include=["documents", "metadatas"])
         )
-        chunks = [
-            chunk_from(meta, text)
-            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
-        ]
         return sorted(chunks, key=lambda chunk: chunk.index)
 
     def count(self) -> int:
@@ -398,8 +372,8 @@ class ChromaStore:
     def chunk_counts(self) -> Counter[str]:
         """How many chunks each stored document has (for the consistency check)."""
         counts: Counter[str] = Counter()
-        for ids in self._id_pages():
-            counts.update(cid.rsplit(":", 1)[0] for cid in ids)
+        for page in self._pages([]):
+            counts.update(cid.rsplit(":", 1)[0] for cid in page["ids"])
         return counts
 
     def document_ids(self) -> set[str]:
@@ -409,21 +383,13 @@ class ChromaStore:
     def texts(self) -> Iterator[str]:
         """Every stored chunk's text, in no particular order (for checks and benchmarks)."""
         for page in self._pages(["documents", "metadatas"]):
-            documents, metadatas = page["documents"] or [], page["metadatas"] or []
-            for document, meta in zip(documents, metadatas, strict=True):
-                yield chunk_from(meta, document).text
-
-    def _id_pages(self, *, documents: bool = False) -> Iterator[list[str]]:
-        for page in self._pages([], documents=documents):
-            yield page["ids"]
+            yield from (chunk.text for chunk in chunks_from(page))
 
     def _pages(self, include: list[str], *, documents: bool = False) -> Iterator[Any]:
         """Every record of the chunks' (or the documents') collection, a page at a time."""
         offset = 0
         while True:
-            page = self._get(
-                documents=documents, include=cast(Any, include), limit=_ID_PAGE, offset=offset
-            )
+            page = self._get(documents=documents, include=include, limit=_ID_PAGE, offset=offset)
             yield page
             if len(page["ids"]) < _ID_PAGE:
                 return
