@@ -103,7 +103,7 @@ class WriteBehind:
     def embedding(
         self, key: str, cancelled: threading.Event, on_settle: Callable[[], None], *, slow: bool
     ) -> Iterator[None]:
-        """While the file embeds, its chunks are held; after, it waits for their write.
+        """A file embedding ``key``: inside, its chunks are held; after, it settles them.
 
         A ``slow`` file (read by OCR, a page every few seconds) does not count as working:
         files done embedding would wait out their patience for its next chunks, as
