@@ -14,7 +14,8 @@ from app.container import Services, build_services
 from app.services.embedders import CHECK_TEXT
 from app.services.embedding_state import EmbeddingState, EmbeddingUnavailable
 from app.settings import Settings
-from ingest.index.vectors import DOCUMENTS_SUFFIX, ChromaStore
+from ingest.index.chroma_collections import DOCUMENTS_SUFFIX
+from ingest.index.vectors import ChromaStore
 from ingest.pipeline.progress import IngestEvent
 from models.embeddings import MODEL_NAME, EmbedderUnavailable
 from models.protocols import Embedder

@@ -67,6 +67,12 @@ def chunk_from(meta: Mapping[str, Any], document: str | None = None) -> Chunk:
     )
 
 
+def chunks_from(page: Mapping[str, Any]) -> list[Chunk]:
+    """The chunks of a Chroma ``get`` result that included documents and metadatas."""
+    texts, metas = page["documents"] or [], page["metadatas"] or []
+    return [chunk_from(meta, text) for text, meta in zip(texts, metas, strict=True)]
+
+
 def chroma_records(
     doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
 ) -> list[ChromaRecord]:

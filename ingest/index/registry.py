@@ -11,10 +11,8 @@ in the same file (``ingest.index.database``); the tables' schema and row mapping
 from __future__ import annotations
 
 import builtins
-import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -25,28 +23,20 @@ from ingest.index.registry_rows import (
     CONTENT_COLUMNS,
     DOCUMENTS_SCHEMA,
     FIELDS,
+    UPSERT,
+    ContentRecord,
     document_record,
+    document_row,
     lines_json,
     now,
+    placed_lines,
 )
 from ingest.keys import doc_id_for
 
-__all__ = ["ContentRecord", "Registry", "doc_id_for"]
+__all__ = ["Registry", "doc_id_for"]
 
 _UNSET: Any = object()
 WRITING, READY = "writing", "ready"
-
-
-@dataclass(frozen=True)
-class ContentRecord:
-    """One content key in the indexes: ``writing`` until every index has all its chunks."""
-
-    key: str
-    sha256: str
-    state: str
-    pages: int | None
-    chunks: int
-    note: str | None = None
 
 
 class Registry:
@@ -101,10 +91,7 @@ class Registry:
 
     def _upsert(self, rel_path: str, status: DocStatus, **given: Any) -> DocumentRecord:
         doc_id = doc_id_for(rel_path)
-        found = self._fetch("WHERE id = ?", (doc_id,))
-        old = (
-            found[0] if found else DocumentRecord(doc_id, rel_path, status, None, 0, None, "", None)
-        )
+        old = self.get(doc_id) or DocumentRecord(doc_id, rel_path, status, None, 0, None, "", None)
         given = {name: given.get(name, _UNSET) for name in FIELDS}
         if status != DocStatus.ERROR:
             given["error"] = None
@@ -115,57 +102,25 @@ class Registry:
             name: getattr(old, name) if value is _UNSET else value for name, value in given.items()
         }
         record = DocumentRecord(id=doc_id, path=rel_path, status=status, updated_at=now(), **values)
-        self._conn.execute(
-            f"INSERT INTO documents ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(id) DO UPDATE SET status = excluded.status,"
-            " pages = excluded.pages, chunks = excluded.chunks, error = excluded.error,"
-            " updated_at = excluded.updated_at, sha256 = excluded.sha256,"
-            " content_key = excluded.content_key, size = excluded.size,"
-            " mtime_ns = excluded.mtime_ns, retry = excluded.retry, note = excluded.note",
-            (
-                record.id,
-                record.path,
-                record.status.value,
-                record.pages,
-                record.chunks,
-                record.error,
-                record.updated_at,
-                record.sha256,
-                record.content_key,
-                record.size,
-                record.mtime_ns,
-                int(record.retry),
-                record.note,
-            ),
-        )
+        self._conn.execute(UPSERT, document_row(record))
         return record
 
     def get(self, doc_id: str) -> DocumentRecord | None:
         """The row with this id, if any."""
-        rows = self._fetch("WHERE id = ?", (doc_id,))
-        return rows[0] if rows else None
+        return next(iter(self._fetch("WHERE id = ?", (doc_id,))), None)
 
     def get_by_path(self, rel_path: str) -> DocumentRecord | None:
         """The row for this relative path, if any."""
-        rows = self._fetch("WHERE path = ?", (rel_path,))
-        return rows[0] if rows else None
+        return next(iter(self._fetch("WHERE path = ?", (rel_path,))), None)
 
     def remove(self, doc_id: str) -> bool:
         """Delete the row; True if there was one. Its content stays until collected."""
-        with self._lock, self._conn:
-            cursor = self._conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-            return cursor.rowcount > 0
+        return self._change("DELETE FROM documents WHERE id = ?", (doc_id,)) > 0
 
     def counts(self) -> dict[DocStatus, int]:
         """How many documents are in each status (every status present, maybe 0)."""
-        counts = dict.fromkeys(DocStatus, 0)
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT status, COUNT(*) FROM documents GROUP BY status"
-            ).fetchall()
-        for status, count in rows:
-            counts[DocStatus(status)] = count
-        return counts
+        rows = self._rows("SELECT status, COUNT(*) FROM documents GROUP BY status")
+        return dict.fromkeys(DocStatus, 0) | {DocStatus(status): count for status, count in rows}
 
     def close(self) -> None:
         """Close the connection; the registry is unusable afterwards."""
@@ -180,19 +135,27 @@ class Registry:
     def ready_paths(self) -> builtins.list[str]:
         """Paths of the documents that can be searched, sorted: what a turn asks for,
         read without building a record per row."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT path FROM documents WHERE status = ? ORDER BY path",
-                (DocStatus.READY.value,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT path FROM documents WHERE status = ? ORDER BY path", (DocStatus.READY.value,)
+        )
         return [path for (path,) in rows]
 
     def _fetch(self, clause: str, params: tuple[Any, ...]) -> builtins.list[DocumentRecord]:
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {COLUMNS} FROM documents {clause}", params
-            ).fetchall()
+        rows = self._rows(f"SELECT {COLUMNS} FROM documents {clause}", params)
         return [document_record(row) for row in rows]
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def _one(self, sql: str, params: Sequence[Any]) -> Any:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchone()
+
+    def _change(self, sql: str, params: Sequence[Any]) -> int:
+        """Run one write in its own transaction; how many rows it changed."""
+        with self._lock, self._conn:
+            return self._conn.execute(sql, params).rowcount
 
     # -- the two lookups readers need ------------------------------------------------
 
@@ -204,15 +167,15 @@ class Registry:
         """
         wanted = sorted(set(keys))
         found: dict[str, builtins.list[str]] = {}
-        with self._lock:
+        with self._lock:  # (one snapshot across the parts)
             for start in range(0, len(wanted), 500):
                 part = wanted[start : start + 500]
                 marks = ",".join("?" * len(part))
-                rows = self._conn.execute(
+                rows = self._rows(
                     f"SELECT content_key, path FROM documents WHERE content_key IN ({marks})"
                     " ORDER BY path",
                     part,
-                ).fetchall()
+                )
                 for key, path in rows:
                     found.setdefault(key, []).append(path)
         return found
@@ -220,49 +183,42 @@ class Registry:
     def keys_for_files(self, files: Iterable[str]) -> set[str]:
         """Content keys of the documents named by relative path or by file name (any case)."""
         names = {name.replace("\\", "/").strip("/").lower() for name in files}
-        keys: set[str] = set()
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT path, content_key FROM documents WHERE content_key IS NOT NULL"
-            ).fetchall()
-        for path, key in rows:
-            if path.lower() in names or PurePosixPath(path).name.lower() in names:
-                keys.add(key)
-        return keys
+        rows = self._rows("SELECT path, content_key FROM documents WHERE content_key IS NOT NULL")
+        return {
+            key
+            for path, key in rows
+            if path.lower() in names or PurePosixPath(path).name.lower() in names
+        }
 
     def chunk_total(self) -> int:
         """Chunks the rows point at, each content counted once however many paths share it."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT COALESCE(SUM(chunks), 0) FROM contents WHERE key IN"
-                " (SELECT content_key FROM documents WHERE content_key IS NOT NULL)"
-            ).fetchone()
+        row = self._one(
+            "SELECT COALESCE(SUM(chunks), 0) FROM contents WHERE key IN"
+            " (SELECT content_key FROM documents WHERE content_key IS NOT NULL)",
+            (),
+        )
         return int(row[0])
 
     # -- contents --------------------------------------------------------------------
 
     def content(self, key: str) -> ContentRecord | None:
         """The content row for ``key``, if any."""
-        with self._lock:
-            row = self._conn.execute(
-                f"SELECT {CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,)
-            ).fetchone()
+        row = self._one(f"SELECT {CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,))
         return ContentRecord(*row) if row else None
 
     def contents(self) -> builtins.list[ContentRecord]:
         """Every content row."""
-        with self._lock:
-            rows = self._conn.execute(f"SELECT {CONTENT_COLUMNS} FROM contents").fetchall()
-        return [ContentRecord(*row) for row in rows]
+        return [
+            ContentRecord(*row) for row in self._rows(f"SELECT {CONTENT_COLUMNS} FROM contents")
+        ]
 
     def begin_content(self, key: str, sha256: str) -> None:
         """Note that ``key``'s chunks are about to be written (before the first write)."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT INTO contents (key, sha256, state, updated_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT(key) DO NOTHING",
-                (key, sha256, WRITING, now()),
-            )
+        self._change(
+            "INSERT INTO contents (key, sha256, state, updated_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT(key) DO NOTHING",
+            (key, sha256, WRITING, now()),
+        )
 
     def finish_content(
         self,
@@ -306,37 +262,29 @@ class Registry:
         though their bytes did not change; returns how many."""
         reasons = list(reasons)
         marks = ",".join("?" * len(reasons))
-        with self._lock, self._conn:
-            cursor = self._conn.execute(
-                f"UPDATE documents SET retry = 1 WHERE status = ? AND error IN ({marks})",
-                (DocStatus.ERROR.value, *reasons),
-            )
-            return cursor.rowcount
+        return self._change(
+            f"UPDATE documents SET retry = 1 WHERE status = ? AND error IN ({marks})",
+            (DocStatus.ERROR.value, *reasons),
+        )
 
     def reopen_content(self, key: str) -> None:
         """Mark a ready content as being written again (an index lost some of its chunks)."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "UPDATE contents SET state = ?, updated_at = ? WHERE key = ?",
-                (WRITING, now(), key),
-            )
+        self._change(
+            "UPDATE contents SET state = ?, updated_at = ? WHERE key = ?", (WRITING, now(), key)
+        )
 
     def state(self, name: str) -> str | None:
         """A value the indexes keep about themselves (e.g. the active embedding model)."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT value FROM index_state WHERE name = ?", (name,)
-            ).fetchone()
+        row = self._one("SELECT value FROM index_state WHERE name = ?", (name,))
         return row[0] if row else None
 
     def set_state(self, name: str, value: str) -> None:
         """Remember ``value`` under ``name``."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT INTO index_state (name, value) VALUES (?, ?)"
-                " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                (name, value),
-            )
+        self._change(
+            "INSERT INTO index_state (name, value) VALUES (?, ?)"
+            " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            (name, value),
+        )
 
     def drop_contents(self, keys: Iterable[str]) -> None:
         """Forget content rows (after their chunks left every index)."""
@@ -348,13 +296,5 @@ class Registry:
     def placed_lines(self, key: str, page: int) -> builtins.list[PlacedLine]:
         """The lines OCR read on ``page`` of ``key``, where they sit ([] for a page that
         was not read by OCR)."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT lines FROM ocr_lines WHERE key = ? AND page = ?", (key, page)
-            ).fetchone()
-        if row is None:
-            return []
-        return [
-            PlacedLine(text, tuple((x, y) for x, y in corners))
-            for text, corners in json.loads(row[0])
-        ]
+        row = self._one("SELECT lines FROM ocr_lines WHERE key = ? AND page = ?", (key, page))
+        return placed_lines(row[0]) if row else []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,27 +57,41 @@ DOCUMENTS_SCHEMA: tuple[str, ...] = (
     """,
 )
 
-COLUMNS = (
-    "id, path, status, pages, chunks, error, updated_at, sha256, content_key, size, mtime_ns,"
-    " retry, note"
-)
-FIELDS = (
-    "pages",
-    "chunks",
-    "error",
-    "sha256",
-    "content_key",
-    "size",
-    "mtime_ns",
-    "retry",
-    "note",
+NAMES = tuple(field.name for field in fields(DocumentRecord))
+"""The ``documents`` columns: a DocumentRecord's fields, in its order."""
+COLUMNS = ", ".join(NAMES)
+FIELDS = tuple(name for name in NAMES if name not in ("id", "path", "status", "updated_at"))
+"""The columns ``Registry.upsert`` takes as they are given."""
+UPSERT = (
+    f"INSERT INTO documents ({COLUMNS}) VALUES ({', '.join('?' * len(NAMES))})"
+    " ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in NAMES if name not in ("id", "path"))
 )
 CONTENT_COLUMNS = "key, sha256, state, pages, chunks, note"
+
+
+@dataclass(frozen=True)
+class ContentRecord:
+    """One content key in the indexes: ``writing`` until every index has all its chunks."""
+
+    key: str
+    sha256: str
+    state: str
+    pages: int | None
+    chunks: int
+    note: str | None = None
 
 
 def lines_json(lines: Sequence[PlacedLine]) -> str:
     """Where OCR's lines sit on a page, as stored in ``ocr_lines``."""
     return json.dumps([[p.text, p.corners] for p in lines])
+
+
+def placed_lines(stored: str) -> list[PlacedLine]:
+    """OCR's lines on a page as ``lines_json`` stored them."""
+    return [
+        PlacedLine(text, tuple((x, y) for x, y in corners)) for text, corners in json.loads(stored)
+    ]
 
 
 def now() -> str:
@@ -86,33 +101,12 @@ def now() -> str:
 
 def document_record(row: tuple[Any, ...]) -> DocumentRecord:
     """A ``documents`` row, selected as ``COLUMNS``, as a DocumentRecord."""
-    (
-        doc_id,
-        path,
-        status,
-        pages,
-        chunks,
-        error,
-        updated_at,
-        sha256,
-        key,
-        size,
-        mtime,
-        retry,
-        note,
-    ) = row
-    return DocumentRecord(
-        id=doc_id,
-        path=path,
-        status=DocStatus(status),
-        pages=pages,
-        chunks=chunks,
-        error=error,
-        updated_at=updated_at,
-        sha256=sha256,
-        content_key=key,
-        size=size,
-        mtime_ns=mtime,
-        retry=bool(retry),
-        note=note,
-    )
+    values = dict(zip(NAMES, row, strict=True))
+    values.update(status=DocStatus(values["status"]), retry=bool(values["retry"]))
+    return DocumentRecord(**values)
+
+
+def document_row(record: DocumentRecord) -> tuple[Any, ...]:
+    """A DocumentRecord as ``UPSERT``'s parameters (SQLite stores the status's text and
+    ``retry`` as 0 or 1)."""
+    return tuple(getattr(record, name) for name in NAMES)

@@ -20,23 +20,20 @@ only when the disk has room for it (DiskFull otherwise).
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
-from typing import Any, TypeVar, cast
-
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection as ChromaCollection
+from typing import Any, cast
 
 from ingest.document_parts import Chunk, DocumentVector, Hit
 from ingest.index.chroma_calls import RECORDS_PER_CALL, ChromaCalls
+from ingest.index.chroma_collections import ChromaCollections
 from ingest.index.chroma_rows import (
-    TEXT_KEY,
     ChromaRecord,
     chroma_records,
     chunk_from,
+    chunks_from,
     row_id,
     row_key,
 )
@@ -45,18 +42,12 @@ from ingest.index.group_commit import GroupCommit
 from ingest.index.key_paths import NO_FILES, KeyLookup, files_filter, resolve_hits
 from models.protocols import Embedder
 
-log = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
-
 EMBED_BATCH = 512
 """Texts per call to the embedder: large, since the embedder sorts one call's texts by
 length to pad little, yet bounded so a huge document doesn't hold every vector at once."""
 
-DOCUMENTS_SUFFIX = "-documents"
 _CHUNKS_KEY = "chunks"
 """Document vectors' metadata: how many chunks the document has."""
-_ID_PAGE = 10_000
 _SLACK = 8
 """Extra results asked of Chroma, so dropping content no path holds still leaves k."""
 
@@ -75,12 +66,7 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
     return f"docent-{slug or 'default'}"[: 512 - len(suffix)].rstrip("._-") + suffix
 
 
-def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-class ChromaStore:
+class ChromaStore(ChromaCollections):
     """Chunks and their vectors for one embedding model, keyed by content.
 
     With a ``lookup`` (the registry), search reports each chunk under the paths that hold
@@ -100,60 +86,16 @@ class ChromaStore:
         name: str | None = None,
         vector_text: int = VECTOR_TEXT_VERSION,
     ) -> None:
-        self.chroma = chroma
         self.embedder = embedder
         self.lookup = lookup
-        self.vector_text = vector_text
-        """What its vectors are made from (``ingest.index.chunk_context.VECTOR_TEXT_VERSION``)."""
-        self.name = name or collection_name(embedder.name, vector_text)
-        self.documents_name = self.name[: 512 - len(DOCUMENTS_SUFFIX)] + DOCUMENTS_SUFFIX
-        self._opened: tuple[ClientAPI, ChromaCollection, ChromaCollection] | None = None
-        """The client the collections below were opened on, and the collections."""
-        self.chroma.write(self._create)
+        name = name or collection_name(embedder.name, vector_text)
+        super().__init__(chroma, name, embedder.name, vector_text)
         # Files indexed at once write together: a Chroma call costs ~25 ms of CPU however
         # few records it holds (see ingest.group_commit).
         limit = self.chroma.read(lambda client: client.get_max_batch_size())
         self.writes = GroupCommit(self._upsert, max(1, min(limit, RECORDS_PER_CALL)))
         self._held: list[tuple[str, list[ChromaRecord]]] = []
         self._holding = threading.Lock()
-
-    def _create(self, client: ClientAPI) -> None:
-        chunks = client.get_or_create_collection(
-            name=self.name,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": self.embedder.name, "vector_text": self.vector_text},
-            embedding_function=None,
-        )
-        documents = client.get_or_create_collection(
-            name=self.documents_name,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": self.embedder.name},
-            embedding_function=None,
-        )
-        self._opened = (client, chunks, documents)
-
-    def _collections(self, client: ClientAPI) -> tuple[ChromaCollection, ChromaCollection]:
-        """The chunks' and the documents' collections on ``client``: looked up again once
-        ``ChromaCalls`` opened a new client."""
-        if self._opened is None or self._opened[0] is not client:
-            chunks = client.get_collection(self.name)
-            self._opened = (client, chunks, client.get_collection(self.documents_name))
-        return self._opened[1], self._opened[2]
-
-    def _read(self, call: Callable[[ChromaCollection, ChromaCollection], _T]) -> _T:
-        """``call(chunks, documents)`` through ``ChromaCalls``."""
-        return self.chroma.read(lambda client: call(*self._collections(client)))
-
-    def _get(self, *, documents: bool = False, **query: Any) -> Any:
-        """``get(**query)`` on the chunks' (or the documents') collection."""
-        return self._read(lambda chunks, docs: (docs if documents else chunks).get(**query))
-
-    def _write(
-        self, call: Callable[[ChromaCollection, ChromaCollection], _T], records: int = 0
-    ) -> _T:
-        """``call(chunks, documents)`` for a write of ``records`` records; DiskFull when
-        the disk has no room for it."""
-        return self.chroma.write(lambda client: call(*self._collections(client)), records=records)
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
@@ -162,8 +104,10 @@ class ChromaStore:
         embedder leaves the previous version searchable.
         """
         vectors: list[list[float]] = []
-        for batch in _batches(chunks, EMBED_BATCH):
-            vectors.extend(self.embedder.embed(self.embedding_texts(batch)))
+        for start in range(0, len(chunks), EMBED_BATCH):
+            vectors.extend(
+                self.embedder.embed(self.embedding_texts(chunks[start : start + EMBED_BATCH]))
+            )
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         whole = self.embedder.embed([document_text(chunks)])[0] if chunks else None
@@ -187,11 +131,7 @@ class ChromaStore:
         """The stored vectors of these documents, for those that have one."""
         if not doc_ids:
             return {}
-        page = self._read(
-            lambda _, documents: documents.get(
-                ids=sorted(doc_ids), include=cast(Any, ["embeddings", "metadatas"])
-            )
-        )
+        page = self._get(documents=True, ids=sorted(doc_ids), include=["embeddings", "metadatas"])
         embeddings = page.get("embeddings")
         if embeddings is None:
             return {}
@@ -219,7 +159,7 @@ class ChromaStore:
 
     def documents_without_vector(self) -> set[str]:
         """Documents with chunks but no document vector (indexed by an older version)."""
-        have = {doc_id for ids in self._id_pages(documents=True) for doc_id in ids}
+        have = {doc_id for page in self._pages([], documents=True) for doc_id in page["ids"]}
         return self.document_ids() - have
 
     def embedding_texts(self, chunks: Sequence[Chunk]) -> list[str]:
@@ -256,45 +196,19 @@ class ChromaStore:
         failed = zip((doc_id for doc_id, _ in parts), errors, strict=True)
         return {doc_id: error for doc_id, error in failed if error is not None}
 
-    def _upsert(self, records: Sequence[ChromaRecord]) -> None:
-        self._write(
-            lambda chunks, _: chunks.upsert(
-                ids=[r.id for r in records],
-                embeddings=cast(Any, [r.vector for r in records]),
-                metadatas=cast(Any, [{**r.metadata, TEXT_KEY: r.text} for r in records]),
-            ),
-            records=len(records),
-        )
-
-    def delete_document(self, doc_id: str) -> None:
-        """Remove every chunk of the document and its vector (no error if it has none)."""
-
-        def delete(chunks: ChromaCollection, documents: ChromaCollection) -> None:
-            chunks.delete(where={"doc_id": doc_id})
-            documents.delete(ids=[doc_id])
-
-        self._write(delete)
-
     def chunk_indexes(self, doc_id: str) -> set[int]:
         """Indexes of the chunks of ``doc_id`` already stored (to resume a document)."""
-        found = self._read(lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=[]))
-        return {int(cid.rsplit(":", 1)[1]) for cid in found["ids"]}
+        found = self._get(where={"doc_id": doc_id}, include=[])
+        return {row_key(cid)[1] for cid in found["ids"]}
 
     def chunks_of(self, doc_id: str, batch: int = 64) -> Iterator[list[Chunk]]:
         """Every stored chunk of ``doc_id``, ``batch`` at a time (to copy them elsewhere)."""
-        found = self._read(
-            lambda chunks, _: chunks.get(where={"doc_id": doc_id}, include=["metadatas"])
-        )
-        ids = sorted(found["ids"], key=lambda cid: int(cid.rsplit(":", 1)[1]))
+        found = self._get(where={"doc_id": doc_id}, include=["metadatas"])
+        ids = sorted(found["ids"], key=lambda cid: row_key(cid)[1])
         for start in range(0, len(ids), batch):
-            part = self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
-            texts, metas = part["documents"] or [], part["metadatas"] or []
-            yield [chunk_from(meta, text) for text, meta in zip(texts, metas, strict=True)]
-
-    def drop(self) -> None:
-        """Delete the whole collection and its document vectors (after a model switch)."""
-        self.chroma.delete_collection(self.name)
-        self.chroma.delete_collection(self.documents_name)
+            yield chunks_from(
+                self._get(ids=ids[start : start + batch], include=["documents", "metadatas"])
+            )
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
         """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.
@@ -307,14 +221,8 @@ class ChromaStore:
         if where is NO_FILES:
             return []
         vector = self.embedder.embed([query])[0]
-        result = self._read(
-            lambda chunks, _: chunks.query(
-                query_embeddings=cast(Any, [vector]),
-                n_results=k if self.lookup is None else k + _SLACK,
-                where=where,
-                include=cast(Any, ["documents", "metadatas", "distances"]),
-            )
-        )
+        n = k if self.lookup is None else k + _SLACK
+        result = self._query(vector, n, where, ["documents", "metadatas", "distances"])
         documents = (result.get("documents") or [[]])[0]
         metadatas = (result.get("metadatas") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
@@ -335,14 +243,7 @@ class ChromaStore:
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
-        result = self._read(
-            lambda chunks, _: chunks.query(
-                query_embeddings=cast(Any, [list(vector)]),
-                n_results=k,
-                where=where,
-                include=cast(Any, ["distances"]),
-            )
-        )
+        result = self._query(vector, k, where, ["distances"])
         ids = (result.get("ids") or [[]])[0]
         distances = (result.get("distances") or [[]])[0]
         return [
@@ -354,11 +255,7 @@ class ChromaStore:
         """The stored vectors of the chunks with these keys that exist."""
         if not keys:
             return {}
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                ids=[row_id(key) for key in keys], include=cast(Any, ["embeddings"])
-            )
-        )
+        page = self._get(ids=[row_id(key) for key in keys], include=["embeddings"])
         embeddings = page.get("embeddings")
         if embeddings is None:
             return {}
@@ -368,38 +265,22 @@ class ChromaStore:
         """The chunks with these (doc id, index) keys that exist."""
         if not keys:
             return []
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                ids=[row_id(key) for key in keys], include=cast(Any, ["documents", "metadatas"])
-            )
+        return chunks_from(
+            self._get(ids=[row_id(key) for key in keys], include=["documents", "metadatas"])
         )
-        return [
-            chunk_from(meta, text)
-            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
-        ]
 
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         """Every chunk of one document, in order."""
-        page = self._read(
-            lambda chunks, _: chunks.get(
-                where={"doc_id": doc_id}, include=cast(Any, ["documents", "metadatas"])
-            )
+        chunks = chunks_from(
+            self._get(where={"doc_id": doc_id}, include=["documents", "metadatas"])
         )
-        chunks = [
-            chunk_from(meta, text)
-            for text, meta in zip(page["documents"] or [], page["metadatas"] or [], strict=True)
-        ]
         return sorted(chunks, key=lambda chunk: chunk.index)
-
-    def count(self) -> int:
-        """How many chunks the collection holds."""
-        return self._read(lambda chunks, _: chunks.count())
 
     def chunk_counts(self) -> Counter[str]:
         """How many chunks each stored document has (for the consistency check)."""
         counts: Counter[str] = Counter()
-        for ids in self._id_pages():
-            counts.update(cid.rsplit(":", 1)[0] for cid in ids)
+        for page in self._pages([]):
+            counts.update(cid.rsplit(":", 1)[0] for cid in page["ids"])
         return counts
 
     def document_ids(self) -> set[str]:
@@ -409,22 +290,4 @@ class ChromaStore:
     def texts(self) -> Iterator[str]:
         """Every stored chunk's text, in no particular order (for checks and benchmarks)."""
         for page in self._pages(["documents", "metadatas"]):
-            documents, metadatas = page["documents"] or [], page["metadatas"] or []
-            for document, meta in zip(documents, metadatas, strict=True):
-                yield chunk_from(meta, document).text
-
-    def _id_pages(self, *, documents: bool = False) -> Iterator[list[str]]:
-        for page in self._pages([], documents=documents):
-            yield page["ids"]
-
-    def _pages(self, include: list[str], *, documents: bool = False) -> Iterator[Any]:
-        """Every record of the chunks' (or the documents') collection, a page at a time."""
-        offset = 0
-        while True:
-            page = self._get(
-                documents=documents, include=cast(Any, include), limit=_ID_PAGE, offset=offset
-            )
-            yield page
-            if len(page["ids"]) < _ID_PAGE:
-                return
-            offset += _ID_PAGE
+            yield from (chunk.text for chunk in chunks_from(page))

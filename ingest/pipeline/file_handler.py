@@ -163,9 +163,7 @@ class FileHandler:
 
     def fail(self, rel: str, reason: str, *, retry: bool, info: FileInfo | None = None) -> None:
         """Mark ``rel`` failed for ``reason`` (``retry``: try it again at the next scan)."""
-        stat: dict[str, Any] = {}
-        if info is not None:
-            stat = {"size": info.size, "mtime_ns": info.mtime_ns}
+        stat: dict[str, Any] = {"size": info.size, "mtime_ns": info.mtime_ns} if info else {}
         record = self.registry.upsert(
             rel,
             status=DocStatus.ERROR,

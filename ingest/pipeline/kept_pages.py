@@ -64,26 +64,17 @@ class KeptPages:
         if page.number is None:
             return
         read = page.ocr is not None and not page.ocr.left_out
-        with self._lock:
-            conn = self._connection()
-            with conn:
-                conn.execute(
-                    "INSERT OR REPLACE INTO ocr_pages (sha256, page, ocr, text, body)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (sha256, page.number, int(read), int(bool(page.text.strip())), _dump(page)),
-                )
+        self._change(
+            "INSERT OR REPLACE INTO ocr_pages (sha256, page, ocr, text, body)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (sha256, page.number, int(read), int(bool(page.text.strip())), _dump(page)),
+        )
 
     def kept(self, sha256: str) -> Kept:
         """How far the file was read: its pages from 1 without a gap."""
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT page, ocr, text FROM ocr_pages WHERE sha256 = ? ORDER BY page",
-                    (sha256,),
-                )
-                .fetchall()
-            )
+        rows = self._rows(
+            "SELECT page, ocr, text FROM ocr_pages WHERE sha256 = ? ORDER BY page", (sha256,)
+        )
         next_page, ocr_read, seen_text = 1, 0, False
         for page, ocr, text in rows:
             if page != next_page:
@@ -97,16 +88,11 @@ class KeptPages:
         """The kept pages numbered below ``before``, in order, a few at a time."""
         after = 0
         while True:
-            with self._lock:
-                rows = (
-                    self._connection()
-                    .execute(
-                        "SELECT page, body FROM ocr_pages WHERE sha256 = ? AND page > ?"
-                        " AND page < ? ORDER BY page LIMIT 64",
-                        (sha256, after, before),
-                    )
-                    .fetchall()
-                )
+            rows = self._rows(
+                "SELECT page, body FROM ocr_pages WHERE sha256 = ? AND page > ?"
+                " AND page < ? ORDER BY page LIMIT 64",
+                (sha256, after, before),
+            )
             if not rows:
                 return
             for number, body in rows:
@@ -115,10 +101,7 @@ class KeptPages:
 
     def forget(self, sha256: str) -> None:
         """Drop the pages of the file with these bytes (it is indexed, or gone)."""
-        with self._lock:
-            conn = self._connection()
-            with conn:
-                conn.execute("DELETE FROM ocr_pages WHERE sha256 = ?", (sha256,))
+        self._change("DELETE FROM ocr_pages WHERE sha256 = ?", (sha256,))
 
     def keep_only(self, sha256s: Iterable[str]) -> int:
         """Drop the pages of every file but these (the ones still being read); returns
@@ -138,6 +121,15 @@ class KeptPages:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        with self._lock:
+            return self._connection().execute(sql, params).fetchall()
+
+    def _change(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one write in its own transaction (a commit per page: see the module)."""
+        with self._lock, self._connection() as conn:
+            conn.execute(sql, params)
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

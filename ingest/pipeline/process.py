@@ -21,10 +21,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, nullcontext, suppress
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from ingest.document_parts import Chunk, DocStatus, DocumentRecord
@@ -36,12 +35,11 @@ from ingest.loaders import LoadedDocument, UnreadableFile
 from ingest.ocr.status_line import OcrTally
 from ingest.parsing import Cancelled, ParserPool
 from ingest.parsing.tasks import OcrMode
-from ingest.pipeline.folder import FileInfo, ReadFile, read_and_hash
+from ingest.pipeline.folder import ReadFile, read_and_hash
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.index_options import PLACES, WAITING_PER_PLACE
 from ingest.pipeline.kept_pages import KeptPages
 from ingest.pipeline.progress import EventBus, IngestEvent
-from ingest.pipeline.queue import Lane
 from ingest.pipeline.read_ahead import CountedPages, ReadAhead
 from ingest.pipeline.scans import open_scan
 from ingest.pipeline.source import open_source
@@ -181,33 +179,20 @@ class Pipeline:
             self._busy_keys.add(key)
         self.registry.upsert(rel, status=DocStatus.INDEXING, **stat)
         try:
-            return self._index(
-                full,
-                info,
-                read,
-                key,
-                job.cancelled,
-                on_settle or _nothing,
-                job.lane,
-                on_open,
-                job.others_waiting,
-            )
+            return self._index(job, read, key, on_settle or (lambda: None), on_open)
         finally:
             with self._lock:
                 self._busy_keys.discard(key)
 
     def _index(
         self,
-        full: Path,
-        info: FileInfo,
+        job: IndexJob,
         read: ReadFile,
         key: str,
-        cancelled: threading.Event,
         on_settle: Callable[[], None],
-        lane: Lane,
         on_open: Callable[[int | None], None] | None,
-        others_waiting: threading.Event | None,
     ) -> Outcome:
+        full, info, cancelled, lane = job.full, job.info, job.cancelled, job.lane
         rel, sha = info.rel, read.sha256
         self.registry.begin_content(key, sha)
         vector_indexes = [ix for ix in self.indexes if isinstance(ix, VectorIndex)]
@@ -227,7 +212,7 @@ class Pipeline:
                 self.kept,
                 sha,
                 max_pages=self.ocr_max_pages,
-                others_waiting=others_waiting,
+                others_waiting=job.others_waiting,
             )
             loaded, resumed = scan, scan.first_page - 1
         else:
@@ -250,7 +235,7 @@ class Pipeline:
         firsts: dict[tuple[int, int], tuple[str, Sequence[float]]] = {}
         count = embedded = pages = 0
         counted = CountedPages(loaded.pages(), tally, on_page)
-        with self._writing(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
+        with self.writes.embedding(key, cancelled, on_settle, slow=scanning), ExitStack() as stack:
             embedders = [ix.embedder for ix in vector_indexes]
             for embedder in {id(e): e for e in embedders}.values():
                 batcher = self.vectors.batcher(embedder)
@@ -287,11 +272,10 @@ class Pipeline:
         for index in plain_indexes:
             index.replace_document(key, everything)
         self.timings["store"] += time.perf_counter() - started
-        pages_total = total if total is not None else None
         record = self.registry.finish_content(
             rel,
             key,
-            pages=pages_total,
+            pages=total,
             chunks=count,
             note=tally.note(),
             placed=counted.placed,
@@ -300,30 +284,6 @@ class Pipeline:
         if scanning:
             self.kept.forget(sha)  # indexed: its pages are in the indexes now
         return Outcome("ready", record, embedded)
-
-    @contextmanager
-    def _writing(
-        self, key: str, cancelled: threading.Event, on_settle: Callable[[], None], *, slow: bool
-    ) -> Iterator[None]:
-        """While the file embeds, its chunks are held; after, it waits for their write.
-
-        A ``slow`` file (read by OCR, a page every few seconds) does not count as working:
-        files done embedding would wait out their patience for its next chunks, as
-        every small file dropped during a long scan did (5.9 s instead of 0.8 s). Its
-        chunks still go out with theirs, or when ``hold`` are held, or when it settles.
-        """
-        try:
-            with nullcontext() if slow else self.writes.working():
-                yield
-        except BaseException:
-            # What the file held is written while its key is still busy, so reconcile
-            # never collects the key and then sees its chunks arrive.
-            on_settle()
-            with suppress(Exception):  # the file fails for its own reason, not a write's
-                self.writes.settle(key, now=True)
-            raise
-        on_settle()
-        self.writes.settle(key, now=cancelled.is_set())
 
     def _flush(self) -> dict[str, BaseException]:
         """Write what every vector index holds (``WriteBehind`` calls this)."""
@@ -336,7 +296,3 @@ class Pipeline:
 
     def _publish(self, event: IngestEvent) -> None:
         self.events.publish_threadsafe(event)
-
-
-def _nothing() -> None:
-    pass

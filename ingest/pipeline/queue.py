@@ -82,9 +82,7 @@ class WorkQueue:
         self._idle.clear()
         if rel in self._running:
             self._running[rel].cancelled.set()
-            self._again.add(rel)
-            self._waiting[rel] = size
-            self._lanes[rel] = lane
+            self._run_again(rel, size, lane)
             return True
         if rel in self._waiting:
             return False
@@ -106,19 +104,13 @@ class WorkQueue:
     def hand_over(self, job: Job, lane: Lane) -> None:
         """Run ``job``'s path again in ``lane`` once the job is done (it was not cancelled:
         its file turned out to need the other lane)."""
-        self._idle.clear()
-        self._again.add(job.rel)
-        self._waiting[job.rel] = job.size
-        self._lanes[job.rel] = lane
+        self._run_again(job.rel, job.size, lane)
 
     def requeue(self, job: Job) -> None:
         """Queue ``job``'s path again once the job is done, behind the paths of its lane
         that had fewer turns (it ended its turn to let them read)."""
-        self._idle.clear()
         self._turns[job.rel] = self._turns.get(job.rel, 0) + 1
-        self._again.add(job.rel)
-        self._waiting[job.rel] = job.size
-        self._lanes[job.rel] = job.lane
+        self._run_again(job.rel, job.size, job.lane)
 
     def retry_later(self, rel: str, delay: float, *, size: int = 0, lane: Lane = "typed") -> None:
         """Queue ``rel`` again after ``delay`` seconds (a busy file)."""
@@ -195,14 +187,9 @@ class WorkQueue:
         dropped = sorted(self._waiting.keys() | self._timers.keys())
         for handle in self._timers.values():
             handle.cancel()
-        self._timers.clear()
-        self._waiting.clear()
-        self._small.clear()
-        self._big.clear()
-        self._scans.clear()
-        self._turns.clear()
-        self._lanes.clear()
-        self._again.clear()
+        waiting = (self._timers, self._waiting, self._small, self._big, self._scans, self._turns)
+        for part in (*waiting, self._lanes, self._again):
+            part.clear()
         for job in self._running.values():
             job.cancelled.set()
         self._closed = True
@@ -240,6 +227,13 @@ class WorkQueue:
             if lane == "ocr" and self.waiting("ocr"):
                 job.others_waiting.set()
             return job
+
+    def _run_again(self, rel: str, size: int, lane: Lane) -> None:
+        """Queue ``rel`` in ``lane`` once its running job is done."""
+        self._idle.clear()
+        self._again.add(rel)
+        self._waiting[rel] = size
+        self._lanes[rel] = lane
 
     def _fire_timer(self, rel: str, size: int, lane: Lane) -> None:
         self._timers.pop(rel, None)

@@ -79,6 +79,8 @@ class ReadAhead:
             return False
 
         def produce() -> None:
+            thread = threading.current_thread()
+            own, thread.name = thread.name, f"load {rel}"  # for py-spy and logs
             try:
                 for batch in self._chunks(pages, rel, name, sha, key):
                     if not offer(batch):
@@ -86,6 +88,8 @@ class ReadAhead:
                 offer(None)
             except BaseException as exc:  # handed to the consumer, which re-raises it
                 offer(exc)
+            finally:
+                thread.name = own
 
         def take() -> Batch | BaseException | None:
             while True:
@@ -95,15 +99,7 @@ class ReadAhead:
                     if cancelled.is_set():
                         raise Cancelled(rel) from None
 
-        def named_produce() -> None:
-            thread = threading.current_thread()
-            name, thread.name = thread.name, f"load {rel}"  # for py-spy and logs
-            try:
-                produce()
-            finally:
-                thread.name = name
-
-        self.loaders.submit(named_produce)
+        self.loaders.submit(produce)
         try:
             item = take()
             while isinstance(item, Batch):

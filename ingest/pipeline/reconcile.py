@@ -78,11 +78,6 @@ def _some(paths: list[str]) -> str:
     return shown + (f" and {len(paths) - _SHOWN} more" if len(paths) > _SHOWN else "")
 
 
-def index_name(index: ChunkIndex) -> str:
-    """How an index is named in a report."""
-    return index.name
-
-
 class Reconciler:
     """Compares and repairs; ``key_for`` and ``busy_keys`` come from the pipeline."""
 
@@ -118,7 +113,7 @@ class Reconciler:
                 continue  # a new embedding model's collection, being filled
             counted = index.chunk_counts()
             counts = dict(counted or dict.fromkeys(index.document_ids(), 1))
-            report.orphans[index_name(index)] = set(counts) - contents.keys()
+            report.orphans[index.name] = set(counts) - contents.keys()
             for key, content in contents.items():
                 if content.state == READY and key not in report.garbage:
                     held = counts.get(key, 0)
@@ -157,7 +152,7 @@ class Reconciler:
     def repair(self, report: Report) -> list[str]:
         """Delete orphans and garbage, reopen incomplete contents; returns paths to visit."""
         for index in self.indexes:
-            for key in report.orphans.get(index_name(index), set()):
+            for key in report.orphans.get(index.name, set()):
                 index.delete_document(key)
         self.collect(report.garbage)
         for key in report.incomplete:
@@ -183,6 +178,3 @@ class Reconciler:
         """Contents no row wants (cheap: registry only)."""
         wanted = self._wanted(self.registry.list()) | self.busy_keys()
         return {c.key for c in self.registry.contents() if c.key not in wanted}
-
-
-__all__ = ["READY", "Reconciler", "Report", "index_name"]

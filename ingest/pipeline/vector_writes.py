@@ -48,9 +48,7 @@ class VectorWrites:
     ) -> int:
         """Embed what each vector index lacks, once per embedder, and write each its share.
 
-        Indexes normally share one embedder; while the embedding model (or the kind of
-        vector) changes, the old and the new collection each get their own vectors. The
-        first chunk's text and vector are kept in ``firsts``: a one-section document's
+        The first chunk's text and vector are kept in ``firsts``: a one-section document's
         outline is often the same words.
         """
         computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
@@ -87,10 +85,7 @@ class VectorWrites:
         text = outline.text()
         if text is None:
             return
-        computed: dict[int, Sequence[float]] = {}
-        for (embedder_id, _), (first_text, vector) in firsts.items():
-            if first_text == text:
-                computed[embedder_id] = vector
+        computed = {eid: vector for (eid, _), (first, vector) in firsts.items() if first == text}
         for index in indexes:
             embedder = index.embedder
             if id(embedder) not in computed:

@@ -96,9 +96,7 @@ class KeywordIndex:
         """
         self._ensure_room(_SEGMENT_BYTES_PER_CHAR * sum(len(c.text) for c in chunks))
         with self._lock:
-            doc = DocRows(
-                doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
-            )
+            doc = self._doc_rows(doc_id, chunks)
             self._kill(doc_id)
             if chunks:
                 self._add(build_segment([doc], name=_new_name()))
@@ -158,13 +156,7 @@ class KeywordIndex:
             for doc_id in sorted(theirs - ours):
                 chunks = source.document_chunks(doc_id)
                 if chunks:
-                    batch.append(
-                        DocRows(
-                            doc_id,
-                            [c.index for c in chunks],
-                            [self._ids(terms(c.text)) for c in chunks],
-                        )
-                    )
+                    batch.append(self._doc_rows(doc_id, chunks))
                 if sum(len(d.indexes) for d in batch) >= _CATCH_UP_ROWS:
                     self._add(build_segment(batch, name=_new_name()))
                     self._publish()  # searchable batch by batch
@@ -191,6 +183,11 @@ class KeywordIndex:
             self._persist()
 
     # -- internals (call with the lock held) -------------------------------------------
+
+    def _doc_rows(self, doc_id: str, chunks: Sequence[Chunk]) -> DocRows:
+        return DocRows(
+            doc_id, [c.index for c in chunks], [self._ids(terms(c.text)) for c in chunks]
+        )
 
     def _ids(self, words: list[str]) -> IntArray:
         out = np.empty(len(words), dtype=np.int32)
