@@ -364,6 +364,12 @@ def test_a_heading_the_model_copied_from_the_page_is_a_topic_not_a_point() -> No
         (None, "PPL is paid leave [1]."),
         ("About PPL", "It lasts 12 weeks [1]."),
     ]
+    # Run on after a statement, as the real model's notes on the page had it.
+    note = "- PPL is paid leave [1]. ## About PPL [1]\n- It lasts 12 weeks [1]."
+    assert [(p.topic, p.text) for p in points_of(note, 0)] == [
+        (None, "PPL is paid leave [1]."),
+        ("About PPL", "It lasts 12 weeks [1]."),
+    ]
     # And inside a bullet, where the table showed "## About PPL [1]" as a point.
     note = "- PPL is paid leave [1].\n- ## About PPL [1]\n- It lasts 12 weeks [1]."
     assert [(p.topic, p.text) for p in points_of(note, 0)] == [

@@ -30,6 +30,9 @@ _ITEM = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+)+")
 both: "- ## About PPL [1]"."""
 _MARKDOWN_HEADING = re.compile(r"^\s*(?:[-*+•]\s+)?#{1,6}\s")
 """A heading copied with the citation the prompt asks of every line: "## About PPL [1]"."""
+_INLINE_HEADING = re.compile(r"\n|(?<=[.!?\]])[ \t]+(?=#{1,6} )")
+"""A line's end, or a heading the model ran on after a statement: "… of a child [1]. ## About
+PPL [1]" is a point and then a heading."""
 _BOLD = re.compile(r"\*\*|__")
 _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
@@ -87,7 +90,7 @@ def points_of(note: str, column: int, page: int | None = None) -> list[Point]:
     points: list[Point] = []
     topic: str | None = None
     heading: str | None = None
-    for line in note.splitlines():
+    for line in _INLINE_HEADING.split(note):
         body = _TOPIC_WORD.sub("", _BOLD.sub("", _ITEM.sub("", line)).strip()).strip()
         if not body or body.startswith("|"):
             continue
