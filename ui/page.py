@@ -17,7 +17,6 @@ from ui.chat.answer_actions import AnswerActions
 from ui.chat.chat_view import ChatView
 from ui.chat.composer import Composer
 from ui.chat.empty_hint import show_empty_hint
-from ui.chat.messages import AnswerView
 from ui.chat.session_list import Sessions
 from ui.dialogs.models_dialog import show_pull
 from ui.dialogs.trace_dialog import show_trace
@@ -195,9 +194,9 @@ class ChatPage:
         path = f"/chat/{session_id}" if session_id else "/"
         ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps(path)})")
 
-    async def _rate(self, view: AnswerView, feedback: Feedback | None) -> None:
+    async def _rate(self, turn_id: str, feedback: Feedback | None) -> None:
         with self.anchor:
-            await self.view.rate(view, feedback)
+            await self.view.rate(turn_id, feedback)
 
     def _session_deleted(self, session_id: str) -> None:
         if self.view.session_id == session_id:

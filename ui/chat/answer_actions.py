@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from nicegui import ui
 
-from app.records import Feedback
+from app.records import Feedback, Trace
 from app.services.chat_export import answer_with_sources
-
-if TYPE_CHECKING:
-    from ui.chat.messages import AnswerView
 
 
 @dataclass
@@ -24,11 +21,30 @@ class AnswerActions:
     regenerate: Callable[[], Any]
     show_trace: Callable[[dict[str, Any]], Any]
     send_suggestion: Callable[[str], Any]
-    rate: Callable[[AnswerView, Feedback | None], Any]
-    """A thumbs up or down on an answer (None takes it back)."""
+    rate: Callable[[str, Feedback | None], Any]
+    """A thumbs up or down on the answer of a turn id (None takes it back)."""
 
 
-def show_actions(view: AnswerView) -> None:
+class ActionsView(Protocol):
+    """What the row reads and sets of the answer it sits under (ui/chat/messages.py)."""
+
+    actions: AnswerActions
+    turn_id: str
+    text: str
+    sources: list[dict[str, Any]]
+    trace: Trace | None
+    stopped: bool
+    regen: ui.button | None
+    versions: list[dict[str, Any]]
+    shown: int | None
+    feedback: Feedback | None
+    retired: bool
+    arrows: tuple[ui.button, ...]
+
+    def show_version(self, index: int) -> None: ...
+
+
+def show_actions(view: ActionsView) -> None:
     """Versions, copy, regenerate, rating and the trace, under the answer ``view`` shows."""
     with ui.row().classes("gap-0 items-center").mark("answer-actions"):
         if view.versions:
@@ -53,7 +69,7 @@ def show_actions(view: AnswerView) -> None:
                 thumb = ui.button(
                     icon=icon if chosen else f"o_{icon}",
                     on_click=lambda v=value: view.actions.rate(
-                        view, None if view.feedback == v else v
+                        view.turn_id, None if view.feedback == v else v
                     ),
                 )
                 thumb.props(
@@ -75,7 +91,7 @@ def show_actions(view: AnswerView) -> None:
             ui.label("Stopped").classes("docent-stopped ml-2").mark("stopped")
 
 
-def _versions_nav(view: AnswerView) -> None:
+def _versions_nav(view: ActionsView) -> None:
     count = len(view.versions) + 1
     at = count - 1 if view.shown is None else view.shown
     back = ui.button(icon="chevron_left", on_click=lambda: _step(view, at, -1))
@@ -92,7 +108,7 @@ def _versions_nav(view: AnswerView) -> None:
     view.arrows = (back, on)
 
 
-def _step(view: AnswerView, at: int, by: int) -> None:
+def _step(view: ActionsView, at: int, by: int) -> None:
     """Show the version ``by`` away from ``at``. The row of buttons is built anew, so
     focus goes to the new arrow the same way (the other one at either end); a keyboard
     user keeps flipping instead of starting over from the top of the page."""

@@ -159,9 +159,10 @@ class ChatView:
             await self.show_session(turn.session_id)
             return True
 
-    async def rate(self, view: AnswerView, feedback: Feedback | None) -> None:
+    async def rate(self, turn_id: str, feedback: Feedback | None) -> None:
         """Keep the user's thumbs up or down with the answer's trace."""
-        if self.session_id is None:
+        view = self.answers.get(turn_id)
+        if self.session_id is None or view is None:
             return
         if view.message_id is None and view is self.last:
             # A live answer learns its saved id here, the first time it is rated.
