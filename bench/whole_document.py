@@ -35,7 +35,7 @@ from app.container import Services  # noqa: E402
 from app.services.chat import Done, Progress  # noqa: E402
 from bench.library import CORPUS, indexed_container  # noqa: E402
 from graph.budget import estimate_tokens, message_tokens  # noqa: E402
-from graph.whole import prompts  # noqa: E402
+from graph.whole import reading_prompts  # noqa: E402
 from graph.whole.sections import units_of  # noqa: E402
 from models.protocols import Health, Message, Usage  # noqa: E402
 from tests.fakes.chat import FakeChatModel  # noqa: E402
@@ -45,7 +45,7 @@ PDF = CORPUS / "pdfs" / "docugami__us-fed-agency-reports_2022-annual-performance
 
 
 def is_map(messages: Sequence[Message]) -> bool:
-    return messages[0]["content"].startswith(prompts.MAP_SYSTEM[:30])
+    return messages[0]["content"].startswith(reading_prompts.MAP_SYSTEM[:30])
 
 
 def note(messages: Sequence[Message], schema: dict[str, Any] | None) -> str | None:

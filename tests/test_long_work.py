@@ -17,7 +17,7 @@ from app.services.sessions import SessionIndex
 from graph import prompts
 from graph.events import Progress
 from graph.graph import build_graph
-from graph.whole import prompts as whole_prompts
+from graph.whole import reading_prompts as whole_prompts
 from graph.whole.section_notes import SectionNotes
 from models.protocols import Message
 from tests.fakes.chat import FakeChatModel

@@ -9,7 +9,7 @@ import re
 from nicegui.testing import User
 
 from app.container import Services
-from graph.whole import prompts
+from graph.whole import reading_prompts
 from tests.running import eventually
 from tests.test_ui_whole import long_text, notes_or_side_calls
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, text_of
@@ -88,23 +88,23 @@ async def test_a_stopped_summary_keeps_its_notes_for_both_follow_ups(
         r"Read before the stop: parts? 1(–\d+)? of \d+ of long\.md\. Its notes are kept", read
     )
     actions = contents(user, "resume-action")
-    assert actions == [prompts.SUMMARISE_READ, prompts.CONTINUE_READING]
+    assert actions == [reading_prompts.SUMMARISE_READ, reading_prompts.CONTINUE_READING]
 
     model.stream_gate = None
     written = map_calls(container)
     model.enqueue("Paragraph 0 lists terms [1].")
-    user.find(marker="resume-action", content=prompts.SUMMARISE_READ).click()
+    user.find(marker="resume-action", content=reading_prompts.SUMMARISE_READ).click()
     await eventually(lambda: answer_shows(user, "Written from the notes on part"))
     await eventually(lambda: answer_shows(user, "lists terms"), what="the partial answer")
     assert map_calls(container) == written  # from the kept note alone
-    assert text_of(contents(user, "user-text")[-1]) == prompts.SUMMARISE_READ
+    assert text_of(contents(user, "user-text")[-1]) == reading_prompts.SUMMARISE_READ
     await eventually(
-        lambda: contents(user, "resume-action") == [prompts.CONTINUE_READING],
+        lambda: contents(user, "resume-action") == [reading_prompts.CONTINUE_READING],
         what="reading on still offered",
     )
 
     model.enqueue("Paragraph 39 ends the notes [2].")
-    user.find(marker="resume-action", content=prompts.CONTINUE_READING).click()
+    user.find(marker="resume-action", content=reading_prompts.CONTINUE_READING).click()
     await eventually(lambda: answer_shows(user, "ends the notes"), what="the whole answer")
     await eventually(lambda: bool(contents(user, "check")) and not contents(user, "status"))
     assert map_calls(container) > written

@@ -9,7 +9,7 @@ from typing import Any
 from nicegui.testing import User
 
 from app.container import Services
-from graph.whole import prompts
+from graph.whole import reading_prompts
 from models.protocols import Message
 from tests.running import eventually
 from tests.ui_parts import add_file, answer_shows, contents, llm, settled, side_calls
@@ -17,7 +17,7 @@ from tests.ui_parts import add_file, answer_shows, contents, llm, settled, side_
 
 def notes_or_side_calls(messages: Sequence[Message], schema: dict[str, Any] | None) -> str | None:
     """A section's note for map calls; the queue keeps the answer."""
-    if messages[0]["content"].startswith(prompts.MAP_SYSTEM[:30]):
+    if messages[0]["content"].startswith(reading_prompts.MAP_SYSTEM[:30]):
         return "Many terms are listed [s1]."
     return side_calls(messages, schema)
 

@@ -18,7 +18,7 @@ from graph.events import Progress, Sources
 from graph.graph import build_graph
 from graph.retrieval.floor import Floor
 from graph.retrieval.retriever import RetrievalSettings
-from graph.whole import prompts
+from graph.whole import reading_prompts
 from graph.whole.section_notes import SectionNotes
 from ingest.document_parts import Chunk
 from models.llm import LLMError
@@ -206,7 +206,7 @@ async def test_long_documents_are_compared_from_notes_read_for_the_aspect() -> N
     }
     assert all('bears on "facts"' in c[-1]["content"] for c in calls)
     prose = rig.llm.history[-1]
-    assert prose[0]["content"] == prompts.COMPARE_PROSE_SYSTEM
+    assert prose[0]["content"] == reading_prompts.COMPARE_PROSE_SYSTEM
     # b.pdf's pages are numbered after a.pdf's 20: its notes cite them so.
     assert "- Fact 1: marker-1 [21]." in prose[-1]["content"]
     assert out["state"]["documents"] == ["a.pdf", "b.pdf"]
@@ -282,9 +282,12 @@ async def test_unnamed_documents_are_the_best_matches_or_asked_for() -> None:
     chunks = [*document("a.pdf", 1), *document("b.pdf", 1)]
     nothing = Rig(chunks, library_settings=settings(floor=Floor(2.0)))  # nothing passes
     out = await nothing.ask("Summarize this document")
-    assert (out["state"]["route"], out["state"]["answer"]) == ("document", prompts.NO_TARGET)
+    assert (out["state"]["route"], out["state"]["answer"]) == (
+        "document",
+        reading_prompts.NO_TARGET,
+    )
     out = await nothing.ask("How do these two reports differ?", thread="t2")
-    assert out["state"]["answer"] == prompts.NO_TARGET_COMPARE
+    assert out["state"]["answer"] == reading_prompts.NO_TARGET_COMPARE
     assert nothing.llm.history == []
 
 

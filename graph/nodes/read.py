@@ -29,7 +29,7 @@ from graph.support import SentenceSupport
 from graph.support.words import STOP
 from graph.trace_records import NoReading, ReadingTrace
 from graph.turn_context import TurnContext
-from graph.whole import prompts as whole_prompts
+from graph.whole import reading_prompts as whole_prompts
 from graph.whole.answer import Written, stream_answer
 from graph.whole.reading import Reading
 from graph.whole.reading_progress import answer_status

@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from graph.events import Progress, ReadSoFar
-from graph.whole import prompts
+from graph.whole import reading_prompts
 from graph.whole.pace import Pace, time_left
 from graph.whole.sections import Document, Section, Unit
 
@@ -37,7 +37,7 @@ def section_progress(
 ) -> Progress:
     """Section ``index`` of ``total`` starts; ``calls`` model calls are left, this one's and
     the answer's included: once one call was timed, the time they should take."""
-    text = prompts.PROGRESS_SECTION.format(
+    text = reading_prompts.PROGRESS_SECTION.format(
         index=index, total=total, file=document.units[0].file, where=section.where
     )
     return Progress(index - 1, total, text + _left(reading, calls))
@@ -45,7 +45,9 @@ def section_progress(
 
 def done_progress(reading: Reading, total: int) -> Progress:
     """Every section is read; the answer's call is left."""
-    return Progress(total, total, prompts.PROGRESS_DONE.format(total=total) + _left(reading, 1))
+    return Progress(
+        total, total, reading_prompts.PROGRESS_DONE.format(total=total) + _left(reading, 1)
+    )
 
 
 def answer_status(reading: Reading, sections: int) -> str:
@@ -54,14 +56,16 @@ def answer_status(reading: Reading, sections: int) -> str:
         pages = sum(len(d.units) for d in reading.documents)
         files = ", ".join(d.units[0].file for d in reading.documents)
         what = f"{pages} page" + ("" if pages == 1 else "s")
-        return prompts.STATUS_READ_WHOLE.format(pages=what, files=files)
+        return reading_prompts.STATUS_READ_WHOLE.format(pages=what, files=files)
     what = f"{sections} section" + ("" if sections == 1 else "s")
-    return prompts.STATUS_READ_NOTES.format(sections=what) + _left(reading, 1)
+    return reading_prompts.STATUS_READ_NOTES.format(sections=what) + _left(reading, 1)
 
 
 def _left(reading: Reading, calls: int) -> str:
     seconds = reading.pace.left(calls)
-    return prompts.PROGRESS_LEFT.format(left=time_left(seconds)) if seconds is not None else ""
+    return (
+        reading_prompts.PROGRESS_LEFT.format(left=time_left(seconds)) if seconds is not None else ""
+    )
 
 
 def read_so_far(reading: Reading, kept: Collection[str]) -> ReadSoFar:
@@ -88,7 +92,7 @@ def where_read(documents: Sequence[Document], kept: Collection[str]) -> str:
             continue
         total = len({u.label for u in document.units})
         parts.append(
-            prompts.READ_WHERE.format(
+            reading_prompts.READ_WHERE.format(
                 pages=spans_of(units), total=total, file=f"`{document.units[0].file}`"
             )
         )

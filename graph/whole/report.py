@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from graph.records import Coverage, StoppedReading
 from graph.trace_records import ReadingTrace
-from graph.whole import prompts
+from graph.whole import reading_prompts
 from graph.whole.reading import Reading
 from graph.whole.reading_progress import where_read
 from graph.whole.resume import actions
@@ -16,12 +16,12 @@ def skipped_text(reading: Reading) -> str:
     if not reading.skipped:
         return ""
     if reading.only_read:
-        return prompts.PARTIAL_READ.format(read=where_read(reading.documents, reading.kept))
+        return reading_prompts.PARTIAL_READ.format(read=where_read(reading.documents, reading.kept))
     parts = []
     for document, sections in reading.skipped:
         spans = ", ".join(s.where for s in sections)
         parts.append(f"{spans} of `{document.units[0].file}`")
-    return prompts.SKIPPED.format(
+    return reading_prompts.SKIPPED.format(
         calls=reading.options.max_calls_per_question, skipped="; ".join(parts)
     )
 

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from graph.events import ReadSoFar
 from graph.records import StoppedReading
 from graph.state import Resume, Route
-from graph.whole import prompts
+from graph.whole import reading_prompts
 
 _SUMMARISE = frozenset(
     {
@@ -54,8 +54,8 @@ def actions(read: int, total: int) -> list[str]:
     """The follow-ups worth offering: a summary of what was read only when some but not
     all of it was; reading on always (with every note kept, it writes the answer)."""
     if 0 < read < total:
-        return [prompts.SUMMARISE_READ, prompts.CONTINUE_READING]
-    return [prompts.CONTINUE_READING]
+        return [reading_prompts.SUMMARISE_READ, reading_prompts.CONTINUE_READING]
+    return [reading_prompts.CONTINUE_READING]
 
 
 def asked_to_resume(question: str, messages: Sequence[AnyMessage]) -> Resume | None:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from graph.whole import prompts
+from graph.whole import reading_prompts
 
 MAX_ROWS = 14
 MAX_POINTS = 3
@@ -154,21 +154,26 @@ def comparison_table(points: Sequence[Point], headers: Sequence[str]) -> Table:
     rows = _by_topic(points, len(headers))
     shared = sum(sum(bool(cell) for cell in row.cells) > 1 for row in rows)
     if rows and shared * 2 >= len(rows):
-        return _draw([prompts.COMPARE_HEADER, *headers], rows)
+        return _draw([reading_prompts.COMPARE_HEADER, *headers], rows)
     by_document = _by_document(points, headers)
-    return _draw([prompts.COMPARE_DOCUMENT_HEADER, prompts.COMPARE_POINTS_HEADER], by_document)
+    return _draw(
+        [reading_prompts.COMPARE_DOCUMENT_HEADER, reading_prompts.COMPARE_POINTS_HEADER],
+        by_document,
+    )
 
 
 def _by_topic(points: Sequence[Point], columns: int) -> list[Row]:
     """Rows by topic, in the order topics first appear; the same point only once."""
     rows: list[Row] = []
     for point in points:
-        key = _key(point.topic or prompts.COMPARE_OTHER)
+        key = _key(point.topic or reading_prompts.COMPARE_OTHER)
         row = next((r for r in rows if _same_topic(r.key, key)), None)
         if row is None:
             if len(rows) == MAX_ROWS:
                 continue
-            row = Row(point.topic or prompts.COMPARE_OTHER, key, [[] for _ in range(columns)])
+            row = Row(
+                point.topic or reading_prompts.COMPARE_OTHER, key, [[] for _ in range(columns)]
+            )
             rows.append(row)
         _add(row.cells[point.column], point)
     return _distinct(rows)
@@ -183,7 +188,7 @@ def _draw(head: Sequence[str], rows: Sequence[Row]) -> Table:
         for cell in row.cells:
             out += " "
             if not cell:
-                out += prompts.COMPARE_EMPTY_CELL
+                out += reading_prompts.COMPARE_EMPTY_CELL
             for index, point in enumerate(cell):
                 if len(cell) > 1:
                     out += "• " if index == 0 else " • "
