@@ -80,7 +80,6 @@ async def settle(
     live: LiveCheck,
     sources: Sequence[Source],
     state: AgentState,
-    search: Search,
     *,
     withhold: bool = True,
 ) -> CheckedAnswer:

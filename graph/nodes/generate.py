@@ -233,7 +233,7 @@ async def generate(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
     checked = CheckedAnswer(answer.text)
     if live is not None and failure is None:
         draft = checked.text[len(prefix) :]
-        checked = await settle(prefix, draft, live, prompt.sources, state, context.search)
+        checked = await settle(prefix, draft, live, prompt.sources, state)
     elif live is not None:
         live.cancel()  # a cut-off answer is not checked
     elif found_nothing:

@@ -189,7 +189,7 @@ async def read(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
         failed = prompts.ANSWER_CUT_OFF if written.text or compare else whole_prompts.READ_FAILED
         answer.say(failed.format(error=written.failure))
         return _finish(answer, context, ended, paths)
-    checked = await settle("", written.text, live, sources, state, context.search, withhold=False)
+    checked = await settle("", written.text, live, sources, state, withhold=False)
     ended.text, ended.support = _assembled(prefix, table, checked, await _table(checked_table))
     if written.stopped is not None:
         # Told after the check, so that it is not read as a sentence of the answer.

@@ -77,7 +77,7 @@ def expand(
             if piece is not None:
                 page.add(piece)
         start, end = _window(chunk, before, after, limit)
-        _place(passages, hit, page_key, page, start, end, limit, score_of[hit.key])
+        _place(passages, hit, page_key, start, end, limit, score_of[hit.key])
     passages = _without_overlaps(passages)
     for passage in passages:
         passage.text = pages[(passage.doc_id, passage.page)].text(passage.start, passage.end)
@@ -104,7 +104,6 @@ def _place(
     passages: list[Passage],
     hit: Candidate,
     page_key: PageKey,
-    page: PageText,
     start: int,
     end: int,
     limit: int,

@@ -18,7 +18,6 @@ only the answer's sentences, all in one call. Nothing calls a chat model.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import islice
@@ -28,7 +27,7 @@ import numpy.typing as npt
 
 from graph.support.asked_for import gives_the_reference, names_another
 from graph.support.claims import is_claim, is_said, not_judged
-from graph.support.drawn_on import facts_lacking, named_before
+from graph.support.drawn_on import AsRead, facts_lacking
 from graph.support.evidence import Evidence, SupportBars, judge
 from graph.support.fact_index import FactIndex
 from graph.support.facts import index_passage, sentence_facts
@@ -52,7 +51,6 @@ from models.protocols import Embedder
 
 NEAR_PASSAGES = 3
 """Passages whose best windows are checked for the sentence's facts, best first."""
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]+")
 
 
 class SupportCheck:
@@ -77,12 +75,8 @@ class SupportCheck:
         self._window_vectors: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
         self._idf: dict[str, float] = {}
         self._default_idf = 1.0
-        self._common: set[str] = set()
         self._facts: dict[int, FactIndex] = {}
-        self._windows_by_piece: list[Window] = []
-        """Each piece's own one-sentence window, by piece index."""
-        self._named_before: list[frozenset[str]] = []
-        """For each piece, the words of its passage up to its end (names said earlier)."""
+        self._read = AsRead(self.passages, [], [], set(), self._facts_of)
         self._said: dict[str, npt.NDArray[np.float32]] = {
             plain(text): np.asarray(vector, dtype=np.float32)
             for text, vector in (known or {}).items()
@@ -176,17 +170,15 @@ class SupportCheck:
             if pieces:
                 own = vectors[: len(texts)]
                 self._window_vectors = window_vectors(self._windows, pieces, own)
-            self._windows_by_piece = [w for w in self._windows if w.first == w.last]
+            self._read = AsRead.of(self.passages, pieces, self._windows, self._facts_of)
             self._learn_words()
-            self._named_before = named_before(self.passages, pieces, self._windows)
 
     def _learn_words(self) -> None:
-        pieces = self._windows_by_piece
+        pieces = self._read.pieces
         frequency: Counter[str] = Counter(t for w in pieces for t in w.terms)
         count = len(pieces)
         self._idf = {t: math.log(1 + (count + 1) / (df + 1)) for t, df in frequency.items()}
         self._default_idf = math.log(2 + count)
-        self._common = {w for p in self.passages for w in _LOWER_WORD.findall(p.text)}
 
     def _weigh(self, sentence: Sentence, said: str, cosines: npt.NDArray[np.float32]) -> Evidence:
         scores = self._scores(said, cosines)
@@ -201,22 +193,12 @@ class SupportCheck:
         own = len(said) - len(claimed(sentence.text))
         facts = [
             f
-            for f in sentence_facts(said, self._common)
+            for f in sentence_facts(said, self._read.common)
             if f.start >= own and not self.given.echoes(f, said)
         ]
         asked = said[:own]
         weighed = {
-            p: facts_lacking(
-                said,
-                facts,
-                window,
-                asked,
-                self._facts_of(p),
-                self._windows_by_piece,
-                self._named_before,
-                self.passages[p].text,
-                self._common,
-            )
+            p: facts_lacking(said, facts, window, asked, self._read)
             for p, window in best_of.items()
         }
         lacking = {p: missing for p, (missing, _) in weighed.items()}
@@ -272,7 +254,7 @@ class SupportCheck:
         said = plain(sentence)
         values = [
             f
-            for f in sentence_facts(said, self._common)
+            for f in sentence_facts(said, self._read.common)
             if f.kind != "name"
             and not self.given.echoes(f, said)
             and f.key not in self.given.asked_keys

@@ -4,7 +4,8 @@ names said before them, and so the sentence's facts the window does not state.""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from graph.support.fact_index import Fact, FactIndex, holds
@@ -16,18 +17,46 @@ from graph.support.words import content_terms
 
 DRAWN_ON = 3
 """Words a sentence shares with one half of a two-sentence span that it draws on."""
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]+")
+
+
+@dataclass(frozen=True)
+class AsRead:
+    """The passages as the support check has read them: what ``facts_lacking`` looks up."""
+
+    passages: Sequence[SourcePassage]
+    pieces: Sequence[Window]
+    """Each piece's own one-sentence window, by piece index."""
+    said_before: Sequence[frozenset[str]]
+    """For each piece, the words of its passage up to its end (names said earlier)."""
+    common: Collection[str]
+    """The words the passages write in lower case: a capitalised one is no name."""
+    facts_of: Callable[[int], FactIndex]
+
+    @classmethod
+    def of(
+        cls,
+        passages: Sequence[SourcePassage],
+        pieces: Sequence[Piece],
+        windows: Sequence[Window],
+        facts_of: Callable[[int], FactIndex],
+    ) -> AsRead:
+        """The passages as cut into ``pieces`` and ``windows``. The words said up to a
+        piece's end are its passage's so far, and its document's name, which is what an
+        article never repeats ("Amazon_rainforest.md")."""
+        own = [w for w in windows if w.first == w.last]
+        titles = [_title_terms(p) for p in passages]
+        said_before: list[frozenset[str]] = []
+        for i, piece in enumerate(pieces):
+            same = i and pieces[i - 1].passage == piece.passage
+            earlier = said_before[-1] if same else titles[piece.passage]
+            said_before.append(earlier | own[i].terms)
+        common = {w for p in passages for w in _LOWER_WORD.findall(p.text)}
+        return cls(passages, own, said_before, common, facts_of)
 
 
 def facts_lacking(
-    said: str,
-    facts: Sequence[Fact],
-    window: Window,
-    asked: str,
-    index: FactIndex,
-    pieces: Sequence[Window],
-    said_before: Sequence[frozenset[str]],
-    text: str,
-    common: Collection[str],
+    said: str, facts: Sequence[Fact], window: Window, asked: str, read: AsRead
 ) -> tuple[tuple[Fact, ...], dict[str, str]]:
     """The facts a window does not state, and what it says in the place of a number it
     has only elsewhere: numbers, dates and codes must be in it, a number or date next
@@ -42,9 +71,9 @@ def facts_lacking(
     A second sentence that opens with "He", "It"... goes on about the first one's
     subject, so the first one's words count as its own: "Ralph Woodward founded the
     park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
-    in 1968 to provide a park". ``index`` is the window's passage's facts, ``text`` its
-    text, ``pieces`` each piece's one-sentence window, ``said_before`` each piece's
-    words said up to its end."""
+    in 1968 to provide a park"."""
+    index, pieces = read.facts_of(window.passage), read.pieces
+    text = read.passages[window.passage].text
     fragment = bool(asked)
     words = _wordy(content_terms(asked or said))
     least = 2 if fragment else DRAWN_ON
@@ -74,11 +103,11 @@ def facts_lacking(
             drawn.append((piece.start, piece.end))
             stated |= piece.terms
         elif fragment and drawn and drawn[-1][1] == pieces[i - 1].end:
-            if not opens_with_name(text, piece.start, common):
+            if not opens_with_name(text, piece.start, read.common):
                 stated |= piece.terms
                 keys |= index.keys_between(piece.start, piece.end)
                 drawn.append((piece.start, piece.end))
-    named = stated if fragment else said_before[window.last]
+    named = stated if fragment else read.said_before[window.last]
     lacking: list[Fact] = []
     instead: dict[str, str] = {}
     for fact in facts:
@@ -95,21 +124,6 @@ def facts_lacking(
 
 def _wordy(terms: Iterable[str]) -> set[str]:
     return {t for t in terms if not t.isdigit()}
-
-
-def named_before(
-    passages: Sequence[SourcePassage], pieces: Sequence[Piece], windows: Sequence[Window]
-) -> list[frozenset[str]]:
-    """For each piece, the words said up to its end: its passage's so far, and its
-    document's name, which is what an article never repeats ("Amazon_rainforest.md")."""
-    singles = {w.first: w.terms for w in windows if w.first == w.last}
-    titles = [_title_terms(p) for p in passages]
-    out: list[frozenset[str]] = []
-    for i, piece in enumerate(pieces):
-        same = i and pieces[i - 1].passage == piece.passage
-        earlier = out[-1] if same else titles[piece.passage]
-        out.append(earlier | singles[i])
-    return out
 
 
 def _title_terms(passage: SourcePassage) -> frozenset[str]:

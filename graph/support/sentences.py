@@ -121,7 +121,7 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
             close()
             continue
         marker = _BLOCK_MARKER.match(body)
-        if marker is not None and not _is_number_start(body, marker):
+        if marker is not None and not _is_number_start(marker):
             close()
             content = line_start + marker.end()
             if marker.group("heading"):
@@ -139,7 +139,7 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _is_number_start(body: str, marker: re.Match[str]) -> bool:
+def _is_number_start(marker: re.Match[str]) -> bool:
     """ "1984. That year..." wrapped onto a new line is text, not item 1984 of a list."""
     token = marker.group(0).strip()
     return token[:-1].isdigit() and len(token) > 3

@@ -57,7 +57,7 @@ def _chunks(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChun
     for page in pages:
         text = page.text
         confidence = page.ocr.confidence if page.ocr is not None else None
-        for lo, hi, seg_path in _segments(page, path, size):
+        for lo, hi, seg_path in _segments(page, path):
             heading = HEADING_SEPARATOR.join(seg_path)
             for start, end in _spans(text, lo, hi, size, overlap):
                 yield PageChunk(
@@ -72,9 +72,7 @@ def _chunks(pages: Iterable[Page], size: int, overlap: int) -> Iterator[PageChun
             path = page.sections[-1].path
 
 
-def _segments(
-    page: Page, path: tuple[str, ...], size: int
-) -> list[tuple[int, int, tuple[str, ...]]]:
+def _segments(page: Page, path: tuple[str, ...]) -> list[tuple[int, int, tuple[str, ...]]]:
     """The page cut at its sections: (start, end, heading path), in page-local positions."""
     text, n = page.text, len(page.text)
     starts: list[tuple[int, tuple[str, ...], bool]] = [(0, path, False)]
