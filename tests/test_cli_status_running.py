@@ -38,9 +38,14 @@ def test_status_beside_a_running_app_leaves_its_answer_whole(tmp_path: Path) -> 
             asking = threading.Thread(target=chat)
             asking.start()
             try:
-                asyncio.run(
-                    eventually(lambda: bool(llama.chat_requests()), what="the answer asked for")
+                # A deadline against a hang, not a measure: the first question waits for
+                # search and chat to finish loading behind the ready window, which took
+                # 14 s on a machine loaded five-fold (bench/startup.py), and CI's 10 s
+                # default ran out once there.
+                asked = eventually(
+                    lambda: bool(llama.chat_requests()), timeout=60, what="the answer asked for"
                 )
+                asyncio.run(asked)
                 status = run_py("status", "--data-dir", str(data), *flags, timeout=60)
             finally:
                 held.set()
