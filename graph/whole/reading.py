@@ -18,7 +18,7 @@ from graph.records import NumberedPassage
 from graph.runaway import RunawayGuard
 from graph.state import Source
 from graph.turn_options import TurnOptions
-from graph.whole import reading_prompts
+from graph.whole import reading_prompts as prompts
 from graph.whole.answer import guarded
 from graph.whole.pace import Pace
 from graph.whole.reading_progress import done_progress, read_so_far, section_progress
@@ -109,11 +109,7 @@ class Reading:
     @property
     def prompt_version(self) -> str:
         """The notes' prompt, as their key: a comparison's notes are written by topic."""
-        return (
-            reading_prompts.MAP_COMPARE_PROMPT_VERSION
-            if self.compare
-            else reading_prompts.MAP_PROMPT_VERSION
-        )
+        return prompts.MAP_COMPARE_PROMPT_VERSION if self.compare else prompts.MAP_PROMPT_VERSION
 
     @property
     def _note_key(self) -> tuple[str, str, str]:
@@ -122,9 +118,9 @@ class Reading:
 
     def system(self, whole: bool) -> str:
         if self.compare:
-            return reading_prompts.COMPARE_PROSE_SYSTEM
-        what = reading_prompts.WHOLE_TEXT if whole else reading_prompts.WHOLE_NOTES
-        return reading_prompts.WHOLE_SYSTEM.format(what=what)
+            return prompts.COMPARE_PROSE_SYSTEM
+        what = prompts.WHOLE_TEXT if whole else prompts.WHOLE_NOTES
+        return prompts.WHOLE_SYSTEM.format(what=what)
 
     def passages(self, sources: Sequence[Source]) -> list[NumberedPassage]:
         """Each source with its full text (a page's), for checking the answer against."""
@@ -132,7 +128,7 @@ class Reading:
 
     def answer_messages(self, question: str, material: str, whole: bool) -> list[Message]:
         """The answer's call: the documents' text (or notes) and the question."""
-        user = reading_prompts.WHOLE_USER.format(material=material, question=question)
+        user = prompts.WHOLE_USER.format(material=material, question=question)
         return [
             {"role": "system", "content": self.system(whole)},
             {"role": "user", "content": user},
@@ -142,13 +138,11 @@ class Reading:
         """Every page of every document, numbered as the turn's sources."""
         parts = []
         for document in self.documents:
-            parts.append(reading_prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
+            parts.append(prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
             for unit in document.units:
                 n = self._numbers[(document.path, unit.label)]
                 where = span_of([unit])
-                parts.append(
-                    reading_prompts.WHOLE_PAGE_BLOCK.format(n=n, where=where, text=unit.text)
-                )
+                parts.append(prompts.WHOLE_PAGE_BLOCK.format(n=n, where=where, text=unit.text))
         return "\n\n".join(parts)
 
     def fits_whole(self, question: str) -> bool:
@@ -218,8 +212,8 @@ class Reading:
         return max(NOTE_WORDS[0], min(NOTE_WORDS[1], room * 3 // 4))
 
     async def _write_note(self, document: Document, section: Section, words: int) -> str:
-        aspect = reading_prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
-        user = reading_prompts.MAP_USER.format(
+        aspect = prompts.MAP_ASPECT.format(aspect=self.aspect) if self.aspect else ""
+        user = prompts.MAP_USER.format(
             file=document.path,
             index=document.sections.index(section) + 1,  # its document's own count
             total=len(document.sections),
@@ -227,15 +221,15 @@ class Reading:
             text=section.text,
         )
         if self.compare:
-            system = reading_prompts.MAP_COMPARE_SYSTEM
-            user += "\n\n" + reading_prompts.MAP_COMPARE_ASK.format(
+            system = prompts.MAP_COMPARE_SYSTEM
+            user += "\n\n" + prompts.MAP_COMPARE_ASK.format(
                 aspect=aspect,
                 label=section.units[0].label,
-                example=reading_prompts.MAP_COMPARE_EXAMPLE,
+                example=prompts.MAP_COMPARE_EXAMPLE,
                 words=words,
             )
         else:
-            system = reading_prompts.MAP_SYSTEM.format(aspect=aspect, words=words)
+            system = prompts.MAP_SYSTEM.format(aspect=aspect, words=words)
         messages: list[Message] = [
             {"role": "system", "content": system},
             {"role": "user", "content": user},
@@ -261,7 +255,7 @@ class Reading:
             units = note.section.units
             page = numbers.get(units[0].label) if len(units) == 1 else None
             found = points_of(text, columns[id(note.document)], page)
-            out.extend(p for p in found if reading_prompts.MAP_COMPARE_EXAMPLE not in p.text)
+            out.extend(p for p in found if prompts.MAP_COMPARE_EXAMPLE not in p.text)
         return out
 
     def _numbers_of(self, document: Document) -> dict[str, int]:
@@ -286,9 +280,9 @@ class Reading:
         shown: Document | None = None
         for document, where, text in blocks:
             if document is not shown:
-                parts.append(reading_prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
+                parts.append(prompts.WHOLE_DOCUMENT_HEADER.format(file=document.path))
                 shown = document
-            parts.append(reading_prompts.WHOLE_NOTE_BLOCK.format(where=where, note=text))
+            parts.append(prompts.WHOLE_NOTE_BLOCK.format(where=where, note=text))
         return "\n\n".join(parts)
 
     def read_sources(self) -> list[Source]:
