@@ -49,8 +49,9 @@ class Answering:
     follow_ups: FollowUps
     deps: GraphDeps
     """What each turn's context is made from (``GraphDeps.begin``)."""
-    max_chars: int = 16_000
-    llm_for_model: Callable[[str], ChatModel] | None = None
+    max_chars: int
+    """Longest message a turn takes (``check_text``)."""
+    llm_for_model: Callable[[str], ChatModel] | None
     """Another chat model, by name, to answer one turn with."""
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     """Every turn's task until it ends, suggestions included."""
