@@ -7,9 +7,12 @@ import asyncio
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from app.services.chat import ChatService, Done
+from app.services.sessions import SessionIndex
 from bench.message_walk import Walk
 from graph.graph import build_graph
 from tests.fakes.chat import FakeChatModel
@@ -48,3 +51,19 @@ async def test_only_the_ranking_of_the_focus_leaves_the_event_loop() -> None:
     loop, *workers = await profiled("What was revenue?", "rag")
     assert any("graph/support/check.py" in w for w in workers)  # the check embeds there
     assert [w for w in workers if "graph/focus.py" in w] == []
+
+
+async def test_a_turn_starts_in_one_step_that_answering_owns(tmp_path: Path) -> None:
+    """``start_turn`` hands the whole start (the checks, the context, the task) to one
+    object, instead of going back and forth between five modules."""
+    deps = Library(CHUNKS, settings=settings()).deps(FakeChatModel(default_reply="Hi!"))
+    service = ChatService(build_graph(InMemorySaver()), SessionIndex(tmp_path / "db"), deps)
+    await service.start_turn(None, "hello").result()  # imports and first-use set-up
+    walk = Walk()
+    sys.setprofile(walk.profile)
+    try:
+        turn = service.start_turn(None, "thanks a lot!")
+    finally:
+        sys.setprofile(None)
+    assert walk.folded(2) == [["app/services/chat.py", "app/services/answering.py"]]
+    assert isinstance(await turn.result(), Done)

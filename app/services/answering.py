@@ -5,36 +5,104 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langsmith import tracing_context
 
-from app.services.chat_record import kept_messages, thread, with_extra, write_messages
+from app.services.chat_record import (
+    first_user_text,
+    history_messages,
+    kept_messages,
+    thread,
+    with_extra,
+    write_messages,
+)
 from app.services.follow_ups import FollowUps
 from app.services.sessions import SessionIndex
-from app.services.turn import Turn
+from app.services.turn import SessionBusy, Turn, check_text
+from graph.deps import GraphDeps
 from graph.events import Done, Failed, NodeTimed, ReadSoFar, Recorded, Sources, Token, TurnEvent
 from graph.graph import TurnGraph
 from graph.records import StoppedReading
-from graph.state import AgentState, Source
+from graph.state import AgentState, Mode, Source
 from graph.trace_records import Trace, TraceNode
 from graph.turn_context import TurnContext
 from graph.whole.resume import resume_record
+from models.protocols import ChatModel, Message
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Answering:
-    """Runs turns for ``ChatService``: each graph to its ``done`` or ``error``, then follow-ups."""
+    """Starts and runs turns for ``ChatService``: each graph to its ``done`` or ``error``,
+    then follow-ups."""
 
     graph: TurnGraph
     sessions: SessionIndex
     running: dict[str, Turn]
     """ChatService's running turns: a turn leaves it at its ``done``."""
     follow_ups: FollowUps
+    deps: GraphDeps
+    """What each turn's context is made from (``GraphDeps.begin``)."""
+    max_chars: int
+    """Longest message a turn takes (``check_text``)."""
+    llm_for_model: Callable[[str], ChatModel] | None
+    """Another chat model, by name, to answer one turn with."""
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    """Every turn's task until it ends, suggestions included."""
+
+    def start(
+        self,
+        sid: str,
+        text: str,
+        mode: Mode,
+        *,
+        opening: bool,
+        history: Sequence[Message],
+        model: str | None,
+        scope: Sequence[str] | None,
+        versions: list[dict[str, Any]],
+    ) -> Turn:
+        """Check ``text``, then start answering it in session ``sid`` as a task of its own.
+
+        ``ChatService.start_turn`` says what each argument means."""
+        check_text(text, self.max_chars)
+        llm = None
+        if model is not None and self.llm_for_model is not None:
+            llm = self.llm_for_model(model)
+        if sid in self.running:
+            raise SessionBusy(sid)
+        # The model server answers one request at a time: suggestions still being written
+        # would hold the new question up for as long as they take.
+        self.follow_ups.drop()
+        asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
+        turn = Turn(sid, question=text, question_id=str(asked.id), versions=versions, model=model)
+        self.running[sid] = turn
+        context = self.deps.begin(
+            text, mode, opening=opening, llm=llm, ask_model=not self.follow_ups.is_slow(model)
+        )
+        # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
+        # graph instead of holding up the event loop, and `done` waits for it.
+        touched = asyncio.create_task(
+            asyncio.to_thread(self.sessions.touch, sid, first_user_text(history) or text)
+        )
+        asking = [*history_messages(history), asked]
+        inputs: AgentState = {"question": text, "mode": mode}
+        if scope is not None:
+            inputs["scope"] = list(scope)
+        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
+        task = asyncio.create_task(
+            self.run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
+        )
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        turn.answer_in(task, context.search)
+        return turn
 
     async def run(
         self,

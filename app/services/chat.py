@@ -16,8 +16,6 @@ from app.services.chat_export import ExportFormat, export_text, file_name
 from app.services.chat_record import (
     Feedback,
     earlier_versions,
-    first_user_text,
-    history_messages,
     kept_messages,
     message_dicts,
     rated,
@@ -48,7 +46,7 @@ from graph.events import (
 from graph.graph import TurnGraph
 from graph.mentions import MENTION
 from graph.records import KeptMessage
-from graph.state import AgentState, Mode
+from graph.state import Mode
 from models.protocols import ChatModel, Message
 
 __all__ = [
@@ -87,17 +85,18 @@ class ChatService:
         suggest_within: float = SUGGEST_WITHIN,
     ) -> None:
         self._graph = graph
-        self._deps = deps
-        """What each turn's context is made from (``GraphDeps.begin``)."""
         self._sessions = sessions
         self._max_chars = max_message_chars
-        self._llm_for_model = llm_for_model
-        """Another chat model, by name, to answer one turn with."""
-        self._follow_ups = FollowUps(suggest, suggest_within)
         self._running: dict[str, Turn] = {}
-        self._answering = Answering(graph, sessions, self._running, self._follow_ups)
-        self._tasks: set[asyncio.Task[None]] = set()
-        """Every turn's task until it ends, suggestions included."""
+        self._answering = Answering(
+            graph,
+            sessions,
+            self._running,
+            FollowUps(suggest, suggest_within),
+            deps,
+            max_message_chars,
+            llm_for_model,
+        )
 
     def is_busy(self, session_id: str) -> bool:
         return session_id in self._running
@@ -205,49 +204,19 @@ class ChatService:
         files, empty for the whole library) becomes the session's scope, which it keeps
         for later turns (None leaves it as it was).
         """
-        check_text(text, self._max_chars)
-        llm = None
-        if model is not None and self._llm_for_model is not None:
-            llm = self._llm_for_model(model)
-        sid = session_id or uuid.uuid4().hex
-        if sid in self._running:
-            raise SessionBusy(sid)
-        # The model server answers one request at a time: suggestions still being written
-        # would hold the new question up for as long as they take.
-        self._follow_ups.drop()
-        asked = HumanMessage(content=text, id=uuid.uuid4().hex, additional_kwargs={"mode": mode})
-        turn = Turn(
-            sid,
-            question=text,
-            question_id=str(asked.id),
-            versions=list(_versions or ()),
-            model=model,
-        )
-        self._running[sid] = turn
         # A new session's first message has nothing to be rewritten against: its search
         # may start on it now.
         opening = session_id is None and not history
-        context = self._deps.begin(
-            text, mode, opening=opening, llm=llm, ask_model=not self._follow_ups.is_slow(model)
+        return self._answering.start(
+            session_id or uuid.uuid4().hex,
+            text,
+            mode,
+            opening=opening,
+            history=history or (),
+            model=model,
+            scope=scope,
+            versions=list(_versions or ()),
         )
-        # The row's commit waits on the disk (about 20 ms): it runs in a thread beside the
-        # graph instead of holding up the event loop, and `done` waits for it.
-        touched = asyncio.create_task(
-            asyncio.to_thread(self._sessions.touch, sid, first_user_text(history) or text)
-        )
-        asking = [*history_messages(history or ()), asked]
-        inputs: AgentState = {"question": text, "mode": mode}
-        if scope is not None:
-            inputs["scope"] = list(scope)
-        # Detached from the caller: a closed tab or dropped client doesn't cancel it.
-        turn.task = asyncio.create_task(
-            self._answering.run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
-        )
-        self._tasks.add(turn.task)
-        turn.task.add_done_callback(self._tasks.discard)
-        # Also when the task is cancelled before it ever ran.
-        turn.task.add_done_callback(lambda _task: context.search.close())
-        return turn
 
     async def scope(self, session_id: str) -> list[str]:
         """The scope the session keeps (folders and files); empty for the whole library."""
@@ -287,6 +256,6 @@ class ChatService:
 
     async def aclose(self) -> None:
         """Let running turns finish (they are saved by the checkpointer), briefly."""
-        tasks = [t.task for t in self._running.values() if t.task] + list(self._tasks)
+        tasks = [t.task for t in self._running.values() if t.task] + list(self._answering.tasks)
         if tasks:
             await asyncio.wait(tasks, timeout=10)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph.events import ClientEvent, Done, Failed, Token
+from graph.retrieval.turn_search import Search
 
 
 class SessionBusy(Exception):
@@ -66,6 +67,17 @@ class Turn:
     """The chat model asked for this turn only (None: the configured one)."""
     first_word_after: float | None = None
     """Seconds from the start to the answer's first token: how fast the model server is."""
+
+    def answer_in(self, task: asyncio.Task[None], search: Search) -> None:
+        """Let ``task`` answer the turn with ``search``, which is closed also when the task
+        is cancelled before it ever began (its own cleanup, which closes it, never runs)."""
+        self.task = task
+
+        def release(_task: asyncio.Task[None]) -> None:
+            if not self.begun:  # a task that began closed it as its answer was written
+                search.close()
+
+        task.add_done_callback(release)
 
     def emit(self, event: ClientEvent) -> None:
         if isinstance(event, Token) and self.first_word_after is None:
