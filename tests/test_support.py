@@ -282,6 +282,42 @@ def test_a_source_named_in_a_sentence_is_still_checked(minilm: MiniLMEmbedder) -
     assert [r.verdict for r in verify(said, [PPL], minilm)] != ["supported"]
 
 
+NEWCASTLE = SourcePassage(
+    n=1,
+    file="Newcastle_upon_Tyne.md",
+    path="Newcastle_upon_Tyne.md",
+    page=None,
+    text=(
+        "Newcastle railway station is on the East Coast Main Line. Train operator Virgin "
+        "Trains East Coast provides a half-hourly frequency of trains to London King's "
+        "Cross, with a journey time of about three hours."
+    ),
+)
+FRESNO = SourcePassage(
+    n=2,
+    file="Fresno__California.md",
+    path="Fresno__California.md",
+    page=None,
+    text="Amtrak San Joaquins trains stop at the Fresno station, downtown.",
+)
+
+
+def test_a_place_the_question_names_must_be_where_the_sentence_puts_it(
+    minilm: MiniLMEmbedder,
+) -> None:
+    # A real 1.5B model answered "Which company provides train service in Fresno?" with
+    # Newcastle's operator. The question's "Fresno" was exempt from the check, so the
+    # sentence matched Newcastle's passage and passed as supported.
+    question = ["Which company provides train service in Fresno?"]
+    wrong = "Virgin Trains East Coast provides train service in Fresno [1]."
+    [result] = verify(wrong, [NEWCASTLE, FRESNO], minilm, question=question)
+    assert result.verdict != "supported"
+    # Where the passage does name it, the question's name still needs no second mention.
+    right = "Amtrak San Joaquins trains stop in Fresno [2]."
+    [result] = verify(right, [NEWCASTLE, FRESNO], minilm, question=question)
+    assert result.verdict == "supported"
+
+
 def library(embedder: FakeEmbedder) -> Retriever:
     """A retriever over PASSAGES, one chunk each."""
     dense, keyword = FakeDenseIndex(embedder), KeywordIndex()

@@ -76,7 +76,7 @@ class SupportCheck:
         self._idf: dict[str, float] = {}
         self._default_idf = 1.0
         self._facts: dict[int, FactIndex] = {}
-        self._read = AsRead(self.passages, [], [], set(), self._facts_of)
+        self._read = AsRead(self.passages, [], [], set(), [], self._facts_of)
         self._said: dict[str, npt.NDArray[np.float32]] = {
             plain(text): np.asarray(vector, dtype=np.float32)
             for text, vector in (known or {}).items()
@@ -197,8 +197,9 @@ class SupportCheck:
             if f.start >= own and not self.given.echoes(f, said)
         ]
         asked = said[:own]
+        question_names = {f for f in facts if self.given.asks(f)}
         weighed = {
-            p: facts_lacking(said, facts, window, asked, self._read)
+            p: facts_lacking(said, facts, window, asked, self._read, question_names)
             for p, window in best_of.items()
         }
         lacking = {p: missing for p, (missing, _) in weighed.items()}

@@ -31,6 +31,8 @@ class AsRead:
     """For each piece, the words of its passage up to its end (names said earlier)."""
     common: Collection[str]
     """The words the passages write in lower case: a capitalised one is no name."""
+    named_in: Sequence[frozenset[str]]
+    """For each passage, every word it says, and its document's name."""
     facts_of: Callable[[int], FactIndex]
 
     @classmethod
@@ -52,11 +54,19 @@ class AsRead:
             earlier = said_before[-1] if same else titles[piece.passage]
             said_before.append(earlier | own[i].terms)
         common = {w for p in passages for w in _LOWER_WORD.findall(p.text)}
-        return cls(passages, own, said_before, common, facts_of)
+        named_in = list(titles)
+        for piece, said in zip(pieces, said_before, strict=True):
+            named_in[piece.passage] = said
+        return cls(passages, own, said_before, common, named_in, facts_of)
 
 
 def facts_lacking(
-    said: str, facts: Sequence[Fact], window: Window, asked: str, read: AsRead
+    said: str,
+    facts: Sequence[Fact],
+    window: Window,
+    asked: str,
+    read: AsRead,
+    question_names: Collection[Fact] = (),
 ) -> tuple[tuple[Fact, ...], dict[str, str]]:
     """The facts a window does not state, and what it says in the place of a number it
     has only elsewhere: numbers, dates and codes must be in it, a number or date next
@@ -110,7 +120,18 @@ def facts_lacking(
     named = stated if fragment else read.said_before[window.last]
     lacking: list[Fact] = []
     instead: dict[str, str] = {}
+    # The names the question says may go unsaid in a span whose passage or file names one
+    # of them (page 2 of DEN08CA034Belen.pdf never says "Belen, New Mexico"), not in a
+    # passage about something else: "… provides train service in Fresno", of Newcastle's.
+    source = read.passages[window.passage]
+    file = (source.file or source.path).lower()
+    about = any(
+        holds(f, (), read.named_in[window.passage]) or all(p in file for p in f.key.split())
+        for f in question_names
+    )
     for fact in facts:
+        if fact in question_names and about:
+            continue
         if not holds(fact, keys, named):
             lacking.append(fact)
         elif fact.kind in ("number", "date"):

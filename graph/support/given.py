@@ -55,16 +55,17 @@ class Given:
         return cls(frozenset(files), frozenset(asked), frozenset(keys))
 
     def echoes(self, fact: Fact, sentence: str) -> bool:
-        """Whether ``fact`` of ``sentence`` is a source's name, a page label, or a name the
-        question says: not a claim to find in a passage."""
+        """Whether ``fact`` of ``sentence`` is a source's name or a page label: not a claim
+        to find in a passage."""
         if fact.kind in ("code", "name") and _file_name(fact.text) in self.files:
             return True
-        if fact.kind == "number" and _LABEL.search(sentence[: fact.start]):
-            return True
-        if fact.kind == "name":
-            parts = fact.key.split()
-            return bool(parts) and all(part in self.asked for part in parts)
-        return False
+        return fact.kind == "number" and bool(_LABEL.search(sentence[: fact.start]))
+
+    def asks(self, fact: Fact) -> bool:
+        """Whether ``fact`` is a name the question says, which the answer may repeat where
+        its passage is about it, though not in the span itself."""
+        parts = fact.key.split()
+        return fact.kind == "name" and bool(parts) and all(p in self.asked for p in parts)
 
 
 def _file_name(text: str) -> str:
