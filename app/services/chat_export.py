@@ -1,11 +1,5 @@
-"""A chat written out to keep: Markdown with each answer's sources, or JSON with everything.
-
-The same lines serve Copy (one answer and its sources), the window's Export and
-``GET /api/sessions/{id}/export``. The Markdown file is made inert (images as text, raw
-HTML escaped, script links unlinked: app/services/inert_markdown.py), since whatever
-previewer opens it would render what a question or an answer carried; the JSON keeps
-every text as it was.
-"""
+"""A chat written out to keep: Markdown with each answer's sources (made inert), or JSON
+with everything. The same lines serve Copy, the window's Export and the export route."""
 
 from __future__ import annotations
 
