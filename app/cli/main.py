@@ -1,8 +1,5 @@
-"""The command line of shared/CONTRACT.md: serve (default), ingest, status, ask, token, open.
-
-Each command imports only what it uses, so `token` and `open` answer in well under a
-second and `status` in about one; only serve, ingest and ask load the graph and models.
-"""
+"""The command line of shared/CONTRACT.md. Each command imports only what it uses, so
+`token` and `open` answer in well under a second and `status` in about one."""
 
 from __future__ import annotations
 
@@ -73,8 +70,7 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
 
 def _access_command(argv: Sequence[str]) -> argparse.Namespace | None:
     """`token` and `open`, parsed without pydantic, so they answer in well under a second;
-    None for every other command. They read only where the data dir is and where the
-    running window listens."""
+    None for every other command."""
     head = argparse.ArgumentParser(add_help=False)
     head.add_argument("command", nargs="?")
     found, _ = head.parse_known_args(argv)
