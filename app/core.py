@@ -1,10 +1,6 @@
-"""The light half of the services: what answers while the heavy half is still loading.
-
-The registry, the chat model's adapter and the status need no graph, Chroma or
-onnxruntime, so a serving app has them before its socket listens: `/api/status` and the
-window's message box answer at once, and the heavy half (``Services``) is built on
-these when its imports are done.
-"""
+"""The light half of the services: the registry, the chat model's adapter and the status
+need no graph, Chroma or onnxruntime, so `/api/status` and the window answer before the
+heavy half (``Services``) has loaded."""
 
 from __future__ import annotations
 
@@ -23,8 +19,8 @@ from models.protocols import ChatModel
 
 @dataclass(frozen=True)
 class Core:
-    """The settings (with what the window saved), the token, the registry, the chat model
-    and the status; the container is built on them."""
+    """The settings (with what the window saved) and the light services the container is
+    built on."""
 
     settings: Settings
     token: str
