@@ -44,8 +44,7 @@ def answer_with_sources(text: str, sources: Sequence[Mapping[str, Any]]) -> str:
 
 
 def export_markdown(info: SessionPublic, messages: list[KeptMessage]) -> str:
-    """The chat as a Markdown document: each question, its answer and the answer's sources,
-    with nothing in it that a previewer would fetch or run."""
+    """The chat as Markdown: each question, its answer and its sources, made inert."""
     lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
     for message in messages:
         if message["role"] == "user":
