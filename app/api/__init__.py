@@ -30,8 +30,7 @@ def install_api(app: FastAPI, starting: Starting, settings: Settings, token: str
 
 
 def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> Access:
-    """Put the guard in front of ``app`` and add the routes that need no services; API
-    requests that need the services wait for them (``WaitForServices``)."""
+    """Put the guard in front of ``app`` and add the routes that need no services."""
     access = new_access(settings, token)
     # Uploads stream each file to disk and cap it there; the body cap only bounds the total.
     access.body_limits.allow(
