@@ -23,8 +23,7 @@ COMMANDS = ("serve", "ingest", "status", "ask", "token", "open", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command and what only the command line says; every setting of ``Settings``
-    becomes a flag of its own through ``parse`` (declared once, in the groups of app/settings/)."""
+    """The command and what only the command line says; ``parse`` adds a flag per setting."""
     parser = argparse.ArgumentParser(
         prog="run.py", description="Docent: chat with the documents on your own machine."
     )
@@ -50,9 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
-    """The command line's own flags, and the settings: environment first, flags on top
-    (pydantic-settings adds a flag for each setting by its flat name, e.g. ``--chat-model``,
-    ``--top-k``, whichever group of ``Settings`` holds it)."""
+    """The command line's own flags, and the settings: environment first, flags on top (a
+    flag for each setting by its flat name, e.g. ``--top-k``, whichever group holds it)."""
     from pydantic_settings import BaseSettings, CliSettingsSource
 
     from app.settings import FLAT, Settings

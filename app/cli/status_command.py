@@ -172,8 +172,7 @@ def status(settings: Settings, *, check: bool = False) -> int:
 
 
 def _service(settings: Settings, registry: Registry) -> StatusService:
-    """The StatusService the running app answers /api/status with, asking the model server
-    with the standard library."""
+    """The StatusService of /api/status, asking the model server with the standard library."""
 
     async def health() -> Health:
         return await asyncio.to_thread(probe_chat_server, settings)
