@@ -19,8 +19,7 @@ from models.protocols import ChatModel
 
 @dataclass(frozen=True)
 class Core:
-    """The settings (with what the window saved) and the light services the container is
-    built on."""
+    """The settings (with what the window saved) and the light services."""
 
     settings: Settings
     token: str
@@ -32,7 +31,7 @@ class Core:
 def open_core(settings: Settings, *, llm: ChatModel | None = None) -> Core:
     """Open the data dir and the light services; ``llm``: a chat model to use instead
     of the configured server's (tests pass fakes in)."""
-    settings = with_saved(settings)  # what the window's settings dialog saved
+    settings = with_saved(settings)
     token = open_data_dir(
         settings.paths.data_dir, settings.paths.docs_dir, local_index=not settings.paths.chroma_url
     )

@@ -90,8 +90,7 @@ class Settings(BaseSettings):
         return getattr(getattr(self, GROUP_OF[name]), name)
 
     def explicit(self) -> dict[str, Any]:
-        """The settings a flag, a variable or the caller gave, by flat name; the rest
-        are defaults."""
+        """The settings a flag, a variable or the caller gave (not defaults), by flat name."""
         return {
             name: getattr(group, name)
             for group in (getattr(self, g) for g in GROUPS)
