@@ -1,7 +1,5 @@
-"""Docent's entry point: `uv run run.py [serve|ingest|status|ask|token|open] [flags]`.
-
-The one place that knows both app/ and ui/: it hands the window to the command line.
-"""
+"""Docent's entry point: `uv run run.py [serve|ingest|status|ask|token|open] [flags]`; the
+one place that knows both app/ and ui/, it hands the window to the command line."""
 
 import time
 

@@ -1,14 +1,9 @@
 """Python's cyclic garbage collector, set for a long-lived process that parses PDFs.
 
-pypdf builds container objects by the hundred thousand for every page it reads, and the
-collector runs every 700 allocations; every hundredth run walks every object the process
-holds (about 210,000 once the services are built: 0.2 s, with the GIL held). Indexing
-150 files spent 4.3 s in the collector, about 2% of the CPU.
-
-Once the services are built their objects live as long as the process, so they are
-frozen out of the collector's walks, and it runs less often on the young ones. The same
-run then spent 0.8 s in it. Reference counting still frees an object as soon as nothing
-holds it; only a cycle among the frozen objects would never be collected.
+pypdf makes container objects by the hundred thousand per page, and every hundredth run of
+the collector walks all the process holds (about 210,000 objects: 0.2 s with the GIL held).
+Indexing 150 files spent 4.3 s in it; with the services' objects frozen out of its walks and
+fewer runs on the young ones, 0.8 s. Only a cycle among frozen objects is never collected.
 """
 
 from __future__ import annotations
@@ -24,8 +19,7 @@ _settled = False
 
 
 def settle() -> None:
-    """Freeze what exists now and collect less often; once per process, later calls do
-    nothing (a process that serves twice, as the tests do, freezes only the first time)."""
+    """Freeze what exists now and collect less often; later calls in the process do nothing."""
     global _settled
     if _settled:
         return

@@ -65,11 +65,8 @@ def build_services(
     ocr_reader: ReaderFactory | None = None,
 ) -> Services:
     """Every long-lived service of one Docent instance, built and wired; tests pass fakes in.
-
-    ``core``: the light half, when the caller opened it already (a serving app does,
-    before it listens); otherwise it is opened here, with ``llm``. ``ocr_reader``: what
-    reads scanned pages (None: the bundled OCR models).
-    """
+    ``core`` is opened here (with ``llm``) unless the caller opened it already;
+    ``ocr_reader`` None reads scanned pages with the bundled OCR models."""
     core = core or open_core(settings, llm=llm)
     index_lock = index_lock or IndexLock(core.settings.paths.data_dir / INDEX_LOCK_FILE)
     settings = core.settings

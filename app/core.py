@@ -1,10 +1,6 @@
-"""The light half of the services: what answers while the heavy half is still loading.
-
-The registry, the chat model's adapter and the status need no graph, Chroma or
-onnxruntime, so a serving app has them before its socket listens: `/api/status` and the
-window's message box answer at once, and the heavy half (``Services``) is built on
-these when its imports are done.
-"""
+"""The light half of the services: the registry, the chat model's adapter and the status
+need no graph, Chroma or onnxruntime, so `/api/status` and the window answer before the
+heavy half (``Services``) has loaded."""
 
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ from models.protocols import ChatModel
 
 @dataclass(frozen=True)
 class Core:
-    """The settings (with what the window saved), the token, the registry, the chat model
-    and the status; the container is built on them."""
+    """The settings (with what the window saved) and the light services."""
 
     settings: Settings
     token: str
@@ -36,7 +31,7 @@ class Core:
 def open_core(settings: Settings, *, llm: ChatModel | None = None) -> Core:
     """Open the data dir and the light services; ``llm``: a chat model to use instead
     of the configured server's (tests pass fakes in)."""
-    settings = with_saved(settings)  # what the window's settings dialog saved
+    settings = with_saved(settings)
     token = open_data_dir(
         settings.paths.data_dir, settings.paths.docs_dir, local_index=not settings.paths.chroma_url
     )

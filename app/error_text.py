@@ -1,10 +1,6 @@
 """Error messages of a bounded length, for every way Docent refuses a caller (REST, MCP).
-
-A message may repeat what the caller sent: a scope of 100,000 folders, a header, a name a
-megabyte long. Sent back whole, that makes the error as big as the request (an 889 KB
-error body once). So every message is bounded where it is rendered, cut in the middle:
-its start says what went wrong, its end what to do about it.
-"""
+A message may repeat what the caller sent (an 889 KB error body once), so it is cut in the
+middle: its start says what went wrong, its end what to do about it."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ _TAIL = 120
 
 
 def bounded(message: str) -> str:
-    """``message``, cut in the middle when it is over ``MAX_ERROR_CHARS``, saying how much
-    was left out."""
+    """``message``, cut in the middle when it is over ``MAX_ERROR_CHARS``."""
     if len(message) <= MAX_ERROR_CHARS:
         return message
     left_out = len(message) - _HEAD - _TAIL

@@ -1,8 +1,5 @@
-"""The running instance as other commands see it: its address, its port, a login link.
-
-A serving Docent writes ``<data dir>/instance.json`` (mode 0600) once it listens, and
-removes it when it stops; `run.py open` reads it to reach that instance. Light on
-purpose: no pydantic, no NiceGUI.
+"""The running instance as other commands see it: ``<data dir>/instance.json`` (mode 0600),
+written once it listens and removed when it stops. Light on purpose: no pydantic, no NiceGUI.
 """
 
 from __future__ import annotations
@@ -115,11 +112,9 @@ def exposure_warning(host: str) -> str | None:
 
 
 def open_in_browser(url: str) -> bool:
-    """Open ``url`` in a graphical browser, if this session has one; False if not.
-
-    Without a display, Python's webbrowser falls back to terminal browsers (lynx, w3m)
-    that would take over the terminal Docent runs in.
-    """
+    """Open ``url`` in a graphical browser, if this session has one; False if not."""
+    # Without a display, webbrowser falls back to terminal browsers (lynx, w3m), which
+    # would take over the terminal Docent runs in.
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):

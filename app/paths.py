@@ -1,8 +1,5 @@
-"""Where a Docent instance keeps its files, and keeping them private to their owner.
-
-Deliberately light (no pydantic): `run.py token` and `run.py open` resolve the data dir
-with it and must start in well under a second.
-"""
+"""Where a Docent instance keeps its files, private to their owner. Light (no pydantic):
+`run.py token` and `run.py open` resolve the data dir with it in well under a second."""
 
 from __future__ import annotations
 
@@ -38,11 +35,8 @@ def make_private_dir(path: Path) -> Path:
 
 
 def make_private_file(path: Path) -> Path:
-    """Create ``path`` empty with mode 0600 if missing, else set 0600 on it.
-
-    Created with the mode already set (no window in which others could open it). SQLite
-    gives its -wal and -shm files the database's own mode, so they stay private too.
-    """
+    """Create ``path`` empty with mode 0600 if missing (never readable by others, even
+    briefly), else set 0600 on it. SQLite gives its -wal and -shm files the same mode."""
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
@@ -51,12 +45,8 @@ def make_private_file(path: Path) -> Path:
 
 
 def open_data_dir(data_dir: Path, docs_dir: Path, *, local_index: bool = True) -> str:
-    """Make the data dir ready, private to its owner, and return its API token.
-
-    Sessions, the index and the token are the user's alone: the dir is 0700 and its
-    databases 0600. The documents folder is created if missing; ``local_index`` False
-    (a Chroma server) keeps no chroma/ folder here.
-    """
+    """Make the data dir ready (0700, its databases 0600) and return its API token; the
+    documents folder is created if missing, and ``local_index`` False keeps no chroma/ here."""
     from app.token import load_or_create_token
 
     make_private_dir(data_dir)

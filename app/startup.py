@@ -1,9 +1,5 @@
-"""The services of a serving app, built once its socket listens.
-
-Importing the graph, Chroma and onnxruntime and loading the embedder take seconds; the
-server answers `/api/health` (and shows the window) before that work is done, and every
-request that needs the services waits for them.
-"""
+"""The services of a serving app, built once its socket listens: importing the graph,
+Chroma and onnxruntime takes seconds, and a request that needs them waits meanwhile."""
 
 from __future__ import annotations
 
@@ -43,9 +39,8 @@ class Building:
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds each step took, filled in as it goes."""
     listening: threading.Event = field(default_factory=threading.Event)
-    """Set once the server listens: the heavy imports wait for it, so that they do not
-    slow (through the GIL) importing NiceGUI and opening the socket, which the window and
-    the status wait for."""
+    """Set once the server listens: the heavy imports wait for it, so that they do not slow
+    (through the GIL) importing NiceGUI and opening the socket."""
 
 
 LISTEN_WAIT = 10.0
@@ -174,13 +169,9 @@ class WaitForServices:
 def begin_building(
     settings: Settings, index_lock: IndexLock, *, then: Callable[[], object] = lambda: None
 ) -> Building:
-    """Start building the services in a thread, now: before the window is imported.
-
-    The light services (``open_core``) come first, so the status answers as soon as the
-    server listens. Importing the graph, Chroma and onnxruntime and loading the models
-    follow once the caller sets ``listening``. ``then`` runs in the same thread after the
-    build (the entry point imports the window's page there).
-    """
+    """Start building the services in a thread, now: before the window is imported. The
+    light half comes first; the heavy half once the caller sets ``listening``. ``then``
+    runs in the same thread after the build (the entry point imports the window's page)."""
     from app.paths import open_data_dir
 
     # The token exists before the thread starts: the window reads it meanwhile.
@@ -222,9 +213,7 @@ def build_heavy_half(
     core: Core | None = None,
 ) -> Services:
     """Import and build every service from ``settings`` (``build_services``), noting each
-    step's seconds. ``index_lock``: the data dir's lock, when the caller took it already;
-    ``core``: the light half, when the caller opened it already.
-    """
+    step's seconds; ``index_lock`` and ``core`` when the caller has them already."""
     from concurrent.futures import ThreadPoolExecutor
 
     from app.services.embedders import build_embedder

@@ -1,9 +1,5 @@
-"""The localhost HTTP API: thin routers over the container's services.
-
-Two steps, so a serving app can listen before the heavy part is imported: ``secure``
-(the guard, JSON errors, health and login links) and ``include_routes`` (the routers,
-which import the graph and the chat service).
-"""
+"""The localhost HTTP API: thin routers over the container's services, added in two steps
+(``secure``, then ``include_routes``) so a serving app listens before the graph is imported."""
 
 from __future__ import annotations
 
@@ -34,12 +30,7 @@ def install_api(app: FastAPI, starting: Starting, settings: Settings, token: str
 
 
 def secure(app: FastAPI, starting: Starting, settings: Settings, token: str) -> Access:
-    """Put the guard in front of ``app`` and add the routes that need no services.
-
-    API requests that need the services wait for them (``WaitForServices``). A route that
-    takes bigger bodies (uploads) raises its own cap with
-    ``access.body_limits.allow("POST", path, max_bytes)``.
-    """
+    """Put the guard in front of ``app`` and add the routes that need no services."""
     access = new_access(settings, token)
     # Uploads stream each file to disk and cap it there; the body cap only bounds the total.
     access.body_limits.allow(

@@ -1,7 +1,5 @@
-"""`run.py token` and `run.py open`: how a person gets into the Docent they run.
-
-Both read the data dir and create nothing; neither imports pydantic or the app.
-"""
+"""`run.py token` and `run.py open`: how a person gets into the Docent they run. Both read
+the data dir and create nothing; neither imports pydantic or the app."""
 
 from __future__ import annotations
 

@@ -99,10 +99,8 @@ stood in."""
 
 
 async def ask(settings: Settings, question: str, mode: str) -> int:
-    """Stream an answer to the terminal as plain text, then its sources.
-
-    Exits 1 on an error and 3 when only the degraded answer (passages) could be given.
-    """
+    """Stream an answer to the terminal as plain text, then its sources; exits 1 on an
+    error and 3 when only the degraded answer (passages) could be given."""
     # The terminal shows no follow-up suggestions: don't make the model write them.
     container = build_services(settings.replaced({"suggestions": False}))
     await container.start(watch=False, scan=False)

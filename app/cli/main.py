@@ -1,8 +1,5 @@
-"""The command line of shared/CONTRACT.md: serve (default), ingest, status, ask, token, open.
-
-Each command imports only what it uses, so `token` and `open` answer in well under a
-second and `status` in about one; only serve, ingest and ask load the graph and models.
-"""
+"""The command line of shared/CONTRACT.md. Each command imports only what it uses, so
+`token` and `open` answer in well under a second and `status` in about one."""
 
 from __future__ import annotations
 
@@ -26,8 +23,7 @@ COMMANDS = ("serve", "ingest", "status", "ask", "token", "open", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command and what only the command line says; every setting of ``Settings``
-    becomes a flag of its own through ``parse`` (declared once, in the groups of app/settings/)."""
+    """The command and what only the command line says; ``parse`` adds a flag per setting."""
     parser = argparse.ArgumentParser(
         prog="run.py", description="Docent: chat with the documents on your own machine."
     )
@@ -53,9 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
-    """The command line's own flags, and the settings: environment first, flags on top
-    (pydantic-settings adds a flag for each setting by its flat name, e.g. ``--chat-model``,
-    ``--top-k``, whichever group of ``Settings`` holds it)."""
+    """The command line's own flags, and the settings: environment first, flags on top (a
+    flag for each setting by its flat name, e.g. ``--top-k``, whichever group holds it)."""
     from pydantic_settings import BaseSettings, CliSettingsSource
 
     from app.settings import FLAT, Settings
@@ -73,8 +68,7 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
 
 def _access_command(argv: Sequence[str]) -> argparse.Namespace | None:
     """`token` and `open`, parsed without pydantic, so they answer in well under a second;
-    None for every other command. They read only where the data dir is and where the
-    running window listens."""
+    None for every other command."""
     head = argparse.ArgumentParser(add_help=False)
     head.add_argument("command", nargs="?")
     found, _ = head.parse_known_args(argv)

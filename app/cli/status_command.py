@@ -1,11 +1,6 @@
-"""`run.py status`: documents by status, chunks, models and the model server, in about a
-second.
-
-It reads the registry directly (SQLite, safe while the app runs) and asks the chat model
-server (Ollama, or an OpenAI-compatible one) with the standard library; it never loads
-Chroma, the graph, numpy, httpx or the Ollama client (together seconds of imports), and
-never creates a data dir.
-"""
+"""`run.py status` in about a second: it reads the registry directly (SQLite, safe while the
+app runs) and asks the model server with the standard library, never loading Chroma, the
+graph, numpy or httpx (together seconds of imports), and never creates a data dir."""
 
 from __future__ import annotations
 
@@ -135,13 +130,9 @@ def _with_tag(name: str) -> str:
 
 
 def status(settings: Settings, *, check: bool = False) -> int:
-    """Print what Docent knows and whether answers can be written; exits 0.
-
-    The library's counts come from StatusService, as `/api/status`'s do; the model server
-    is asked with the standard library. With ``check``, also compare the folder, the registry and
-    every index (this loads the store, so it takes longer); exit 1 and say what differs
-    when they disagree.
-    """
+    """Print what Docent knows and whether answers can be written; exits 0. With ``check``,
+    also compare the folder, the registry and every index (this loads the store); exit 1
+    and say what differs when they disagree."""
     print(f"Data dir: {settings.paths.data_dir}")
     running = read_instance(settings.paths.data_dir) if settings.paths.data_dir.is_dir() else None
     print(f"Docent: running at {running.url}" if running else "Docent: not running")
@@ -181,8 +172,7 @@ def status(settings: Settings, *, check: bool = False) -> int:
 
 
 def _service(settings: Settings, registry: Registry) -> StatusService:
-    """The StatusService the running app answers /api/status with, asking the model server
-    with the standard library (no Ollama client, no Chroma)."""
+    """The StatusService of /api/status, asking the model server with the standard library."""
 
     async def health() -> Health:
         return await asyncio.to_thread(probe_chat_server, settings)

@@ -1,10 +1,6 @@
-"""Answers as plain text for a terminal: Markdown's escapes and markers taken out.
-
-Answers are written as Markdown for the window (the degraded answer escapes the passages'
-own ``*`` and ``#``, file names are code). A terminal shows them verbatim, so ``\\#\\#``
-would appear as typed. Works on a stream: a marker split across two tokens is held back
-until the next token says what it is.
-"""
+"""Answers as plain text for a terminal: Markdown's escapes and markers taken out, since a
+terminal would show ``\\#\\#`` as typed. Works on a stream: a marker split across two
+tokens is held back until the next token says what it is."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""A chat written out to keep: Markdown with each answer's sources, or JSON with everything.
-
-The same lines serve Copy (one answer and its sources), the window's Export and
-``GET /api/sessions/{id}/export``. The Markdown file is made inert (images as text, raw
-HTML escaped, script links unlinked: app/services/inert_markdown.py), since whatever
-previewer opens it would render what a question or an answer carried; the JSON keeps
-every text as it was.
-"""
+"""A chat written out to keep: Markdown with each answer's sources (made inert), or JSON
+with everything. The same lines serve Copy, the window's Export and the export route."""
 
 from __future__ import annotations
 
@@ -50,8 +44,7 @@ def answer_with_sources(text: str, sources: Sequence[Mapping[str, Any]]) -> str:
 
 
 def export_markdown(info: SessionPublic, messages: list[KeptMessage]) -> str:
-    """The chat as a Markdown document: each question, its answer and the answer's sources,
-    with nothing in it that a previewer would fetch or run."""
+    """The chat as Markdown: each question, its answer and its sources, made inert."""
     lines = [f"# {info.title}", "", f"Exported from Docent · started {info.created_at}", ""]
     for message in messages:
         if message["role"] == "user":

@@ -1,15 +1,6 @@
-"""A session's checkpointed messages as the window, the API and an export read them, and
-the helpers that read and write them in the graph's checkpoints.
-
-An answer's message keeps, beside its text, what was shown with it (``sources``,
-``trace``, ``support``, ``searched``, ``coverage``, ``stopped``, and ``resume`` for a reading
-stopped or cut short), the answers a Regenerate replaced
-(``versions``, oldest first) and the user's thumbs up or down (``trace["feedback"]``).
-
-A turn saves its question before it starts answering, and its answer when it ends. A
-question with no answer after it, and no turn answering it, was cut off (the app was
-killed or quit mid-answer, or the turn failed): it is read with an ``interrupted`` answer.
-"""
+"""A session's checkpointed messages as the window, the API and an export read them (their
+shape, and the ``interrupted`` stand-in, are in docs/api.md), and the helpers that read and
+write them in the graph's checkpoints."""
 
 from __future__ import annotations
 
@@ -59,15 +50,12 @@ def answer_dict(message: AIMessage) -> KeptMessage:
         out["feedback"] = feedback
     if extra.get("versions"):
         out["versions"] = list(extra["versions"])
-    # What the turn kept with the message, which it wrote as these records.
-    return cast(KeptMessage, out)
+    return cast(KeptMessage, out)  # the turn wrote what it kept as these records
 
 
 def message_dicts(messages: list[AnyMessage], asking: str | None = None) -> list[KeptMessage]:
-    """The conversation, oldest first; the user's messages have no sources or trace.
-
-    A question left without an answer is followed by an ``interrupted`` one, unless it is
-    ``asking``: the id of the question a running turn is answering."""
+    """The conversation, oldest first; a question left without an answer is followed by an
+    ``interrupted`` one, unless it is ``asking``, the question a running turn answers."""
     out: list[KeptMessage] = []
     for at, message in enumerate(messages):
         if isinstance(message, HumanMessage):
@@ -114,8 +102,7 @@ def earlier_versions(message: AIMessage) -> list[dict[str, Any]]:
 
 
 def with_extra(message: AIMessage, **extra: Any) -> AIMessage:
-    """``message`` with ``extra`` added to what it keeps; the same id, so that saving it
-    replaces the message instead of adding one."""
+    """``message`` with ``extra`` added; the same id, so saving it replaces the message."""
     kwargs = {**message.additional_kwargs, **extra}
     return AIMessage(content=message.content, id=message.id, additional_kwargs=kwargs)
 

@@ -12,8 +12,7 @@ from models.protocols import ChatModel
 
 
 def build_chat_model(models: ModelSettings, model: str | None = None) -> ChatModel:
-    """The adapter for the configured server, answering with ``model`` (default the
-    configured chat model)."""
+    """The adapter for the configured server, answering with ``model`` or the configured one."""
     model = model or models.chat_model
     if models.llm_api == "openai":
         # The server keeps its own context size; the reply's share of it is capped here

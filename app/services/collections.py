@@ -1,13 +1,8 @@
 """The index's collections: one per embedding model and kind of vector, and which answers.
 
-Opened once at start: the configured model's collection answers, unless the index was
-built with another model, whose collection then keeps answering while the new one is
-built (a switch left unfinished resumes). ``EmbeddingModels`` takes them over from there.
-
-A library indexed before chunks were embedded with their title and heading path
-(``ingest.index.chunk_context``) is rebuilt the same way, in the background, from the chunks its
-collection holds: the old vectors answer until every document has a new one, so a search
-never compares vectors of the two kinds.
+Opened once at start: an index built with another model, or with vectors of an older kind
+(docs/retrieval.md), keeps answering while the new collection is built (a switch left
+unfinished resumes). ``EmbeddingModels`` takes them over from there.
 """
 
 from __future__ import annotations

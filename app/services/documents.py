@@ -1,9 +1,4 @@
-"""DocumentService: the documents in the folder, as the API, the window and MCP see them.
-
-Every entry point calls this one service: list documents with their live progress, read
-one (parsed in a parser process, as the indexer does), add a file (the safe upload
-write), remove one, reindex, and subscribe to the pipeline's events instead of polling.
-"""
+"""DocumentService: the documents in the folder, one service for the API, the window and MCP."""
 
 from __future__ import annotations
 
@@ -47,11 +42,8 @@ class SheetPage:
 
 @dataclass(frozen=True)
 class Added:
-    """A file an upload put into the folder, and whether that upload created it.
-
-    An upload of bytes the folder holds already returns the file that was there
-    (``created`` False); undoing the upload must leave that file alone.
-    """
+    """A file an upload put into the folder; ``created`` is False when the folder held
+    those bytes already, and undoing the upload must leave that file alone."""
 
     view: DocumentView
     created: bool
@@ -184,8 +176,7 @@ class DocumentService:
         return self.indexer.events.library()
 
     def disk_full(self) -> DiskFull | None:
-        """Why indexing waits for disk space, naming the disk and the fix; None when it
-        has room."""
+        """Why indexing waits for disk space; None when it has room."""
         return self.indexer.disk_full
 
     # -- changing --------------------------------------------------------------------
@@ -193,16 +184,9 @@ class DocumentService:
     async def add(
         self, name: str, data: AsyncIterator[bytes], *, folder: str | None = None
     ) -> Added:
-        """Write an uploaded file into the folder and queue it.
-
-        The name is checked (no separators, "..", NUL, reserved or over-long names, no
-        characters that disguise it), the size is capped while streaming, and the bytes
-        go to a hidden temporary file that is renamed into place, so the watcher never
-        sees half a file. An existing file of the same name is never overwritten:
-        identical bytes return it (``created`` False), others get "name (2)". On a full
-        disk (the folder's, or the data dir's when the file can't be queued) nothing
-        this call wrote stays, and NoSpace names the full disk.
-        """
+        """Write an uploaded file into the folder (see ``write_file``) and queue it. On a
+        full disk (the folder's, or the data dir's when the file can't be queued) nothing
+        this call wrote stays, and NoSpace names the full disk."""
         clean = clean_name(name)
         refused = self.refusal(clean)
         if refused is not None:
@@ -250,10 +234,8 @@ class DocumentService:
         return (await self.indexer.check()).differences()
 
     async def reindex(self, doc_id: str | None = None) -> int:
-        """Index one document again from scratch, or re-scan the folder; returns files queued.
-
-        A re-scan also retries files that failed, whatever the cause.
-        """
+        """Index one document again from scratch, or re-scan the folder (retrying files that
+        failed, whatever the cause); returns files queued."""
         if doc_id is None:
             return await self.indexer.scan(retry_errors=True)
         record = self._record(doc_id)

@@ -1,8 +1,5 @@
-"""Which embedding model the settings name, and how the registry remembers it.
-
-Light on purpose (no Chroma): the window starts loading the model while the rest of the
-services are still being imported.
-"""
+"""Which embedding model the settings name, and how the registry remembers it. Light on
+purpose (no Chroma): the window loads the model while the other services still import."""
 
 from __future__ import annotations
 

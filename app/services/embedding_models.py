@@ -1,13 +1,8 @@
-"""Which embedding model answers, and switching it while the app runs.
+"""Which embedding model answers, and switching it while the app runs (docs/retrieval.md).
 
-A new model's collection is built in the background from the chunks the old one holds
-(``ingest.pipeline.switch.ModelSwitch``) while the old collection keeps answering; then the
-retriever answers with the new one from its next search, and the old collection is
-dropped once no search reads it any more. A model that can't be loaded changes nothing:
-the old one keeps answering, nothing is saved, and ``state().problem`` says why.
-
-Choosing again while a rebuild runs cancels that rebuild (its partial collection is
-dropped) and starts the new one; choosing the model that answers just cancels it.
+A model that can't be loaded changes nothing: the old one keeps answering, nothing is
+saved, and ``state().problem`` says why. Choosing again while a rebuild runs cancels that
+rebuild (its partial collection is dropped); choosing the model that answers just cancels it.
 """
 
 from __future__ import annotations
@@ -146,9 +141,8 @@ class EmbeddingModels:
     ) -> asyncio.Task[str]:
         """Switch to the model ``target`` names, in the background (call on the event loop).
 
-        ``save`` is given ``changes`` (of ``preferences.EMBEDDING_FIELDS``) once the model
-        has loaded. The task's result says what happens now; it raises
-        ``EmbeddingUnavailable`` if the model can't load.
+        ``save`` gets ``changes`` once the model has loaded. The task's result says what
+        happens now; it raises ``EmbeddingUnavailable`` if the model can't load.
         """
         self.pending = asyncio.get_running_loop().create_task(self._choose(changes, target, save))
         self.pending.add_done_callback(_quiet)

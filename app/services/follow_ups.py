@@ -45,10 +45,8 @@ class FollowUps:
             offer.cancel()
 
     async def after(self, turn: Turn, question: str, answer: str | None) -> None:
-        """Note the turn's pace, then offer suggestions for its ``answer`` (None: none).
-
-        Suggestions cost a model call as long as a short answer: on a server slower to
-        start answering than ``within``, they are left out."""
+        """Note the turn's pace, then offer suggestions for its ``answer`` (None: none); not
+        from a model slower to start than ``within`` (one costs as much as a short answer)."""
         waited = turn.first_word_after
         slow = waited is not None and waited > self._within
         if slow:

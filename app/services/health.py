@@ -61,8 +61,8 @@ class HealthReport:
 
 
 def next_wait(waited: float | None, report: HealthReport, changed: bool) -> float:
-    """Seconds until the next check: the first interval after a change (or the first
-    check), twice the last one while nothing changes, up to a ceiling."""
+    """Seconds until the next check: the first interval after a change, then twice the last
+    while nothing changes, up to a ceiling."""
     first, most = (
         (RETRY_SECONDS, MOST_RETRY_SECONDS)
         if report.problems
@@ -75,12 +75,8 @@ def next_wait(waited: float | None, report: HealthReport, changed: bool) -> floa
 
 class HealthMonitor:
     """Asks the chat server now and then (one loop for the whole app) and tells listeners
-    on change.
-
-    It asks less often while nothing changes (``next_wait``), and not at all when the
-    server has answered a request in full since the last check: that answer is as good a
-    reading. The adapter itself sends nothing while a request of Docent's is in flight to
-    a server that serves one at a time (models/server_line.py)."""
+    on change. The adapter sends nothing while a request of Docent's is in flight to a
+    server that serves one at a time (models/server_line.py)."""
 
     def __init__(self, llm: ChatModel, reranker: Reranker | None = None) -> None:
         self._llm = llm

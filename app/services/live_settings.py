@@ -1,13 +1,6 @@
-"""Settings a turn and a search read: built from one snapshot of the settings, and handed
-on whole when the window changes one.
-
-A change makes a new frozen ``Settings`` (``Preferences``); ``apply_live`` gives the graph
-a new ``TurnOptions`` and ``RetrievalSettings`` made from it. A turn reads the options once,
-as it begins, and a search the retrieval settings, so neither sees half a change. A field
-of either takes the setting of the same name in the groups that feed it (``settings.turn``
-and the model's ``context_tokens``; ``settings.search``): a setting marked live there that
-shares a name with one applies from the next turn or search with nothing more to write.
-"""
+"""Settings a turn and a search read, built from one snapshot and handed on whole when the
+window changes one, so neither sees half a change. A field takes the setting of the same
+name in the groups that feed it: a live setting so named needs nothing more to apply."""
 
 from __future__ import annotations
 
@@ -48,8 +41,8 @@ def _named_alike(
 def apply_live(
     before: Settings, now: Settings, deps: GraphDeps, llm: ChatModel, reranking: Reranking
 ) -> None:
-    """Answer from the next turn and search with the settings ``now``; what ``before``
-    had is replaced whole (a turn or a search under way keeps the snapshot it began with)."""
+    """Answer from the next turn and search with the settings ``now`` (a turn or a search
+    under way keeps the snapshot it began with)."""
     deps.options = turn_options(now)
     deps.retriever.settings = retrieval_settings(now)
     if now.models.chat_model != before.models.chat_model:

@@ -29,8 +29,7 @@ def setting_name(field: str) -> str:
 
 
 def sentence(error: Any) -> str:
-    """One of pydantic's errors as a sentence a person reads: "Top K must be at least 1"
-    rather than "Input should be greater than or equal to 1"."""
+    """One of pydantic's errors as a sentence a person reads: "Top K must be at least 1"."""
     # A setting's place is (group, name), and a union's member may follow: name it.
     named = [str(part) for part in error.get("loc", ()) if str(part) in GROUP_OF]
     name = setting_name(named[0]) if named else "This setting"
@@ -109,8 +108,7 @@ class Preferences:
         self.settings = settings
         """The settings now: a frozen snapshot, replaced whole when a live one changes."""
         self._apply = apply
-        """Applies a new snapshot to what reads it; without it, every change waits for a
-        restart."""
+        """Applies a new snapshot to what reads it; without it, changes wait for a restart."""
         self._embedding = embedding
         """Starts switching to the embedding model the fields name, in the background; it
         calls ``save`` once the model has loaded (a model that can't load is not saved)."""
@@ -227,8 +225,7 @@ class ChatModels:
         return [m.name for m in deduplicated(ModelInfo(n) for n in self._health.report.models)]
 
     async def catalog(self) -> ModelCatalog:
-        """The server's models, chat and embedding apart, with sizes where the server says
-        (Ollama does); else the names of the last health check."""
+        """The server's models, with sizes where it says; else those of the last health check."""
         if isinstance(self._llm, DescribesModels):
             try:
                 return catalog(await self._llm.describe_models())

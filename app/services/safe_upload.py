@@ -1,5 +1,5 @@
 """The safe upload write: a file's name checked, its bytes streamed to a hidden temporary
-file and renamed into place, never over an existing file."""
+file and renamed into place (the watcher never sees half a file), never over another file."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""SearchService: searching the library, and checking a text against it, for every entry
-point (``POST /api/search`` and ``/api/verify``, MCP's ``search_documents`` and
-``verify``), so a limit, a scope or a field changes in one place.
-
-Blocking work (embedding, the indexes) runs in a worker thread; each call reads through
-one ``Search`` of its own, so a model switch waits for it and never mixes two models.
-"""
+"""SearchService: searching the library and checking a text against it, for every entry
+point, so a limit, a scope or a field changes in one place. Each call reads through one
+``Search`` of its own, so a model switch waits for it and never mixes two models."""
 
 from __future__ import annotations
 
@@ -108,8 +104,7 @@ class SearchService:
         scope: str | Sequence[str] | None = None,
         files: Sequence[str] = (),
     ) -> FindResponse:
-        """Every document with a passage about ``query`` (no top-k), in the contract's shape
-        of ``POST /api/find``: the documents best first, how many were searched and matched."""
+        """Every document with a passage about ``query`` (no top-k), as ``POST /api/find``."""
         self._check_query(query)
         entries = scope_entries(scope)
         found = await asyncio.to_thread(self._find, query, entries, files)
@@ -143,7 +138,6 @@ class SearchService:
                 f"The text is {len(text):,} characters; the limit is {self.max_text_chars:,}. "
                 "Check it in parts."
             )
-        # Reading claims gets a share of the budget; judging them takes the rest.
         deadline = self.clock() + SEARCH_SHARE * self.verify_seconds
         entries = scope_entries(scope)
         limited = await asyncio.to_thread(self._limit, files, entries) if entries else files

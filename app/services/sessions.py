@@ -86,8 +86,8 @@ class SessionIndex:
             )
 
     def add_text(self, session_id: str, *texts: str) -> None:
-        """Make ``texts`` (a question and its answer, one row so that a search's words may
-        come from either) findable by ``search``."""
+        """Make ``texts`` findable by ``search``, in one row so a search's words may come from
+        the question or its answer."""
         body = "\n\n".join(t for t in texts if t.strip())
         if not body:
             return

@@ -1,9 +1,6 @@
-"""StatusService: what Docent holds and whether it can answer, computed in one place.
-
-`/api/status`, `run.py status` and the window all ask it. Where the answer comes from is
-passed in: the running app asks its chat model's adapter, while `run.py status` asks the
-model server (Ollama or an OpenAI-compatible one) with the standard library (so it answers
-in about a second without loading the Ollama client, httpx, Chroma or the graph).
+"""StatusService: what Docent holds and whether it can answer, for `/api/status`, `run.py
+status` and the window. Health is passed in: `run.py status` asks the server with the
+standard library, so it answers in about a second without loading httpx, Chroma or the graph.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Settings: ``DOCENT_*`` environment variables, with command-line flags on top.
-
-Inside, the settings sit in groups, one for each part of Docent that reads them
-(``settings.search.top_k``, ``settings.models.chat_model``). Outside, each keeps the one
-flat name it always had: its variable ``DOCENT_TOP_K``, its flag ``--top-k``, its key in
-the saved preferences, and ``Settings(top_k=8)``.
-
-A field the window may change carries an ``Editable`` mark (its label, and whether it
-applies live) where its group declares it; app/settings/answers.py says what makes a live
-one reach the next turn or search.
-"""
+"""Settings: ``DOCENT_*`` environment variables, with command-line flags on top. Inside, they
+sit in groups (``settings.search.top_k``); outside, each keeps one flat name: its variable
+``DOCENT_TOP_K``, its flag ``--top-k``, its saved key, and ``Settings(top_k=8)``."""
 
 from __future__ import annotations
 
@@ -98,8 +90,7 @@ class Settings(BaseSettings):
         return getattr(getattr(self, GROUP_OF[name]), name)
 
     def explicit(self) -> dict[str, Any]:
-        """The settings a flag, a variable or the caller gave, by flat name; the rest
-        are defaults."""
+        """The settings a flag, a variable or the caller gave (not defaults), by flat name."""
         return {
             name: getattr(group, name)
             for group in (getattr(self, g) for g in GROUPS)

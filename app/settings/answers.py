@@ -1,10 +1,6 @@
-"""Settings of a search and of a turn: what a question reads as it begins.
-
-A setting marked live here applies from the next search or turn when a field of the same
-name is in ``RetrievalSettings`` (for ``SearchSettings``) or ``TurnOptions`` (for
-``TurnSettings``): app/services/live_settings.py hands it on, so declaring it is all it
-takes.
-"""
+"""Settings of a search and of a turn: what a question reads as it begins. One marked live
+applies from the next search or turn when ``RetrievalSettings`` or ``TurnOptions`` has a
+field of the same name (app/services/live_settings.py hands it on)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Request body caps: one default, and routes (uploads) that raise their own.
-
-The guard refuses a Content-Length over the cap before reading a byte; a chunked body is
-counted as it arrives and cut off at the cap (``BodyExchange``, which also adds the
-security headers to every response).
-"""
+"""Request body caps: one default, and routes (uploads) that raise their own. A chunked
+body is counted as it arrives and cut off at the cap."""
 
 from __future__ import annotations
 
@@ -37,10 +33,7 @@ class BodyLimits:
         self, method: str, path: str, max_bytes: int | None, *, setting: str = "max_body_mb"
     ) -> None:
         """Give one route its own cap, e.g. uploads, which cap each file as they stream it.
-
-        A ``path`` ending in ``*`` covers every path that starts with what precedes it;
-        ``setting`` names what a person changes to raise the cap, for the 413's message.
-        """
+        A ``path`` ending in ``*`` is a prefix; ``setting`` is named in the 413's message."""
         self.routes[(method.upper(), path)] = BodyCap(max_bytes, setting)
 
     def for_request(self, method: str, path: str) -> BodyCap:

@@ -1,20 +1,6 @@
-"""Who may talk to Docent: one decision for the window, its socket and the API.
-
-A pure ASGI middleware in front of everything, so it decides from the headers alone,
-before any request body is read:
-
-1. Host must be ours (loopback names or the bound address): no DNS rebinding.
-2. A browser Origin must be our own host:port: no other site or local port drives us.
-3. The API token (``Authorization: Bearer``) or the window's login cookie, which names a
-   live login session (app/api/guard/login_sessions.py), except for ``/api/health`` and the
-   login link itself. Requests on the login count as its use; on the window's socket only
-   what the person does counts (app/api/guard/socket_activity.py).
-4. Bodies are capped: a Content-Length over the cap is refused at once, a chunked body
-   is cut off at the cap. One route (uploads) can raise its own cap with
-   ``BodyLimits.allow``.
-
-Every response also carries the window's Content-Security-Policy and says it must not be
-framed (app/api/guard/headers.py); a response with its own policy keeps it, merged with ours.
+"""Who may talk to Docent: one decision for the window, its socket and the API (the rules
+are in docs/api.md). A pure ASGI middleware in front of everything, so it decides from the
+headers alone (Host, Origin, token or login cookie, body size) before a body byte is read.
 """
 
 from __future__ import annotations
@@ -260,9 +246,6 @@ def install_guard(app: Starlette, access: Access) -> None:
 
 def wrap_outermost(app: Starlette, wrap: Callable[[ASGIApp], ASGIApp]) -> None:
     """Wrap ``app``'s whole middleware stack; the last wrapper installed sees requests first.
-
-    ``add_middleware`` would not do: NiceGUI's ``ui.run`` adds its own middleware later,
-    in front of ours, and the guard must see each request before anything else.
-    """
+    (``add_middleware`` would not do: NiceGUI's ``ui.run`` adds its own in front of ours.)"""
     build = app.build_middleware_stack
     app.build_middleware_stack = lambda: wrap(build())  # type: ignore[method-assign]

@@ -1,24 +1,19 @@
 """The headers every response carries: who may frame it, what a page may load, no sniffing.
 
-``PAGE_POLICY`` is the window's Content-Security-Policy: nothing loads from, connects to or
-submits to anywhere but Docent's own origin, so text the model or a document wrote can't
-send anything off the machine even if it gets into the page as HTML. Its relaxations are
-the ones NiceGUI's page needs, measured in Chromium (tests/browser/test_security_browser.py
-collects every violation the window's views report; each one below was taken out in turn):
+``PAGE_POLICY`` keeps every load, connection and form on Docent's own origin, so text the
+model or a document wrote can't send anything off the machine even if it gets into the page
+as HTML. Its relaxations are the ones NiceGUI's page needs, measured in Chromium
+(tests/browser/test_security_browser.py; each one below was taken out in turn):
 
 - ``script-src 'unsafe-inline'``: NiceGUI's page starts its Vue app from inline scripts
   (six of them, docent.js among them); without it the window stays blank.
-- ``script-src 'unsafe-eval'``: NiceGUI's Vue compiles its component templates in the
-  browser and runs ``run_javascript`` code and ``js_handler`` strings with ``eval``;
-  without it the window stays blank.
+- ``script-src 'unsafe-eval'``: Vue compiles its templates in the browser, and
+  ``run_javascript`` and ``js_handler`` code runs through ``eval``; else a blank window too.
 - ``style-src 'unsafe-inline'``: Quasar and Vue set ``style`` attributes (over 150 in the
   views measured) and NiceGUI adds the window's CSS as inline ``<style>`` elements.
-- ``img-src data:``: the window's icon, which NiceGUI draws as an SVG data URL; ``blob:``
-  stays allowed for pictures a page makes itself. Neither can reach another server.
-
-A response may state its own policy (the file route sandboxes what it serves): it keeps
-it, and gets ``frame-ancestors 'none'`` added unless it says itself who may frame it. The
-window frames nothing (its PDF viewer draws pages itself), so ``frame-src`` is 'none'.
+- ``img-src data:``: the window's icon is an SVG data URL; ``blob:`` stays for pictures a
+  page makes itself. Neither can reach another server. The window frames nothing (its PDF
+  viewer draws pages itself), so ``frame-src`` is 'none'.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Window login the way Jupyter does it: a one-time link becomes an HttpOnly cookie.
-
-Each start (and each `run.py open`) issues a link carrying a one-time secret. Opening it
-starts a login session (app/api/guard/login_sessions.py, which says why it ends when idle) and
-sets a cookie naming it, then redirects to the clean URL.
-"""
+"""Window login the way Jupyter does it: a one-time link (each start, each `run.py open`)
+becomes an HttpOnly cookie naming a login session, then redirects to the clean URL."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
 """Window logins as sessions kept here: what the login cookie names, and when it ends.
-
-Browsers don't scope cookies by port, so the login cookie for 127.0.0.1 goes to every
-server on this machine, on any port: any local web page the user opens may receive it.
-Its value is therefore worth as little as it can be:
-
-- it is a random id naming a session here, and only the id's hash is kept;
-- the session ends after ``idle_seconds`` without use (a request, or something the person
-  does in the window, which reaches us over its socket);
-- Lock (in the window) ends it at once;
-- a restart ends it unless the person chose to keep this browser logged in: those
-  sessions, hash and last-seen time only, are kept in the data dir (mode 0600), and the
-  idle expiry still applies to them.
-"""
+Browsers send a 127.0.0.1 cookie to every local port, so its value is worth as little as
+it can be: a random id whose hash only is kept, ending when idle, on Lock or on a restart
+(docs/api.md)."""
 
 from __future__ import annotations
 

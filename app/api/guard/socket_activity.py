@@ -1,13 +1,7 @@
-"""The window's socket and its login: what a person does there keeps the login alive, and a
-login that ended closes the socket.
-
-Once its page has loaded, the window talks to us over NiceGUI's Socket.IO socket: a click,
-a key, a resize reaches us as a Socket.IO ``event``. Those count as use of the login. The
-transport's own traffic doesn't (pings, and the page's ``ack`` of what we pushed), so a tab
-left open does not keep a login alive forever. Every frame the page sends (a ping comes at
-least every 25 seconds) also checks the login: once it has ended (Lock in any tab, idle
-expiry), the socket is closed, the page's reconnect is refused, and docent.js shows the
-page that asks for a login link.
+"""The window's socket and its login: a Socket.IO ``event`` (a click, a key) counts as use
+of the login, the transport's pings and acks don't, so a tab left open does not keep it
+alive. Every frame (a ping at least every 25 s) checks the login: once it has ended, the
+socket is closed and docent.js shows the page that asks for a login link.
 """
 
 from __future__ import annotations
@@ -33,10 +27,8 @@ def is_socket_path(path: str) -> bool:
 
 
 def carries_use(payload: str | bytes) -> bool:
-    """Whether an Engine.IO payload holds something the person did in the window.
-
-    Polling bodies hold several packets, separated by the record separator (0x1e).
-    """
+    """Whether an Engine.IO payload holds something the person did in the window (a polling
+    body holds several packets, split by the record separator 0x1e)."""
     text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
     return any(_EVENT.match(packet) for packet in text.split("\x1e"))
 

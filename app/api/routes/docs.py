@@ -1,7 +1,5 @@
-"""OpenAPI at /openapi.json and its page at /docs, in whichever app hosts the API.
-
-The page's Swagger UI comes from a package (swagger-ui-bundle-v2) and is served from here,
-not from a CDN: every page's CSP lets it load nothing from off the origin.
+"""OpenAPI at /openapi.json and its page at /docs, in whichever app hosts the API. Swagger
+UI is served from a package, not a CDN: every page's CSP lets it load nothing off the origin.
 """
 
 from __future__ import annotations

@@ -15,16 +15,9 @@ if TYPE_CHECKING:
 
 
 class McpEndpoint:
-    """/mcp as a plain ASGI app: stateless streamable HTTP, answered in JSON.
-
-    Each request runs in its own short-lived session manager, so the endpoint needs no
-    start-up or shutdown hook from whichever app hosts it (the API app, or the window's,
-    which adds its routes once the services are ready). The server is built on first use,
-    around the container of the app serving the request.
-
-    Host, Origin and token are the guard's to decide (app/api/guard/guard.py), as for every
-    route: it stands in front of /mcp in whichever app serves it.
-    """
+    """/mcp as a plain ASGI app: stateless streamable HTTP, answered in JSON. Each request
+    runs in its own short-lived session manager, so the endpoint needs no start-up or
+    shutdown hook from whichever app hosts it; the guard decides who may call it."""
 
     def __init__(self) -> None:
         self._servers: dict[int, MCPServer] = {}

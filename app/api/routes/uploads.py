@@ -1,10 +1,6 @@
 """Uploads: how much one upload may send, and its multipart body read as it arrives.
-
-Starlette's form parser writes every file to a temporary file (in memory up to 1 MB, then
-in the system's temp folder) before the route runs. Here each file's bytes go straight
-from the socket to ``DocumentService.add``, which caps the file while it streams and
-writes it only inside the documents folder.
-"""
+Starlette's form parser would spool every file to the system's temp folder before the route
+runs; here each file's bytes go straight from the socket to ``DocumentService.add``."""
 
 from __future__ import annotations
 
@@ -81,11 +77,8 @@ class Part:
 
 
 async def read_parts(content_type: str, body: AsyncIterator[bytes]) -> AsyncGenerator[Part]:
-    """The parts of a multipart/form-data ``body``, each readable before the next arrives.
-
-    A part must be read (or skipped) before the next one is asked for; unread bytes of a
-    part are skipped.
-    """
+    """The parts of a multipart/form-data ``body``, each readable before the next arrives
+    (what the caller leaves unread of a part is skipped)."""
     kind, options = parse_options_header(content_type)
     if kind != b"multipart/form-data" or not options.get(b"boundary"):
         raise MultipartError("files: send the files as multipart/form-data (field `files`).")
