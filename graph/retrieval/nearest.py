@@ -11,8 +11,8 @@ NEAREST_CHARS = 300
 
 
 def nearest_passages(search: Search, count: int = NEAREST_SHOWN) -> list[NearPassage]:
-    """The ``count`` chunks the search came nearest to, each with where it is and its
-    relevance, read in one call. Blocking (the store): async callers use a thread."""
+    """The ``count`` chunks the search came nearest, placed, with their relevance, in one read.
+    Blocking: async callers use a thread."""
     seen = search.seen()
     if not seen:
         return []
