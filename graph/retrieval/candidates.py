@@ -15,8 +15,7 @@ from ingest.index.keyword.scores import KeywordHit, KeywordScores
 
 @dataclass(frozen=True)
 class KeywordSide:
-    """The keyword search's part of the candidates: it needs no query vector, so it runs while the
-    query is embedded."""
+    """The keyword search's part: needing no query vector, it runs while the query is embedded."""
 
     scores: KeywordScores
     top: dict[Key, KeywordHit]

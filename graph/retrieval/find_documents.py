@@ -116,8 +116,7 @@ def holds(text: str, literal: str) -> bool:
 
 
 def phrase(query: str) -> re.Pattern[str] | None:
-    """For a short query, the pattern of its words in order, singular or plural; None for a longer
-    query."""
+    """A short query's words in order, singular or plural, as a pattern; None for a longer query."""
     words = _WORDS.findall(query)
     if not words or len(words) > PHRASE_WORDS:
         return None

@@ -15,8 +15,7 @@ with all-MiniLM-L6-v2: another model needs its own bar."""
 
 
 def relevance(candidates: Sequence[Candidate]) -> float:
-    """How much the best evidence is about the question, 0..1: the higher of best cosine and best
-    coverage."""
+    """How much the best evidence is about the question (0..1): best cosine or coverage."""
     best_dense = max((c.dense for c in candidates if c.dense is not None), default=0.0)
     best_coverage = max((c.coverage for c in candidates), default=0.0)
     return max(best_dense, best_coverage)

@@ -38,8 +38,7 @@ def best_sentence_share(text: str, weights: Mapping[str, float]) -> float:
 def order_by_proximity(
     candidates: Sequence[Candidate], weights: Mapping[str, float], trust: float
 ) -> list[Candidate]:
-    """``candidates`` (texts loaded) reordered by fused score plus proximity; sets ``proximity`` and
-    ``final``."""
+    """``candidates`` (loaded) reordered by fused score plus proximity; sets ``final``."""
     for c in candidates:
         c.proximity = best_sentence_share(c.text, weights)
         c.final = c.fused

@@ -26,8 +26,7 @@ class _Question:
 
 
 class Questions:
-    """The texts one search looks for, through one reader: each one's vector and nearest chunks,
-    made once."""
+    """The texts one search looks for through one reader, each vector and nearest made once."""
 
     def __init__(self, reader: Reader, settings: RetrievalSettings) -> None:
         self.reader = reader

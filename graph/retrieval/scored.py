@@ -36,8 +36,7 @@ class Candidate:
     rerank: float | None = None
     chunk: Chunk | None = None
     left_out: str | None = None
-    """Why no passage was made around it ("not in the top 6"), for the trace; None when it leads
-    one."""
+    """Why no passage was made around it ("not in the top 6"), for the trace; None if it leads."""
     source: int | None = None
     """The number of the source its passage became. Written by the retriever node."""
 

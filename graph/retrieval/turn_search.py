@@ -69,8 +69,7 @@ class Search(Questions):
         return found
 
     def locate(self) -> None:
-        """Start reading, in the background, where the weighed candidates sit; ``trace`` takes it
-        up."""
+        """Start placing the weighed candidates in the background; ``trace`` takes it up."""
         weighed = list(self._weighed)
         self._where = helper_threads().submit(self._read_where, weighed) if weighed else None
 

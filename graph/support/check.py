@@ -136,8 +136,7 @@ class SupportCheck:
         return out
 
     def _ensure_windows(self, said: Sequence[str]) -> None:
-        """Embed what is new, in one call; a sentence copied word for word from a passage reuses its
-        piece's vector."""
+        """Embed what is new in one call; a sentence copied from a passage reuses its vector."""
         first_time = self._pieces is None
         if first_time:  # the question too, unless its search embedded it: one call for all
             said = [*said, *(plain(q) for q in self.question)]
@@ -209,8 +208,7 @@ class SupportCheck:
         return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
 
     def addresses_question(self, support: Sequence[SentenceSupport]) -> bool:
-        """Whether the answer addresses the question (graph/support/question.py); True without a
-        question."""
+        """Whether the answer addresses the question (support/question.py); True if none."""
         singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
         terms = [self._windows[i].terms for i in singles]
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
@@ -259,6 +257,5 @@ def verify(
     bars: SupportBars | None = None,
     question: Sequence[str] = (),
 ) -> list[SentenceSupport]:
-    """Check any text against given passages in one embedder call; ``question`` names what it may
-    repeat unchecked."""
+    """Check a text against passages (one embedder call); it may repeat ``question`` unchecked."""
     return SupportCheck(passages, embedder, bars, question).check(text)

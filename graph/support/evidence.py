@@ -1,5 +1,4 @@
-"""What the passages offer one sentence (``Evidence``), the bars of a verdict (``SupportBars``), and
-the verdict (``judge``)."""
+"""What the passages offer one sentence (``Evidence``), a verdict's bars, and the verdict."""
 
 from __future__ import annotations
 
@@ -53,8 +52,7 @@ class Evidence:
     lacking: dict[int, tuple[Fact, ...]]
     """For each of the best few passages, the sentence's facts its best window lacks."""
     instead: dict[int, dict[str, str]] = field(default_factory=dict)
-    """Per passage, what its window says in place of a lacking number it has elsewhere: {"3%":
-    "2%"}."""
+    """Per passage, what its window says in place of a lacking number: {"3%": "2%"}."""
 
 
 def judge(

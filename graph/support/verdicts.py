@@ -54,8 +54,7 @@ class SupportSpan:
     """The passage's start in its page's text: the span is at ``offset + start`` there."""
 
     def as_dict(self) -> SupportSource:
-        """The contract's ``source`` shape, with the span's place in the page's text for the
-        highlight."""
+        """The contract's ``source`` shape, with the span's place in the page's text."""
         return {
             "n": self.n,
             "file": self.file,
