@@ -84,8 +84,7 @@ def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]
 def fit_blocks(
     blocks: Sequence[str], budget: int, separator_tokens: int = 1
 ) -> tuple[list[str], int]:
-    """The leading blocks (ranked best first) that fit in ``budget``, and their tokens; the first is
-    cut to fit rather than dropped."""
+    """The leading blocks fitting ``budget``, and their tokens; the first is cut, never dropped."""
     kept: list[str] = []
     used = 0
     for block in blocks:

@@ -146,8 +146,7 @@ sentence the passages say, swaps included, 0.72 and up but one."""
 
 
 async def nothing_found(state: AgentState, search: Search) -> Searched:
-    """``searched`` for a question nothing came near: the search's nearest chunks, read once the
-    answer is written (a store read)."""
+    """``searched`` for a question nothing came near: the nearest chunks, read after the answer."""
     nearest = await asyncio.to_thread(nearest_passages, search)
     return what_was_searched(state, nearest, floor=search.settings.floor.relevance)
 
@@ -159,9 +158,8 @@ def what_was_searched(
     draft: str | None = None,
     floor: float | None = None,
 ) -> Searched:
-    """The queries run, the files they were limited to, and the nearest passages; the model's
-    ``draft`` when set aside, the ``floor`` when nothing reached it (the nearest then by relevance).
-    """
+    """The queries run, the files they were limited to, and the nearest passages; the set-aside
+    ``draft``, and the ``floor`` when nothing reached it (the nearest then by relevance)."""
     queries = state.get("queries") or []
     files = sorted({f for q in queries for f in q["files"]} | set(state.get("mentions") or []))
     out: Searched = {

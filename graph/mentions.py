@@ -56,8 +56,7 @@ class _Library:
         return list(self.keys.get(name.replace("\\", "/").lower(), []))
 
     def near(self, runs: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
-        """The length of the run of words that best names a document, and the documents ranked by
-        how close their names come."""
+        """The length of the run that best names a document, and documents ranked by closeness."""
         if not self.paths:
             return 1, []
         words = _tokens(runs[-1])

@@ -134,8 +134,7 @@ def find_header(found: FindRecord, shown: int) -> str:
 
 
 def _find_list(found: FindRecord) -> str:
-    """The matching documents with their passage counts, written by code so the answer names the
-    files even when the model doesn't."""
+    """The matching files and passage counts, written by code so the answer always names them."""
     paths: list[str] = found["paths"]
     hits: list[int] = found.get("hits") or []
     names = [PurePosixPath(p).name for p in paths]

@@ -205,8 +205,7 @@ def _assembled(
     prose: CheckedAnswer,
     checked: tuple[Table, list[SentenceSupport]] | None,
 ) -> tuple[str, list[SentenceSupportPublic] | None]:
-    """The answer as it ends (notices, the checked table, the model's text) and every checked
-    sentence's support, in order."""
+    """The answer as it ends (notices, checked table, model's text) and each sentence's support."""
     head = prefix
     support: list[SentenceSupport] = []
     if table is not None and checked is not None:

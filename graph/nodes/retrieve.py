@@ -44,8 +44,7 @@ def numbered(passages: list[Passage]) -> list[NumberedPassage]:
 
 
 async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Search (the @mentioned files, else the scope) and number the passages; a find turn finds
-    every matching document instead."""
+    """Search the mentioned files or the scope and number the passages; find turns find instead."""
     if state.get("route") == "find":
         return await find_passages(state, runtime)
     context, tell = runtime.context, runtime.stream_writer

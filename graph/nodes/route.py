@@ -33,8 +33,8 @@ def start_early(search: Search, question: str, mode: Mode, options: TurnOptions)
     """The rules' verdict on a new session's first message, judged before the graph runs, with its
     embedding started when it may be searched as typed; None when the router must judge it.
 
-    Nothing starts for sure chat, a message naming files, or expanded queries. The library is not
-    read here, on the caller's event loop: in an empty one the embedding just goes unused.
+    Nothing starts for what is surely chat, a message naming files, or expanded queries. The library
+    is not read here, on the caller's event loop: in an empty one the embedding just goes unused.
     """
     if mode == "chat" or "@" in question or options.rephrasings:
         return None

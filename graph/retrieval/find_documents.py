@@ -140,8 +140,7 @@ def find(
     scope: Sequence[str] = (),
     settings: FindSettings | None = None,
 ) -> Found:
-    """Every document in ``scope`` holding a chunk that matches ``query``, best first. Blocking:
-    async callers use a thread."""
+    """Documents in ``scope`` with a chunk matching ``query``, best first (blocking: a thread)."""
     settings = settings or FindSettings()
     literals = literals_in(query)
     within = in_scope(library, scope)

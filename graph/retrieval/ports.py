@@ -70,8 +70,7 @@ class Library(Protocol):
 
 @dataclass(eq=False)
 class Reader:
-    """One embedding model's collection and query embedder; one model's vectors are never compared
-    with another's."""
+    """One embedding model's collection and query embedder: vectors of two models never meet."""
 
     dense: DenseIndex
     embedder: Embedder

@@ -115,8 +115,7 @@ _helper_lock = threading.Lock()
 
 
 def helper_threads() -> ThreadPoolExecutor:
-    """The shared threads that search keywords beside the query's embedding and embed questions
-    early; made on first use (a turn needs them for milliseconds)."""
+    """The shared threads for keyword search and early embedding, made on first use."""
     global _helper_pool
     with _helper_lock:
         if _helper_pool is None:

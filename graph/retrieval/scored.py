@@ -14,8 +14,7 @@ Key = tuple[str, int]
 
 @dataclass
 class Candidate:
-    """One chunk found by either search, with each stage's scores. Its text is read only for the few
-    that need it (reranked, made into passages, traced)."""
+    """One chunk either search found, with each stage's scores; its text is read only if needed."""
 
     key: Key
     dense: float | None = None

@@ -159,8 +159,7 @@ def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _removal(text: str, mark: Mark) -> list[tuple[int, int, str]]:
-    """Delete a mark, the spaces before it, and its lead-in ("According to [2], the rate..." becomes
-    "The rate...")."""
+    """Delete a mark, the spaces before it, and its lead-in ("According to [2], the…" → "The…")."""
     lead = _LEAD_IN.search(text, 0, mark.start)
     if lead is not None:
         return _lead_in_removal(text, lead.start(), mark.end)

@@ -62,8 +62,7 @@ def judge(
     question: Sequence[str],
     facts_of: Callable[[int], FactIndex],
 ) -> SentenceSupport:
-    """The verdict on one sentence's evidence under ``bars``; only the two bars are read, the
-    evidence already holds the score."""
+    """The verdict on one sentence's evidence under ``bars`` (only the two bars are read)."""
     sentence, best, score = evidence.sentence, evidence.best, evidence.score
     unsupported = SentenceSupport(sentence.text, sentence.start, sentence.end, "unsupported", score)
     if best is None or score < bars.unsupported:

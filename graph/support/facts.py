@@ -74,8 +74,7 @@ WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".
 
 
 def acronyms(text: str) -> set[str]:
-    """The initials of each run of capitalised words, as terms ("European Court of Justice":
-    "acr:ecj")."""
+    """Initials of runs of capitalised words as terms ("European Court of Justice": "acr:ecj")."""
     found = set()
     for run in _CAPITALISED_RUN.finditer(text):
         words = [w for w in run.group(0).split() if w[0].isupper() and w.lower() not in STOP]

@@ -14,9 +14,8 @@ _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 
 
 def paired_wrongly(sentence: str, span: str) -> Flip | None:
-    """The span's "respectively" item that ``sentence`` pairs wrongly and the one the span pairs
-    there, or None. The lists are the clause's first "X and Y" and the last before "respectively".
-    """
+    """The span's "respectively" item ``sentence`` pairs wrongly and the one paired there, or None;
+    the lists are the clause's first "X and Y" and the last before "respectively"."""
     said = set(content_terms(sentence))
     for end in _RESPECTIVELY.finditer(span):
         start = max(span.rfind(".", 0, end.start()), span.rfind(";", 0, end.start())) + 1

@@ -146,8 +146,7 @@ def place(
         return max(other[0] - one[1], one[0] - other[1])
 
     def said_of_another(rival: Fact, region: Context) -> bool:
-        """Whether the rival goes with another number than the sentence's: "2% in 2020" is no rival
-        of "in 2021, 3%"."""
+        """Whether the rival goes with another number: "2% in 2020" is no rival of "in 2021, 3%"."""
         mine = (rival.start, rival.end)
         return any(
             region.start <= s

@@ -56,9 +56,8 @@ def library_passages(
     embedder: Embedder | None = None,
     in_time: Callable[[], bool] = _always,
 ) -> tuple[list[SourcePassage], int]:
-    """The best ``k`` passages of each claim, deduplicated and numbered 1..N, and how many claims
-    were read while ``in_time`` said yes; with an ``embedder``, their sentences embedded as found.
-    """
+    """The best ``k`` passages of each claim, deduplicated, numbered 1..N, and how many claims were
+    read while ``in_time`` said yes; with an ``embedder``, sentences are embedded as found."""
     seen: dict[tuple[str, int | None, int, int], SourcePassage] = {}
     read = 0
     for sentence in split_sentences(text):

@@ -107,8 +107,7 @@ def units_of(chunks: Sequence[Chunk], path: str) -> list[Unit]:
 
 
 def sections_of(units: Sequence[Unit], budget: int) -> list[Section]:
-    """``units`` in sections of at most ``budget`` tokens (a larger unit alone, cut by the caller),
-    boundaries chosen by content."""
+    """``units`` in content-bounded sections of ≤ ``budget`` tokens (a larger unit alone)."""
     sections: list[Section] = []
     current: list[Unit] = []
     used = 0

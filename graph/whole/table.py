@@ -222,8 +222,7 @@ def _key(topic: str) -> frozenset[str]:
 
 
 def _same_topic(a: frozenset[str], b: frozenset[str]) -> bool:
-    """The same words, or one's all in the other ("Eligibility rules"); "Sick leave" and "Annual
-    leave" stay apart."""
+    """The same words, or one's all in the other; "Sick leave" and "Annual leave" stay apart."""
     return bool(a and b) and (a <= b or b <= a)
 
 
