@@ -202,7 +202,6 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             chosen, reason = await ask_llm(context, state, text)
     update = _fresh(state)
     if chosen in ("rag", "find") and _passes_through(state, context.options):
-        # One search aimed at each mentioned file, else one of the whole library (or scope).
         aims = [[path] for path in mentions] or [[]]
         update["queries"] = [SearchQuery(text=text or question, files=f) for f in aims]
         if chosen == "rag":
