@@ -23,12 +23,8 @@ CUT_MARK = " …"
 
 
 def estimate_tokens(text: str) -> int:
-    """A safe over-estimate of the tokens ``text`` takes.
-
-    Every word or punctuation mark is at least one token, long words one per four
-    letters, and every character outside ASCII one of its own (CJK, accents, Arabic);
-    real tokenizers do better on English prose, never worse.
-    """
+    """A safe over-estimate of the tokens ``text`` takes: each word or mark at least one, long words
+    one per four letters, each non-ASCII character one; real tokenizers never do worse."""
     wide = 0
     if not text.isascii():
         # Every character outside ASCII but whitespace is a token of its own. Taken out of
@@ -60,12 +56,9 @@ def cut_to(text: str, tokens: int) -> str:
 
 
 def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]:
-    """The newest earlier messages that fit in ``budget`` tokens, oldest first.
-
-    ``messages`` ends with the message being answered, which is left out. An answer too
-    long for what is left keeps its beginning, within half of it, so its question still
-    fits; the window starts on a question, so the model never sees an answer without it.
-    """
+    """The newest earlier messages that fit in ``budget`` tokens, oldest first, without the last
+    (the one being answered). A long answer keeps its beginning, within half the room, so its
+    question fits; the window starts on a question, never on an answer alone."""
     window: list[Message] = []
     used = 0
     for message in reversed(list(messages[:-1])):
@@ -91,9 +84,7 @@ def history_window(messages: Sequence[AnyMessage], budget: int) -> list[Message]
 def fit_blocks(
     blocks: Sequence[str], budget: int, separator_tokens: int = 1
 ) -> tuple[list[str], int]:
-    """The leading blocks that fit in ``budget`` (they are ranked best first, so the
-    lowest-ranked go), and the tokens they take; the first is cut to fit rather than
-    dropped."""
+    """The leading blocks fitting ``budget``, and their tokens; the first is cut, never dropped."""
     kept: list[str] = []
     used = 0
     for block in blocks:

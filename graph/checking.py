@@ -1,11 +1,6 @@
-"""The generator's last step on a search turn: an answer a reader can check.
-
-Every sentence of the model's answer is checked against the numbered passages it was
-written from (graph/support): the citations are rewritten from that check, so a mark
-points at a passage that says what the sentence says, and ``support`` tells the caller,
-sentence by sentence, how well. When nothing was found, or nothing the model wrote is in
-the passages, the answer says so plainly and ``searched`` shows what was looked at.
-"""
+"""The generator's last step on a search turn: each sentence checked against the passages it was
+written from (graph/support), citations rewritten from that check, and a plain "not found" with
+``searched`` when nothing the model wrote is in the passages."""
 
 from __future__ import annotations
 
@@ -52,8 +47,7 @@ class CheckedAnswer:
 def new_check(
     passages: Sequence[NumberedPassage], search: Search, state: AgentState
 ) -> SupportCheck:
-    """A check over ``passages`` that knows the turn's question, as asked and as searched,
-    and reuses the vectors the search made of them."""
+    """A check over ``passages`` that knows the question as asked and searched, and its vectors."""
     question = [state.get("question", ""), *(q["text"] for q in state.get("queries") or [])]
     checked = source_passages(passages)
     known = {q: v for q in question if (v := search.known_vector(q)) is not None}
@@ -66,8 +60,8 @@ def start_check(
     state: AgentState,
     check: SupportCheck | None = None,
 ) -> LiveCheck:
-    """A check of the answer against ``passages`` (the prompt's), already embedding them;
-    ``check``, made over exactly these passages (the focused context's), is reused."""
+    """A check of the answer against the prompt's ``passages``, already embedding them; ``check``,
+    made over exactly these passages, is reused."""
     check = check or new_check(passages, search, state)
     live = LiveCheck(check)
     live.start()
@@ -83,11 +77,9 @@ async def settle(
     *,
     withhold: bool = True,
 ) -> CheckedAnswer:
-    """The answer ``prefix + draft`` (notices, then the model's text) with its citations
-    corrected from the check, or, when nothing it says comes near the passages, a plain
-    "not found" that says why, with the model's text kept as ``draft``. Without
-    ``withhold`` (a summary of the user's own document) the text always stands, its
-    sentences marked."""
+    """The answer ``prefix + draft`` with its citations corrected, or a plain "not found" saying why
+    when nothing it says comes near the passages (``draft`` kept). Without ``withhold`` (a summary
+    of the user's own document) the text always stands, marked."""
     began = time.perf_counter()
     support = await live.finish(draft)
     if support is None:
@@ -118,9 +110,8 @@ _SET_WORDS = (
 
 
 def _about_the_set(question: str, paths: Sequence[str]) -> Callable[[str], bool]:
-    """Whether a sentence of a find answer only says again which documents mention what
-    was asked ("Both of your documents mention parental leave."): the code's count and
-    list, above it, already say so, and no passage could."""
+    """Whether a find answer's sentence only repeats which documents mention what was asked: the
+    code's count and list above say so, and no passage could."""
     names = " ".join(PurePosixPath(p).name for p in paths)
     allowed = set(content_terms(f"{question} {_SET_WORDS} {names}"))
 
@@ -138,10 +129,9 @@ def _listing(sentence: SentenceSupport) -> SentenceSupport:
 
 
 def far_from_sources(support: Sequence[SentenceSupport], check: SupportCheck) -> bool:
-    """Whether nothing the model wrote comes near the passages, so its answer is set aside:
-    every claim unsupported, none scoring even ``NEAR``, and none of its numbers, dates or
-    codes in any passage. A right answer that the check can't place (a count
-    read from a spreadsheet's row) is shown with its verdicts instead."""
+    """Whether nothing the model wrote comes near the passages: every claim unsupported, none
+    scoring ``NEAR``, none of its numbers, dates or codes in a passage. A right answer the check
+    can't place (a count read from a spreadsheet row) is shown with its verdicts instead."""
     checked = [s for s in support if s.verdict in CHECKED]
     if not checked or any(s.verdict != "unsupported" or s.score >= NEAR for s in checked):
         return False
@@ -149,17 +139,14 @@ def far_from_sources(support: Sequence[SentenceSupport], check: SupportCheck) ->
 
 
 NEAR = 0.4
-"""A claim scoring this much against its best span (the support bar is 0.52) is near the
-passages: the answer is shown, marked, not set aside. On the support dev set
-(bench/data/support_dev.jsonl) sentences of another article scored at most 0.15, others
-wearing this article's names 0.27 at the 90th percentile (2% reached 0.4), and this
-article's sentences that the passages lack 0.35 (7%); every sentence the passages say,
-swapped numbers and names included, 0.72 and up but one."""
+"""A claim scoring this against its best span (the support bar is 0.52) is near the passages: the
+answer is shown, marked. On bench/data/support_dev.jsonl another article's sentences scored at most
+0.15, ones wearing this article's names 0.27 at p90, sentences the passages lack 0.35 (7%); every
+sentence the passages say, swaps included, 0.72 and up but one."""
 
 
 async def nothing_found(state: AgentState, search: Search) -> Searched:
-    """``searched`` for a question nothing in the library came near: the nearest chunks
-    the search saw, read once the answer is written (they are a store read)."""
+    """``searched`` for a question nothing came near: the nearest chunks, read after the answer."""
     nearest = await asyncio.to_thread(nearest_passages, search)
     return what_was_searched(state, nearest, floor=search.settings.floor.relevance)
 
@@ -171,9 +158,8 @@ def what_was_searched(
     draft: str | None = None,
     floor: float | None = None,
 ) -> Searched:
-    """The queries run, the files they were limited to (empty: the whole library) and the
-    nearest passages with their scores; the model's ``draft`` when it was set aside, the
-    relevance ``floor`` when nothing reached it (the nearest then scored by relevance)."""
+    """The queries run, the files they were limited to, and the nearest passages; the set-aside
+    ``draft``, and the ``floor`` when nothing reached it (the nearest then by relevance)."""
     queries = state.get("queries") or []
     files = sorted({f for q in queries for f in q["files"]} | set(state.get("mentions") or []))
     out: Searched = {

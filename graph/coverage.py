@@ -1,5 +1,5 @@
-"""How much of the library an answer read: the contract's ``coverage``, from what the
-model was actually given (after the context budget trimmed it), never from what it says."""
+"""How much of the library an answer read (the contract's ``coverage``), from what the model was
+given after the budget trimmed it, never from what it says."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from graph.state import AgentState, Source
 def coverage_of(
     state: AgentState, read: Sequence[Source], known_files: Callable[[], list[str]]
 ) -> Coverage | None:
-    """``documents_read`` and ``pages_read`` of the passages in the prompt; on a find turn
-    ``documents_matched`` is the find's count (else None); ``documents_in_scope`` counts
-    the documents the turn could search. None for an answer that searched nothing."""
+    """The documents and pages of the passages in the prompt, a find's match count (else None) and
+    the documents in scope; None for an answer that searched nothing."""
     if state.get("route") not in ("rag", "find"):
         return None
     found = state.get("found")

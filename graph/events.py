@@ -1,10 +1,6 @@
-"""What a turn tells its caller: one typed union of events, and their contract payloads.
-
-The nodes send ``Status``, ``Sources``, ``Token``, ``NodeTimed`` and ``Recorded`` through
-LangGraph's custom stream; ``ChatService`` adds ``Done``, ``Failed`` and ``Suggestions``.
-Every entry point reads these types; ``payload`` is the one place that turns them into the JSON the
-contract's chat stream carries (the SSE stream, and the bodies ``/v1`` and MCP return).
-"""
+"""What a turn tells its caller: one typed union of events (the nodes send theirs through
+LangGraph's custom stream, ``ChatService`` adds ``Done``, ``Failed``, ``Suggestions``), and
+``payload``, the one place that turns them into the contract's chat-stream JSON."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The part of a passage that bears on a question, for the answer shown when no model can
-write one.
-
-The passage's first 250 characters often stopped before the sentence that answers: a
-chunk opens with its context and says the thing further down. Here a short passage is
-shown whole, and a long one by its sentence that holds the most of the question's words,
-any others that hold about as much, and the best one's neighbours for context while there
-is room, in the passage's order; "…" marks what was left out.
-"""
+"""The part of a passage that bears on a question, for the answer shown when no model can write one:
+a passage's first 250 characters often stopped before the sentence that answers. A long passage
+shows its sentences richest in the question's words and the best one's neighbours."""
 
 from __future__ import annotations
 

@@ -1,23 +1,11 @@
-"""Focused context: the sentences of each passage that bear on the question, within a token
-budget, instead of whole chunks widened into their neighbours.
+"""Focused context: each passage's sentences that bear on the question, within a token budget.
 
-A small model (1.5B on a laptop's CPU) spends most of an answer reading its prompt, and it
-answers better from a few sentences than from five long passages. Each passage's sentences
-and pairs of sentences in a row are scored against the question by the support check's
-own scorer (``SupportCheck.rank``: meaning and shared content words), and the same check
-object then checks the answer, so the passages are embedded once for both.
-
-What is kept: first each passage's best sentence, in the search's order (it ranked them:
-every source keeps a say, the lowest-ranked go if even that does not fit); then the other
-windows, best first, while the budget lasts (a pair of sentences brings its neighbour, the
-context a best sentence usually needs). Each passage shows its kept sentences in its own
-order, "…" where something was left out; its file and page stay as they are, since every
-window lies inside its passage, which lies on one page.
-
-Whole passages are kept where cutting loses what the question needs: a question asking for
-a summary, an outline or an explanation (the router says so: ``whole_passages``), a table
-or spreadsheet rows (a row torn from its header row says nothing), and documents given
-whole.
+A 1.5B model on a CPU spends most of an answer reading its prompt and answers better from a few
+sentences. Windows are ranked by the support check's own scorer (``SupportCheck.rank``), whose check
+then checks the answer, so passages are embedded once. Each passage keeps its best sentence first
+(in search order), then windows best first while the budget lasts; "…" marks a gap. Whole passages
+are kept for summaries, outlines and explanations (``whole_passages``), tables (a row torn from its
+header says nothing) and documents given whole. docs/focus.md has the measurements.
 """
 
 from __future__ import annotations
@@ -40,8 +28,7 @@ GAP = " … "
 _TABLE_ROW = re.compile(
     r"^\s*\|.*\|\s*$|\S \| \S|^[^:;\n]{1,60}: [^;\n]*(?:; [^:;\n]{1,60}: [^;\n]*)+$"
 )
-"""A Markdown table row, a row of cells joined by " | " (Word tables), or a spreadsheet row
-as the loaders render it ("City: Oslo; Population: 709000")."""
+"""A Markdown table row, a Word table's " | " row, or a loader's spreadsheet row ("A: 1; B: 2")."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +44,8 @@ class Focused:
 async def shown_passages(
     state: AgentState, options: TurnOptions, check: SupportCheck
 ) -> list[str] | None:
-    """What the model is shown of each of the turn's passages (``check``'s), or None for
-    them whole: focus off, or the embedder failed (the answer's check will say so too)."""
+    """What the model is shown of each of ``check``'s passages, or None for them whole: focus off,
+    or the embedder failed (the answer's check will say so too)."""
     if not options.focus_tokens:
         return None
     asked = " ".join([state["question"], *(q["text"] for q in state.get("queries") or [])])
@@ -90,9 +77,7 @@ def focus(
     ranked: Sequence[tuple[Window, float]],
     budget: int,
 ) -> Focused:
-    """Each passage cut to its best ``ranked`` windows of ``pieces`` (the support check's
-    ``rank`` of the question, and its ``pieces``), all within ``budget`` tokens
-    (estimated)."""
+    """Each passage cut to its best ``ranked`` windows of ``pieces``, within ``budget`` tokens."""
     keep_whole = [is_table(text) for text in passages]
     used = sum(estimate_tokens(t) + 1 for t, w in zip(passages, keep_whole, strict=True) if w)
     chosen: list[set[int]] = [set() for _ in passages]
@@ -136,8 +121,7 @@ def focus(
 
 
 def _joined(text: str, pieces: Sequence[Piece], kept: Sequence[int]) -> str:
-    """The kept pieces (indices, in order) with what lies between pieces in a row (space, a
-    heading), and "…" across a gap."""
+    """The kept pieces with what lies between neighbours (space, a heading), "…" across a gap."""
     if not kept:
         return ""
     parts: list[str] = ["… "] if text[: pieces[kept[0]].start].strip() else []

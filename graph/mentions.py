@@ -56,9 +56,7 @@ class _Library:
         return list(self.keys.get(name.replace("\\", "/").lower(), []))
 
     def near(self, runs: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
-        """For the run of words that best names a document: its length and the documents
-        ranked by how close their names come (each mention word against its best match
-        among the name's words, averaged)."""
+        """The length of the run that best names a document, and documents ranked by closeness."""
         if not self.paths:
             return 1, []
         words = _tokens(runs[-1])
@@ -102,12 +100,9 @@ def _decide(said: str, length: int, ranked: list[tuple[str, float]]) -> Mention:
 
 
 def find_mentions(text: str, known_files: Sequence[str]) -> list[Mention]:
-    """Every @mention in ``text``, each matched to the documents it names (maybe none).
-
-    A name matches by path, file name or name without extension, ignoring case; failing
-    that, by the closest file name, so typos and partial names still find their file.
-    ``said`` is the exact span of the message, so the caller can take it out again.
-    """
+    """Every @mention in ``text``, matched to the documents it names (maybe none): by path, file
+    name or stem in any case, else by the closest file name, so typos still find their file.
+    ``said`` is the exact span of the message, for the caller to take out."""
     library = _Library(known_files)
     mentions: list[Mention] = []
     position = 0

@@ -137,8 +137,7 @@ NOT_COVERED = (
     "Not found in your documents: nothing the model wrote is in the passages found for "
     "this question, so its answer is set aside, unchecked."
 )
-"""What a turn answers when the check sets the model's answer aside (it is kept as the
-turn's ``draft``)."""
+"""What a turn answers when the check sets the model's answer aside (kept as ``draft``)."""
 
 ADAPTIVE_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. A search of the user's documents found nothing about this \

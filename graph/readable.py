@@ -1,6 +1,5 @@
-"""A passage as a person reads it: markup that hides its words (Markdown links and images,
-HTML, template tags) taken out, for places that show passages instead of an answer.
-Markdown's own signs (# * `) stay: shown as written, they still read as the file does."""
+"""A passage as a person reads it, where passages stand in for an answer: links, images, HTML and
+template tags taken out; Markdown's own signs (# * `) stay, since they read as the file does."""
 
 from __future__ import annotations
 
@@ -35,9 +34,8 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 
 def readable_markdown(text: str) -> str:
-    """``text`` as Markdown to render in a quote: the markup that hides words taken out as
-    ``readable`` does, its lines kept, its headings' marks dropped: a heading inside a
-    quoted passage would outshout the answer, and a snippet on one line has no end to it."""
+    """``text`` as Markdown for a quote, markup taken out as ``readable`` does and lines kept;
+    heading marks go, since a heading inside a quoted passage would outshout the answer."""
     for pattern, words in _HIDING:
         text = pattern.sub(words, text)
     text = _HEADING.sub("", text)

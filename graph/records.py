@@ -1,11 +1,6 @@
-"""The records that cross a service boundary, declared once: what the search, document and
-session services return and a turn's events carry, read alike by the REST API, MCP and the
-window.
-
-Records a turn carries in its events and checkpoint are ``TypedDict``s, so the JSON on the
-wire is the dict itself; the others are Pydantic models or dataclasses the API validates and
-documents as they are. Each record's class name is its name in ``/openapi.json``.
-"""
+"""The records that cross a service boundary, declared once and read alike by the REST API, MCP and
+the window. Those a turn's events and checkpoint carry are ``TypedDict``s (the JSON is the dict);
+each record's class name is its name in ``/openapi.json``."""
 
 from __future__ import annotations
 
@@ -18,10 +13,9 @@ from typing_extensions import TypedDict
 from graph.trace_records import Feedback, Trace
 
 Verdict = Literal["supported", "partly", "unsupported", "none", "unchecked"]
-"""A sentence's: a passage says it (``supported``), says most of it but lacks the items
-named in ``missing`` (``partly``), or nothing found says it (``unsupported``); the
-sentence has nothing to check, as "Thanks!" (``none``); or it was left unchecked when a
-check's time ran out (``unchecked``, ``POST /api/verify``)."""
+"""A sentence's: a passage says it (``supported``), says it but lacks ``missing`` (``partly``),
+nothing says it (``unsupported``), nothing to check ("Thanks!": ``none``), or the check's time ran
+out (``unchecked``, ``POST /api/verify``)."""
 
 CHECKED: frozenset[Verdict] = frozenset({"supported", "partly", "unsupported"})
 """The verdicts of sentences that were checked against the passages."""
@@ -218,8 +212,7 @@ class StoppedReading(TypedDict):
 
 INTERRUPTED_NOTICE = "This answer was interrupted."
 INTERRUPTED = f"{INTERRUPTED_NOTICE} Ask again."
-"""What stands in for the answer a crash or a failure cut off (the window's card says
-the notice, with an Ask again button)."""
+"""What stands in for an answer a crash or failure cut off (the window's card has Ask again)."""
 
 
 class KeptMessage(TypedDict):

@@ -1,14 +1,8 @@
-"""A guard on a streamed answer: it ends one that loops or runs on, before it is shown.
-
-A small model on a long prompt can fall into a loop, writing the same row or sentence
-again and again until its token limit (13 minutes of it on a CPU). The guard reads the
-answer in pieces (lines, and sentences within them) as the model writes it: a piece that
-starts the way an earlier one did is held back until it goes its own way, so an exact
-repeat is never shown; the second repeat ends the answer. Past ``max_chars`` the answer
-ends at the next sentence's end (or between two words, a little further on, when no
-sentence ends: a section copied out has no full stop for pages). ``no_tables`` drops
-lines that start a table row, for prose written beside a table Docent drew itself.
-"""
+"""A guard that ends a streamed answer that loops or runs on, before it is shown: a small model on a
+long prompt can repeat a row until its token limit (13 minutes on a CPU). A piece starting as an
+earlier one did is held until it differs; the second repeat ends the answer. Past ``max_chars`` it
+ends at the next sentence's end, or between words when none comes. ``no_tables`` drops table rows,
+for prose beside a table Docent drew itself."""
 
 from __future__ import annotations
 
@@ -40,8 +34,7 @@ class RunawayGuard:
     _seen: set[str] = field(default_factory=set)
     _longest: int = 0
     _piece: list[str] = field(default_factory=list)
-    """The piece being written (since the last line or sentence end), normalised: lower
-    case, one space for any run of white space, none leading."""
+    """The piece since the last line or sentence end: lower case, spaces collapsed, none leading."""
     _held: str = ""
     """Its part not passed on yet."""
     _line_opens: str = ""

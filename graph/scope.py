@@ -1,10 +1,6 @@
-"""Scopes: the part of the library a question is aimed at, as a filter on paths.
-
-A scope is a list of entries: a folder of the documents folder ("tax/2024/", always with
-its trailing slash once normalised) or a document (a relative path or a file name). An
-empty scope is the whole library. There is no copy and no second index: a scope resolves
-to the documents' keys, which both indexes filter by.
-"""
+"""Scopes: the part of the library a question is aimed at, as a list of folders ("tax/2024/") and
+documents; empty is the whole library. A scope resolves to document keys, which both indexes filter
+by: no copy, no second index."""
 
 from __future__ import annotations
 
@@ -29,8 +25,8 @@ class BadScope(ValueError):
 
 
 def clean_entry(entry: str) -> str:
-    """One scope entry normalised: forward slashes, no leading slash; folders keep their
-    trailing one. Refuses entries that climb out of the documents folder."""
+    """One scope entry with forward slashes and no leading slash, folders keeping their trailing
+    one; refuses entries that climb out of the documents folder."""
     text = entry.replace("\\", "/").strip()
     folder = text.endswith("/")
     parts = [p for p in text.strip("/").split("/") if p not in ("", ".")]
@@ -51,8 +47,8 @@ def normalise(entries: Iterable[str]) -> Scope:
 
 
 def in_scope(paths: Sequence[str], scope: Sequence[str]) -> list[str]:
-    """The ``paths`` inside ``scope``: under one of its folders, or named by one of its
-    documents (by path or file name, any case). An empty scope keeps every path."""
+    """The ``paths`` under one of ``scope``'s folders or named by one of its documents (path or file
+    name, any case); an empty scope keeps them all."""
     if not scope:
         return list(paths)
     folders = tuple(e.lower() for e in scope if e.endswith("/"))
@@ -76,15 +72,13 @@ def folders_of(paths: Iterable[str]) -> list[str]:
 
 
 def take_folder_mentions(text: str, known: Sequence[str]) -> tuple[Scope, str]:
-    """The folders ``@folder/`` mentions name (those holding a document of ``known``), and
-    the message with them (and a preposition before them) taken out; a mention of no such
-    folder is left in the text."""
+    """The known folders that ``@folder/`` mentions name, and the message without them (and a
+    preposition before them); a mention of no such folder stays in the text."""
     return _take(text, folders_of(known))
 
 
 def drop_folder_mentions(text: str, folders: Sequence[str]) -> str:
-    """``text`` without its mentions of ``folders`` (as ``take_folder_mentions`` found
-    them), for the steps after the router that read the message again."""
+    """``text`` without its mentions of ``folders``, for the steps after the router."""
     return _take(text, folders)[1] if folders else text
 
 

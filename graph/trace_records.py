@@ -1,6 +1,5 @@
-"""The records of a turn's trace (``done``'s ``trace``): its nodes, queries, mentions, the
-candidates a search weighed, a find's count and a reading's work, declared once and read
-alike by the REST API, MCP and the window (graph/records.py holds the others)."""
+"""The records of a turn's trace (``done``'s ``trace``), declared once and read alike by the REST
+API, MCP and the window (graph/records.py holds the others)."""
 
 from __future__ import annotations
 

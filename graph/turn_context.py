@@ -14,8 +14,7 @@ from models.protocols import ChatModel
 
 @dataclass(frozen=True)
 class TurnContext:
-    """The turn's chat model, its search, the library and the options; made for each turn
-    by ``GraphDeps.begin`` and passed to the graph run as ``context``."""
+    """The turn's chat model, search, library and options, made by ``GraphDeps.begin`` per turn."""
 
     llm: ChatModel
     search: Search
@@ -27,8 +26,7 @@ class TurnContext:
     notes: SectionNotes = field(default_factory=SectionNotes)
     """Notes on sections of documents read whole, kept between turns."""
     ask_model: bool = True
-    """Whether the router may ask the model where its cheaper tiers can't tell; a slow
-    model server is not asked, and the message is searched (app/services/chat.py)."""
+    """Whether the router may ask the model when its cheaper tiers can't tell; a slow server is not
+    asked and the message is searched."""
     early: Verdict | None = None
-    """The rules' verdict on the message, when it was judged before the graph ran
-    (``graph.nodes.route.start_early``): the router takes it up."""
+    """The rules' verdict if judged before the graph ran (``start_early``), for the router."""

@@ -19,12 +19,11 @@ class TurnOptions:
     history_tokens: int = 2048
     """Most of the context earlier messages may take; the newest are kept."""
     focus_tokens: int = FOCUS_TOKENS
-    """Most the passages of a search turn may take: the sentences of each that bear on the
-    question are shown (graph/focus.py); 0 shows them whole."""
+    """Most a search turn's passages may take, cut to what bears on the question; 0: whole."""
     probe_chat_below: float = 0.30
-    """A best chunk less similar than this means the question is not about the documents.
-    (all-MiniLM-L6-v2 cosine: on the handbook benchmark, document questions score 0.37 and
-    up, chat mostly 0.14-0.30; bench/router_eval.py prints both.)"""
+    """A best chunk less similar than this means the question is not about the documents (MiniLM
+    cosine: handbook document questions score 0.37 and up, chat mostly 0.14-0.30;
+    bench/router_eval.py)."""
     probe_rag_above: float = 0.45
     """A best chunk at least this similar means it is; in between the LLM decides."""
     route_timeout: float = 20.0
@@ -35,8 +34,7 @@ class TurnOptions:
     """Also search ``expansion_variants`` rephrasings of the query, fused with it."""
     expansion_variants: int = 3
     max_calls_per_question: int = 24
-    """Most model calls one question about whole documents may make (notes on sections
-    and the answer); the answer says which sections it had to leave unread."""
+    """Most model calls a whole-document question may make; the answer names what it left unread."""
     suggestions: bool = True
     """Offer three follow-up questions after each answer."""
     suggestions_timeout: float = 60.0

@@ -1,5 +1,5 @@
-"""The rules that settle a turn as chat: small talk, questions about the assistant, writing,
-translation, arithmetic, programming and general knowledge."""
+"""The rules that settle a turn as chat: small talk, the assistant, writing, translation,
+arithmetic, programming and general knowledge."""
 
 from __future__ import annotations
 
@@ -24,9 +24,8 @@ SMALL_TALK = compile_rule(
     "chat",
     r"^\W*" + _SMALL_TALK_ITEM + r"(?:[\s,!.]+" + _SMALL_TALK_ITEM + r")*\W*$",
 )
-"""Greetings, thanks and acknowledgements, one or several ("Thanks, that helps!"): after
-a search, the real model's "Thanks, that helps!" was searched as a follow-up and answered
-"Not found in your documents"."""
+"""Greetings, thanks and acknowledgements, one or several: after a search, the real model's "Thanks,
+that helps!" was searched as a follow-up and answered "Not found in your documents"."""
 
 _GREETING = (
     r"(?:hi|hello|hey|hiya|yo|howdy|hallo|bonjour|hola|ciao|greetings|"
@@ -40,8 +39,8 @@ GREETING_FIRST = re.compile(
     r"another (?:one|question))\b[\s,:;!.\u2014-]*)*",
     re.IGNORECASE,
 )
-"""A greeting or thanks before the message proper ("Hi! What's 18% of 65?"): the rules
-judge what follows it, so a greeting never hides a question's kind."""
+"""A greeting before the message proper ("Hi! What's 18% of 65?"): the rules judge what follows, so
+a greeting never hides a question's kind."""
 
 ABOUT_ME = compile_rule(
     "about the assistant",
@@ -78,8 +77,8 @@ INLINE_WRITING = compile_rule(
     r"^\W*(?:(?:please|pls|can you|could you|would you|help me)\s+)*(?:rephrase|rewrite|"
     r"reword|proofread|polish|shorten|improve|edit|fix|correct|check|make)\b[^:\n]{0,60}:\s*\S",
 )
-"""A writing task whose text follows a colon ("Improve this paragraph: we was late…"):
-"this paragraph" is the text given, not a document to search."""
+"""A writing task whose text follows a colon ("Improve this paragraph: we was late…"): the text is
+given, not a document to search."""
 
 GENERAL = compile_rule(
     "general knowledge",

@@ -1,8 +1,5 @@
-"""The retriever's work on a find turn: every matching document, each by its best passage.
-
-The documents are found by code (``graph.retrieval.find_documents``), so the count an answer gives
-is the count of documents that match, never the model's estimate from what it was shown.
-"""
+"""The retriever's work on a find turn: every matching document, each by its best passage. The count
+is code's (``graph.retrieval.find_documents``), never the model's estimate."""
 
 from __future__ import annotations
 
@@ -23,8 +20,7 @@ from graph.trace_records import FindRecord
 from graph.turn_context import TurnContext
 
 FIND_READ = 30
-"""Matching documents whose best passage goes to the model, best first; the answer still
-counts and the coverage line still reports every match."""
+"""Matching documents whose best passage goes to the model; the count covers every match."""
 FIND_LISTED = 30
 """Matching documents a find answer lists by name; more are counted in one line."""
 
@@ -56,9 +52,8 @@ _TAIL = re.compile(
 
 
 def topic_of(question: str) -> str:
-    """What a find question looks for: "Which documents mention the travel card?" → "the
-    travel card"; a quoted string or code stays as written. The question itself when no
-    frame is recognised."""
+    """What a find question looks for ("Which documents mention the travel card?" → "the travel
+    card"); quotes and codes as written; the question itself when no frame is recognised."""
     rest = _FRAME.sub("", question, count=1)
     rest = _TAIL.sub("", rest)
     rest = re.sub(r"^(?:the|a|an)\s+", "", rest.strip(), flags=re.IGNORECASE)
@@ -139,8 +134,7 @@ def find_header(found: FindRecord, shown: int) -> str:
 
 
 def _find_list(found: FindRecord) -> str:
-    """The matching documents, each with its count of matching passages, written by code:
-    the answer names the files even when the model doesn't."""
+    """The matching files and passage counts, written by code so the answer always names them."""
     paths: list[str] = found["paths"]
     hits: list[int] = found.get("hits") or []
     names = [PurePosixPath(p).name for p in paths]

@@ -1,5 +1,4 @@
-"""A turn's passages numbered as the sources an answer may cite, for the search and the
-find alike."""
+"""A turn's passages numbered as the sources an answer may cite, for search and find alike."""
 
 from __future__ import annotations
 

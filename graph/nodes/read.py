@@ -1,10 +1,6 @@
-"""The reader node: answers about whole documents (a summary, an outline) or compares them.
-
-It finds the documents (the @mentions, else the ones the last such turn read, else the
-library's only document, else the best match for the question), reads each whole from
-its stored chunks, and writes the answer itself: from the full text when it fits the
-context, else from notes taken section by section (graph/whole/reading.py).
-"""
+"""The reader node: summarises, outlines or compares whole documents (the @mentions, else the last
+such turn's, else the only one, else the best match), from their full text when it fits, else from
+section notes (graph/whole/reading.py)."""
 
 from __future__ import annotations
 
@@ -48,9 +44,8 @@ CHARS_PER_TOKEN = 4
 
 
 def aspect_of(state: AgentState) -> str:
-    """What a comparison reads for: the question's own words, without its @mentions (so
-    that the notes outlive a renamed file) and without the words that only ask for a
-    comparison; "" for a bare "compare @a and @b", which reads for everything."""
+    """What a comparison reads for: the question without its @mentions (so notes outlive a rename)
+    and comparison words; "" for a bare "compare @a and @b"."""
     text = state["question"]
     for mention in state.get("mentioned") or []:
         text = text.replace(mention["said"], " ")
@@ -210,8 +205,7 @@ def _assembled(
     prose: CheckedAnswer,
     checked: tuple[Table, list[SentenceSupport]] | None,
 ) -> tuple[str, list[SentenceSupportPublic] | None]:
-    """The answer as it ends: the notices, the table (its points' citations corrected),
-    then the model's text with its own; and every checked sentence's support, in order."""
+    """The answer as it ends (notices, checked table, model's text) and each sentence's support."""
     head = prefix
     support: list[SentenceSupport] = []
     if table is not None and checked is not None:

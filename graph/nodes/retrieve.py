@@ -1,8 +1,5 @@
-"""The retriever node: finds the passages an answer may cite, and numbers them.
-
-The work is the turn's ``Search``; this node runs each query the rewriter wrote, merges
-their passages, reports what happened and writes sources and passages.
-"""
+"""The retriever node: runs each query the rewriter wrote on the turn's ``Search``, merges their
+passages, and numbers them as sources."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ def numbered(passages: list[Passage]) -> list[NumberedPassage]:
 
 
 async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Search (aimed at @mentioned files if any, else at the turn's scope), then number the
-    passages; a find turn finds every matching document instead."""
+    """Search the mentioned files or the scope and number the passages; find turns find instead."""
     if state.get("route") == "find":
         return await find_passages(state, runtime)
     context, tell = runtime.context, runtime.stream_writer
@@ -92,8 +88,7 @@ async def retrieve(state: AgentState, runtime: Runtime[TurnContext]) -> AgentSta
 
 
 def _merge(results: list[Retrieval], top_k: int) -> list[Passage]:
-    """Every query's passages, best first, none repeating text another already holds; the
-    candidates each was built around learn the source they lead, or why none."""
+    """Every query's passages, best first, no text twice; each lead learns its source or why not."""
     if any(r.full_documents for r in results):
         return [p for r in results if r.full_documents for p in r.passages]
     kept: list[Passage] = []

@@ -1,5 +1,5 @@
-"""The rewriter node: turns a follow-up (or a message to rephrase) into the searches the
-retriever runs; a message searched as it is goes from the router to the retriever."""
+"""The rewriter node: turns a follow-up (or a message to rephrase) into searches; a message searched
+as typed goes from the router to the retriever."""
 
 from __future__ import annotations
 
@@ -25,8 +25,7 @@ MAX_QUERY_CHARS = 500
 
 
 async def rewrite(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
-    """Make the message a standalone query (one LLM call), aimed at each mentioned file;
-    rephrasings too when expansion is on."""
+    """Make the message standalone queries (one LLM call) per mentioned file, rephrased if asked."""
     context = runtime.context
     runtime.stream_writer(Status("rewriter", prompts.STATUS_REWRITE))
     mentions = state.get("mentions") or []
@@ -53,8 +52,8 @@ async def ask_rewrite(
     variants: int,
     timeout: float | None,
 ) -> tuple[str | None, list[str]]:
-    """``text`` (the last of ``messages``) made standalone, and ``variants`` rephrasings, in
-    one JSON call to ``llm``; on any error, timeout or malformed reply: (None, [])."""
+    """``text`` made standalone, and ``variants`` rephrasings, in one JSON call; (None, []) on any
+    error, timeout or malformed reply."""
     system = prompts.REWRITE_SYSTEM.format(
         variants=prompts.REWRITE_VARIANTS.format(count=variants) if variants else "",
         variants_key=', "variants": ["...", "...", "..."]' if variants else "",

@@ -1,18 +1,6 @@
-"""The router node: decides whether a turn searches the documents, cheapest tier first.
-
-1. the user's mode, an empty library, or a resolved @mention decide outright, except that
-   a request for a whole named file ("summarise @report.pdf") or a comparison of two is a
-   rule's (graph/nodes/rules.py, ``whole_document_rule``) to settle first;
-2. keyword and pattern rules (graph/nodes/rules.py);
-3. a vector probe: the best chunk far from the question means chat, close means rag;
-4. only what is still ambiguous asks the LLM for a JSON intent; any failure searches.
-
-The rules judge a message once a turn (``judge``); a new session's first message may be
-judged before the graph runs (``start_early``, which starts its search too), and the
-router then takes that verdict up. A message searched just as it was typed (no history to
-resolve it against, no rephrasings asked for) gets its queries here and goes straight to
-the retriever; the rewriter sees only the others.
-"""
+"""The router node: decides whether a turn searches, cheapest tier first: the mode, an empty library
+or an @mention (after the whole-document rule); the rules (graph/nodes/rules.py); a vector probe;
+the LLM for what is still ambiguous, any failure searching."""
 
 from __future__ import annotations
 
@@ -42,15 +30,12 @@ LIBRARY_SAMPLE = 12
 
 
 def start_early(search: Search, question: str, mode: Mode, options: TurnOptions) -> Verdict | None:
-    """Before the graph runs, for a new session's first message: the rules' verdict on it,
-    which the router takes up instead of judging again; if it may be searched just as it
-    is typed, its embedding starts now, overlapping the graph's set-up and the steps up
-    to the probe or the search. None when the router must judge it itself.
+    """The rules' verdict on a new session's first message, judged before the graph runs, with its
+    embedding started when it may be searched as typed; None when the router must judge it.
 
-    Nothing starts for what is surely chat (the mode, a small-talk or writing rule), nor
-    for a message naming files (the router resolves those first), nor when queries are
-    expanded (the rewriter's variants are searched instead). The library is not read here,
-    on the caller's event loop: in an empty one the embedding is merely not used."""
+    Nothing starts for what is surely chat, a message naming files, or expanded queries. The library
+    is not read here, on the caller's event loop: in an empty one the embedding just goes unused.
+    """
     if mode == "chat" or "@" in question or options.rephrasings:
         return None
     verdict = judge(" ".join(question.split()), mentioned=0, after_search=False)
@@ -65,8 +50,7 @@ def _has_history(state: AgentState) -> bool:
 
 
 def _passes_through(state: AgentState, options: TurnOptions) -> bool:
-    """Whether the message is searched as it is: no history to resolve it against, no
-    rephrasings asked for."""
+    """Whether the message is searched as typed: no history, no rephrasings asked for."""
     return not _has_history(state) and not options.rephrasings
 
 
@@ -88,8 +72,8 @@ async def llm_route(
     text: str,
     timeout: float | None,
 ) -> tuple[Route, str]:
-    """A JSON intent from ``llm`` for ``text`` (the last of ``messages``); malformed or
-    failed answers search (a missed search is worse than an unneeded one)."""
+    """A JSON intent from ``llm`` for ``text``; a malformed or failed answer searches (a missed
+    search is worse than an unneeded one)."""
     names = ", ".join(PurePosixPath(p).name for p in files)
     history = _last_exchange(messages)
     prompt = [
@@ -218,7 +202,6 @@ async def route(state: AgentState, runtime: Runtime[TurnContext]) -> AgentState:
             chosen, reason = await ask_llm(context, state, text)
     update = _fresh(state)
     if chosen in ("rag", "find") and _passes_through(state, context.options):
-        # One search aimed at each mentioned file, else one of the whole library (or scope).
         aims = [[path] for path in mentions] or [[]]
         update["queries"] = [SearchQuery(text=text or question, files=f) for f in aims]
         if chosen == "rag":
@@ -254,9 +237,8 @@ def _fresh(state: AgentState) -> AgentState:
 async def after_route(
     state: AgentState,
 ) -> Literal["rewriter", "retriever", "generator", "reader"]:
-    """Conditional edge: chat goes straight to the generator, whole documents to the
-    reader; rag and find search, through the rewriter unless the router wrote the
-    queries."""
+    """Conditional edge: chat to the generator, whole documents to the reader; rag and find search,
+    through the rewriter unless the router wrote the queries."""
     # Async, though it awaits nothing: LangGraph runs a plain function of an async run in
     # a worker thread, a hop (and a thread of the pool) for a look at two state fields.
     if state["route"] in ("document", "compare"):

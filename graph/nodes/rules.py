@@ -67,10 +67,8 @@ COUNTS_IN_A_TEXT = compile_rule(
     + r")\s+(?:can|could|will|would|should|may|might|must|do|does|did|has|had)\s+"
     r"(?!(?:i|we|you)\s+(?:have|got|keep|store)\b|there\b)",
 )
-"""A count the documents give, of a thing whose name is also a document's: "How many
-notes can one disk hold?", "How many pages does the form have?". A count of documents
-asks with a verb of their content ("How many pages mention GitHub?") or of the library
-("How many files do I have?"), and ``FIND`` takes it."""
+"""A count the documents give of a thing also named like a document ("How many pages does the form
+have?"); a count of documents ("How many pages mention GitHub?") is ``FIND``'s."""
 
 FIND_HINT = re.compile(
     r"\b(?:list|count|all of them|every one|each of them|how many|which)\b.*\b(?:"
@@ -80,8 +78,7 @@ FIND_HINT = re.compile(
     + r")\b.*\b(?:list|all of them|every one|each of them)\b",
     re.IGNORECASE,
 )
-"""Words that may ask for a set of documents without a rule being sure of it: the vector
-probe cannot tell such a question from one about their content, so the LLM decides."""
+"""Words that may ask for a set of documents, which the probe can't tell: the LLM decides."""
 
 NAMES_DOCUMENTS = re.compile(r"\b(?:" + _DOC_NOUNS + r")\b", re.IGNORECASE)
 """A word for documents or their parts: a question about the set of them names one."""
@@ -125,8 +122,8 @@ _WHOLE_NOUNS = (
     r"documents?|docs?|files?|pdfs?|reports?|papers?|articles?|contracts?|agreements?|"
     r"books?|thesis|memos?|presentations?|decks?|transcripts?|proposals?|studies|study"
 )
-"""Nouns that name a whole file. Not "policy", "guide" or "section": in a library of short
-pages those name a topic to search for ("summarise the policy on leave")."""
+"""Nouns that name a whole file; not "policy" or "guide", which in a library of short pages name a
+topic ("summarise the policy on leave")."""
 
 _THIS_DOCUMENT = (
     r"\b(?:this|that|the|whole|entire|full|attached|above|uploaded)\s+"
@@ -171,13 +168,9 @@ SEVERAL_DOCUMENTS = compile_rule(
 )
 
 
-def whole_documentrule(question: str, mentioned: int) -> Rule | None:
-    """The rule that makes this a whole-document or compare turn, or None.
-
-    ``compare`` needs two named files (two @mentions, or "these two contracts");
-    ``document`` a request for the whole ("summarise", "outline") of one named file (an
-    @mention or "this report") that doesn't narrow it to a topic inside.
-    """
+def whole_document_rule(question: str, mentioned: int) -> Rule | None:
+    """The rule that makes this a whole-document turn (one named file, asked whole, not narrowed to
+    a topic) or a compare turn (two named files), or None."""
     text = question.strip()
     if COMPARE.pattern.search(text) and (mentioned >= 2 or SEVERAL_DOCUMENTS.pattern.search(text)):
         return COMPARE
@@ -207,13 +200,10 @@ _ORDER = (
 def apply_rules(question: str, *, after_search: bool) -> Rule | None:
     """The first rule that settles the route, or None when the question is ambiguous.
 
-    Small talk wins over everything; then a question about the set of documents (which
-    of them, how many, list all) finds; then a message that names the documents or asks
-    what a text says searches, even if it also asks for writing ("summarize the report as a
-    poem"); then writing, translation, arithmetic, programming and general knowledge chat.
-    A greeting before a message is small talk only if nothing follows it: the rules after
-    small talk judge what does. ``after_search`` says the previous turn searched: a short
-    follow-up then searches again.
+    In order: small talk; a question about the set of documents finds; naming the documents or
+    asking what a text says searches, even with writing ("summarize the report as a poem"); then the
+    chat rules. A leading greeting is small talk only if nothing follows it. ``after_search``: a
+    short follow-up of a search searches again.
     """
     text = question.strip()
     if SMALL_TALK.pattern.search(text):
@@ -243,8 +233,7 @@ class Verdict:
     asks_for_a_set: bool
     """Words that may ask for a set of documents (``FIND_HINT``): the probe cannot tell."""
     wants_whole_passages: bool
-    """It asks for a summary, an outline or an explanation: cutting passages to their best
-    sentences would lose what it needs."""
+    """It asks for a summary, outline or explanation, which cut passages would lose."""
 
     def of(self, text: str, mentioned: int, after_search: bool) -> bool:
         """Whether this is the verdict on ``text``, naming ``mentioned`` files, so read."""
@@ -258,7 +247,7 @@ def judge(text: str, *, mentioned: int, after_search: bool) -> Verdict:
         mentioned=mentioned,
         after_search=after_search,
         rule=apply_rules(text, after_search=after_search),
-        whole=whole_documentrule(text, mentioned),
+        whole=whole_document_rule(text, mentioned),
         asks_for_a_set=bool(FIND_HINT.search(text)),
         wants_whole_passages=bool(WHOLE_DOCUMENT.pattern.search(text)),
     )

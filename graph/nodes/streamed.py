@@ -1,5 +1,4 @@
-"""An answer as it streams out: each piece goes to the caller at once and is kept, with
-the moment the first one left (the turn's time to first token)."""
+"""An answer as it streams: each piece sent at once and kept, and the time to first token."""
 
 from __future__ import annotations
 

@@ -15,14 +15,13 @@ from ingest.index.keyword.scores import KeywordHit, KeywordScores
 
 @dataclass(frozen=True)
 class KeywordSide:
-    """The keyword search's part of the candidates: it needs no query vector, so it can
-    run while the query is being embedded."""
+    """The keyword search's part: needing no query vector, it runs while the query is embedded."""
 
     scores: KeywordScores
     top: dict[Key, KeywordHit]
     wanted: list[Key]
-    """The keyword top and the extra keys, in that order: the chunks the dense search
-    may not find, whose cosine then comes from their stored vectors."""
+    """The keyword top, then the extra keys: chunks the dense search may miss, whose cosine comes
+    from their stored vectors."""
     stored: Mapping[Key, Sequence[float]]
 
 
@@ -34,9 +33,8 @@ def keyword_side(
     doc_ids: Collection[str] | None = None,
     extra: Sequence[Key] = (),
 ) -> KeywordSide:
-    """The keyword top ``pool`` (plus ``extra`` keys) with their stored vectors, read in
-    one call (those the dense search also finds are read for nothing, but the read is
-    off the turn's path: it overlaps the query's embedding)."""
+    """The keyword top ``pool`` (plus ``extra`` keys) with their stored vectors, in one read; some
+    are read for nothing, but off the turn's path, beside the query's embedding."""
     scores = keyword.search(query, doc_ids)
     top = {(h.doc_id, h.index): h for h in scores.top(pool)}
     wanted = list(dict.fromkeys([*top, *extra]))
@@ -46,9 +44,8 @@ def keyword_side(
 def combine(
     vector: Sequence[float], nearest: Sequence[tuple[Key, float]], side: KeywordSide
 ) -> list[Candidate]:
-    """The union of the dense search's ``nearest`` keys and the keyword side, every one
-    with both scores: a chunk only one search found still gets its exact score from the
-    other. Only keys and scores: no text is read here (see ``load``)."""
+    """The union of the dense ``nearest`` keys and the keyword side, each with both scores; no text
+    is read here (see ``load``)."""
     found: dict[Key, Candidate] = {}
     for rank, (key, score) in enumerate(nearest, start=1):
         found[key] = Candidate(key, dense=score, dense_rank=rank)
@@ -72,8 +69,7 @@ def combine(
 def load(
     dense: DenseIndex, candidates: Sequence[Candidate], also: Sequence[Key] = ()
 ) -> dict[Key, Chunk]:
-    """Read the texts of ``candidates`` that lack them, and of the ``also`` keys, in one
-    call to the store; returns every chunk read by key (a gone chunk is simply absent)."""
+    """Read the missing texts of ``candidates`` and ``also`` in one read; gone ones are absent."""
     wanted = [c.key for c in candidates if c.chunk is None] + list(also)
     chunks = {(c.doc_id, c.index): c for c in dense.get_chunks(list(dict.fromkeys(wanted)))}
     for c in candidates:

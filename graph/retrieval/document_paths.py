@@ -1,8 +1,6 @@
-"""Document keys to paths and back, through the registry: the one place that knows how.
-
-The indexes are keyed by content (``ingest.keys.content_key``): identical files share one
-key, and a rename changes only the registry row.
-"""
+"""Document keys to paths and back, through the registry. Indexes are keyed by content
+(``ingest.keys.content_key``), so identical files share a key and a rename changes only the registry
+row."""
 
 from __future__ import annotations
 

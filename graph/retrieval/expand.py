@@ -1,6 +1,5 @@
-"""Context around hits: each hit with its neighbours (±1 chunk on the same page), merged
-so that no text reaches the generator twice and no passage exceeds its size limit; and a
-whole document's pages, rebuilt from its chunks."""
+"""Context around hits: each hit with its ±1 neighbours on the page, merged so no text reaches the
+generator twice; and a whole document's pages rebuilt from its chunks."""
 
 from __future__ import annotations
 

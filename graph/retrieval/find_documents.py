@@ -1,12 +1,7 @@
-"""Find: every document with a passage about the query, not the top few passages.
-
-Both indexes take part. The keyword index scores every chunk, so a chunk holding all the
-query's terms is never missed however many there are; the dense index adds the chunks
-close in meaning that use other words. A quoted string or a code (ABC-123, ISO-8601, 18F)
-must appear literally: its chunks are the keyword index's, kept only when their text
-holds it (the query's other words are then not required). Nothing here ranks documents
-against each other to cut a list short.
-"""
+"""Find: every document with a passage about the query, not the top few passages. The keyword index
+scores every chunk, so none holding all the terms is missed; the dense index adds chunks in other
+words. A quoted string or a code must appear literally. Nothing ranks documents to cut the list
+short."""
 
 from __future__ import annotations
 
@@ -27,9 +22,8 @@ _QUOTED = re.compile(r'"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d')
 _TOKEN = re.compile(r"(?<![\w-])[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)*(?![\w-])")
 _WORDS = re.compile(r"\w+")
 PHRASE_WORDS = 4
-"""Queries of up to this many words are terms or phrases: their words must stand together
-in a matching chunk, not just somewhere in it ("require approval" is not every chunk that
-requires something and mentions an approval)."""
+"""Queries of up to this many words are phrases: their words must stand together in a chunk
+("require approval" is not every chunk that requires something and mentions an approval)."""
 _ALL_ROWS = 1 << 40
 """Asks the keyword index for every chunk that holds a term: find has no top-k."""
 
@@ -41,12 +35,10 @@ class FindSettings:
     coverage: float = 0.99
     """Share of the query's idf mass a chunk must hold: in effect every term (stemmed)."""
     dense: float = 0.50
-    """Cosine (all-MiniLM-L6-v2) at which a chunk counts as about the query in other words.
-    Above the answer floor (0.357): that bar asks "is anything here relevant", this one "is
-    this chunk about it". On the handbook (bench/find_eval.py) 0.50 keeps the terms'
-    precision at 0.98; 0.45 lets it fall to 0.92 and 0.40 to 0.83, for paraphrased topics'
-    recall rising only from 0.15 to 0.23 and 0.33 (their precision falling from 0.78 to
-    0.67 and 0.56)."""
+    """Cosine (all-MiniLM-L6-v2) at which a chunk is about the query in other words; above the
+    answer floor (0.357), which asks whether anything is relevant. On the handbook
+    (bench/find_eval.py) 0.50 keeps the terms' precision at 0.98; 0.45 and 0.40 drop it to 0.92 and
+    0.83 for paraphrase recall of only 0.23 and 0.33 (from 0.15)."""
     dense_pool: int = 400
     """Nearest chunks the dense index is asked for; those past it are far below ``dense``."""
 
@@ -114,9 +106,8 @@ def literals_in(query: str) -> list[str]:
 
 
 def holds(text: str, literal: str) -> bool:
-    """Whether ``text`` contains ``literal`` as written (any case; spacing and markup
-    between its words aside), never as part of a longer word or code: ABC-123 is not in
-    ABC-1234 nor in ABC-123-B, while "healthy" is in "healthy-conflict"."""
+    """Whether ``text`` contains ``literal`` as written (any case, spacing and markup aside), never
+    inside a longer word or code: ABC-123 is not in ABC-1234, "healthy" is in "healthy-conflict"."""
     words = [re.escape(w) for w in _WORDS.findall(literal)] or [re.escape(literal)]
     code = any(c.isdigit() for c in literal)
     after = r"(?![\w]|-\w)" if code else r"(?![\w])"
@@ -125,9 +116,7 @@ def holds(text: str, literal: str) -> bool:
 
 
 def phrase(query: str) -> re.Pattern[str] | None:
-    """For a short query (a term or a phrase), the pattern of its words in order, each in
-    its singular or plural form ("date" and "dates" alike); None for a longer query, whose
-    words need not stand together."""
+    """A short query's words in order, singular or plural, as a pattern; None for a longer query."""
     words = _WORDS.findall(query)
     if not words or len(words) > PHRASE_WORDS:
         return None
@@ -151,8 +140,7 @@ def find(
     scope: Sequence[str] = (),
     settings: FindSettings | None = None,
 ) -> Found:
-    """Every document of ``library`` (relative paths) inside ``scope`` holding a chunk that
-    matches ``query``, best first. Blocking: async callers use a thread."""
+    """Documents in ``scope`` with a chunk matching ``query``, best first (blocking: a thread)."""
     settings = settings or FindSettings()
     literals = literals_in(query)
     within = in_scope(library, scope)

@@ -1,11 +1,6 @@
-"""Fusing the dense and keyword lists into one order, adapted to each query.
-
-Which search is right flips with the corpus and the question, so no weight is fixed.
-Each list's scores are standardised against that list's own pool (z-scores), and each
-list is trusted in proportion to how sharply its best result stands out of its pool: a
-peaked list has found something specific, a flat one is guessing. Query features that
-only exact matching can honour (quoted phrases, numbers, codes) shift trust to keywords.
-"""
+"""Fusing the dense and keyword lists into one order, adapted to each query: which search is right
+flips with corpus and question, so each list is z-scored against its own pool and trusted by how
+sharply its best stands out; quoted phrases, numbers and codes shift trust to keywords."""
 
 from __future__ import annotations
 
@@ -23,8 +18,8 @@ _EXACT = re.compile(r'"[^"]{2,}"|\b\w*\d\w*\b|\b[A-Z]{2,}\b|\w+[-_./]\w+')
 """Quoted phrases, anything with a digit, acronyms, and joined codes (e.g. ``ISO-8601``)."""
 
 Fusion = Callable[[Sequence[Candidate], str], float | None]
-"""Sets each candidate's ``fused`` score; returns how far it trusted keyword evidence
-(0..1), or None when it has no such notion (then no proximity step follows)."""
+"""Sets each candidate's ``fused`` score; returns its trust in keywords (0..1), or None when it has
+none (then no proximity step follows)."""
 
 
 def rrf(candidates: Sequence[Candidate], query: str = "") -> float | None:
@@ -68,8 +63,7 @@ def exact_share(query: str) -> float:
 
 
 def adaptive(candidates: Sequence[Candidate], query: str = "") -> float | None:
-    """Docent's fusion: z-scored lists weighted by how peaked each one is; returns the
-    weight of the keyword list."""
+    """Docent's fusion: z-scored lists weighted by how peaked each is; returns keywords' weight."""
     if not candidates:
         return None
     dense = np.asarray([c.dense if c.dense is not None else np.nan for c in candidates])

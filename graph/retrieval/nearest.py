@@ -11,8 +11,7 @@ NEAREST_CHARS = 300
 
 
 def nearest_passages(search: Search, count: int = NEAREST_SHOWN) -> list[NearPassage]:
-    """The ``count`` chunks the search came nearest to, each with where it is and its
-    relevance, read in one call. Blocking (the store): async callers use a thread."""
+    """The ``count`` nearest chunks, placed and scored, in one read (blocking: use a thread)."""
     seen = search.seen()
     if not seen:
         return []

@@ -60,8 +60,7 @@ class Library(Protocol):
         ...
 
     def paths_of(self, doc_id: str) -> list[str]:
-        """Every relative path holding this document key (identical files), first shown
-        first; empty if it is gone."""
+        """Every relative path holding this document key, first shown first; empty if gone."""
         ...
 
     def keys_for(self, files: Sequence[str]) -> list[str]:
@@ -71,8 +70,7 @@ class Library(Protocol):
 
 @dataclass(eq=False)
 class Reader:
-    """One embedding model's read side: its collection, and the model embedding queries
-    for it (a vector of one model must never be compared with another model's)."""
+    """One embedding model's collection and query embedder: vectors of two models never meet."""
 
     dense: DenseIndex
     embedder: Embedder

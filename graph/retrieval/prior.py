@@ -1,22 +1,7 @@
-"""The document prior: lean on what a candidate's whole document is about, when the
-question's words pin no passage.
-
-A paraphrased question ("how do I get the subsidy for commuting by bus?") shares few words
-with its page, and a section-bounded chunk may not say what its page is about. Each
-document has a vector of its title, outline and first chunk (``ingest.index.chunk_context.
-document_text``); a candidate moves by how near the question its document's vector is,
-standardised among the candidates.
-
-Two things decide how far:
-- the question's words: scaled by ``(1 - c)²``, c being the largest share of the
-  question's idf mass one candidate holds. A question that shares its words with a
-  passage keeps its order; a paraphrase leans on its page's topic.
-- the document's length: the vector reads a document's start and outline, which speaks
-  for a short page and for little of a long book. Scaled by ``√min(1, SPAN / chunks)``.
-
-The constants were chosen on the SQuAD tuning split and the handbook paraphrases
-(docs/retrieval.md, "The document prior").
-"""
+"""The document prior: a candidate moves by how near the question its document's vector (title,
+outline, first chunk) is, scaled by ``(1 - c)²`` (c: the best candidate's share of the question's
+idf) so agreeing words keep their order, and by ``√min(1, SPAN / chunks)`` since the vector speaks
+little for a long book. Measured in docs/retrieval.md, "The document prior"."""
 
 from __future__ import annotations
 
@@ -28,9 +13,8 @@ from graph.retrieval.scored import Candidate
 from ingest.document_parts import DocumentVector
 
 WEIGHT = 3.0
-"""How far one standard deviation of document similarity moves a candidate, for a question
-none of whose words a passage holds, in a short document; in the units of Docent's fusion,
-whose scores are z-scores (``graph.retrieval.fusion.adaptive``)."""
+"""How far one standard deviation of document similarity moves a candidate (in the z-score units of
+``graph.retrieval.fusion.adaptive``), at full weight."""
 SHYNESS = 2.0
 """The power of ``1 - coverage``: how fast the prior steps aside as the words agree."""
 SPAN = 8
@@ -46,10 +30,8 @@ def lean_on_documents(
     shyness: float = SHYNESS,
     span: float = SPAN,
 ) -> None:
-    """Add the prior to each candidate's ``fused`` score (in place); ``read`` gives the
-    vectors of the documents asked for (read only when the prior has weight). Candidates
-    whose document has no vector (not filled yet) are left as they are. The keywords are
-    for the benchmark's variants; search uses the constants."""
+    """Add the prior to each candidate's ``fused`` score in place; ``read`` is called only when the
+    prior has weight, and candidates without a document vector stay as they are."""
     scale = weight * (1.0 - max((c.coverage for c in candidates), default=1.0)) ** shyness
     if scale <= 0 or len(candidates) < 2:
         return

@@ -1,7 +1,5 @@
-"""What one search looks for: each question's vector (its embedding may start before anyone
-needs it, in a helper thread) and its nearest chunks in the whole library (the router's
-probe searches them, the retrieval of the same text takes them over: one store search a
-question)."""
+"""What one search looks for: each question's vector (maybe embedded early in a helper thread) and
+its nearest chunks, searched once and shared by the router's probe and the retrieval."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ class _Question:
 
 
 class Questions:
-    """The texts one search looks for, through one reader: each one's vector and nearest
-    chunks, made once. ``Search`` builds its retrieval and trace on it."""
+    """The texts one search looks for through one reader, each vector and nearest made once."""
 
     def __init__(self, reader: Reader, settings: RetrievalSettings) -> None:
         self.reader = reader
@@ -40,8 +37,7 @@ class Questions:
         self._lock = threading.Lock()
 
     def warm(self, text: str) -> None:
-        """Start embedding ``text`` in the background: a probe or retrieval of it that comes
-        later takes the vector up where it is, so the steps before it overlap the work."""
+        """Start embedding ``text`` in the background; a later probe or retrieval takes it up."""
         text = searched(text)
         if not text:
             return
@@ -52,8 +48,7 @@ class Questions:
         helper_threads().submit(self._embed, text, question)
 
     def probe(self, text: str) -> float:
-        """The best cosine similarity of any chunk in the library to ``text`` (the router's
-        vector probe); a retrieval of the same text reuses its store search."""
+        """The best cosine of any library chunk to ``text``; a retrieval of it reuses the search."""
         text = searched(text)
         if not text:
             return 0.0
@@ -120,9 +115,7 @@ _helper_lock = threading.Lock()
 
 
 def helper_threads() -> ThreadPoolExecutor:
-    """The threads that search keywords beside the query's embedding, and embed questions
-    ahead of their search; made on first use and shared by every search (a turn needs one
-    for a few milliseconds)."""
+    """The shared threads for keyword search and early embedding, made on first use."""
     global _helper_pool
     with _helper_lock:
         if _helper_pool is None:

@@ -1,11 +1,6 @@
-"""The retriever: search both indexes, fuse, apply the floor, rerank, add context.
-
-``Retriever`` is the long-lived half: the indexes, the settings and the embedding model
-that answers now. Each unit of work (a turn, an API search) gets a ``Search`` from
-``begin``, which keeps the model it began with until it is closed: an embedding model
-switch swaps the model that answers between two searches, and drops the old collection
-only once no search holds its reader (``wait_unused``).
-"""
+"""The retriever: the long-lived indexes, settings and answering embedding model. Each unit of work
+gets a ``Search`` from ``begin`` that keeps its model until closed, so a model switch drops the old
+collection only once no search holds its reader (``wait_unused``)."""
 
 from __future__ import annotations
 

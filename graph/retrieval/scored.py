@@ -14,11 +14,7 @@ Key = tuple[str, int]
 
 @dataclass
 class Candidate:
-    """One chunk found by either search, with what each stage thought of it.
-
-    Its text (``chunk``) is read from the store only for the few candidates that need it:
-    those reranked, made into passages or shown in a trace.
-    """
+    """One chunk either search found, with each stage's scores; its text is read only if needed."""
 
     key: Key
     dense: float | None = None
@@ -35,14 +31,11 @@ class Candidate:
     final: float | None = None
     """Fused score moved by proximity: the order shown when no reranker runs."""
     sentence: float | None = None
-    """The cosine to the query of the best sentence of the passage it leads (only with
-    ``sentence_order``, for the top passages)."""
+    """The query cosine of the best sentence of the passage it leads (``sentence_order`` only)."""
     rerank: float | None = None
     chunk: Chunk | None = None
     left_out: str | None = None
-    """Why no passage was made around it ("below the relevance floor", "not in the top
-    6"), for the trace; None for a candidate that leads a passage. Written by the search
-    and, where queries' passages merge, the retriever node."""
+    """Why no passage was made around it ("not in the top 6"), for the trace; None if it leads."""
     source: int | None = None
     """The number of the source its passage became. Written by the retriever node."""
 

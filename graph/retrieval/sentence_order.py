@@ -1,15 +1,6 @@
-"""Ordering the top passages by their best sentence: a stand-in for a reranker that needs
-nothing downloaded, off unless the user turns it on (``sentence_order``).
-
-A search often finds the right article but shows the wrong paragraph first: in most
-SQuAD misses at R@1 the answer is in the second passage. The search's own embedding
-model reads each sentence of the first ``TOP`` passages (with the neighbours they were
-widened into), and those passages are ordered among themselves by their score plus
-``WEIGHT`` times the z-score of their best sentence's cosine to the question, in standard
-deviations of their scores. Measured in docs/retrieval.md ("Ordering the top passages by
-their best sentence"). It is opt-in because every sentence is a run of the embedder,
-which costs several times the search it follows.
-"""
+"""Ordering the top passages by their best sentence: a reranker needing no download, off unless
+``sentence_order`` is on. In most SQuAD misses at R@1 the answer is in the second passage; but
+embedding every sentence costs several times the search (docs/retrieval.md)."""
 
 from __future__ import annotations
 
@@ -23,8 +14,8 @@ from graph.support.sentences import split_sentences
 TOP = 5
 """Passages whose sentences are read: the head, where the first place is decided."""
 WEIGHT = 0.5
-"""How far one standard deviation of best-sentence cosine moves a passage, in standard
-deviations of the head's scores; chosen on the SQuAD tuning split (.25, .5, .75, 1)."""
+"""Head-score standard deviations one standard deviation of best-sentence cosine moves a passage;
+chosen on the SQuAD tuning split (.25, .5, .75, 1)."""
 
 
 def order_by_sentences(
@@ -32,12 +23,8 @@ def order_by_sentences(
     question: Sequence[float],
     embed: Callable[[list[str]], Sequence[Sequence[float]]],
 ) -> list[Passage]:
-    """``passages`` (best first) with the first ``TOP`` reordered among themselves by
-    their best sentence; their first hit's ``sentence`` is set. ``embed`` is the search's
-    embedding model's; its errors reach the caller, and nothing has changed then.
-
-    Only the head's scores change, and only upwards (the passage with the weakest
-    sentence keeps its score), so they stay above the rest and the list stays sorted."""
+    """``passages`` with the first ``TOP`` reordered by their best sentence; ``embed``'s errors
+    reach the caller with nothing changed. Head scores only rise, so the list stays sorted."""
     head, rest = list(passages[:TOP]), list(passages[TOP:])
     if len(head) < 2:
         return list(passages)

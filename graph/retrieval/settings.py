@@ -18,8 +18,8 @@ class RetrievalSettings:
     rerank_candidates: int = 30
     """Fused chunks the reranker reorders."""
     sentence_order: bool = False
-    """Without a reranker, move the top passages by their best sentence
-    (``graph.retrieval.sentence_order``): better first passages, about 0.2 s more a search."""
+    """Without a reranker, order the top passages by their best sentence: better first passages,
+    about 0.2 s more a search."""
     max_passage_chars: int = 2_400
     context_chars: int = 12_000
     """Mentioned files up to this size in all are given whole (full-document mode)."""

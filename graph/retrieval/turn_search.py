@@ -1,14 +1,6 @@
-"""One search: a turn's (or one API call's) searching, with one embedding model throughout.
-
-A ``Search`` is made by ``Retriever.begin`` and closed when its work is done. It holds
-what the steps of a turn share: the embedding model's reader (pinned, so a model switch
-waits for it), each question's vector (its embedding may start before anyone needs it),
-the question's nearest chunks in the whole library (the router's probe searches them,
-the retrieval of the same text takes them over: one store search a question), and the
-candidates it weighed, located for the trace while the answer is checked.
-
-Synchronous and blocking (embedding, Chroma, BM25): async callers use a worker thread.
-"""
+"""One search: a turn's (or an API call's) searching with one embedding model, its reader pinned so
+a model switch waits. It holds what the turn's steps share: vectors, nearest chunks, and the
+candidates weighed for the trace. Blocking: async callers use a worker thread."""
 
 from __future__ import annotations
 
@@ -68,28 +60,21 @@ class Search(Questions):
     ) -> Retrieval:
         """The passages for ``query``, best first; ``files`` limits the search to them.
 
-        With ``whole``, mentioned files that fit the context budget come back entire
-        (in passages of at most ``max_passage_chars``, in reading order). ``within`` is a
-        scope's documents (relative paths): both indexes search only them, and unlike
-        named ``files`` the relevance floor still applies. ``on_rerank`` hears how many
-        passages a reranking model is about to read, once the search is done (not called
-        when no model reranks).
+        With ``whole``, mentioned files that fit the context budget come back entire. ``within`` is
+        a scope's documents: unlike named ``files`` the floor still applies. ``on_rerank`` hears how
+        many passages a reranking model is about to read (only when one reranks).
         """
         found = self._retrieve(query, files, k, whole, on_rerank, within)
         self._weighed += found.candidates[:MAX_CANDIDATES_IN_TRACE]
         return found
 
     def locate(self) -> None:
-        """Start reading where the candidates weighed so far sit (path, page), in the
-        background (the answer is being checked meanwhile); ``trace`` takes it up.
-        Chunks a retrieval has read already are not read again."""
+        """Start placing the weighed candidates in the background; ``trace`` takes it up."""
         weighed = list(self._weighed)
         self._where = helper_threads().submit(self._read_where, weighed) if weighed else None
 
     def trace(self) -> list[Weighed]:
-        """Every candidate the retrievals weighed (the best of each), with where it is
-        (path, page) and its scores; chunks gone before they were located are left out.
-        Where they are is ``locate``'s, read here only if it was not started."""
+        """Every candidate weighed (the best of each), placed and scored; gone ones left out."""
         if not self._weighed:
             return []
         where = self._where.result() if self._where is not None else self._read_where()
@@ -100,9 +85,8 @@ class Search(Questions):
         ]
 
     def _read_where(self, weighed: Sequence[Candidate] = ()) -> dict[Key, CandidatePlace]:
-        """Where each of ``weighed`` (else of every weighed candidate) sits: its path now,
-        page and index, and whether OCR read it; one store read for those not read yet.
-        A chunk whose document no file holds now is gone: left out."""
+        """Where each of ``weighed`` (else every weighed candidate) sits now, in one store read for
+        those not read yet; a chunk no file holds is left out."""
         weighed = weighed or self._weighed
         chunks = {c.key: c.chunk for c in weighed if c.chunk is not None}
         unread = [k for k in dict.fromkeys(c.key for c in weighed) if k not in chunks]
@@ -121,8 +105,7 @@ class Search(Questions):
         return where
 
     def seen(self) -> list[tuple[Key, float]]:
-        """Every chunk this search weighed or probed, with its relevance (what the floor
-        measures: the higher of its cosine and its coverage), best first."""
+        """Every chunk weighed or probed, with its relevance, best first."""
         pairs = [(c.key, max(c.dense or 0.0, c.coverage)) for c in self._weighed]
         with self._lock:
             pairs += [pair for q in self._questions.values() for pair in q.nearest or []]

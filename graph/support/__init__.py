@@ -1,15 +1,10 @@
-"""Support: checks, after the answer and without a model call, that each sentence says
-what a given passage says, and rewrites the answer's citations to match.
+"""Support: checks without a model call that each sentence of an answer says what a given passage
+says, and rewrites the answer's citations to match.
 
     check = SupportCheck(passages, embedder)   # one per answer
     check.prepare()                            # while the model writes (optional)
-    check.read_ahead(answer_so_far)            # as sentences complete (optional)
     support = check.check(answer)              # one SentenceSupport per claim
     cited = correct_citations(answer, support, {p.n: p.file for p in passages})
-
-``verify(text, passages, embedder)`` checks any text in one call (one embedder call);
-``graph.support.verify_text.verify_in_library`` finds the passages with the retriever first;
-``source_passages(state["passages"])`` makes a turn's passages.
 """
 
 from graph.support.check import SupportCheck, verify

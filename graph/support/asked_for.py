@@ -1,18 +1,7 @@
-"""What a "which" or "what" question asks for, and whether an answer names it.
-
-"Which basin does the dust fall over into?" asks for a basin. When the answer's span
-names one ("27.7 million tons of dust fall over the Amazon basin") and the answer names
-none of what the span calls a basin ("The dust falls over into the Atlantic Ocean [1]."),
-the answer is true and cited but answers another question. So too "The English calendar
-commemorates Luther on 31 October" for "On what English calendar is Luther commemorated?"
-over a span that names the "Church of England's Calendar of Saints".
-
-A question can also ask for something by what came before or after another thing: "the
-score of the last game the Panthers played prior to the NFC Championship". An answer
-that gives a number said of that other thing ("... the NFC Championship Game, which
-resulted in a score of 49-15"), and says nothing of before or after, gives its value,
-not the one asked for.
-"""
+"""What a "which"/"what" question asks for, and whether an answer names it: "The dust falls into the
+Atlantic Ocean [1]" is true and cited, but its span names the basin asked for (the Amazon) and the
+answer does not. Also: an answer that gives the value said of the reference point ("the last game
+prior to the NFC Championship") rather than of what came before it."""
 
 from __future__ import annotations
 
@@ -48,9 +37,8 @@ _POSSESSIVE = re.compile(r"(?<=\w)['’]s?\b")
 
 
 def asked_for(question: str) -> set[str]:
-    """The terms of what a "which"/"what" question asks for ("basin", "english calendar",
-    "geographers" for "what kind of geographers"); empty when it asks for no such thing
-    ("What is...", "What caused the ground loop near Belen?")."""
+    """The terms of what a "which"/"what" question asks for ("basin" in "Which basin…"); empty when
+    it asks for no such thing ("What is...")."""
     kind = _KIND_OF.search(question)
     if kind is not None:
         return set(content_terms(kind.group(1)))
@@ -63,8 +51,7 @@ def asked_for(question: str) -> set[str]:
 
 
 def names_another(question: Sequence[str], support: Sequence[SentenceSupport]) -> bool:
-    """Whether the answer's spans name what the question (as asked: ``question[0]``) asks
-    for and the answer names none of it."""
+    """Whether the answer's spans name what the question asks for and the answer names none."""
     if not question:
         return False
     wanted = asked_for(question[0])
@@ -85,17 +72,15 @@ def names_another(question: Sequence[str], support: Sequence[SentenceSupport]) -
 
 
 def _most_asked(span: str, asked: set[str]) -> list[str]:
-    """The sentences of a span that say the most of the question: in "The UMC is thought
-    moderate. It stands right of the United Church of Christ", the first one."""
+    """The sentences of a span that say the most of the question."""
     sentences = [s.text for s in split_sentences(span)]
     counts = [len(asked & set(content_terms(s))) for s in sentences]
     return [s for s, n in zip(sentences, counts, strict=True) if n == max(counts, default=0)]
 
 
 def _called(sentence: str, wanted: set[str]) -> list[Fact]:
-    """The names in ``sentence`` that say what is wanted, or stand right next to a word
-    that does: "Amazon" of "Amazon basin", "Calendar of Saints", "Royal Shakespeare
-    Company". Not a descriptor such as "Western" of "Western countries"."""
+    """The names in ``sentence`` that say what is wanted or stand next to a word that does ("Amazon"
+    of "Amazon basin"); not a descriptor such as "Western"."""
     out = []
     for fact in sentence_facts(sentence):
         if fact.kind != "name" or all(w.lower() in GENERIC for w in fact.text.split()):
@@ -110,9 +95,8 @@ def _called(sentence: str, wanted: set[str]) -> list[Fact]:
 
 
 def gives_the_reference(question: Sequence[str], support: Sequence[SentenceSupport]) -> bool:
-    """Whether the question (as asked) asks for something before or after another thing,
-    and the answer, saying nothing of before or after, gives a number or date next to
-    that other thing's words."""
+    """Whether the question asks for something before or after another thing and the answer, saying
+    nothing of before or after, gives a number next to that other thing's words."""
     relative = _RELATIVE.search(question[0]) if question else None
     if relative is None:
         return False

@@ -1,14 +1,6 @@
-"""A sentence that gives a cause its span doesn't: "loss of control due to the damage".
-
-The NTSB report says "the pilot's loss of directional control during landing resulting in
-a ground loop", and elsewhere "Aircraft Damage: Substantial". A 1.5B model wrote "The
-probable cause was the pilot's loss of directional control due to the aircraft's
-substantial damage": every word is in the passage, so the score is high, but the cause is
-the model's own, with effect and cause the wrong way round. A cause the sentence names
-must stand in the span with what it caused, in one sentence or two in a row; when it
-doesn't, the sentence is partly supported, with the cause named as what the passage
-doesn't say.
-"""
+"""A sentence that gives a cause its span doesn't. A 1.5B model wrote "loss of directional control
+due to the aircraft's substantial damage" over an NTSB report that says no such thing: every word is
+in the passage, so the score is high. A named cause must stand with its effect in the span."""
 
 from __future__ import annotations
 
@@ -33,10 +25,8 @@ _CLAUSE_END = re.compile(r"[.;,!?]|\s(?:and|but|while|whereas|which)\s|\[\d")
 
 
 def cause_not_stated(sentence: str, span: str) -> Flip | None:
-    """The cause ``sentence`` gives ("due to the aircraft's substantial damage") when no
-    sentence of ``span`` (or two in a row) names it together with what it caused, with the
-    span's own causal phrase, if any, as what it says instead; None when the span ties the
-    two together or the sentence gives no cause."""
+    """The cause ``sentence`` gives when no sentence (or pair) of ``span`` ties it to its effect,
+    with the span's own causal phrase as what it says instead; None otherwise."""
     connective = _BECAUSE.search(sentence)
     if connective is None:
         return None

@@ -1,19 +1,7 @@
-"""Check each sentence of a text against the passages it was written from.
-
-For every sentence the best span is the passage window (one sentence, or two in a row)
-that says the most nearly the same thing: the score mixes the cosine of their MiniLM
-vectors with the idf-weighted share of the sentence's content words the window holds.
-Below one bar nothing given says it. Above it, the sentence's numbers, dates and codes
-must be in the span (a number or date next to what the sentence says of it, not said of
-another thing: graph/support/slots.py) and its names in the span or earlier in its passage
-(where the span's "he" was named), in one of the best few passages; else the sentence is
-partly supported and the missing items are named, or, when most of them are missing,
-unsupported: the passage has the words but not the relation.
-
-The check is one object per answer (``SupportCheck``): ``prepare`` embeds the passages'
-sentences, which a turn can do while the model is still writing, and ``check`` then embeds
-only the answer's sentences, all in one call. Nothing calls a chat model.
-"""
+"""Check each sentence of a text against the passages it was written from: the best span is the
+window (one or two sentences) most like it in meaning and idf-weighted words; above the bar its
+numbers, dates and codes must be in the span (graph/support/slots.py) and its names in the span or
+earlier in the passage. ``prepare`` can embed the passages while the model still writes."""
 
 from __future__ import annotations
 
@@ -94,9 +82,8 @@ class SupportCheck:
         self._ensure_windows([claimed(s.text) for s in sentences])
 
     def check(self, text: str, claims: int | None = None) -> list[SentenceSupport]:
-        """One result per sentence of ``text`` (not its headings, nor lead-ins ending in
-        ":"): each claim's verdict, ``none`` for a sentence with nothing to check in it
-        ("Thanks!"), and ``unchecked`` for the claims after the first ``claims`` if given."""
+        """One result per sentence (not headings nor lead-ins ending in ":"): ``none`` when nothing
+        is checkable ("Thanks!"), ``unchecked`` for claims after the first ``claims``."""
         sentences = [s for s in split_sentences(text) if is_said(s)]
         judging = [s for s in sentences if is_claim(s)][:claims]
         evidence = zip(judging, self._evidence(judging), strict=True)
@@ -107,9 +94,7 @@ class SupportCheck:
         ]
 
     def rank(self, text: str) -> list[tuple[Window, float]]:
-        """Every window of the passages scored against ``text`` as a sentence of an answer
-        is scored (meaning and shared content words), best first: what the generator's
-        focused context keeps of each passage."""
+        """Every window scored against ``text`` as an answer's sentence would be, best first."""
         said = plain(text)
         self._ensure_windows([said] if said else [])
         if not said or not self._windows:
@@ -151,8 +136,7 @@ class SupportCheck:
         return out
 
     def _ensure_windows(self, said: Sequence[str]) -> None:
-        """Embed what is new, the passages' pieces too if not yet, in one call. A sentence
-        copied word for word from a passage reuses its piece's vector."""
+        """Embed what is new in one call; a sentence copied from a passage reuses its vector."""
         first_time = self._pieces is None
         if first_time:  # the question too, unless its search embedded it: one call for all
             said = [*said, *(plain(q) for q in self.question)]
@@ -224,8 +208,7 @@ class SupportCheck:
         return meaning * cosines + (1 - meaning) * cover - self.bars.pair_penalty * pairs
 
     def addresses_question(self, support: Sequence[SentenceSupport]) -> bool:
-        """Whether the answer ``support`` is this check's of addresses the question, in
-        meaning or in words (graph/support/question.py); True without a question."""
+        """Whether the answer addresses the question (support/question.py); True if none."""
         singles = [i for i, w in enumerate(self._windows) if w.first == w.last]
         terms = [self._windows[i].terms for i in singles]
         covered = coverage(self.question, support, self._idf, self._default_idf, terms)
@@ -249,9 +232,8 @@ class SupportCheck:
         return best - nearest <= GAP
 
     def holds_values_of(self, sentence: str) -> bool:
-        """Whether any passage holds a number, date or code of ``sentence`` (not a page
-        label, nor one the question says), wherever it stands: the least sign that the
-        sentence was read from them."""
+        """Whether any passage holds a number, date or code of ``sentence`` (not a page label nor
+        the question's): the least sign it was read from them."""
         said = plain(sentence)
         values = [
             f
@@ -275,6 +257,5 @@ def verify(
     bars: SupportBars | None = None,
     question: Sequence[str] = (),
 ) -> list[SentenceSupport]:
-    """Check any text against given passages, sentence by sentence (one embedder call);
-    ``question`` (what the text answers) names what it may repeat unchecked."""
+    """Check a text against passages (one embedder call); it may repeat ``question`` unchecked."""
     return SupportCheck(passages, embedder, bars, question).check(text)

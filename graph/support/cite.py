@@ -1,14 +1,9 @@
 """Citations that tell the truth: an answer's marks rewritten from its support check.
 
-A mark is a citation only when every number in it is a source given this turn; any
-other ("[4, 14]" copied from an article's own references) is dropped. A supported or
-partly supported sentence keeps the sources it cited that do support it, or else gets
-its best span's source; an unsupported one keeps no mark; one that was not judged
-(nothing to check in it, or left unchecked) keeps its marks that are citations. Only
-marks change, and the words that lead into a mark used as a noun ("According to [2], ..."
-would read "According to, ..." without them): every other character stays as it was. A
-mark that is a sentence's subject or object ("Both [1] and [2] mention leave") is not
-deleted but named: it becomes its file's name.
+A mark survives only if every number in it is a source given this turn. A supported sentence keeps
+the cited sources that support it, else gets its best span's; an unsupported one keeps none; an
+unjudged one keeps its valid marks. A mark used as a noun ("Both [1] and [2] mention leave") becomes
+its file's name. Only marks and their lead-ins change.
 """
 
 from __future__ import annotations
@@ -61,9 +56,8 @@ class CitedAnswer:
     """What changed, in order: ``answer[start:end]`` became the inserted text."""
 
     def position(self, at: int, *, end: bool = False) -> int:
-        """Where offset ``at`` of the answer as written is in ``text``. A mark inserted
-        exactly at ``at`` counts as before it for an ``end`` (the sentence's own mark, when
-        nothing follows its last word), after it for a start."""
+        """Where offset ``at`` of the answer as written is in ``text``. A mark inserted exactly at
+        ``at`` counts as before it for an ``end``, after it for a start."""
         shift = 0
         for start, stop, insert in self.edits:
             if start < at < stop:
@@ -73,8 +67,7 @@ class CitedAnswer:
         return at + shift
 
     def moved(self, support: Sequence[SentenceSupport]) -> list[SentenceSupport]:
-        """``support`` (the check of the answer as written) with its offsets and texts in
-        ``text``, so that ``text[s.start:s.end] == s.text`` again."""
+        """``support`` with its offsets and texts moved into ``text``."""
         out = []
         for sentence in support:
             start = self.position(sentence.start)
@@ -96,8 +89,7 @@ def citation_marks(text: str) -> list[Mark]:
 def correct_citations(
     answer: str, support: Sequence[SentenceSupport], sources: Mapping[int, str]
 ) -> CitedAnswer:
-    """Rewrite ``answer``'s marks from ``support`` (its check); ``sources`` are the numbers
-    given this turn, each with its file's name."""
+    """Rewrite ``answer``'s marks from ``support``; ``sources``: this turn's numbers' files."""
     marks = citation_marks(answer)
     given = set(sources)
     nouns = _used_as_nouns(answer, marks)
@@ -129,9 +121,8 @@ def correct_citations(
 
 
 def _used_as_nouns(text: str, marks: Sequence[Mark]) -> set[Mark]:
-    """The marks that stand for their documents in the sentence, rather than cite it: a
-    sentence's subject ("[1] says …"), after "both", "in", "from"…, or joined by "and" or
-    a comma to such a one."""
+    """The marks that stand for their documents rather than cite: a subject ("[1] says …"), after
+    "both", "in", "from"…, or joined by "and" or a comma to such a one."""
     nouns: set[Mark] = set()
     previous: Mark | None = None
     for mark in marks:
@@ -153,8 +144,7 @@ def _used_as_nouns(text: str, marks: Sequence[Mark]) -> set[Mark]:
 
 
 def _naming(text: str, mark: Mark, names: Mapping[int, str]) -> list[tuple[int, int, str]]:
-    """Put the file's name where a mark used as a noun was (a lead-in goes with its mark
-    as before: "According to [2], …")."""
+    """Put the file's name where a mark used as a noun was; its lead-in goes as in ``_removal``."""
     named = [names[n] for n in mark.numbers if names.get(n)]
     if not named or _LEAD_IN.search(text, 0, mark.start):
         return _removal(text, mark)
@@ -169,8 +159,7 @@ def _final(sentence: SentenceSupport, said: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _removal(text: str, mark: Mark) -> list[tuple[int, int, str]]:
-    """Delete a mark and the spaces before it (or after it, at a line's start), with the
-    words that lead into it: "According to [2], the rate..." becomes "The rate..."."""
+    """Delete a mark, the spaces before it, and its lead-in ("According to [2], the…" → "The…")."""
     lead = _LEAD_IN.search(text, 0, mark.start)
     if lead is not None:
         return _lead_in_removal(text, lead.start(), mark.end)
@@ -186,8 +175,7 @@ def _removal(text: str, mark: Mark) -> list[tuple[int, int, str]]:
 
 
 def _lead_in_removal(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-    """Delete ``text[start:end]`` (a lead-in and its mark); at a sentence's start, with
-    the comma after it, and the next word capitalised."""
+    """Delete a lead-in and its mark; at a sentence's start the comma too, next word capitalised."""
     if not _SENTENCE_START.search(text, 0, start):
         while start > 0 and text[start - 1] in " \t":
             start -= 1

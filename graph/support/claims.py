@@ -1,5 +1,4 @@
-"""Which sentences of a text a check reads: the claims it judges, the sentences with
-nothing to check in them, and what is said of a sentence that was not judged."""
+"""Which sentences of a text a check reads and judges, and the result for one it does not."""
 
 from __future__ import annotations
 
@@ -14,15 +13,13 @@ _ANY_WORD = re.compile(r"\w")
 
 
 def is_said(sentence: Sentence) -> bool:
-    """Whether a sentence is part of what a text says: not a heading, a lead-in ending in
-    ":" or a line without a word (a rule)."""
+    """Whether a sentence is said: not a heading, a lead-in ending in ":" or a rule."""
     text = sentence.text.rstrip("*_ ")
     return not sentence.heading and not text.endswith(":") and bool(_ANY_WORD.search(text))
 
 
 def is_claim(sentence: Sentence) -> bool:
-    """Whether a sentence states something a passage could support: one that is said and
-    holds a content word that is not small talk ("Thanks!", "Sure." hold none)."""
+    """Whether a sentence is said and holds a content word that is not small talk ("Thanks!")."""
     return is_said(sentence) and bool(checkable_terms(plain(sentence.text.rstrip("*_ "))))
 
 

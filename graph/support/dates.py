@@ -1,5 +1,4 @@
-"""Dates in a text, in words ("3 March 2021", "March 2021") or in numbers ("03/04/2021"),
-each with the keys of the coarser dates it says too."""
+"""Dates in words ("3 March 2021") or numbers ("03/04/2021"), with the coarser dates each says."""
 
 from __future__ import annotations
 
@@ -64,11 +63,8 @@ def find_dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[
 
 
 def _numeric_dates(text: str, taken: list[tuple[int, int]]) -> list[tuple[Fact, set[str]]]:
-    """Dates written in numbers, with the keys of each way of reading them.
-
-    A report's "11/27/2007" is the model's "November 27, 2007": both readings of an
-    ambiguous "03/04/2021" are kept, the month-first one (the US way) as the fact's key.
-    """
+    """Dates written in numbers: both readings of an ambiguous "03/04/2021" are kept, the US
+    month-first one as the key, since reports write "11/27/2007"."""
     found = []
     for match in _NUMERIC_DATE.finditer(text):
         first, second, year = int(match[1]), int(match[3]), int(match[4])

@@ -43,9 +43,8 @@ class AsRead:
         windows: Sequence[Window],
         facts_of: Callable[[int], FactIndex],
     ) -> AsRead:
-        """The passages as cut into ``pieces`` and ``windows``. The words said up to a
-        piece's end are its passage's so far, and its document's name, which is what an
-        article never repeats ("Amazon_rainforest.md")."""
+        """The passages as cut into ``pieces`` and ``windows``; a piece's words include its
+        passage's so far and its document's name, which an article never repeats."""
         own = [w for w in windows if w.first == w.last]
         titles = [_title_terms(p) for p in passages]
         said_before: list[frozenset[str]] = []
@@ -68,20 +67,14 @@ def facts_lacking(
     read: AsRead,
     question_names: Collection[Fact] = (),
 ) -> tuple[tuple[Fact, ...], dict[str, str]]:
-    """The facts a window does not state, and what it says in the place of a number it
-    has only elsewhere: numbers, dates and codes must be in it, a number or date next
-    to what the sentence says of it (graph/support/slots.py), a name in it or earlier
-    in its passage (where the window's "he" was named). A fragment, checked with the
-    question it answers (``asked``: graph/support/fragment.py), draws on the sentences
-    that share two of the question's words (or half), and its items must be in them.
+    """The facts a window does not state, and what it says in the place of a number it has only
+    elsewhere (graph/support/slots.py); a name may stand earlier in its passage. A fragment
+    (``asked``: graph/support/fragment.py) draws only on sentences sharing its question's words.
 
-    In a two-sentence window a number counts only in a sentence the text draws on: one
-    that shares, numbers aside, three words with it or half of its own. Else "Tesla
-    emigrated in 1856" would pass on "Tesla was born in 1856. He emigrated in 1884".
-    A second sentence that opens with "He", "It"... goes on about the first one's
-    subject, so the first one's words count as its own: "Ralph Woodward founded the
-    park in 1968" draws on "The park was founded by Ralph Woodward. He left his estate
-    in 1968 to provide a park"."""
+    In a two-sentence window a number counts only in a sentence the text draws on (three shared
+    words, or half), else "Tesla emigrated in 1856" would pass on "Tesla was born in 1856. He
+    emigrated in 1884"; a second sentence opening with "He", "It"… borrows the first one's words.
+    """
     index, pieces = read.facts_of(window.passage), read.pieces
     text = read.passages[window.passage].text
     fragment = bool(asked)

@@ -1,6 +1,4 @@
-"""What the passages offer one sentence of a text (``Evidence``), the bars a verdict is
-given by (``SupportBars``), and the verdict (``judge``): supported, partly or unsupported,
-with the items its best span lacks and what that span says in their place."""
+"""What the passages offer one sentence (``Evidence``), a verdict's bars, and the verdict."""
 
 from __future__ import annotations
 
@@ -21,13 +19,9 @@ from graph.support.windows import Window, plain
 class SupportBars:
     """The constants of a verdict.
 
-    Chosen by ``bench/verify_eval.py --tune`` on the tuning half of
-    bench/data/support_dev.jsonl (SQuAD articles; the other half, held out, is only
-    reported): of the grid points whose worst margin over the targets was largest, the
-    middle one. Nearly all supported sentences scored 0.8 and up there, sentences from
-    elsewhere 0.65 and below, so the bars sit in a wide gap, and the two bars came out
-    equal (no partly by score alone); answers paraphrased more freely than the set's
-    rules are the risk, and the first thing to measure on real answers.
+    Tuned by ``bench/verify_eval.py --tune`` on half of bench/data/support_dev.jsonl (the other half
+    held out): supported sentences scored 0.8 and up, others 0.65 and below, so the bars sit in a
+    wide gap and came out equal. Freer paraphrase in real answers is the risk to measure first.
     """
 
     meaning: float = 0.3
@@ -39,8 +33,7 @@ class SupportBars:
     pair_penalty: float = 0.03
     """What a two-sentence window gives up against one sentence, so spans stay tight."""
     lacking: float = 1.0
-    """When more than this share of a sentence's facts is missing, it is unsupported (the
-    passage has the words but not the relation); at 1.0 a missing fact makes it partly."""
+    """Above this share of missing facts a sentence is unsupported, not partly; at 1.0 never."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +52,7 @@ class Evidence:
     lacking: dict[int, tuple[Fact, ...]]
     """For each of the best few passages, the sentence's facts its best window lacks."""
     instead: dict[int, dict[str, str]] = field(default_factory=dict)
-    """For each of those passages, what its window says in the place of a lacking number
-    that it has elsewhere ("3%" said of another thing): {"3%": "2%"}."""
+    """Per passage, what its window says in place of a lacking number: {"3%": "2%"}."""
 
 
 def judge(
@@ -70,9 +62,7 @@ def judge(
     question: Sequence[str],
     facts_of: Callable[[int], FactIndex],
 ) -> SentenceSupport:
-    """The verdict on one sentence's evidence under ``bars``, against the ``passages`` it
-    was weighed in (``facts_of`` one's facts) for ``question``; only the two bars are read,
-    the evidence already holds the score."""
+    """The verdict on one sentence's evidence under ``bars`` (only the two bars are read)."""
     sentence, best, score = evidence.sentence, evidence.best, evidence.score
     unsupported = SentenceSupport(sentence.text, sentence.start, sentence.end, "unsupported", score)
     if best is None or score < bars.unsupported:

@@ -49,10 +49,8 @@ class FactIndex:
 
 
 def holds(fact: Fact, keys: Collection[str], words: Collection[str]) -> bool:
-    """Whether a text with these fact keys and word terms states ``fact``.
-
-    A name is there when the words that end it are, at least half of them: "Tesla" names
-    "Nikola Tesla", but "Black's Law" does not hold "Black's Air Force"."""
+    """Whether a text with these keys and words states ``fact``; a name needs at least half its
+    final words: "Tesla" names "Nikola Tesla", "Black's Law" is not "Black's Air Force"."""
     if fact.kind != "name":
         return fact.key in keys
     if _ACRONYM.fullmatch(fact.text) and f"{ACRONYM_PREFIX}{fact.text.lower()}" in words:

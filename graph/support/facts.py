@@ -1,11 +1,6 @@
-"""The checkable facts of a sentence: numbers, amounts, dates, codes and proper names.
-
-Each fact carries a normalised key, so "1,000" and "1000", "15 %" and "15 percent",
-"March 3, 2021" and "3 March 2021" agree. A passage is read into a ``FactIndex`` that holds
-every key it can match, coarser date keys included ("October 1973" is in a passage that
-says "1 October 1973"), and the stems of all its words, since a name is present when its
-distinctive words are, in any case.
-"""
+"""The checkable facts of a sentence (numbers, amounts, dates, codes, proper names), each under a
+normalised key so "1,000" and "1000" or "March 3, 2021" and "3 March 2021" agree; a passage's
+``FactIndex`` holds coarser date keys too, and its word stems for names."""
 
 from __future__ import annotations
 
@@ -79,8 +74,7 @@ WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".
 
 
 def acronyms(text: str) -> set[str]:
-    """The initials of each run of capitalised words, as terms: "American Automobile
-    Association" gives "acr:aaa" (and "acr:aa"), "European Court of Justice" "acr:ecj"."""
+    """Initials of runs of capitalised words as terms ("European Court of Justice": "acr:ecj")."""
     found = set()
     for run in _CAPITALISED_RUN.finditer(text):
         words = [w for w in run.group(0).split() if w[0].isupper() and w.lower() not in STOP]
@@ -96,11 +90,8 @@ def blank_citations(text: str) -> str:
 
 
 def sentence_facts(sentence: str, common: Collection[str] = ()) -> list[Fact]:
-    """The facts one sentence asserts, in order.
-
-    ``common`` holds words seen in lower case nearby (in the passages): a capitalised word
-    that opens the sentence is a name only when it is not one of them.
-    """
+    """The facts one sentence asserts, in order; an opening capitalised word is a name only when not
+    in ``common`` (words seen in lower case in the passages)."""
     text = blank_citations(sentence)
     taken: list[tuple[int, int]] = []
     facts = [fact for fact, _ in find_dates(text, taken)]

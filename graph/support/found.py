@@ -16,8 +16,7 @@ _KINDS = {"number": ("number", "date"), "date": ("date", "number")}
 def what_it_says(
     missing: Fact, said: str, facts: Sequence[Fact], passage: FactIndex, span: Window
 ) -> str | None:
-    """The span's item of the same kind that the sentence lacks, in the most similar
-    context (the words around it); failing one in the span, the passage's."""
+    """The span's item of the lacking one's kind in the most similar context, else the passage's."""
     kinds = _KINDS.get(missing.kind, (missing.kind,))
     words = set(content_terms(said))
     keys = {f.key for f in facts}

@@ -1,13 +1,6 @@
-"""What an answer may say without a passage stating it: the names of its sources, their page
-labels, and what the question itself names.
-
-"According to DEN08CA034Belen.pdf (page 2), the crash in Belen, New Mexico…" cites a file
-and a page and repeats the place the question asked about; none of these is a claim about
-the documents, and a check that looks for them in the passage marks a verbatim sentence
-as only partly found ("SNJ-7, not DEN08CA034Belen.pdf"). Numbers, dates and codes the
-question names are still checked: "Was the rate 3%?" answered "Yes, the rate was 3%" is
-exactly what must be found.
-"""
+"""What an answer may say without a passage stating it: its sources' names, their page labels and
+what the question names; else a verbatim sentence citing "DEN08CA034Belen.pdf (page 2)" is only
+partly found. The question's numbers, dates and codes are still checked."""
 
 from __future__ import annotations
 
@@ -26,8 +19,7 @@ _LABEL = re.compile(
     r"slides?|sheets?|rows?|lines?)\s*(?:no\.\s*|#\s*)?(?:\d+\s*(?:[-–,]|and|to)\s*)*$",
     re.IGNORECASE,
 )
-"""What stands before a number that labels a place in a source: "page 4", "pp. 3-4",
-"Source 2", "row 12"."""
+"""What stands before a number that labels a place in a source: "page 4", "pp. 3-4", "row 12"."""
 
 
 @dataclass(frozen=True)
@@ -55,15 +47,14 @@ class Given:
         return cls(frozenset(files), frozenset(asked), frozenset(keys))
 
     def echoes(self, fact: Fact, sentence: str) -> bool:
-        """Whether ``fact`` of ``sentence`` is a source's name or a page label: not a claim
-        to find in a passage."""
+        """Whether ``fact`` is a source's name or a page label, not a claim to find."""
         if fact.kind in ("code", "name") and _file_name(fact.text) in self.files:
             return True
         return fact.kind == "number" and bool(_LABEL.search(sentence[: fact.start]))
 
     def asks(self, fact: Fact) -> bool:
-        """Whether ``fact`` is a name the question says, which the answer may repeat where
-        its passage is about it, though not in the span itself."""
+        """Whether ``fact`` is a name the question says, which the answer may repeat where its
+        passage is about it, though not in the span itself."""
         parts = fact.key.split()
         return fact.kind == "name" and bool(parts) and all(p in self.asked for p in parts)
 

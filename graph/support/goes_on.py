@@ -1,6 +1,5 @@
-"""Whether a passage's sentence goes on about the sentence before it, by opening with a
-word that points back to it ("He bequeathed...", "It was...", "This meant..."), or is
-about a name of its own ("The Netherlands imposed...")."""
+"""Whether a passage's sentence goes on about the one before ("He bequeathed...") or is about a name
+of its own ("The Netherlands imposed...")."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ _POINTS_BACK = re.compile(
 
 
 def goes_on(text: str, start: int) -> bool:
-    """Whether the sentence of ``text`` at ``start`` opens with a pronoun that stands for
-    what the sentence before it named."""
+    """Whether the sentence at ``start`` opens with a pronoun for what the one before named."""
     return _POINTS_BACK.match(text, start) is not None
 
 
@@ -26,10 +24,8 @@ _FIRST_WORD = re.compile(r"[\s\"'“‘(*_]*(?:(?:the|a|an)\s+)?([^\W\d_][\w'’
 
 
 def opens_with_name(text: str, start: int, common: Collection[str] = ()) -> bool:
-    """Whether the sentence of ``text`` at ``start`` opens with a name, after "The" or "A"
-    at most: it is about that name ("The Netherlands imposed..."), not going on about
-    the sentence before ("A site was chosen..."). A word of ``common`` (seen in lower
-    case nearby) is no name ("Attendance at the meeting...")."""
+    """Whether the sentence at ``start`` opens with a name, after "The" or "A" at most; a word of
+    ``common`` (seen in lower case nearby) is no name."""
     match = _FIRST_WORD.match(text, start)
     if match is None:
         return False

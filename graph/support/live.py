@@ -1,11 +1,6 @@
-"""A support check run beside a streaming answer, so little is left after its last token.
-
-``LiveCheck`` embeds the passages as soon as it starts (the model is still thinking), then
-the answer's sentences as each one completes, in a worker thread and one call at a time
-(``SupportCheck`` is not thread-safe); ``finish`` waits for that work and checks the
-whole answer, which then embeds at most its last sentence. The event loop never waits on
-the embedder, and nothing here calls a chat model.
-"""
+"""A support check run beside a streaming answer, so little is left after its last token: the
+passages are embedded while the model thinks, each sentence as it completes, in a worker thread, one
+call at a time (``SupportCheck`` is not thread-safe). The event loop never waits on it."""
 
 from __future__ import annotations
 

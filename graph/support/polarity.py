@@ -1,14 +1,7 @@
-"""A sentence that says the opposite of its span: "you can transfer it" where the passage
-says "you cannot transfer it". The words agree, so the score is high, but one "not" turns
-the claim around; a reader must see it.
-
-A word is *negated* when a verb's negation stands just before it (at most ``REACH``
-words before, none of them a content word): "cannot transfer", "is not eligible", "never
-paid". "No" and "without" are left alone: "had no fuel" is how a passage says "ran out
-of fuel". The
-sentence flips its span when it says a word plainly that the span only says negated, or
-the other way round.
-"""
+"""A sentence that says the opposite of its span ("you can transfer it" where the passage says "you
+cannot"): the words agree, so the score is high, but a reader must see it. Only a verb's negation
+within ``REACH`` words counts; "no" and "without" are left alone ("had no fuel" is how a passage
+says "ran out of fuel")."""
 
 from __future__ import annotations
 
@@ -37,16 +30,14 @@ _NEGATIVE_WORDS = re.compile(
 
 @dataclass(frozen=True)
 class Flip:
-    """What the sentence says and what its span says instead: ("can transfer", "cannot
-    transfer")."""
+    """What the sentence says and what its span says instead ("can transfer", "cannot transfer")."""
 
     said: str
     instead: str
 
 
 def flipped(sentence: str, span: str) -> Flip | None:
-    """The first word that ``sentence`` and ``span`` both say, one of them negated and the
-    other never, or None."""
+    """The first word both say, one negated and the other never, or None."""
     said_plain, said_negated = _uses(sentence)
     span_plain, span_negated = _uses(span)
     for term, (start, end) in said_plain.items():
@@ -64,9 +55,8 @@ _PARTICLE = re.compile(r"\W*(yes|no)\b\s*[,.!;:—–-]", re.IGNORECASE)
 
 
 def answers_wrongly(question: Sequence[str], sentence: str, span: str) -> Flip | None:
-    """A "Yes" or "No" opening ``sentence`` that its span contradicts: asked "Can I
-    transfer it?", "Yes, you cannot transfer it" says yes where the passage says
-    "cannot transfer"; a "No" where the passage says plainly what was asked is as wrong."""
+    """A "Yes" or "No" opening ``sentence`` that its span contradicts ("Yes, you cannot transfer
+    it"), or a "No" where the passage plainly says what was asked."""
     particle = _PARTICLE.match(sentence)
     if particle is None or not question or _NEGATIVE_WORDS.search(" ".join(question)):
         return None
@@ -88,8 +78,7 @@ def answers_wrongly(question: Sequence[str], sentence: str, span: str) -> Flip |
 
 
 def _is_verb_like(term: str, question: Sequence[str]) -> bool:
-    """Whether ``term`` is what a yes-or-no question asks about: its first content word
-    after the opening auxiliary ("Can I *transfer* …", "Is it *allowed* …")."""
+    """Whether ``term`` is the first content word after a yes-or-no question's auxiliary."""
     for text in question:
         words = [w for w in _WORD.findall(text) if content_terms(w)]
         if words and content_terms(words[0])[0] == term:
@@ -98,8 +87,7 @@ def _is_verb_like(term: str, question: Sequence[str]) -> bool:
 
 
 def _uses(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """Each content term of ``text`` said plainly, and each said negated, with where: a
-    plain one's word, a negated one's phrase from its negation."""
+    """Each content term said plainly and each said negated, with where."""
     plain: dict[str, tuple[int, int]] = {}
     negated: dict[str, tuple[int, int]] = {}
     negations = [m for m in _NEGATION.finditer(text) if not _ANSWER_PARTICLE.match(text, m.end())]
@@ -117,8 +105,7 @@ def _uses(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, i
 
 
 def _within_reach(between: str) -> bool:
-    """Whether the words between a negation and a word are few and carry nothing of their
-    own ("not be", "not yet"): else the negation is of another word."""
+    """Whether the words between a negation and a word carry nothing of their own ("not yet")."""
     words = _WORD.findall(between)
     return (
         len(words) < REACH
@@ -128,8 +115,7 @@ def _within_reach(between: str) -> bool:
 
 
 def _phrase(text: str, start: int, end: int) -> str:
-    """A plain word with the word before it, when that word is a little one ("can
-    transfer", "is eligible")."""
+    """A plain word with the little word before it ("can transfer", "is eligible")."""
     before = list(_WORD.finditer(text, 0, start))
     if (
         before

@@ -1,11 +1,6 @@
-"""A sentence that pairs the items of a passage's "respectively" the wrong way round.
-
-"Such engines use either three or four expansion stages and are known as triple and
-quadruple expansion engines respectively" pairs three with triple and four with
-quadruple. "Engines using four expansion stages are known as triple expansion engines"
-has all its words in the span, so its score is high, but it pairs four with triple: the
-sentence is partly supported, with "quadruple" said instead.
-"""
+"""A sentence that pairs the items of a passage's "respectively" the wrong way round: "four
+expansion stages are known as triple expansion" has every word of "three or four stages… triple and
+quadruple expansion engines respectively", so it scores high."""
 
 from __future__ import annotations
 
@@ -19,10 +14,8 @@ _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 
 
 def paired_wrongly(sentence: str, span: str) -> Flip | None:
-    """The item of a "respectively" in ``span`` that ``sentence`` pairs with the other
-    list's wrong item, and the item the span pairs there instead; None if it pairs none
-    wrongly (or the span has no such pairing). The lists are the first "X and Y" ("X or
-    Y") of the clause and the last one before "respectively"."""
+    """The span's "respectively" item ``sentence`` pairs wrongly and the one paired there, or None;
+    the lists are the clause's first "X and Y" and the last before "respectively"."""
     said = set(content_terms(sentence))
     for end in _RESPECTIVELY.finditer(span):
         start = max(span.rfind(".", 0, end.start()), span.rfind(";", 0, end.start())) + 1

@@ -1,17 +1,9 @@
-"""Split text into sentences with their offsets, for answers in Markdown and for passages.
+"""Split text into sentences with their offsets, for Markdown answers and for passages.
 
-Written here rather than taken from pysbd: pysbd splits as well on our hard cases, but
-it took 15 ms per 1,000 characters on this machine (0.3 s for the passages of one turn,
-five times the whole check's budget), knows no Markdown blocks, and has had no release
-since 2021. The rules below are few and each is tested (tests/test_support_sentences.py).
-
-Blocks come first: a blank line, a list item, a heading, a quote or a table row starts a
-new block, and a sentence never crosses a block's end (a list item without a full stop
-is still a sentence). A single line break inside a block is a soft wrap, as in Markdown
-and in text read from PDFs. Inside a block a sentence ends at ``.``, ``!``, ``?`` or an
-ellipsis followed by a space, after any closing quotes, brackets, emphasis marks and
-citation marks (``in 1856. [1] He`` keeps ``[1]`` with the first sentence), unless the
-word before the stop is an abbreviation, an initial or a number's decimal point.
+Not pysbd: it took 15 ms per 1,000 characters here (five times the whole check's budget for one
+turn's passages), knows no Markdown blocks, and has had no release since 2021. A sentence never
+crosses a block (blank line, list item, heading, quote, table row); a single line break is a soft
+wrap; citation marks after the stop stay with the sentence (``in 1856. [1] He``).
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
-"""Where a number stands: a span states a sentence's number only next to what the sentence
-says about it, not anywhere in the span.
+"""Where a number stands: a span states a sentence's number only next to what the sentence says
+about it ("3%" of "The case fatality rate was 3%" is not stated by "…was 2%, and 3% of cases were
+severe").
 
-"The case fatality rate was 3%" is not stated by "The case fatality rate was 2%, and 3% of
-cases were severe", though "3%" is there. An item's *context* is the content words next to
-it in its clause: up to ``CONTEXT_WORDS`` on each side, within ``CONTEXT_CHARS``, never past
-a clause's end (a full stop, ";", a blank line, a new list item or table row), nor past
-another number of its kind (a share for a share, a year or a date for a year), which has a
-context of its own. Each word weighs 1, 1/2, 1/3… by its distance, and two contexts agree
-by the sum of the products of the weights of the words they share, on the same side of
-their items ("60,000 notes"), or half that across ("notes in 10,000").
-
-The sentence's number stands in the span where an occurrence of it has a context that
-agrees with the sentence's at least ``1 / RIVAL_MARGIN`` as well as any *rival* does: a
-number of its kind in the span that the sentence does not say ("2%" for "3%"). A rival
-that goes with another number than the sentence's ("2% in 2020" for "in 2021, 3%") is
-no rival.
-When nothing agrees at all, the number still stands, unless words of its context are in
-the occurrence's sentence away from it: a free paraphrase shares no words, a number said
-of something else does.
+An item's context is its clause's content words nearby, weighed 1, 1/2, 1/3… by distance and bounded
+by the next number of its kind. The number stands where one of its occurrences agrees with the
+sentence at least ``1 / RIVAL_MARGIN`` as well as any rival (a number of its kind the sentence does
+not say) does; when nothing agrees, it stands unless its words sit elsewhere in the occurrence's
+sentence (a paraphrase shares no words; a number said of something else does).
 """
 
 from __future__ import annotations
@@ -35,8 +24,8 @@ CONTEXT_WORDS = 4
 """Content words on each side of an item that say what it is the number of."""
 CONTEXT_CHARS = 100
 RIVAL_MARGIN = 1.5
-"""How much better a rival's context must agree than the number's own to take its slot:
-a paraphrase moves words around, so a near tie stays with the number the span has."""
+"""How much better a rival's context must agree to take the slot: a paraphrase moves words around,
+so a near tie stays with the number the span has."""
 _CLAUSE_END = re.compile(
     r";(?![ \t]*[^;:\n]{1,40}:[ \t])|[!?]|\.(?=\s)|\n[ \t]*\n"
     r"|\n(?=[ \t]*(?:[-*•|]|\d{1,3}[.)][ \t]|[^;:\n]{1,40}:[ \t]))"
@@ -50,8 +39,7 @@ a comma and a conjunction ("2%, while 3% of cases…")."""
 
 @dataclass(frozen=True)
 class Placement:
-    """Whether a span states a number where the sentence says it, and what it has there
-    instead when it doesn't (``None``: nothing of its kind)."""
+    """Whether a span states a number where the sentence says it, and what it has there instead."""
 
     holds: bool
     instead: Fact | None = None
@@ -81,8 +69,7 @@ class Context:
 
 
 def context(text: str, start: int, end: int, others: Collection[tuple[int, int]] = ()) -> Context:
-    """The content words next to ``text[start:end]`` in its clause; the other items of its
-    kind (``others``) bound it."""
+    """The content words next to ``text[start:end]`` in its clause, bounded by ``others``."""
     low = max(0, start - CONTEXT_CHARS)
     high = min(len(text), end + CONTEXT_CHARS)
     for s, e in others:
@@ -106,9 +93,8 @@ def _clause(text: str, start: int, end: int, low: int, high: int) -> tuple[int, 
 
 
 def agreement(one: Context, other: Context, leave: Collection[str] = ()) -> float:
-    """How well two contexts agree: the weights of the words they share, multiplied, a word
-    on the other side of its item counting half ("60,000 notes" agrees with "holds 60,000
-    notes" better than "notes in 10,000" does); the words in ``leave`` not at all."""
+    """How well two contexts agree: the products of shared words' weights, half across the item
+    ("60,000 notes" vs "notes in 10,000"); words in ``leave`` not at all."""
     total = 0.0
     for mine, same, across in (
         (one.before, other.before, other.after),
@@ -131,8 +117,7 @@ def place(
     index: FactIndex,
     pieces: Sequence[tuple[int, int]],
 ) -> Placement:
-    """Whether ``pieces`` of a passage (the span's sentences the sentence draws on) state
-    ``fact`` of ``said`` next to what ``said`` says about it."""
+    """Whether ``pieces`` of a passage state ``fact`` of ``said`` next to what it says of it."""
     kind = _kind(fact.key)
     alike = [(f.start, f.end) for f in said_facts if f is not fact and _kind(f.key) == kind]
     said_context = context(said, fact.start, fact.end, alike)
@@ -161,9 +146,7 @@ def place(
         return max(other[0] - one[1], one[0] - other[1])
 
     def said_of_another(rival: Fact, region: Context) -> bool:
-        """Whether the rival goes with another number than the sentence's, one of a kind
-        the sentence also says and nearer the rival than any number of the rival's kind:
-        "2% in 2020" is no rival of "in 2021, 3%", nor "in 2021 3%" of "2% in 2020"."""
+        """Whether the rival goes with another number: "2% in 2020" is no rival of "in 2021, 3%"."""
         mine = (rival.start, rival.end)
         return any(
             region.start <= s
@@ -213,8 +196,7 @@ def place(
 
 
 def _kind(key: str) -> str:
-    """What a number counts, roughly, so that only like is taken for like: a share, a year
-    or a date, a decade, or any other amount."""
+    """What a number counts, roughly (share, year or date, decade, amount): like for like only."""
     if key.startswith("date:"):
         return "time"
     if not key.startswith("num:"):

@@ -27,8 +27,7 @@ class SourcePassage:
 
 
 def source_passages(passages: Sequence[NumberedPassage]) -> list[SourcePassage]:
-    """A turn's numbered passages (the state's ``passages``), as the support check takes
-    them."""
+    """A turn's numbered passages as the support check takes them."""
     out = []
     for passage in passages:
         s = passage["source"]
@@ -55,8 +54,7 @@ class SupportSpan:
     """The passage's start in its page's text: the span is at ``offset + start`` there."""
 
     def as_dict(self) -> SupportSource:
-        """The contract's ``source`` shape, with ``n`` and the span's place in the page's
-        text (``page_start``, ``page_end``) for the window's highlight."""
+        """The contract's ``source`` shape, with the span's place in the page's text."""
         return {
             "n": self.n,
             "file": self.file,

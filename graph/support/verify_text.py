@@ -1,13 +1,7 @@
-"""Check any text against the library: each sentence's own passages, found by the
-retriever, then one support check over all of them (for ``POST /api/verify``).
-
-A long text takes a while: a search per claim, and above all the embedding of every
-sentence of every passage found (40 of the 66 s that 20,000 characters took on a busy
-machine; bench/verify_budget.py). So a call may be given ``in_time``: claim by claim,
-while it says there is time, the claim's passages are found and their sentences
-embedded; the check then judges those claims, and the ones not reached come back
-``unchecked``.
-"""
+"""Check any text against the library for ``POST /api/verify``: each claim's passages found by the
+retriever, then one support check. Embedding every passage sentence is the cost (40 of 66 s for
+20,000 characters; bench/verify_budget.py), so ``in_time`` may stop early and the claims not reached
+come back ``unchecked``."""
 
 from __future__ import annotations
 
@@ -34,8 +28,7 @@ class PassageSearch(Protocol):
 
 
 class RememberingEmbedder:
-    """An embedder that keeps each text's vector, so what was embedded as the passages
-    were found is not embedded again by the check."""
+    """An embedder that keeps each text's vector, so the check does not embed it again."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.name = embedder.name
@@ -63,10 +56,8 @@ def library_passages(
     embedder: Embedder | None = None,
     in_time: Callable[[], bool] = _always,
 ) -> tuple[list[SourcePassage], int]:
-    """The best ``k`` passages of each claim of ``text``, without repeats, numbered 1..N in
-    the order first found, and how many claims were read: in order, each one while
-    ``in_time`` said there was time. With an ``embedder``, each claim and the sentences
-    of its new passages are embedded as they are found."""
+    """The best ``k`` passages of each claim, deduplicated, numbered 1..N, and how many claims were
+    read while ``in_time`` said yes; with an ``embedder``, sentences are embedded as found."""
     seen: dict[tuple[str, int | None, int, int], SourcePassage] = {}
     read = 0
     for sentence in split_sentences(text):
@@ -101,11 +92,8 @@ def verify_in_library(
     bars: SupportBars | None = None,
     in_time: Callable[[], bool] = _always,
 ) -> list[SentenceSupport]:
-    """Each sentence of ``text`` checked against the library's passages for its claims;
-    the claims not read while ``in_time`` said yes are ``unchecked``.
-
-    Blocking (search and embedding): async callers run it in a worker thread.
-    """
+    """Each sentence checked against the library; claims past ``in_time`` are ``unchecked``.
+    Blocking: async callers run it in a worker thread."""
     remembering = RememberingEmbedder(embedder)
     passages, read = library_passages(text, search, files, embedder=remembering, in_time=in_time)
     return SupportCheck(passages, remembering, bars).check(text, claims=read)

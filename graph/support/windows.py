@@ -1,10 +1,6 @@
-"""The spans of a passage a sentence may rest on: its sentences and each two in a row.
-
-Only the sentences are embedded. A two-sentence window's vector is the length-weighted
-mean of its sentences' vectors, renormalised: MiniLM pools by the mean over tokens, so this
-is close to embedding the pair, and it costs nothing. An answer sentence that joins two of
-a passage's sentences finds them together.
-"""
+"""The spans of a passage a sentence may rest on: its sentences and each two in a row. Only
+sentences are embedded: a pair's vector is their length-weighted mean, renormalised, close to
+embedding the pair since MiniLM mean-pools tokens, and free."""
 
 from __future__ import annotations
 
@@ -22,13 +18,12 @@ from graph.support.verdicts import SourcePassage
 from graph.support.words import content_terms
 
 MAX_PIECE_CHARS = 400
-"""A passage's "sentence" longer than this (a table, a list without stops, text read from
-a PDF without punctuation) is cut at spaces into pieces of about this size: a long span
-would match everything a little and highlight a page."""
+"""A passage "sentence" longer than this (a table, a PDF without stops) is cut at spaces into pieces
+of about this size: a long span would match everything a little."""
 _MARKUP = re.compile(r"[*_`]+")
 _SPACE_BEFORE_STOP = re.compile(r" (?=[.,;:!?](?:\s|$))")
-"""The space a blanked mark leaves before the stop ("1856 [1]." → "1856 ."): without it a
-sentence copied from a passage is the passage's sentence again, and reuses its vector."""
+"""The space a blanked mark leaves before the stop ("1856 ."): without it a copied sentence is the
+passage's again and reuses its vector."""
 _NAMES_THE_SOURCES = re.compile(
     r"^(?:(?:according to|based on|as (?:stated|said|noted|mentioned|described|shown) in|per)"
     r" (?:the )?(?:(?:provided|given|above|retrieved|available) )?"
@@ -38,8 +33,8 @@ _NAMES_THE_SOURCES = re.compile(
     r"mentions?|notes?|indicates?|explains?)(?: that)? )",
     re.IGNORECASE,
 )
-"""An answer's opening words that name where it comes from, not what it claims: no passage
-holds "according to the source", so its words only drag a right sentence under the bar."""
+"""Opening words that name the source, not a claim: no passage holds "according to the source", so
+they only drag a right sentence under the bar."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +67,7 @@ def plain(text: str) -> str:
 
 
 def claimed(text: str) -> str:
-    """An answer sentence as the check weighs it: ``plain``, without opening words that
-    only name the sources ("According to the source, …")."""
+    """An answer sentence as the check weighs it: ``plain``, less "According to the source, …"."""
     said = plain(text)
     return _NAMES_THE_SOURCES.sub("", said, count=1) or said
 

@@ -25,9 +25,8 @@ SMALL_TALK_WORDS = (
     "thanks thank welcome please sorry cheers glad happy hope help helps question "
     "hello hi hey bye goodbye morning afternoon evening let know"
 )
-"""What a reply says that states nothing about the documents: "Ok.", "Thanks!", "Sure.",
-"Great question!", "Happy to help.", "Let me know."; with only these words (and stop
-words) a sentence has nothing to check."""
+"""What a reply says that states nothing about the documents ("Ok.", "Thanks!", "Happy to help."): a
+sentence of only these and stop words has nothing to check."""
 
 
 @lru_cache(maxsize=1)

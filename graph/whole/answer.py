@@ -31,8 +31,7 @@ async def stream_answer(
     guard: RunawayGuard,
     live: LiveCheck | None,
 ) -> Written:
-    """Stream the model's reply into ``answer`` through ``guard``, telling ``live`` what
-    is shown; a reply the guard ends is closed at once (the server stops writing)."""
+    """Stream the model's reply into ``answer`` via ``guard``, telling ``live`` what is shown."""
     written = Written()
     shown: list[str] = []
     try:
@@ -55,8 +54,8 @@ async def stream_answer(
 async def guarded(
     llm: ChatModel, messages: Sequence[Message], guard: RunawayGuard, usage: Usage | None = None
 ) -> AsyncIterator[str]:
-    """The model's reply as ``guard`` lets it through; once the guard ends it, the model's
-    stream is closed at once, so that the server stops writing."""
+    """The model's reply as ``guard`` lets it through; once the guard ends it, the stream is closed
+    at once so the server stops writing."""
     stream = llm.stream_chat(messages, usage)
     try:
         async for piece in stream:

@@ -1,10 +1,5 @@
-"""How long a long reading has left, from the speed its own model calls showed.
-
-A CPU model takes a minute or more a section; a GPU a second. Neither can be known before
-the first call ends, so no estimate is given until then; after it, every call written
-now (a cached note costs nothing) counts, and the answer's own call is counted as one
-more of the same.
-"""
+"""How long a long reading has left, from its own model calls' speed: a CPU takes a minute or more a
+section, a GPU a second, so nothing is estimated before the first call ends."""
 
 from __future__ import annotations
 

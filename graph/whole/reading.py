@@ -1,10 +1,6 @@
-"""Reading whole documents for one question: in one piece when they fit the context, else
-section by section in order (map), the notes then combined by the answer (reduce).
-
-A ``Reading`` is the turn's one object for this work: the documents and their numbered
-pages (the turn's sources), the notes found in the cache or written, the model calls made
-and what the call budget left unread.
-"""
+"""Reading whole documents for one question: in one piece when they fit the context, else section by
+section (map), the notes combined by the answer (reduce). ``Reading`` is the turn's one object for
+this work."""
 
 from __future__ import annotations
 
@@ -42,9 +38,8 @@ MIN_SECTION = 256
 NOTE_WORDS = (60, 300)
 """Fewest and most words a section's note may take; the budget decides in between."""
 NOTE_CHARS_PER_WORD = 8
-"""A note ends past this many characters a word asked for (a third over, at about six
-a word): a small model that copies its section out, or loops, would write on to its token
-limit, a quarter of an hour a note on a busy CPU."""
+"""A note ends past this many characters a word asked for (a third over): a small model that copies
+its section or loops would write on to its token limit, a quarter hour on a busy CPU."""
 
 
 @dataclass
@@ -155,8 +150,7 @@ class Reading:
     # -- map ----------------------------------------------------------------------------
 
     async def take_notes(self) -> list[Note]:
-        """Notes on every section the budget allows, in reading order: from the cache where
-        a section was read before, else written now (and cached at once)."""
+        """Notes on each section the budget allows, in order: cached, or written now and cached."""
         for document in self.documents:
             document.sections = sections_of(document.units, self.section_budget)
         planned = [(d, s) for d in self.documents for s in d.sections]
@@ -193,8 +187,8 @@ class Reading:
         return {digest: note for digest, note in notes.items() if note is not None}
 
     def _allowed(self, unread: Sequence[tuple[Document, Section]]) -> set[int]:
-        """The unread sections the budget lets us read (one call is kept for the answer):
-        shared out a call at a time between the documents, each read from its start."""
+        """The unread sections the budget allows (one call kept for the answer), shared a call at a
+        time between documents, each from its start."""
         calls = max(self.options.max_calls_per_question - 1, 0)
         pending = {id(d): [s for owner, s in unread if owner is d] for d in self.documents}
         chosen: set[int] = set()
@@ -244,8 +238,7 @@ class Reading:
     # -- reduce -------------------------------------------------------------------------
 
     def points(self, notes: Sequence[Note]) -> list[Point]:
-        """A comparison's notes as points, each document's a column, its page labels
-        turned into that document's source numbers only."""
+        """A comparison's notes as points, a column per document, labels as its source numbers."""
         columns = {id(d): i for i, d in enumerate(self.documents)}
         out: list[Point] = []
         for note in notes:
@@ -262,8 +255,8 @@ class Reading:
         return {label: n for (path, label), n in self._numbers.items() if path == document.path}
 
     def notes_text(self, notes: Sequence[Note], question: str) -> str:
-        """The notes as the answer reads them, their page labels turned into source
-        numbers; each cut to an equal share if together they don't fit."""
+        """The notes as the answer reads them, labels as source numbers, each cut to an equal share
+        if they don't fit together."""
         frame = sum(message_tokens(m) for m in self.answer_messages(question, "", whole=False))
         room = self.budget - frame
         blocks: list[tuple[Document, str, str]] = []

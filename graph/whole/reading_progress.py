@@ -1,8 +1,5 @@
-"""What a long reading tells while it works: which section, how long is left, what is kept.
-
-``Progress`` lines go to every caller; ``ReadSoFar`` only to the service, which saves it
-with an answer the user stops (graph/whole/resume.py).
-"""
+"""What a long reading tells while it works: ``Progress`` lines to every caller, and ``ReadSoFar``
+to the service, which saves it with an answer the user stops (graph/whole/resume.py)."""
 
 from __future__ import annotations
 
@@ -35,8 +32,8 @@ class Reading(Protocol):
 def section_progress(
     reading: Reading, index: int, total: int, document: Document, section: Section, calls: int
 ) -> Progress:
-    """Section ``index`` of ``total`` starts; ``calls`` model calls are left, this one's and
-    the answer's included: once one call was timed, the time they should take."""
+    """Section ``index`` of ``total`` starts; ``calls`` model calls are left, the answer's included,
+    with their time once one call was timed."""
     text = reading_prompts.PROGRESS_SECTION.format(
         index=index, total=total, file=document.units[0].file, where=section.where
     )

@@ -28,8 +28,7 @@ WHOLE_TEXT = "the full text of each document, page by page"
 WHOLE_NOTES = "notes taken section by section while reading each document in order"
 
 MAP_COMPARE_PROMPT_VERSION = "compare-2"
-"""The key of the notes a comparison takes (MAP_COMPARE_SYSTEM, MAP_COMPARE_ASK): change it
-when they do."""
+"""The key of a comparison's notes: change it when MAP_COMPARE_SYSTEM or MAP_COMPARE_ASK do."""
 
 MAP_COMPARE_SYSTEM = """You read one section of a document that the user compares with \
 other documents, and take notes on it. Each page of the section starts with its label in \
@@ -42,9 +41,8 @@ where Topic is one to three words and [{label}] is the label of the page the poi
 For example:
 - Opening hours: {example} [{label}]
 Write at most {words} words, in the language of the text."""
-"""Asked after the section's text, where a small model heeds it: asked before, a 1.5B model
-wrote the example's topic and label as its whole note. The example is unlike a document's
-own points, and cites the section's first label, so that a copy of it is harmless."""
+"""Asked after the section's text, where a small model heeds it (asked before, a 1.5B model wrote
+the example as its note). The example cites the section's first label, so a copy is harmless."""
 
 MAP_COMPARE_EXAMPLE = "the library opens at 9 am on weekdays"
 """The example point's statement; a note that repeats it has copied the prompt."""

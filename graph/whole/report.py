@@ -1,5 +1,4 @@
-"""What a whole reading did, told after it: to the reader (what it skipped), in ``done``
-(coverage, what is left to read) and in the trace."""
+"""What a whole reading did, told after it: what it skipped, ``done``'s coverage and the trace."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ def skipped_text(reading: Reading) -> str:
 
 
 def unfinished(reading: Reading, question: str) -> StoppedReading | None:
-    """When sections were left unread (the call budget, or an answer from the notes kept
-    so far): what was read, and the follow-up that reads on; else None."""
+    """What was read and the follow-up that reads on, when sections were left unread; else None."""
     if not reading.skipped:
         return None
     sections = sum(len(d.sections) for d in reading.documents)
@@ -45,9 +43,7 @@ def unfinished(reading: Reading, question: str) -> StoppedReading | None:
 
 
 def coverage(reading: Reading) -> Coverage:
-    """``done``'s coverage of a whole reading: the documents read, the pages whose text
-    reached the model (a page of a section skipped for the budget, or not read before a
-    stop, did not) and the pages the documents have."""
+    """``done``'s coverage: documents read, pages whose text reached the model, pages they have."""
     skipped = {
         (u.path, u.page) for _, sections in reading.skipped for s in sections for u in s.units
     }

@@ -1,13 +1,6 @@
-"""Taking up a reading the user stopped: what is saved with it, and the follow-ups.
-
-A summary of a long document on a CPU takes many minutes, and its notes are kept section
-by section as they are written (graph/whole/section_notes.py). When the user stops it, the
-stopped answer keeps ``resume``: the question, the documents, the comparison's aspect and
-how far the reading got. Two follow-up messages then use it, from the window's buttons or
-from any client as plain messages: "Summarise what was read" answers from the notes kept
-(reading nothing more) and "Continue reading" reads on from the first section without a
-note, taking the earlier ones from the cache.
-"""
+"""Taking up a reading the user stopped. Its notes are kept section by section, and the stopped
+answer keeps ``resume``; "Summarise what was read" answers from the notes kept, "Continue reading"
+reads on from the first section without a note (window buttons or plain messages)."""
 
 from __future__ import annotations
 
@@ -51,16 +44,14 @@ def resume_record(kept: ReadSoFar) -> StoppedReading:
 
 
 def actions(read: int, total: int) -> list[str]:
-    """The follow-ups worth offering: a summary of what was read only when some but not
-    all of it was; reading on always (with every note kept, it writes the answer)."""
+    """The follow-ups to offer: reading on always; a summary only if some, not all, was read."""
     if 0 < read < total:
         return [reading_prompts.SUMMARISE_READ, reading_prompts.CONTINUE_READING]
     return [reading_prompts.CONTINUE_READING]
 
 
 def asked_to_resume(question: str, messages: Sequence[AnyMessage]) -> Resume | None:
-    """The reading this message takes up: it is one of the follow-ups, and the answer
-    before it is a stopped reading; else None."""
+    """The reading this follow-up takes up, when the answer before it is a stopped reading."""
     said = _normal(question)
     if said not in _SUMMARISE and said not in _CONTINUE:
         return None

@@ -1,11 +1,6 @@
-"""The section-note cache: what the model wrote about each section, kept in SQLite.
-
-A note is found again by the section's text (which holds its page labels), the model that
-wrote it, the prompt version and the aspect it was read for. The text is the document's
-content: a renamed file has the same sections and costs nothing; an edited one misses
-only the sections whose text changed. The document key and its content hash are kept
-beside each note so that a document's notes can be counted and forgotten.
-"""
+"""The section-note cache in SQLite, keyed by the section's text, model, prompt version and aspect:
+a renamed file costs nothing, an edited one misses only its changed sections. The document key and
+content hash are kept beside each note so a document's notes can be counted and forgotten."""
 
 from __future__ import annotations
 

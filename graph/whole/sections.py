@@ -1,15 +1,7 @@
-"""A stored document as the reader sees it: its pages in order, grouped into sections.
-
-The text comes from the document's chunks in the vector store (no file is parsed again).
-Each page is a ``Unit`` labelled ``[p12]`` (a page-less text's parts ``[s3]``), so a note
-written about a section can cite its pages and the reader can turn those labels into the
-turn's numbered sources.
-
-Sections end where the content says, not only where the budget runs out: a section may
-close after a unit whose text hashes to a chosen residue, once it is half full. An edit
-on page 40 then changes the sections around page 40 only; the boundaries after it fall
-on the same pages as before, so their notes are found in the cache again.
-"""
+"""A stored document as the reader sees it: its pages (``[p12]``, or parts ``[s3]``) from the
+store's chunks, grouped into sections. A section may close once half full after a unit whose text
+hashes to a chosen residue, so an edit on page 40 moves only nearby boundaries and the other notes
+are found in the cache again."""
 
 from __future__ import annotations
 
@@ -115,8 +107,7 @@ def units_of(chunks: Sequence[Chunk], path: str) -> list[Unit]:
 
 
 def sections_of(units: Sequence[Unit], budget: int) -> list[Section]:
-    """``units`` in sections of at most ``budget`` tokens each (a single larger unit is a
-    section of its own, cut by the caller's fitting), boundaries chosen by content."""
+    """``units`` in content-bounded sections of ≤ ``budget`` tokens (a larger unit alone)."""
     sections: list[Section] = []
     current: list[Unit] = []
     used = 0
@@ -135,8 +126,7 @@ def sections_of(units: Sequence[Unit], budget: int) -> list[Section]:
 
 
 def _fitted(unit: Unit, budget: int) -> list[Unit]:
-    """``unit`` in pieces of at most ``budget`` tokens (cut between words where it can),
-    each keeping its page's label: a page larger than a section is read whole, in parts."""
+    """``unit`` in pieces of at most ``budget`` tokens, each keeping its page's label."""
     pieces: list[Unit] = []
     text = unit.text
     start = unit.start
@@ -189,8 +179,8 @@ _LABEL = re.compile(r"[ps]\d+")
 
 
 def cite_sources(note: str, numbers: dict[str, int]) -> str:
-    """``note`` with its unit labels (``[p12]``, ``[p12, p13]``) turned into the turn's
-    source numbers (``[4]``, ``[4][5]``); labels that name no unit read are dropped."""
+    """``note`` with unit labels (``[p12, p13]``) as the turn's source numbers (``[4][5]``); labels
+    of no unit read are dropped."""
 
     def replace(match: re.Match[str]) -> str:
         found = [numbers.get(label) for label in _LABEL.findall(match.group(1))]

@@ -1,14 +1,6 @@
-"""A comparison's table, drawn by Docent from the notes, never by the model.
-
-A small model asked for a table draws a broken separator row, repeats rows until its
-token limit and cites one file's page for another's words. So the model only takes
-notes, one document at a time, each point written "- Topic: what it says [p3]"; the
-points' page labels become the turn's source numbers of that document alone, and this
-module lays them out: one row per topic (the same topic in two documents shares a row),
-one column per document, each cell the points with their citations. When the notes
-mostly lack topics, each document is a row of its own instead. The Markdown is built
-here, so it is always a well-formed table with no repeated row.
-"""
+"""A comparison's table, built by Docent from the notes, never by the model: a small model asked for
+a table breaks the separator row, repeats rows and cites one file's page for another's words. A row
+per topic (per document when topics are few), a column per document."""
 
 from __future__ import annotations
 
@@ -26,13 +18,11 @@ TOPIC_WORDS = 5
 """A line's text before its first colon is a topic only when it is this short."""
 
 _ITEM = re.compile(r"^\s*(?:(?:[-*+•]|\d{1,2}[.)]|#{1,6})\s+)+")
-"""A list item's mark, a Markdown heading's (a 1.5B model copies the page's headings), or
-both: "- ## About PPL [1]"."""
+"""A list item's mark, a Markdown heading's (a 1.5B model copies the page's headings), or both."""
 _MARKDOWN_HEADING = re.compile(r"^\s*(?:[-*+•]\s+)?#{1,6}\s")
 """A heading copied with the citation the prompt asks of every line: "## About PPL [1]"."""
 _INLINE_HEADING = re.compile(r"\n|(?<=[.!?\]])[ \t]+(?=#{1,6} )")
-"""A line's end, or a heading the model ran on after a statement: "… of a child [1]. ## About
-PPL [1]" is a point and then a heading."""
+"""A line's end, or a heading the model ran on after a statement ("… child [1]. ## About PPL")."""
 _BOLD = re.compile(r"\*\*|__")
 _LINK = re.compile(r"\[([^\]\[]+)\]\([^)\s]+\)")
 _TOPIC_WORD = re.compile(r"^topic\s*:\s*", re.IGNORECASE)
@@ -80,13 +70,13 @@ class Table:
 
 
 def points_of(note: str, column: int, page: int | None = None) -> list[Point]:
-    """The points of one note, each with its topic where the note names one; where the
-    note is of one page, numbered ``page``, a point that cites nothing cites that page.
+    """The points of one note with their topics; in a one-page note (``page``), a point that cites
+    nothing cites that page.
 
-    Small models write the asked "- Topic: what it says [3]" in their own ways: with the
-    word "Topic:" kept, the topic on a line of its own above its points, numbered items
-    in bold, the citation first. A short line without a stop or a citation is taken as
-    a heading for the lines below it; one with nothing below is a point after all."""
+    Small models write "- Topic: what it says [3]" in their own ways (the word "Topic:", the topic
+    on its own line, bold numbered items, the citation first); a short line without a stop or a
+    citation heads the lines below it.
+    """
     points: list[Point] = []
     topic: str | None = None
     heading: str | None = None
@@ -149,8 +139,7 @@ def _cites_last(text: str) -> str:
 
 
 def comparison_table(points: Sequence[Point], headers: Sequence[str]) -> Table:
-    """The table of ``points`` with a column per document named in ``headers``: a row per
-    topic when the documents share topics, else a row per document."""
+    """The table of ``points``, a column per ``headers``: by topic when documents share them."""
     rows = _by_topic(points, len(headers))
     shared = sum(sum(bool(cell) for cell in row.cells) > 1 for row in rows)
     if rows and shared * 2 >= len(rows):
@@ -233,8 +222,7 @@ def _key(topic: str) -> frozenset[str]:
 
 
 def _same_topic(a: frozenset[str], b: frozenset[str]) -> bool:
-    """The same words, or one's words all in the other ("Eligibility", "Eligibility
-    rules"); "Sick leave" and "Annual leave" stay apart."""
+    """The same words, or one's all in the other; "Sick leave" and "Annual leave" stay apart."""
     return bool(a and b) and (a <= b or b <= a)
 
 
@@ -243,8 +231,8 @@ def _norm(text: str) -> str:
 
 
 def _cell_text(text: str) -> str:
-    """One line of text that can't break a table: no pipes, no line breaks, not too long;
-    a link copied from the page keeps its words (a citation can't land in its address)."""
+    """One line that can't break a table (no pipes or breaks, not too long); a copied link keeps its
+    words, so a citation can't land in its address."""
     flat = " ".join(_LINK.sub(r"\1", text).replace("|", "/").split())
     if len(flat) > MAX_POINT_CHARS:
         flat = flat[: MAX_POINT_CHARS - 1].rsplit(" ", 1)[0] + "…"
@@ -252,8 +240,7 @@ def _cell_text(text: str) -> str:
 
 
 def respliced(table: Table, texts: Sequence[str]) -> Table:
-    """``table`` with each placed point's text replaced by ``texts`` (in the same order):
-    the checked points, whose citations may have changed."""
+    """``table`` with each placed point's text replaced by the checked ``texts``, in order."""
     out: list[str] = []
     placed: list[Placed] = []
     at = 0

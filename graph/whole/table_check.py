@@ -1,10 +1,5 @@
-"""The comparison table's points checked, each against its own document's pages only.
-
-A point in a document's column may cite only that document: its check is against that
-document's pages, and its citations are corrected from that check (a point the pages
-don't say keeps no citation, and is marked). The answer's prose, below the table, is
-checked against every page read, as any answer is.
-"""
+"""The comparison table's points checked, each against its own document's pages only, since a column
+may cite only its document; the prose below is checked against every page read."""
 
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ def check_table(
     columns: Sequence[Sequence[NumberedPassage]],
     embedder: Embedder,
 ) -> tuple[Table, list[SentenceSupport]] | None:
-    """The table with its points' citations corrected, and each point's sentences'
-    support at their places in the corrected table; None when the check can't run."""
+    """The table, citations corrected, and each point's support placed in it; None if unchecked."""
     try:
         checks = [SupportCheck(source_passages(column), embedder) for column in columns]
         fixed: list[str] = []
