@@ -1,6 +1,5 @@
-"""What the chat adapters share (``LLMError``, timeouts, reading JSON out of a reply) and
-the typed errors every Ollama adapter raises; the Ollama chat adapter is in
-models/ollama_chat.py."""
+"""What the chat adapters share (``LLMError``, timeouts, JSON out of a reply) and the typed
+errors of the Ollama adapters."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Whether an OpenAI-compatible server is up, from its ``/models`` listing.
-
-The listing says which models the server has and, in ``owned_by``, whether it takes
-requests side by side; a one-at-a-time server busy with a request is not asked at all.
+"""Whether an OpenAI-compatible server is up, from its ``/models`` listing, which also says
+whether it takes requests side by side.
 """
 
 from __future__ import annotations

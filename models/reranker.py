@@ -1,8 +1,7 @@
 """Rerankers behind the ``Reranker`` protocol: FlashRank's cross-encoder, or none.
 
-A turn never waits for FlashRank's first-use download: ``rerank`` uses a model already on disk,
-and ``prepare`` fetches it itself (``models.download``), since FlashRank's own download shows
-its progress only on a console and its failures only in the log.
+A turn never waits for FlashRank's first-use download: ``rerank`` uses a model already on
+disk, and ``prepare`` fetches it with ``models.download``, which tells its progress.
 """
 
 from __future__ import annotations
@@ -120,8 +119,7 @@ class FlashRankReranker:
     def prepare(self, *, download: bool) -> bool:
         """Load the model, downloading it first if ``download`` and it is missing.
 
-        Blocking (a download can take long): call it from a background thread. Never
-        raises; on failure ``problem`` says why and reranking stays off.
+        Blocking: call it from a background thread. Never raises; ``problem`` says why not.
         """
         with self._lock:
             if self._ranker is not None:
