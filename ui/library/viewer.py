@@ -162,9 +162,7 @@ async def open_document(
                 url = file_url(documents.file_path(doc.id), name)
             except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
                 view.delete()
-                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(
-                    "viewer-error"
-                )
+                _cant_open(name, error)
             else:
                 view._props.update({"data-src": url, "data-passage": passage})
                 # A scanned page: where OCR read its lines, to mark the passage on it.
@@ -174,7 +172,7 @@ async def open_document(
             try:
                 text = await asyncio.to_thread(_read, documents.file_path(doc.id))
             except Exception as error:  # the file went away or can't be read
-                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
+                _cant_open(name, error)
             else:
                 if suffix in (".md", ".markdown"):
                     text = without_template_markup(text)
@@ -182,9 +180,7 @@ async def open_document(
         elif isinstance(sheet, SheetPage):
             _show_text(dialog, sheet.text, snippet, span, as_markdown=False)
         elif isinstance(sheet, Exception):
-            ui.label(f"Can't open {name}: {sheet}").classes("p-4 text-negative").mark(
-                "viewer-error"
-            )
+            _cant_open(name, sheet)
         elif suffix in BROWSER_PICTURES | DRAWN_PICTURES:
             picture = await _show_picture(documents, doc.id, name, suffix, page)
             placed = await asyncio.to_thread(documents.placed_lines, doc.id, page or 1)
@@ -223,7 +219,7 @@ async def _show_picture(
             drawn = await asyncio.to_thread(documents.preview, doc_id, page)
             source = "data:image/png;base64," + base64.b64encode(drawn).decode()
     except Exception as error:  # gone, unreadable, or a symlink out of the folder
-        ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark("viewer-error")
+        _cant_open(name, error)
         return None
     with ui.scroll_area().classes("flex-grow w-full"):
         # A plain <img> sized by its width, so a box OCR placed on it is where it shows.
@@ -231,6 +227,10 @@ async def _show_picture(
             image = ui.element("img").mark("viewer-image")
             image._props.update({"src": source, "alt": name})
     return picture
+
+
+def _cant_open(name: str, problem: object) -> None:
+    ui.label(f"Can't open {name}: {problem}").classes("p-4 text-negative").mark("viewer-error")
 
 
 def _mark_picture(element_id: int, placed: list[PlacedLineRow], passage: str) -> None:
