@@ -1,4 +1,5 @@
-"""OpenAI-compatible chat adapter (`OpenAIChat`): LM Studio, llama-server, vLLM, LocalAI, Jan.
+"""OpenAI-compatible chat adapter (`OpenAIChat`): LM Studio, llama-server, vLLM, LocalAI, Jan,
+llama-cpp-python's server.
 
 Over httpx, not the ``openai`` package: two endpoints, and each server's own refusal must be
 read to decide what to retry without; the package adds ~1 s of imports and retries on its own.
@@ -227,7 +228,6 @@ class OpenAIChat:
     async def _post(self, body: dict[str, Any], *, refusals: bool = False) -> httpx.Response:
         """POST a chat completion, dropping optional fields the server refuses; the streamed
         200 response, else an ``LLMError`` (with ``refusals``, the refusal response)."""
-
         while True:
             body = {k: v for k, v in body.items() if v is not None and k not in self._refused}
             request = self._client.build_request("POST", "/chat/completions", json=body)
