@@ -70,9 +70,8 @@ def pieces(content: str, env: dict[str, Any]) -> Iterator[tuple[str, int | None]
 
 
 def claim_wraps(support: Sequence[SentenceSupportPublic]) -> list[Wrap]:
-    """A span per checked sentence (none for verdict ``none``), classed by its verdict.
-
-    ``data-s`` is its place in ``support``: a click opens its source."""
+    """A span per checked sentence (none for verdict ``none``), classed by its verdict and
+    saying why when unsupported; ``data-s`` is its place in ``support`` (a click opens it)."""
     wraps = []
     for index, sentence in enumerate(support):
         verdict = str(sentence.get("verdict", ""))

@@ -212,9 +212,8 @@ def render(
     *,
     document: bool = False,
 ) -> str:
-    """The answer's Markdown as safe HTML, each of ``wraps`` (ranges of ``text``) in its tags.
-
-    A ``document``'s HTML shows as its words; an answer's shows as written."""
+    """The answer's Markdown as safe HTML: ``[n]`` links name file and page, each of ``wraps``
+    (ranges of ``text``) is in its tags; a ``document``'s HTML shows as its words."""
     places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
     marked = with_markers(text, wraps) if wraps else text
     parser = _document_parser() if document else _parser()

@@ -1,5 +1,5 @@
 """Under a checked answer: how much of it the sources hold and, when the documents don't
-cover the question, what was searched."""
+cover the question, what was searched (folded: the answer itself says it plainly)."""
 
 from __future__ import annotations
 

@@ -55,7 +55,8 @@ def detail(doc: DocumentView) -> str:
 def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str:
     """'12 of 25 files done · 1 failed · 1,234 chunks written · 40 chunks/s · about 2 min left'.
 
-    A failed file counts as done: the bar reaches the end when nothing is left to do."""
+    Says what is done, never what is left (which reads the same); a failed file counts as
+    done, so the bar reaches the end when nothing is left to do."""
     parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} done"]
     if progress.failed:
         parts.append(f"{progress.failed:,} failed")
