@@ -42,8 +42,7 @@ def _int8_matmuls(graph: Any, *, signed: bool) -> int:
     Not exact, each activation is quantised to 8 bits, but about twice the speed of the float
     matmuls. Vectors move by under 1% (cosine 0.993; a test holds >0.98), retrieval within
     noise: dense R@1 .663 → .669, R@5 .886 → .882 on 1,500 SQuAD questions; hybrid SQuAD R@1
-    .887 → .893, handbook paraphrases R@1 34 → 32, R@5 58 → 57. A run's activations share one
-    scale, so ``MiniLMEmbedder`` runs each text alone."""
+    .887 → .893, handbook paraphrases R@1 34 → 32, R@5 58 → 57."""
     import numpy as np
     from onnx import helper, numpy_helper
 
