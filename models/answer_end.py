@@ -1,10 +1,8 @@
 """How a streamed answer ended: finished, stopped at the token cap, cut short, or empty.
 
-A server can end a stream without an error and without the answer: llama-cpp-python's
-server, when another request reaches it, sends ``data: [DONE]`` after the chunks so far
-and no ``finish_reason``; a server that dies closes the connection mid-answer. Read as
-they are, both look like a short (or empty) answer. The adapters watch each stream with
-``AnswerWatch`` and raise a typed error that says what happened and what to do.
+A server can end a stream without an error or the answer (llama-cpp-python's server sends
+``data: [DONE]`` with no ``finish_reason`` when another request arrives; a dying server drops
+the connection), which reads as a short answer; ``AnswerWatch`` tells it apart.
 """
 
 from __future__ import annotations

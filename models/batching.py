@@ -1,13 +1,9 @@
 """Which texts share a model run: padding against each run's fixed cost.
 
-A run pads every text to the longest one in it, so texts of unlike lengths cost padding
-together; yet every run also costs a fixed amount, so many small runs are dear too.
-Sorted by length, the cheapest split into runs of neighbours is found exactly by
-dynamic programming over the sorted list, under a cost model of the encoder.
-
-The model, measured on MiniLM with onnxruntime on one core: a run costs about what
-12 tokens do, and a token costs ``1 + L / 1000`` (attention grows with the padded length
-L). Runs of 4 texts each, as before, padded about 6% of the tokens of a folder's calls.
+A run pads every text to its longest, yet each run also has a fixed cost; over the texts
+sorted by length, dynamic programming finds the cheapest split into runs of neighbours.
+Measured on MiniLM on one core, a run costs about 12 tokens and a token ``1 + L / 1000``
+(L the padded length); fixed runs of 4 texts padded about 6% of a folder's tokens.
 """
 
 from __future__ import annotations
@@ -33,8 +29,8 @@ def run_cost(count: int, longest: int) -> float:
 def length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
     """The indices of ``lengths`` grouped into runs of least total cost, longest texts first.
 
-    A run holds at most ``max_tokens`` padded tokens (count × its longest), which bounds
-    the activations it needs; a text longer than that runs alone.
+    A run holds at most ``max_tokens`` padded tokens, bounding its activations; a longer text
+    runs alone.
     """
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     n = len(order)

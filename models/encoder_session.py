@@ -1,28 +1,11 @@
 """The encoder's onnxruntime session, from a graph rewritten and optimised once per model.
 
-``models.onnx_graph`` rewrites the shipped graph, and onnxruntime then optimises the
-result. Both give the same graph on every start, and both cost: importing onnx (0.06 to
-0.1 CPU s), the rewrite (0.1 s) and onnxruntime's passes (0.3 s). Given a folder, the
-first start saves onnxruntime's optimised graph there (``optimized_model_filepath``) and
-later starts load it with optimisation off: no onnx, no rewrite, no passes. Loading the
-model takes 0.22 s instead of 0.53 s (``bench/embedder_start.py``).
-
-The file's name is a digest of everything the graph depends on: the model file's sha256,
-the source of the rewrite and of this module, int8 or float, the CPU's int8 kernel
-(``signed_int8_is_exact``) and onnxruntime's version. A new model, rewrite or onnxruntime
-makes a new file, and the old one is deleted. The graph is saved at the extended level,
-which has no hardware-specific layouts (the "all" level adds them, and gives the same
-graph for this model), so a data dir moved to another machine still loads.
-
-The graph is a cache, and a nearly full disk's room is for the user's index
-(``ingest.disk``): it is saved only where the disk keeps ``KEEP_FREE`` after it, and a
-start that finds less than that free loads any saved graph and then deletes it. On a
-64 MB data disk the 56 MB graph once left 7.8 MB free, under the 16 MB the indexer waits
-for, and no file was ever indexed again.
-
-onnxruntime's optimiser alone cannot replace the rewrite: on the shipped graph it keeps
-the NaN guards and the spelt-out GELU, and folds the int8 weights back into float
-matmuls, which embed at half the speed (5.5 against 2.6 CPU s for 60 handbook pages).
+Importing onnx, the rewrite and onnxruntime's passes cost about 0.5 s a start for the same
+graph each time, so the first start saves the optimised graph and later ones load it with
+optimisation off: 0.22 s instead of 0.53 s (``bench/embedder_start.py``). onnxruntime's
+optimiser alone cannot replace the rewrite: it keeps the NaN guards and spelt-out GELU and
+folds the int8 weights back into float matmuls (5.5 against 2.6 CPU s for 60 handbook pages).
+The graph is a cache and gives way to the index on a nearly full disk (docs/disk-full.md).
 """
 
 from __future__ import annotations
@@ -55,9 +38,10 @@ the int8 graph of the shipped 22.9 MB model, 90.3 MB (3.9×) for its exact float
 def encoder_session(
     model: Path, *, model_sha256: str, int8_matmuls: bool, saved_in: Path | None
 ) -> Any:
-    """A session running ``model`` as ``models.onnx_graph`` rewrites it; with ``saved_in``,
-    the optimised graph is read from there, or made once and saved there while the disk
-    has room to spare (``KEEP_FREE``)."""
+    """A session running ``model`` as ``models.onnx_graph`` rewrites it.
+
+    With ``saved_in``, the optimised graph is read from there, or made and saved there while
+    the disk keeps ``KEEP_FREE``; with less free, a saved graph is loaded and deleted."""
     if saved_in is None:
         return _optimised(model, int8_matmuls, save_to=None)
     saved = saved_in / saved_name(model_sha256, int8_matmuls=int8_matmuls)
@@ -119,8 +103,7 @@ def _free_bytes(folder: Path) -> int:
 
 
 def _delete_graphs(folder: Path, *, keep: Path | None) -> None:
-    """Delete the saved graphs in ``folder`` but ``keep`` (a session holds its graph in
-    memory, so a loaded one may go too)."""
+    """Delete the saved graphs in ``folder`` but ``keep`` (a loaded session needs no file)."""
     if not folder.is_dir():
         return
     for old in folder.glob(f"{_PREFIX}*"):
@@ -130,7 +113,9 @@ def _delete_graphs(folder: Path, *, keep: Path | None) -> None:
 
 
 def saved_name(model_sha256: str, *, int8_matmuls: bool) -> str:
-    """The saved graph's file name: a digest of all that the graph depends on."""
+    """The saved graph's file name: a digest of all that the graph depends on.
+
+    A new model, rewrite, int8 kernel or onnxruntime makes a new file; the old one is deleted."""
     import onnxruntime as ort
 
     parts = [model_sha256, ort.__version__, _source_sha256()]
@@ -166,6 +151,8 @@ def _options(*, optimise: bool) -> Any:
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # Extended, not "all": no hardware-specific layouts (the graph is the same for this
+    # model), so a data dir moved to another machine still loads.
     options.graph_optimization_level = (
         ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         if optimise

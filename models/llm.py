@@ -1,6 +1,5 @@
-"""What the chat adapters share (``LLMError``, timeouts, reading JSON out of a reply) and
-the typed errors every Ollama adapter raises; the Ollama chat adapter is in
-models/ollama_chat.py."""
+"""What the chat adapters share (``LLMError``, timeouts, JSON out of a reply) and the typed
+errors of the Ollama adapters."""
 
 from __future__ import annotations
 
@@ -28,11 +27,8 @@ key, the path or the model, a server busy or still loading. Any other refusal (a
 llama-cpp-python's 500 for a ``json_schema``) moves the request to the next way."""
 
 OLLAMA_ERRORS = (ollama.ResponseError, ConnectionError, httpx.TransportError)
-"""What the ``ollama`` client raises when talking to the host fails.
-
-The client turns ``httpx.ConnectError`` into the builtin ``ConnectionError`` for plain
-requests but lets it (and timeouts) through unchanged for streamed ones.
-"""
+"""What the ``ollama`` client raises when talking to the host fails: ``ConnectionError`` for
+plain requests, but httpx's own errors (and timeouts) unchanged for streamed ones."""
 
 
 class LLMError(Exception):
@@ -123,9 +119,8 @@ _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
 def json_object_in(text: str, model: str, url: str) -> dict[str, Any]:
-    """The JSON object a reply holds, as ``parse_json_object`` reads it, also when the
-    model wrapped it (a server that does not constrain the reply lets it): a ``<think>`` block
-    first, a Markdown fence around it, or a sentence before or after it."""
+    """The JSON object a reply holds, also when an unconstrained model wrapped it in a
+    ``<think>`` block, a Markdown fence, or a sentence before or after it."""
     try:
         return parse_json_object(text, model, url)
     except LLMError as error:

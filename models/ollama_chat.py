@@ -27,19 +27,13 @@ from models.protocols import Health, Message, ModelInfo, PullProgress, Usage
 from models.server_line import ServerLine
 
 JSON_FORMATS = ("schema", "json", "text")
-"""How ``complete_json`` asks Ollama for JSON, best first: the schema as ``format``
-(Ollama 0.5 and later), JSON mode (``format: "json"``), or nothing, the JSON then read out
-of the text. A refusal moves a call one step down; the first that works is where later
-calls start."""
+"""How ``complete_json`` asks Ollama for JSON, best first: the schema as ``format`` (Ollama
+0.5+), ``format: "json"``, or nothing (JSON read out of the text). A refusal moves a call one
+step down; the first that works is where later calls start."""
 
 
 class OllamaChat:
-    """``ChatModel`` backed by an Ollama server through ``ollama.AsyncClient``.
-
-    Building one makes no network call; use ``health()`` to find out whether the host
-    answers. Call ``aclose()`` when done; the client is bound to the event loop that
-    first uses it.
-    """
+    """``ChatModel`` over an Ollama server; its client is bound to the first loop that uses it."""
 
     def __init__(
         self,
@@ -72,10 +66,10 @@ class OllamaChat:
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as Ollama streams them (thinking is left out).
+        """Yield the answer's text pieces (no thinking); ``usage`` gets the final chunk's counts.
 
-        ``usage`` gets the token counts of Ollama's final chunk. A stream that ends before
-        that chunk raises ``AnswerCutShort``, one with no text ``EmptyAnswer``."""
+        A stream that ends before that chunk raises ``AnswerCutShort``, one with no text
+        ``EmptyAnswer``."""
         watch = AnswerWatch(self.host, self.model)
         began = False
         async with self.line.turn():
@@ -119,8 +113,7 @@ class OllamaChat:
     ) -> dict[str, Any]:
         """Return one reply parsed as a JSON object, constrained by ``schema`` if given.
 
-        Past ``timeout`` seconds (if given) the request is abandoned with an ``LLMError``
-        (Ollama stops working on a request its client left).
+        Past ``timeout`` seconds an ``LLMError``: Ollama stops work on a request its client left.
         """
         try:
             async with asyncio.timeout(timeout), self.line.turn():
@@ -137,7 +130,7 @@ class OllamaChat:
     ) -> dict[str, Any]:
         """The reply's JSON object, asked for in the best way Ollama takes.
 
-        When a step down brings no JSON either, the first refusal is what went wrong."""
+        When a step down brings no JSON either, the first refusal is raised."""
         forms = [f for f in JSON_FORMATS[self._json_from :] if schema or f != "schema"]
         refused: LLMError | None = None
         for form in forms:
@@ -170,10 +163,7 @@ class OllamaChat:
         raise AssertionError("unreachable: the last form raises")  # pragma: no cover
 
     async def health(self) -> Health:
-        """Whether the host answers and which models it has; never raises.
-
-        ``error`` is also set when the host answers but lacks ``self.model``.
-        """
+        """Whether the host answers and has ``self.model``; never raises."""
         try:
             async with asyncio.timeout(HEALTH_TIMEOUT):
                 with ollama_errors(self.host, self.model):
@@ -241,6 +231,6 @@ class OllamaChat:
         self.model = model
 
     async def aclose(self) -> None:
-        """Close the underlying HTTP connections."""
+        """Close the HTTP connections."""
         await self.line.aclose()
         await self._client.close()

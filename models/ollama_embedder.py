@@ -13,8 +13,7 @@ from models.llm import DEFAULT_TIMEOUT, LLMError, client_timeout, ollama_errors
 class OllamaEmbedder:
     """``Embedder`` that asks Ollama for vectors; synchronous, so run it in a worker thread.
 
-    ``name`` contains the model name as given (``ollama-nomic-embed-text``); it may hold
-    ``:`` or ``/``, which a vector store may not accept in a collection name.
+    ``name`` (``ollama-<model>``) may hold ``:`` or ``/``, which a collection name may not.
     """
 
     def __init__(

@@ -1,11 +1,8 @@
 """OpenAI-compatible chat adapter (`OpenAIChat`): LM Studio, llama-server, vLLM, LocalAI, Jan,
 llama-cpp-python's server.
 
-Written over httpx rather than the ``openai`` package: Docent uses two endpoints here
-(``/models`` and ``/chat/completions``), whose stream is a dozen lines to read, and it has
-to read each server's own refusal to decide what to retry without (see
-``openai_wire.JSON_MODES``). The package would add about a second of imports to every
-start-up and retry on its own.
+Over httpx, not the ``openai`` package: two endpoints, and each server's own refusal must be
+read to decide what to retry without; the package adds ~1 s of imports and retries on its own.
 """
 
 from __future__ import annotations
@@ -47,13 +44,10 @@ stream's token counts come from ``stream_options``."""
 
 
 class OpenAIChat:
-    """``ChatModel`` backed by any server that speaks the OpenAI chat-completions API.
+    """``ChatModel`` over a server's OpenAI chat-completions API; ``url`` ends in ``/v1``.
 
-    ``url`` is the server's base, ending in ``/v1``. Building one makes no network call;
-    ``health()`` says whether the server answers. The server decides the context size
-    (llama-server ``-c``, LM Studio's load settings): Docent fits its prompts to its own
-    ``context_tokens`` and caps each reply at ``max_tokens``. Every request goes through
-    one ``ServerLine`` (see models/server_line.py).
+    The server decides the context size (llama-server ``-c``, LM Studio's load settings), so
+    Docent fits its prompts to its own ``context_tokens`` and caps replies at ``max_tokens``.
     """
 
     def __init__(
@@ -66,8 +60,7 @@ class OpenAIChat:
         api_key: str | None = None,
         options: dict[str, Any] | None = None,
     ) -> None:
-        """``options``: sampling fields sent with every request (``{"temperature": 0}``
-        for answers that reproduce, as the benchmarks ask)."""
+        """``options``: sampling fields sent with every request (``{"temperature": 0}``)."""
         self.host = url.rstrip("/")
         self.model = model
         self.max_tokens = max_tokens
@@ -91,15 +84,13 @@ class OpenAIChat:
 
     @property
     def json_mode(self) -> str:
-        """The way of asking for JSON (one of ``JSON_MODES``) the next call tries first: the
-        one that last brought a reply."""
+        """The ``JSON_MODES`` entry the next call tries first: the one that last worked."""
         return JSON_MODES[self._json_from]
 
     async def stream_chat(
         self, messages: Sequence[Message], usage: Usage | None = None
     ) -> AsyncIterator[str]:
-        """Yield the answer's text pieces as the server streams them (reasoning is left
-        out); ``usage`` gets the token counts of the stream's last chunk, when sent.
+        """Yield the answer's text pieces (no reasoning); ``usage`` gets the token counts.
 
         A stream that ends before its finish reason raises ``AnswerCutShort``, one with no
         text ``EmptyAnswer``; one that stopped at ``max_tokens`` sets ``usage.hit_limit``."""
@@ -139,15 +130,11 @@ class OpenAIChat:
         *,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """One reply parsed as a JSON object, constrained by ``schema`` where the server
-        can; past ``timeout`` seconds (if given) an ``LLMError``.
+        """One reply parsed as a JSON object, constrained by ``schema`` where the server can.
 
-        ``timeout`` holds on a server known to take requests side by side. On a server
-        that answers one at a time, the call waits for its reply as long as the client's
-        own timeout allows: a reply given up on would still hold the server (it goes on
-        with it anyway), and the next request would wait for it all the same, so giving up
-        would only throw the reply away. On a 1.5B model on CPU, a follow-up's rewrite
-        took 20-40 s, past the rewriter's 20 s."""
+        ``timeout`` holds only on a server that takes requests side by side. A one-at-a-time
+        server goes on with a reply given up on and the next request waits for it anyway, so
+        there the call waits (a 1.5B model on CPU took 20-40 s for a rewrite, past 20 s)."""
         limit = timeout if self.line.side_by_side else None
         async with self.line.turn() as handover:
             asking = asyncio.ensure_future(self._json_reply(messages, schema))
@@ -168,11 +155,10 @@ class OpenAIChat:
                 raise
 
     async def health(self) -> Health:
-        """Whether the server answers and which models it lists; never raises.
+        """Whether the server answers and lists ``self.model``; never raises.
 
-        ``error`` is also set when it answers but does not list ``self.model``. While a
-        request of Docent's is in flight to a one-at-a-time server, nothing is sent: the
-        request shows the server is alive, and the last listing stands."""
+        While a request is in flight to a one-at-a-time server nothing is sent: the last
+        listing stands."""
         return await self.listing.check(self._client, self.model)
 
     def use(self, model: str) -> None:
@@ -180,7 +166,7 @@ class OpenAIChat:
         self.model = model
 
     async def aclose(self) -> None:
-        """Close the underlying HTTP connections."""
+        """Close the HTTP connections."""
         await self.line.aclose()
         await self._client.aclose()
 
@@ -202,7 +188,7 @@ class OpenAIChat:
     ) -> dict[str, Any]:
         """The reply's JSON object, asked for in the best way the server takes.
 
-        When a step down brings no JSON either, the first refusal is what went wrong."""
+        When a step down brings no JSON either, the first refusal is raised."""
         body = self._body(messages, stream=False)
         modes = [m for m in JSON_MODES[self._json_from :] if schema or m != "json_object+schema"]
         refused: LLMError | None = None
@@ -240,9 +226,8 @@ class OpenAIChat:
         raise AssertionError("unreachable: the last mode raises")  # pragma: no cover
 
     async def _post(self, body: dict[str, Any], *, refusals: bool = False) -> httpx.Response:
-        """POST a chat completion and return its (streamed) response once it is a 200,
-        leaving out the optional fields the server refuses; an ``LLMError`` saying what went
-        wrong else (``refusals``: return the refusal instead, to be read by the caller)."""
+        """POST a chat completion, dropping optional fields the server refuses; the streamed
+        200 response, else an ``LLMError`` (with ``refusals``, the refusal response)."""
         while True:
             body = {k: v for k, v in body.items() if v is not None and k not in self._refused}
             request = self._client.build_request("POST", "/chat/completions", json=body)

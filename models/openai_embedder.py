@@ -12,9 +12,8 @@ from models.openai_wire import ModelNotLoaded, refusal, says_model_missing, wire
 
 
 class OpenAIEmbedder:
-    """``Embedder`` that asks an OpenAI-compatible server (LM Studio, llama-server started
-    with ``--embeddings``, vLLM, LocalAI) for vectors; synchronous, so run it in a worker
-    thread. ``name`` holds the model's name as the server spells it (``openai-<model>``)."""
+    """``Embedder`` over an OpenAI-compatible server's ``/embeddings``; synchronous, so run it
+    in a worker thread. ``name`` is ``openai-<model>``, the model as the server spells it."""
 
     def __init__(
         self,

@@ -1,7 +1,5 @@
-"""Whether an OpenAI-compatible server is up, from its ``/models`` listing.
-
-The listing says which models the server has and, in ``owned_by``, whether it takes
-requests side by side; a one-at-a-time server busy with a request is not asked at all.
+"""Whether an OpenAI-compatible server is up, from its ``/models`` listing, which also says
+whether it takes requests side by side.
 """
 
 from __future__ import annotations
@@ -17,11 +15,10 @@ from models.protocols import Health
 from models.server_line import ServerLine
 
 SIDE_BY_SIDE = ("vllm", "llamacpp")
-"""What ``/models`` says in ``owned_by`` on servers that batch requests (vLLM; llama.cpp's
-llama-server), so that a health check may ask them while an answer streams. The others
-are served one request at a time: llama-cpp-python's server ("me") cancels a streaming
-answer when another request arrives; LM Studio's and Ollama's /v1 are not known to take
-two at once."""
+"""``/models``' ``owned_by`` on servers that batch requests (vLLM, llama-server), so a health
+check may ask them while an answer streams. Others go one at a time: llama-cpp-python's
+server ("me") cancels a streaming answer for any other request; LM Studio and Ollama's /v1
+are not known to take two at once."""
 
 
 class ModelListing:

@@ -1,10 +1,7 @@
-"""What every OpenAI-compatible adapter shares: the ways of asking for JSON, the typed
-errors, reading a server's refusal, server-sent events.
+"""What every OpenAI-compatible adapter shares: JSON modes, typed errors, refusals, SSE.
 
-The servers (LM Studio, llama.cpp's llama-server, vLLM, LocalAI, Jan) agree on the
-endpoints but not on the details: each words its errors its own way, and not all of them
-take every ``response_format``. So the adapters read what a server said before deciding
-what it means.
+The servers agree on the endpoints but word their errors their own way and differ in which
+``response_format`` they take, so the adapters read what a server said before acting on it.
 """
 
 from __future__ import annotations
@@ -84,9 +81,8 @@ def wire_errors(url: str, model: str) -> Iterator[None]:
 async def server_events(response: httpx.Response, url: str) -> AsyncIterator[dict[str, Any]]:
     """The JSON of each ``data:`` line of a stream, until ``data: [DONE]`` or its end.
 
-    The servers send one JSON document per ``data:`` line, so lines need no joining;
-    comments (``:``) and blank separators are skipped. A server that fails mid-stream
-    says so in a ``data: {"error": ...}`` line, raised here as an ``LLMError``.
+    The servers send one JSON document per line, so lines need no joining. A mid-stream
+    ``data: {"error": ...}`` line is raised as an ``LLMError``.
     """
     async for line in response.aiter_lines():
         if not line.startswith("data:"):

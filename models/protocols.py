@@ -45,8 +45,7 @@ class ChatModel(Protocol):
     ) -> AsyncIterator[str]:
         """Yield the answer's text pieces as they arrive; fill ``usage`` at the end.
 
-        A stream the server ends before the model finished raises an ``LLMError`` that says
-        so (``models.answer_end``), as does one with no text at all."""
+        A stream cut short, or one with no text, raises an ``LLMError`` that says so."""
         ...
 
     async def complete_json(
@@ -58,10 +57,9 @@ class ChatModel(Protocol):
     ) -> dict[str, Any]:
         """Return one reply parsed as a JSON object (Ollama ``format``).
 
-        Past ``timeout`` seconds it raises ``LLMError`` instead of waiting on; on a server
-        that answers one request at a time they count from the request's turn. An adapter
-        may wait on where giving up frees nothing: a server that goes on with a request
-        given up on holds the next one back all the same.
+        Past ``timeout`` seconds, counted from the request's turn, it raises ``LLMError``. An
+        adapter may wait on where giving up frees nothing (a one-at-a-time server goes on with
+        a request given up on, holding the next one back all the same).
         """
         ...
 
@@ -80,8 +78,7 @@ class ChatModel(Protocol):
 
 @runtime_checkable
 class HearsFromServer(Protocol):
-    """A chat model that knows when its server last answered a request in full: a health
-    reading as good as any."""
+    """A chat model that knows when its server last answered in full (a health reading)."""
 
     @property
     def heard_at(self) -> float | None:

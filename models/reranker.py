@@ -1,11 +1,7 @@
 """Rerankers behind the ``Reranker`` protocol: FlashRank's cross-encoder, or none.
 
-FlashRank downloads its model the first time a ``Ranker`` is built. Docent never lets a
-turn wait for that: ``FlashRankReranker.rerank`` only uses a model already on disk and
-raises ``RerankerUnavailable`` otherwise, so the retriever keeps its fused order and says
-so. ``prepare`` (run in the background at start) loads the model, downloading it first
-only when allowed, itself (``models.download``): FlashRank's own download shows its
-progress only on a console, and its failures only in the log.
+A turn never waits for FlashRank's first-use download: ``rerank`` uses a model already on
+disk, and ``prepare`` fetches it with ``models.download``, which tells its progress.
 """
 
 from __future__ import annotations
@@ -28,8 +24,8 @@ MODEL_URL = "https://huggingface.co/prithivida/flashrank/resolve/main/{model}.zi
 """Where FlashRank's models are (its ``Config.model_url``): one zip per model."""
 
 DOWNLOAD_MB = {DEFAULT_MODEL: 4}
-"""What fetching a model costs, in MB, as the offer to download it says (FlashRank's own
-list has no sizes; this one is its zip on Hugging Face, rounded up)."""
+"""Each model's zip on Hugging Face in MB, rounded up, for the download offer (FlashRank's
+own list has no sizes)."""
 
 
 class RerankerUnavailable(Exception):
@@ -37,20 +33,19 @@ class RerankerUnavailable(Exception):
 
 
 class PassThroughReranker:
-    """``Reranker`` that keeps the input order: scores fall from 1.0 but stay above 0.99."""
+    """``Reranker`` that keeps the input order: scores fall from 1.0 but stay above 0.99, so
+    a relevance threshold downstream drops nothing."""
 
     problem: str | None = None
 
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
         """One score per passage, strictly descending, so sorting by score changes nothing."""
         count = len(passages)
-        # Stay near 1.0 so that a relevance threshold downstream drops nothing.
         return [1.0 - index / (count * 100) for index in range(count)]
 
 
 def reranking_active(reranker: Reranker) -> bool:
-    """Whether ``reranker`` reorders passages now: not the pass-through one (which stands
-    for no reranker) and not missing its model (``problem`` set)."""
+    """Whether ``reranker`` reorders now: not the pass-through one, nor missing its model."""
     return not isinstance(reranker, PassThroughReranker) and reranker.problem is None
 
 
@@ -70,8 +65,7 @@ class FlashRankReranker:
         max_length: int = 512,
         source: str = MODEL_URL,
     ) -> None:
-        """``source``: where the model's zip is fetched from, ``{model}`` standing for its
-        name (FlashRank's place on Hugging Face unless told otherwise)."""
+        """``source``: the model zip's URL, ``{model}`` standing for its name."""
         self.cache_dir = cache_dir
         self.model = model
         self.max_length = max_length
@@ -106,8 +100,7 @@ class FlashRankReranker:
         return self._progress
 
     def watch(self, watcher: Callable[[DownloadProgress], None]) -> Callable[[], None]:
-        """Call ``watcher`` (in the downloading thread) as the download goes; returns the
-        way to stop."""
+        """Call ``watcher`` (in the downloading thread) as the download goes; returns an unwatch."""
         self._watchers.append(watcher)
         return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
 
@@ -126,8 +119,7 @@ class FlashRankReranker:
     def prepare(self, *, download: bool) -> bool:
         """Load the model, downloading it first if ``download`` and it is missing.
 
-        Blocking (a download can take long): call it from a background thread. Never
-        raises; on failure ``problem`` says why and reranking stays off.
+        Blocking: call it from a background thread. Never raises; ``problem`` says why not.
         """
         with self._lock:
             if self._ranker is not None:

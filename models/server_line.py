@@ -1,12 +1,10 @@
 """An adapter's line to its model server: who may talk to the server now.
 
-Servers differ in what a second request does to the first. vLLM and llama.cpp's
-llama-server batch requests side by side, Ollama queues them; llama-cpp-python's server
-cancels the answer it is streaming when any other request arrives, even a ``GET /models``,
-and ends the stream as if the answer were done. So an adapter sends every request through
-its line. On a server that is not known to take requests side by side, a request waits
-for the one before it to end, and a health check sends nothing while one is in flight:
-a request in flight already shows that the server is alive.
+vLLM and llama-server batch requests side by side and Ollama queues them, but
+llama-cpp-python's server cancels the answer it is streaming when any other request arrives
+(even ``GET /models``) and ends the stream as if done. So unless a server is known to take
+requests side by side, a request waits for the one before it, and a health check sends
+nothing while one is in flight (that request already shows the server is alive).
 """
 
 from __future__ import annotations
@@ -54,8 +52,8 @@ class ServerLine:
     async def turn(self) -> AsyncIterator[Handover]:
         """Hold the line for one request; on a one-at-a-time server, wait for it first.
 
-        A request the caller gives up on but the server goes on with (a reply that took
-        too long) can be handed over: the line stays held until that task ends."""
+        A request given up on that the server goes on with can be handed over: the line stays
+        held until that task ends."""
         handover = Handover()
         if self.side_by_side:
             self._in_flight += 1

@@ -1,5 +1,4 @@
-"""The window's header: the sidebar's toggle, the title, the chat model, theme, help,
-settings and the login."""
+"""The window's header: sidebar toggle, title, chat model, theme, help, settings, login."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""What a tab shows while search and chat are still loading: the page's frame and a
-message box that keeps one question until Docent can answer it.
-
-Loading the graph, Chroma and the embedding model takes a second or two after the server
-listens. The window does not make the user wait for it: the box takes the question now,
-and the chat page, once built in this frame's place, sends it.
+"""What a tab shows while the services load (a second or two after the server listens): the
+page's frame and a message box whose one question the chat page sends once built.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ ENTER_JS = """(e) => {
 
 
 class StartingPage:
-    """The header, a "starting" line and the message box; ``close`` hands over what the
-    user typed."""
+    """The header, a "starting" line and the message box; ``close`` hands over the text."""
 
     def __init__(self) -> None:
         self.dark = theme.apply()
@@ -62,8 +57,7 @@ class StartingPage:
                     self.send_button.props('round unelevated aria-label="Send"').mark("send")
 
     def hold(self) -> None:
-        """Keep the box's question for the chat page; one question, as the page sends one
-        at a time."""
+        """Keep the box's one question (the page sends one at a time) for the chat page."""
         text = (self.box.value or "").strip()
         if not text or self.held is not None:
             return
@@ -83,8 +77,7 @@ class StartingPage:
 
 
 async def open_window(lifespan: Starting, access: Access) -> None:
-    """The window for one tab: the chat page, after the starting frame while the services
-    load (a question asked in the frame is sent from the chat page)."""
+    """The window for one tab: the starting frame while the services load, then the chat."""
     starting: StartingPage | None = None
     if not lifespan.ready:
         starting = StartingPage()

@@ -1,8 +1,7 @@
 """The window and the API in one process: what `run.py` (serve) starts.
 
-The server listens first and builds the services (graph, Chroma, embedder) behind it, so
-`/api/health` and the window answer within a second or two; pages and API calls that need
-the services wait for them. The log's `startup:` line gives the breakdown.
+The server listens first and builds the services behind it, so `/api/health` and the window
+answer within a second or two; what needs the services waits (the log's `startup:` line).
 """
 
 from __future__ import annotations
@@ -46,10 +45,8 @@ def serve(
 ) -> int:
     """Run the window and the API in this process until it is stopped; the exit status.
 
-    ``lock`` is the data dir's, taken before anything else (a second Docent on the same
-    data dir is refused before it listens or writes); ``started`` is when the process
-    began (run.py's first line), for the breakdown; ``building`` is the services' build
-    when the entry point started it already (``begin_building``).
+    ``lock`` is the data dir's, taken before it listens or writes; ``started`` is run.py's
+    first line, for the breakdown; ``building`` a build the entry point already began.
     """
     building = building or begin_building(settings, lock, then=warm_imports)
     began = time.perf_counter() if started is None else started
@@ -164,7 +161,6 @@ class Window:
 
 
 def warm_imports() -> None:
-    """The routers and the chat page's module, imported in the services' build thread (in
-    the event loop they would stall the window): they are added once the services start."""
+    """Import the routers and chat page in the build thread; in the event loop they stall it."""
     api_routers()
     importlib.import_module("ui.page")

@@ -1,11 +1,8 @@
 """A checked answer's sentences as the window marks them, and what it says about them.
 
-The check gives each sentence's offsets in the answer's Markdown; the window needs them in
-the HTML that Markdown becomes. ``with_markers`` puts an invisible marker (a character of
-Unicode's private use area) at each range's ends before the Markdown is rendered, and
-the renderer (ui/answer/markdown.py) turns the text between them into ``<span>``s, one for each
-piece of text inside an element, so a sentence that runs through bold text or a link is
-wrapped in several spans and the HTML stays well nested.
+The check gives offsets in the answer's Markdown, the window needs them in its HTML: markers
+(private-use characters) put at each range's ends before rendering become one ``<span>`` per
+piece of text inside an element (ui/answer/markdown.py), so the HTML stays well nested.
 """
 
 from __future__ import annotations
@@ -24,9 +21,8 @@ _DIGIT = 0xE010
 MARKERS = re.compile("\ue000([\ue010-\ue019]+)|\ue001")
 ANY_MARKER = re.compile("[\ue000-\ue01f]")
 _SYNTAX = "*_| \t"
-"""What a range's markers go inside of: emphasis marks ("**Bold** claim": before them, a
-marker would stop Markdown reading them as emphasis) and a table row's outer pipes (a
-marker after the last one would add a cell, and the table would no longer be one)."""
+"""What a range's markers go inside of: before emphasis marks a marker stops Markdown reading
+them as emphasis; after a table row's last pipe it adds a cell."""
 
 
 @dataclass(frozen=True)
@@ -40,8 +36,7 @@ class Wrap:
 
 
 def with_markers(text: str, wraps: Sequence[Wrap]) -> str:
-    """``text`` with a numbered opening marker at each wrap's start and a closing one at its
-    end (markers the text already had are dropped); the wraps must not overlap."""
+    """``text`` with numbered markers at each wrap's ends (old ones dropped); no overlaps."""
     text = ANY_MARKER.sub("\ufffd", text)  # never taken for ours
     out: list[str] = []
     at = 0
@@ -75,9 +70,8 @@ def pieces(content: str, env: dict[str, Any]) -> Iterator[tuple[str, int | None]
 
 
 def claim_wraps(support: Sequence[SentenceSupportPublic]) -> list[Wrap]:
-    """A span per checked sentence, classed by its verdict, saying why when it is not
-    supported; ``data-s`` is its place in ``support`` (a click opens its source). A
-    sentence with nothing to check (verdict ``none``) gets none."""
+    """A span per checked sentence (none for verdict ``none``), classed by its verdict and
+    saying why when unsupported; ``data-s`` is its place in ``support`` (a click opens it)."""
     wraps = []
     for index, sentence in enumerate(support):
         verdict = str(sentence.get("verdict", ""))
@@ -127,10 +121,7 @@ def contradicts(sentence: SentenceSupportPublic) -> bool:
 
 
 def summary(support: Sequence[SentenceSupportPublic]) -> str:
-    """The line under a checked answer: what is wrong first, then how much was found.
-    "7 of 8 sentences found in the sources" when nothing contradicts them; "The first
-    sentence contradicts the sources · 3 of 4 found"; "1 sentence not found in the sources
-    · 1 of 2 found" (of the sentences that had something to check)."""
+    """The line under a checked answer: what is wrong first, then how much was found."""
     support = checked(support)
     total = len(support)
     found = sum(s.get("verdict") == "supported" for s in support)

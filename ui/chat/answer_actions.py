@@ -109,9 +109,8 @@ def _versions_nav(view: ActionsView) -> None:
 
 
 def _step(view: ActionsView, at: int, by: int) -> None:
-    """Show the version ``by`` away from ``at``. The row of buttons is built anew, so
-    focus goes to the new arrow the same way (the other one at either end); a keyboard
-    user keeps flipping instead of starting over from the top of the page."""
+    """Show the version ``by`` away from ``at``; focus goes to the rebuilt arrow, so a
+    keyboard user keeps flipping instead of starting over from the top of the page."""
     client = ui.context.client  # the pressed arrow, and its slot, go with the old row
     view.show_version(at + by)
     back, on = view.arrows

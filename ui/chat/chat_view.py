@@ -77,8 +77,7 @@ class ChatView:
         self.column.clear()
 
     def refresh_empty(self) -> None:
-        """Redraw the first-start text (the library changed) if no session is open; a
-        scope chosen for the new chat stays."""
+        """Redraw the first-start text if no session is open; a scope chosen for it stays."""
         if self.session_id is None and not self.streaming:
             self.column.clear()
             with self.column:
@@ -116,8 +115,7 @@ class ChatView:
         render_interrupted(lambda: self.ask_again(question_id))
 
     async def ask_again(self, question_id: str) -> None:
-        """Ask an interrupted question again: it moves to the end of the chat and is
-        answered there."""
+        """Ask an interrupted question again, at the end of the chat."""
         with self.anchor:
             if self.session_id is None or self.streaming:
                 ui.notify(BUSY, type="warning")
@@ -140,8 +138,7 @@ class ChatView:
             edit_question(text, lambda new: self.edit(place, new))
 
     async def edit(self, place: int, text: str) -> bool:
-        """Send ``text`` instead of the chat's question number ``place`` (from 0): the
-        answer comes in a new chat branched from there, which the view then shows."""
+        """Send ``text`` instead of question ``place`` (from 0), in a new chat branched there."""
         with self.anchor:
             if self.session_id is None or self.streaming:
                 ui.notify(BUSY, type="warning")
@@ -196,8 +193,7 @@ class ChatView:
         self.last = view
 
     def source(self, turn_id: str, n: int, sentence: int | None = None) -> dict[str, Any] | None:
-        """Source ``n`` of an answer, with the span of ``sentence`` (where ``[n]`` was
-        clicked) or else of the first sentence it supports, when the check found one."""
+        """Source ``n``, with the span of ``sentence`` (where ``[n]`` was clicked) if any."""
         view = self.answers.get(turn_id)
         if view is None:
             return None
@@ -260,11 +256,10 @@ class ChatView:
         return self.chat.cancel(self.session_id)
 
     async def follow(self, turn: Turn, versions: list[dict[str, Any]] | None = None) -> None:
-        """Stream the turn's events into a new answer card.
+        """Stream the turn's events into a new answer card; the composer is free at ``done``.
 
-        The composer is free again at ``done`` (or ``error``): the session is, and the
-        follow-up suggestions that may come after are only shown when they arrive.
-        """
+        Follow-up suggestions may come after ``done`` and show when they arrive."""
+
         with self.column:
             live = self._answer(streaming=True)
         live.versions = list(versions or ())

@@ -245,8 +245,7 @@ class Composer:
         self.popup.set_visibility(False)
 
     def pick(self, index: int) -> None:
-        """Take what was typed after @ out of the text and show the chosen file as a chip
-        there; the message is sent with @"name" in its place."""
+        """Replace what was typed after @ by the file's chip; it is sent as @"name"."""
         if self._mention is None or not (0 <= index < len(self.matches)):
             return
         at, _ = self._mention

@@ -34,8 +34,7 @@ class ComposerTools:
             self.scope_chip.set_visibility(False)
 
     def show_scope(self, scope: list[str], on_clear: Callable[[], Any]) -> None:
-        """The chat's scope as a chip beside the box (hidden for the whole library); its
-        cross hands the chat back the whole library."""
+        """The chat's scope as a chip (none for the whole library); its cross clears it."""
         self._on_scope_cleared = on_clear
         if not scope:
             self.scope_chip.set_visibility(False)

@@ -32,8 +32,8 @@ class Candidate:
 class MentionIndex:
     """The library's file names, ready to be filtered as the user types after @.
 
-    Names (and paths) are kept as one newline-joined string each, so matching runs in the
-    regex engine over the whole library at once; Python only touches the lines that match.
+    Names and paths are each one newline-joined string: the regex engine matches the whole
+    library at once and Python only touches the lines that match.
     """
 
     def __init__(self, paths: list[str]) -> None:
@@ -61,9 +61,8 @@ class MentionIndex:
         return len(self.candidates)
 
     def search(self, query: str, limit: int = LIMIT) -> list[Candidate]:
-        """Best matches first: substrings before scattered letters, tight before loose,
-        word starts before the middle of words, name before folder; an empty query
-        lists names alphabetically."""
+        """Best matches first (substring, tight, word start, name before folder); an empty
+        query lists names alphabetically."""
         q = query.strip().lower().replace("\n", " ")
         if not q:
             return self.candidates[:limit]
@@ -131,8 +130,7 @@ def insert(text: str, caret: int, at: int, token: str) -> tuple[str, int]:
 
 @dataclass(frozen=True)
 class Picked:
-    """A file picked into the message being written: shown as a chip, sent as ``token``
-    at ``at`` (an index into the box's text, kept in step as the text is edited)."""
+    """A file picked into the message: a chip, sent as ``token`` at index ``at`` of the text."""
 
     path: str
     token: str
@@ -145,8 +143,8 @@ def remove_query(text: str, caret: int, at: int) -> tuple[str, int]:
 
 
 def shift_anchor(picked: Picked, before: str, after: str) -> Picked:
-    """``picked`` with its place moved along an edit from ``before`` to ``after``: text
-    typed or deleted before it moves it, text around it leaves it where the edit began."""
+    """``picked`` moved along an edit from ``before`` to ``after``; an edit around it leaves
+    it where the edit began."""
     if before == after:
         return picked
     start = len(os.path.commonprefix([before, after]))

@@ -157,8 +157,7 @@ class AnswerView:
         self.progress.set_visibility(done < total)
 
     def show_sources(self) -> None:
-        """The sources as soon as they are known (retrieval is done, the model has yet to
-        write): under the card while it is written; ``finish`` puts the cited first."""
+        """The sources under the card while it is written; ``finish`` puts the cited first."""
         self.footer.clear()
         with self.footer:
             show_source_chips(self.sources, lambda s: self.actions.open_source(self.located(s)))
@@ -198,8 +197,7 @@ class AnswerView:
         self.body.client.run_javascript("window.docent && docent.follow()")
 
     def located(self, source: dict[str, Any], sentence: int | None = None) -> dict[str, Any]:
-        """``source`` with the span that supports ``sentence`` in it (else the first
-        sentence it supports), for the viewer to highlight; as it was if none."""
+        """``source`` with the span supporting ``sentence`` (else its first) for the viewer."""
         support = self.support or []
         spans = [span for s in support if (span := s["source"]) is not None]
         if sentence is not None and 0 <= sentence < len(support):

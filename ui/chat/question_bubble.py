@@ -13,8 +13,7 @@ from ui.chat.mention_picker import segments
 
 
 def render_user(text: str, on_edit: Callable[[str], Any] | None = None) -> None:
-    """The user's message as a bubble; @mentions show as chips with the file name.
-    ``on_edit`` (given the text) offers to edit it and send it again."""
+    """The user's message as a bubble, @mentions as chips; ``on_edit`` offers to edit it."""
     with ui.row().classes("w-full justify-end items-start no-wrap gap-1 docent-question"):
         if on_edit is not None:
             edit = ui.button(icon="edit", on_click=lambda: on_edit(text))

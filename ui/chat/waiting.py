@@ -1,10 +1,7 @@
 """An answer's status line: what it is waiting for, and for how long.
 
-A model on a CPU reads a prompt of a few thousand tokens for a minute or more before its
-first word, and a whole document for many minutes: an empty card for that long looks like
-a hang. So the line says what is being read (the graph's ``status`` and ``progress``
-text) and a clock beside it counts the seconds since that step began, once a second,
-until the first word of the answer arrives.
+A CPU model reads a long prompt for a minute or more before its first word, and an empty
+card for that long looks like a hang: so the step and a clock counting since it began show.
 """
 
 from __future__ import annotations

@@ -18,8 +18,7 @@ def show_pull(
     name: str = "",
     on_done: Callable[[str], Awaitable[None]] | None = None,
 ) -> None:
-    """Open the pull dialog, pre-filled with ``name`` (a missing model) if given;
-    ``on_done`` is awaited with the model's name once it is there."""
+    """Open the pull dialog pre-filled with ``name``; ``on_done(name)`` once it is there."""
     with ui.dialog() as dialog, ui.card().classes("w-full max-w-md gap-3").mark("pull-dialog"):
         ui.label("Pull a model").classes("text-lg font-semibold")
         ui.label("Ollama downloads it once; after that it works offline.").classes(

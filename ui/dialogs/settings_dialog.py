@@ -54,8 +54,7 @@ RESTART_NOTE = "Switching the model server takes effect when Docent restarts."
 def embedding_options(
     backend: str, model: str, installed: list[str], server: str = "ollama"
 ) -> dict[str, str]:
-    """The embedding choices: the built-in model, then the chat ``server``'s models
-    (embedders first), and the model in use if another server serves it."""
+    """The built-in model, the chat ``server``'s models (embedders first), the one in use."""
     names = sorted({*installed, *([model] if backend == server else [])})
     names.sort(key=lambda n: "embed" not in n)
     options = {BUILT_IN: f"{BUILT_IN_MODEL} (built in, works offline)"}
@@ -80,8 +79,7 @@ def chosen_embedding(backend: str, model: str) -> str:
 
 
 def _ask_for_the_server_chosen(fields: dict[str, Any], in_use: str, url: str | None) -> None:
-    """Show the address field of the server chosen, not the other's: the OpenAI-compatible
-    URL, or the Ollama host (or the URL that stands for it when one was given)."""
+    """Show only the chosen server's address field (OpenAI-compatible URL or Ollama host)."""
     if "llm_api" not in fields:
         return
     chosen: ui.select = fields["llm_api"][0]
@@ -98,8 +96,7 @@ def _ask_for_the_server_chosen(fields: dict[str, Any], in_use: str, url: str | N
 
 
 def _reranking_line(reranking: Reranking) -> None:
-    """An optional feature that is off is said here, in a line, not as a warning; the
-    line follows the model's download as it goes, with a Retry when it failed."""
+    """Reranking off said in a line, not a warning; it follows the download, Retry on failure."""
     with ui.row().classes("w-full items-center no-wrap gap-1"):
         line = ui.label(reranking.status()).classes("text-xs docent-muted flex-grow")
         line.mark("reranking-status")
@@ -124,8 +121,7 @@ EMBED_HOST_LABELS = {
 
 
 def _ask_for_the_embedding_server(fields: dict[str, Any], server: str) -> None:
-    """The embedding server's address only for a model a server runs, named for that
-    server (the built-in model needs none)."""
+    """The embedding server's address, named for it, only for a model a server runs."""
     if "embed_host" not in fields or "embed_model" not in fields:
         return
     host, chosen = fields["embed_host"][0], fields["embed_model"][0]

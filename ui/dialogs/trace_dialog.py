@@ -54,8 +54,8 @@ def _fmt(value: Any) -> str:
 
 
 def used(candidate: dict[str, Any]) -> str:
-    """The Used column: ✓ for a passage that went into the prompt (and whether the answer
-    cites it), else why not; blank where the trace does not say (answers saved before)."""
+    """The Used column: ✓ (and cited or not) for a passage in the prompt, else why not;
+    blank where the trace does not say (answers saved before)."""
     if "used" not in candidate:
         return ""
     if candidate["used"]:

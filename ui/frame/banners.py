@@ -1,7 +1,6 @@
 """Banners over the conversation: what limits Docent, how to fix it, and a Retry.
 
-Driven by the app's one health check (``container.health``), which tells every window
-when something changes; the Retry asks again at once.
+Driven by the app's one health check (``container.health``), which tells every window.
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ BRIEF_CHARS = 160
 
 
 def banner_text(text: str) -> ui.html:
-    """A banner's Markdown, rendered as answers are: what Ollama or a model server said
-    goes in here, so its images must not load (``ui.markdown`` would show them)."""
+    """A banner's Markdown, rendered as answers are so a server's words load no images."""
     return ui.html(markdown.render(text), sanitize=False).classes(
         "docent-banner-text text-sm flex-grow min-w-0"
     )

@@ -1,5 +1,5 @@
-"""The reranking model's download in the window: how far it is, or why it failed and a
-Retry. Before, the offer's card went and nothing said what became of the download."""
+"""The reranking model's download in the window: how far it is, or why it failed and a Retry
+(before, the offer's card went and nothing said what became of the download)."""
 
 from __future__ import annotations
 

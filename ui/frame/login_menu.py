@@ -1,8 +1,7 @@
 """This browser's login, in the header: keep it across restarts, or Lock it now.
 
-The login is a session kept by the app (app/api/guard/login_sessions.py says why it ends when
-idle). The browser's cookie is HttpOnly, so after a change the page asks the app to set it
-again (``COOKIE_PATH``): kept by the browser across its restarts only when remembered.
+The cookie is HttpOnly, so after a change the page asks the app to set it again
+(``COOKIE_PATH``); the browser keeps it across restarts only when remembered.
 """
 
 from __future__ import annotations

@@ -33,8 +33,7 @@ class ModelMenu:
         ui.timer(0, self.refresh, once=True)
 
     def fill(self, found: ModelCatalog | None = None) -> None:
-        """The menu: chat models, then embedding models apart (they can't answer). Until
-        the server has been asked (``found``), the names of the last health check."""
+        """Chat models, then embedding models apart; until ``found``, the last health check's."""
         models = self.models
         self.button.set_text(models.current)
         shown = found or named(models.installed)

@@ -1,7 +1,7 @@
 """The window's keyboard shortcuts: one table, read by Help and by the page's key handler.
 
-The keys are those people know from other chat apps (ChatGPT's new chat and focus, the
-Ctrl+K search of most apps); Ctrl stands for Cmd on a Mac.
+The keys are those of other chat apps (ChatGPT's new chat and focus, Ctrl+K search); Ctrl
+stands for Cmd on a Mac.
 """
 
 from __future__ import annotations

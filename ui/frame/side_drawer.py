@@ -26,10 +26,10 @@ class SideDrawer:
             self._known.set()
 
     async def settled(self) -> None:
-        """Return once the drawer's state is known here. It starts as the window's width
-        decides (None), and NiceGUI asks the browser for it on connect: a show or hide set
-        before that answer is applied would be undone by it (Ctrl+K pressed as the page
-        loads opened the sidebar and shut it again)."""
+        """Return once the browser has told the drawer's state (None until it connects).
+
+        A show or hide set before that answer would be undone by it (Ctrl+K pressed as the
+        page loads opened the sidebar and shut it again)."""
         if self.element.value is None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._known.wait(), timeout=5)

@@ -1,7 +1,6 @@
 """Adding documents from the window: Add files, the drop zone, and Open folder.
 
-Every file goes through ``DocumentService.add`` — the same checks as the API's upload
-(name, type, size, stays inside the folder). Nothing here writes a file itself.
+Every file goes through ``DocumentService.add``, the API upload's checks; nothing here writes.
 """
 
 from __future__ import annotations
@@ -125,8 +124,7 @@ class Uploads:
         self._summarise()
 
     def _summarise(self) -> None:
-        """One toast for the whole batch, once every file of it is added or refused; at the
-        top of the window, clear of the message box."""
+        """One toast for the batch once every file is added or refused, clear of the box."""
         if not self._batch_done or self._adding:
             return
         added, refused = self._added, self._refused

@@ -1,7 +1,6 @@
 """Single-use links through which the viewer fetches a library file, and the viewer's
-scripts. The window serves the file itself, in process: ``DocumentService.file_path``
-(inside the folder, symlinks out refused) behind an unguessable URL that works once, which
-the login check guards like every window path."""
+scripts. The file is served in process via ``DocumentService.file_path`` (symlinks out
+refused) behind an unguessable URL that works once, guarded by the login check."""
 
 from __future__ import annotations
 

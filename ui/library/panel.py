@@ -1,12 +1,8 @@
 """The library in the drawer: live status per file, overall progress, add/open/delete/reindex.
 
-Driven by the DocumentService's events: an event marks the view stale and one redraw
-follows shortly after, however many events came in between (a long PDF sends one per
-batch of chunks). Nothing here polls.
-
-A redraw that finds the same rows in the same order only changes the rows whose status
-changed: while a few hundred files index, rebuilding every row on every redraw kept the
-event loop busy for seconds at a time, and the window and the API stopped answering.
+Events from the DocumentService mark the view stale and one redraw follows, however many came
+(nothing polls). A redraw with the same rows changes only the changed statuses: rebuilding
+every row while a few hundred files indexed kept the event loop busy for seconds at a time.
 """
 
 from __future__ import annotations
@@ -176,8 +172,7 @@ class Library:
                     )
 
     def _lay_out(self, docs: list[DocumentView], shown: list[DocumentView]) -> tuple[Any, ...]:
-        """The list's entries in order: paths and headers, not statuses, so a status change
-        alone keeps the layout."""
+        """The list's entries in order, without statuses: a status change keeps the layout."""
         if not docs:
             return (("empty",),)
         entries: list[tuple[Any, ...]] = [] if shown else [("no-match",)]
@@ -198,7 +193,6 @@ class Library:
 
     def _folder_header(self, folder: str, count: int) -> None:
         closed = folder in self.collapsed
-        # The folder's list entry: its header opens and closes it, its button starts a chat.
         with ui.row().classes("w-full items-center no-wrap gap-0 mt-2").props("role=listitem"):
             with ui.row().classes(
                 "flex-grow min-w-0 items-center no-wrap gap-1 cursor-pointer"

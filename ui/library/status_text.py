@@ -55,8 +55,8 @@ def detail(doc: DocumentView) -> str:
 def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str:
     """'12 of 25 files done · 1 failed · 1,234 chunks written · 40 chunks/s · about 2 min left'.
 
-    Says what is done (never what is left, which reads the same), and a file that failed
-    counts as done: the bar reaches the end when nothing is left to do."""
+    Says what is done, never what is left (which reads the same); a failed file counts as
+    done, so the bar reaches the end when nothing is left to do."""
     parts = [f"{progress.files_done:,} of {plural(progress.files_total, 'file')} done"]
     if progress.failed:
         parts.append(f"{progress.failed:,} failed")
@@ -74,9 +74,8 @@ def progress_line(progress: LibraryProgress, chunks_in_progress: int = 0) -> str
 
 
 def progress_value(progress: LibraryProgress, docs: list[DocumentView]) -> float:
-    """How far indexing is, from 0 to 1: files done, plus the share of pages done of those
-    being indexed, so the bar moves page by page through a long PDF instead of jumping
-    once per file."""
+    """How far indexing is, 0 to 1: files done plus the pages done of those being indexed,
+    so the bar moves page by page through a long PDF."""
     partial = 0.0
     for doc in docs:
         pages = doc.pages_total or doc.pages

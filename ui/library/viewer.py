@@ -1,14 +1,9 @@
 """Opening a cited document inside the window, at the cited place.
 
-PDFs open at the cited page in PDF.js (vendored in ui/static/pdfjs, see its README), which
-draws the page with its text layer, so the span an answer's sentence rests on is marked in
-the page and scrolled into view; the browser parses the PDF, not the app, which it
-fetches once through a single-use link (ui/library/file_links.py).
-Text and Markdown open rendered, with the cited passage highlighted and scrolled into view.
-A spreadsheet opens at the cited sheet, named, its rows as Docent indexed them (read in a
-parser process), the cited row highlighted.
-Pictures open as pictures through the same kind of link; a TIFF, which browsers do not
-show, is drawn as PNG (the cited frame) by a parser process.
+PDFs open in PDF.js (ui/static/pdfjs) with the cited span marked in the page's text layer,
+parsed by the browser, not the app, from a single-use link (ui/library/file_links.py). Text
+and Markdown open rendered, a spreadsheet at its cited sheet and row, a picture as itself (a
+TIFF's cited frame drawn as PNG by a parser process, as browsers don't show TIFF).
 """
 
 from __future__ import annotations
@@ -56,10 +51,8 @@ def passage_span(text: str, snippet: str) -> tuple[int, int] | None:
 
 
 def span_in_text(text: str, span: dict[str, Any] | None) -> tuple[int, int] | None:
-    """Where a supporting span (an answer's ``support`` source) is in a text file: at its
-    offsets in the page's text when the file has the same words there (a text file's text
-    is its own), else wherever its words are found (the file changed, or was decoded
-    with other line ends)."""
+    """Where a supporting span is in a text file: at its offsets when the words there match,
+    else wherever its words are found (the file changed, or has other line ends)."""
     if not span:
         return None
     start, end = int(span.get("page_start", -1)), int(span.get("page_end", -1))
@@ -109,9 +102,9 @@ TEMPLATE_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 
 
 def without_template_markup(text: str) -> str:
-    """A Markdown file as its site would show it: no YAML front matter, no ``{% … %}`` or
-    ``{# … #}`` tags. Each is blanked, not cut, so that a passage's offsets still point at
-    its words (newlines stay, so the lines do too)."""
+    """A Markdown file without YAML front matter or ``{% … %}`` / ``{# … #}`` tags.
+
+    Each is blanked, not cut (newlines stay), so a passage's offsets still point at its words."""
 
     def blank(found: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", found.group(0))
@@ -131,8 +124,7 @@ async def open_document(
     snippet: str,
     span: dict[str, Any] | None = None,
 ) -> None:
-    """Open ``path`` (relative to the documents folder) at ``page``, with the supporting
-    ``span`` of an answer's sentence highlighted (else the passage, its ``snippet``)."""
+    """Open ``path`` at ``page``, the supporting ``span`` (else the ``snippet``) highlighted."""
     doc = next((d for d in documents.list() if d.path == path), None)
     if doc is None:
         ui.notify(f"{path} is no longer in the library.", type="warning")
@@ -162,18 +154,15 @@ async def open_document(
             ui.button(icon="close", on_click=dialog.close).props(
                 'flat round dense aria-label="Close"'
             ).mark("viewer-close")
+        passage = span["text"] if span else snippet
         if suffix == ".pdf":
             view = ui.element("div").classes("docent-pdf flex-grow").mark("viewer-pdf")
-            # What the viewer marks on the page: the sentence's span, else the passage.
-            passage = span["text"] if span else snippet
             view._props.update({"title": name, "data-page": str(page or 1)})
             try:
                 url = file_url(documents.file_path(doc.id), name)
             except (DocumentError, OSError) as error:  # gone, or a symlink out of the folder
                 view.delete()
-                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark(
-                    "viewer-error"
-                )
+                _cant_open(name, error)
             else:
                 view._props.update({"data-src": url, "data-passage": passage})
                 # A scanned page: where OCR read its lines, to mark the passage on it.
@@ -183,7 +172,7 @@ async def open_document(
             try:
                 text = await asyncio.to_thread(_read, documents.file_path(doc.id))
             except Exception as error:  # the file went away or can't be read
-                ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative")
+                _cant_open(name, error)
             else:
                 if suffix in (".md", ".markdown"):
                     text = without_template_markup(text)
@@ -191,12 +180,9 @@ async def open_document(
         elif isinstance(sheet, SheetPage):
             _show_text(dialog, sheet.text, snippet, span, as_markdown=False)
         elif isinstance(sheet, Exception):
-            ui.label(f"Can't open {name}: {sheet}").classes("p-4 text-negative").mark(
-                "viewer-error"
-            )
+            _cant_open(name, sheet)
         elif suffix in BROWSER_PICTURES | DRAWN_PICTURES:
             picture = await _show_picture(documents, doc.id, name, suffix, page)
-            passage = span["text"] if span else snippet
             placed = await asyncio.to_thread(documents.placed_lines, doc.id, page or 1)
             if picture is not None and placed:  # the passage marked where OCR read it
                 dialog.on("show", lambda: _mark_picture(picture.id, placed, passage))
@@ -225,8 +211,7 @@ def _show_text(
 async def _show_picture(
     documents: DocumentService, doc_id: str, name: str, suffix: str, page: int | None
 ) -> ui.element | None:
-    """The picture itself, or (a TIFF) its cited frame drawn as PNG in a parser process;
-    the element that holds it (None when it can't be shown)."""
+    """The element showing the picture (a TIFF's cited frame as PNG); None if it can't."""
     try:
         if suffix in BROWSER_PICTURES:
             source = file_url(documents.file_path(doc_id), name)
@@ -234,7 +219,7 @@ async def _show_picture(
             drawn = await asyncio.to_thread(documents.preview, doc_id, page)
             source = "data:image/png;base64," + base64.b64encode(drawn).decode()
     except Exception as error:  # gone, unreadable, or a symlink out of the folder
-        ui.label(f"Can't open {name}: {error}").classes("p-4 text-negative").mark("viewer-error")
+        _cant_open(name, error)
         return None
     with ui.scroll_area().classes("flex-grow w-full"):
         # A plain <img> sized by its width, so a box OCR placed on it is where it shows.
@@ -242,6 +227,10 @@ async def _show_picture(
             image = ui.element("img").mark("viewer-image")
             image._props.update({"src": source, "alt": name})
     return picture
+
+
+def _cant_open(name: str, problem: object) -> None:
+    ui.label(f"Can't open {name}: {problem}").classes("p-4 text-negative").mark("viewer-error")
 
 
 def _mark_picture(element_id: int, placed: list[PlacedLineRow], passage: str) -> None:
