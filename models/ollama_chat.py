@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import httpx
@@ -98,9 +98,8 @@ class OllamaChat:
                     raise
                 finally:
                     # Release the HTTP connection now, also when the caller stops early.
-                    aclose = getattr(stream, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
+                    if isinstance(stream, AsyncGenerator):  # ollama's stream is one
+                        await stream.aclose()
             watch.ended(usage)
             self.line.heard()
 
