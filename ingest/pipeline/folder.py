@@ -38,9 +38,8 @@ def is_ignored(rel_path: str) -> bool:
 
 
 def is_candidate(rel_path: str) -> bool:
-    """Whether a file at this relative path is one Docent looks at: every file a person
-    put there. One of a type Docent does not read ends ``error`` saying so, rather than
-    being left out without a word."""
+    """Whether Docent looks at this file: every file a person put there (one of a type
+    Docent does not read ends ``error`` saying so, rather than left out without a word)."""
     return not is_ignored(rel_path)
 
 
@@ -113,8 +112,8 @@ def sha256_file(path: Path) -> str:
 
 
 def read_and_hash(path: Path, size: int) -> ReadFile:
-    """Read the file once: its sha256, with its bytes kept when ``size`` is at most
-    ``HOLD_BYTES`` (the stat's size; a file that grew past it is read whole anyway)."""
+    """Read the file once: its sha256, with its bytes kept when ``size`` (the stat's) is at
+    most ``HOLD_BYTES``."""
     if size > HOLD_BYTES:
         return ReadFile(sha256_file(path), None)
     with path.open("rb") as fh:

@@ -1,10 +1,7 @@
 """One indexer per data dir: the process that indexes holds ``<data dir>/indexer.lock``.
 
-Two processes writing one embedded store would corrupt it, and a second ``run.py
-ingest`` next to a running app has nothing to add: the lock tells them apart. The
-operating system drops the lock when the process dies, however it dies. ``filelock``
-does the locking on every platform (flock here, LockFileEx on Windows); a refused attempt
-writes nothing, so a second app can be turned away before it touches the data dir.
+Two processes writing one embedded store would corrupt it. The OS drops the lock however
+the process dies, and a refused attempt writes nothing.
 """
 
 from __future__ import annotations

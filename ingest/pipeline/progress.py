@@ -1,8 +1,6 @@
 """Progress events of the ingest pipeline, and the library-wide progress they add up to.
 
-The pipeline publishes; the window, the API and the CLI subscribe instead of polling.
-Listeners run on the event loop; the pipeline's threads publish through
-``publish_threadsafe``.
+Listeners run on the event loop; the pipeline's threads use ``publish_threadsafe``.
 """
 
 from __future__ import annotations
@@ -96,11 +94,8 @@ class LibraryProgress:
 class _Tracker:
     """Counts a batch of work: it starts when the library goes busy and ends when idle.
 
-    Files are counted by path, each by its latest outcome. Counting events instead said
-    "3 of 7 files done · 2 failed" while the list held 6 files and 1 failure: a file queued
-    again (changed while it was indexed, or retried after an error) counted twice, its
-    first failure stayed counted after it was read, and a file that went away (an upload's
-    temporary file) counted as one more file done.
+    Files are counted by path, each by its latest outcome: counting events counted a file
+    queued again twice, and a file that went away as one more done.
     """
 
     outcome: dict[str, str | None] = field(default_factory=dict)

@@ -1,13 +1,8 @@
 """Files run through the pipeline on one bounded pool of threads, each under its time budget.
 
-A file's run blocks (parsing in a worker process, embedding, the shared write), so it
-runs off the event loop. The threads are daemons and nobody joins them: a file past its
-budget, or cancelled, ends ``error`` or stops at once for the indexer, while its thread
-stops at its next check and its parser process is killed (the pool watches the flag).
-So stopping never waits for a thread for long, and a frozen thread can't keep the
-process from exiting. The pool has as many threads as the indexer has workers, started
-as they are needed; a file's budget starts when a thread takes it up, so one queued
-behind a late file is not charged for the wait.
+The threads are daemons nobody joins: a file past its budget or cancelled stops at once
+for the indexer, its thread at its next check, so a frozen thread never holds up a stop.
+A budget starts when a thread takes the file up, not when it was queued.
 """
 
 from __future__ import annotations
@@ -34,13 +29,11 @@ class FileRunner:
     async def run(
         self, job: IndexJob, on_settle: Callable[[], None], ocr_page_seconds: float
     ) -> Outcome:
-        """Run the pipeline on ``job`` under its budget (in the OCR lane, grown by
-        ``ocr_page_seconds`` a page once the page count is known); raises what the
-        pipeline raised, or TimeoutError past the budget.
+        """Run the pipeline on ``job`` under its budget; raises what the pipeline raised, or
+        TimeoutError past the budget.
 
-        Once the file waits for its write (``write_behind``) ``on_settle`` is called (it
-        gives the file's place back) and its budget stops: that wait is bounded by the
-        write's own patience.
+        Once the file waits for its write, ``on_settle`` is called and its budget stops
+        (the write's own patience bounds that wait).
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
@@ -107,8 +100,7 @@ class FileRunner:
         return future.result()
 
     async def wait_stopped(self, timeout: float) -> None:
-        """Wait ``timeout`` s at most for the files still running to stop; then let the
-        idle threads go."""
+        """Wait ``timeout`` s at most for running files to stop; then let idle threads go."""
         deadline = time.monotonic() + timeout
         while self.pool.busy and time.monotonic() < deadline:
             await asyncio.sleep(0.02)

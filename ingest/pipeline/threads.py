@@ -1,8 +1,7 @@
 """A bounded pool of daemon threads, for work that blocks and that nobody may wait on.
 
-The standard ThreadPoolExecutor's threads are joined when the interpreter exits, so one
-stuck in a call (a parser that never answers, a write that hangs) would keep the process
-from exiting; a file past its budget is left to stop by itself, so its thread must not.
+ThreadPoolExecutor joins its threads at exit, so one stuck in a call would keep the
+process from exiting.
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ class ThreadPool:
         return self._busy
 
     def submit(self, call: Callable[[], None]) -> None:
-        """Run ``call`` on an idle thread, a new one while under ``size``, or the first
-        thread to come free."""
+        """Run ``call`` on an idle thread, a new one while under ``size``, or the next free."""
         with self._lock:
             self._busy += 1
             if self._idle:
@@ -43,8 +41,7 @@ class ThreadPool:
         self._calls.put(call)
 
     def close(self) -> None:
-        """Let the idle threads end (busy ones end after their call); a later ``submit``
-        starts new ones."""
+        """Let the threads end after their call; a later ``submit`` starts new ones."""
         with self._lock:
             ending, self._idle = self._idle, 0
             self._threads -= ending

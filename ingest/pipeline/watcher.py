@@ -1,11 +1,8 @@
 """The folder watcher: watchdog events, debounced per path, handed to the indexer.
 
-Watchdog calls us on its own thread; every event crosses into asyncio with
-``loop.call_soon_threadsafe``. Editors save in bursts and a big copy fires many
-"modified" events, so each path waits for ``debounce`` seconds of quiet; then the file
-system decides: a path that exists is queued for indexing, one that is gone for removal.
-A file closed after writing, or renamed into place (an atomic save), is done being
-written, so it waits only ``QUICK`` seconds; a later write restarts the full wait.
+Editors save in bursts and a big copy fires many "modified" events, so each path waits
+``debounce`` seconds of quiet; a file closed after writing or renamed into place is done
+being written, so it waits only ``QUICK`` seconds.
 """
 
 from __future__ import annotations
@@ -86,8 +83,7 @@ class FolderWatcher:
         return self._observer is not None and self._observer.is_alive()
 
     def stop(self) -> None:
-        """Stop watching; events still waiting out their debounce are dropped (the next
-        scan catches up)."""
+        """Stop watching; events waiting out their debounce are dropped (a scan catches up)."""
         observer, self._observer = self._observer, None
         if observer is not None:
             observer.stop()

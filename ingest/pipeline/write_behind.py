@@ -28,9 +28,7 @@ PATIENCE = 5.0
 class WriteBehind:
     """Counts the files working, and writes the held chunks when the files waiting need it.
 
-    ``flush`` writes every held chunk and returns the documents (content keys) whose
-    chunks could not be written, with the error; it must give back what it took if it
-    is interrupted, so that no chunk is dropped unwritten.
+    ``flush`` (``VectorIndex.flush``'s contract) must give back what it took if interrupted.
     """
 
     def __init__(
@@ -78,9 +76,8 @@ class WriteBehind:
     def settle(self, key: str, *, now: bool = False) -> None:
         """Return once every chunk held so far is written; raise ``key``'s write error.
 
-        Called by a file with nothing more to hold. It writes at once when ``now``, when
-        no file is working (nobody else will hold more soon) or when ``hold`` chunks are
-        held; otherwise it waits for another file's write, ``patience`` seconds at most.
+        Writes at once when ``now``, when no file is working or ``hold`` chunks are held;
+        otherwise waits for another file's write, ``patience`` seconds at most.
         """
         deadline = time.monotonic() + self.patience
         with self._cond:
@@ -105,10 +102,8 @@ class WriteBehind:
     ) -> Iterator[None]:
         """A file embedding ``key``: inside, its chunks are held; after, it settles them.
 
-        A ``slow`` file (read by OCR, a page every few seconds) does not count as working:
-        files done embedding would wait out their patience for its next chunks, as
-        every small file dropped during a long scan did (5.9 s instead of 0.8 s). Its
-        chunks still go out with theirs, or when ``hold`` are held, or when it settles.
+        A ``slow`` file (OCR) does not count as working, or files done embedding wait out
+        their patience for its next page (5.9 s instead of 0.8 s during a long scan).
         """
         try:
             with nullcontext() if slow else self.working():
