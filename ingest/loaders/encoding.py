@@ -1,8 +1,7 @@
 """Which encoding a text file is in, and whether it is text at all, from a few samples.
 
-Decisions are made on samples (the head and three windows spread through the file), so
-that a 200 MB file is judged without being read; the file is then decoded as a stream
-with ``errors="replace"``, so a wrong guess garbles a few characters but never crashes.
+A 200 MB file is judged from its head and three windows; decoding with ``errors="replace"``
+means a wrong guess garbles a few characters but never crashes.
 """
 
 from __future__ import annotations
