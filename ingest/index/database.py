@@ -22,9 +22,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
 
 def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str]) -> None:
     """Run the steps of ``owner``'s schema (versioned per owner) this database has not seen.
-
-    Append steps; never edit one that has shipped.
-    """
+    Append steps; never edit one that has shipped."""
     with conn:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_versions"

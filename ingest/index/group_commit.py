@@ -50,10 +50,8 @@ class GroupCommit(Generic[T]):
             raise error
 
     def submit_parts(self, parts: Sequence[Sequence[T]]) -> list[Exception | None]:
-        """Write several parts as one caller; returns each part's error, or None.
-
-        A part's bad records fail that part only; an interrupt is raised.
-        """
+        """Write several parts as one caller; returns each part's error, or None (a part's
+        bad records fail that part only); an interrupt is raised."""
         mine = [_Part(items, done=not items) for items in parts]
         queued = [part for part in mine if not part.done]
         group: list[_Part[T]] = []

@@ -64,10 +64,8 @@ class Registry:
         retry: bool = _UNSET,
         note: str | None = _UNSET,
     ) -> DocumentRecord:
-        """Create or update the row for ``rel_path``, writing only the fields passed.
-
-        None writes NULL; ``error`` is cleared unless ERROR, ``note`` unless READY.
-        """
+        """Create or update the row for ``rel_path``, writing only the fields passed (None
+        writes NULL); ``error`` is cleared unless ERROR, ``note`` unless READY."""
         with self._lock, self._conn:
             return self._upsert(
                 rel_path,
@@ -153,10 +151,8 @@ class Registry:
     # -- the two lookups readers need ------------------------------------------------
 
     def paths_for_keys(self, keys: Iterable[str]) -> dict[str, builtins.list[str]]:
-        """Content key → the current paths whose chunks it is (sorted); unknown keys absent.
-
-        Readers drop the chunks of a key no row points at, so a search sees one version.
-        """
+        """Content key → the current paths whose chunks it is (sorted); keys no row points at
+        are absent, and readers drop their chunks, so a search sees one version per file."""
         wanted = sorted(set(keys))
         found: dict[str, builtins.list[str]] = {}
         with self._lock:  # (one snapshot across the parts)

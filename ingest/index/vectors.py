@@ -51,11 +51,8 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
 
 
 class ChromaStore(ChromaCollections):
-    """Chunks and their vectors for one embedding model, keyed by content.
-
-    With a ``lookup`` (the registry), search names each chunk by the paths that hold its
-    content now and leaves out content no path holds.
-    """
+    """Chunks and their vectors for one embedding model, keyed by content; with a ``lookup``,
+    search names each chunk by its current paths and leaves out content no path holds."""
 
     building = False
     """True while a new model's collection is filled: reconcile leaves it alone."""
@@ -208,10 +205,8 @@ class ChromaStore(ChromaCollections):
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[tuple[tuple[str, int], float]]:
-        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first.
-
-        Ids and distances only: reading texts is most of a query's cost (``get_chunks``).
-        """
+        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first; no
+        texts, which are most of a query's cost (``get_chunks`` reads them)."""
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None

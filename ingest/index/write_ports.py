@@ -76,9 +76,7 @@ class VectorIndex(ChunkIndex, Protocol):
 
     def flush(self) -> dict[str, BaseException]:
         """Write every held chunk; return the documents whose chunks failed, with why.
-
-        Interrupted, it holds again what it took: a held chunk is never dropped unwritten.
-        """
+        Interrupted, it holds again what it took: a held chunk is never dropped unwritten."""
         ...
 
     def chunk_indexes(self, doc_id: str) -> set[int]:

@@ -74,11 +74,8 @@ def cut_blocks(pieces: Iterable[str], target: int = BLOCK_CHARS) -> Iterator[tup
 
 
 class HeadingTrail:
-    """The path of headings above the current position, outermost first.
-
-    A document title (front matter, ``<title>``, a book's title) sits at level 0, above
-    every heading; an H1 that merely repeats it is not added twice.
-    """
+    """The path of headings above the current position, outermost first; a document title
+    sits at level 0, and an H1 that merely repeats it is not added twice."""
 
     def __init__(self, title: str | None = None) -> None:
         self._stack: list[tuple[int, str]] = []

@@ -56,10 +56,7 @@ def samples(fh: BinaryIO, size: int) -> list[bytes]:
 
 def detect(windows: list[bytes], declared: str | None = None) -> str:
     """The encoding of a file from its samples; raises UnreadableFile for binary content.
-
-    ``declared`` is what the file says of itself (HTML's charset). Valid UTF-8 wins over
-    it, and it is trusted only if the samples decode cleanly, since pages often lie.
-    """
+    Valid UTF-8 beats ``declared`` (HTML's charset), trusted only if the samples decode."""
     head = windows[0]
     encoding = next((name for bom, name in _BOMS if head.startswith(bom)), None)
     if encoding is None and b"\x00" not in b"".join(windows):

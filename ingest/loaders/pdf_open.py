@@ -47,11 +47,8 @@ def open_pdf(fh: io.BufferedReader) -> PdfReader:
 
 
 def _reader(fh: io.BufferedReader) -> PdfReader:
-    """A reader for ``fh``; a file without a cross-reference table is read by object scan.
-
-    pypdf scans only once it has found a ``startxref`` pointer, so one pointing nowhere is
-    appended for hand-written and truncated files.
-    """
+    """A reader for ``fh``; a file without a cross-reference table is read by object scan
+    (pypdf scans only after a ``startxref`` pointer, so one pointing nowhere is appended)."""
     try:
         return PdfReader(fh)
     except PdfReadError as first:

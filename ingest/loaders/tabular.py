@@ -85,10 +85,8 @@ class CsvDocument(Document):
 
 
 def is_header(row: list[str]) -> bool:
-    """Most tables start with a header row; one holding a bare number is data.
-
-    (The Sniffer's own header test guesses wrong on small files.)
-    """
+    """Most tables start with a header row; one holding a bare number is data (the
+    Sniffer's own header test guesses wrong on small files)."""
     return not any(_is_number(cell) for cell in row)
 
 

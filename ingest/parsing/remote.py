@@ -80,11 +80,8 @@ class RemoteDocument(Closing):
         return self._lease.pid
 
     def pages(self, more: Callable[[Page], bool] | None = None) -> Iterator[Page]:
-        """The pages in order; may end by raising what the loader raised.
-
-        Once ``more`` says no to a page, it is the last, and the worker goes back whole
-        (killing it mid-page would cost the page and, for OCR, loading the models again).
-        """
+        """The pages in order; may end by raising what the loader raised. After the page
+        ``more`` says no to, the worker goes back whole (a kill costs OCR its models)."""
         lease = self._lease
         try:
             lease.ask_next()

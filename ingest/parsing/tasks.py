@@ -45,10 +45,8 @@ class ScanPlan:
 
 
 def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
-    """The document's page count (None when unknown up front), then its pages.
-
-    Given ``data``, the file is parsed from those bytes (the ones the app hashed).
-    """
+    """The document's page count (None when unknown up front), then its pages; given
+    ``data``, the file is parsed from those bytes (the ones the app hashed)."""
     with open_document(_source(path, data), _page_reader(ocr)) as document:
         yield document.page_count
         yield from _checked(document.pages())

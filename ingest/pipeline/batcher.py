@@ -29,10 +29,8 @@ being parsed or stored must not keep the embedder idle)."""
 
 
 def shares_batches(embedder: Embedder) -> bool:
-    """Whether texts from several files may share one call to ``embedder``.
-
-    ``shared_batches = True`` says a call costs what its texts cost and keeps its cores busy.
-    """
+    """Whether texts from several files may share one call to ``embedder`` (its
+    ``shared_batches``: a call costs what its texts cost and keeps its cores busy)."""
     return isinstance(embedder, SharesBatches) and embedder.shared_batches
 
 

@@ -55,10 +55,8 @@ class FileInfo:
 
 
 def inspect(docs_dir: Path, rel: str) -> FileInfo | None:
-    """Stat ``rel`` under ``docs_dir``; None when it is gone or not a regular file.
-
-    A symbolic link is followed only while its target stays inside the folder.
-    """
+    """Stat ``rel`` under ``docs_dir``; None when it is gone, not a regular file, or a link
+    out of the folder."""
     full = docs_dir / rel
     try:
         info = os.lstat(full)
@@ -76,9 +74,7 @@ def inspect(docs_dir: Path, rel: str) -> FileInfo | None:
 
 def walk(docs_dir: Path) -> dict[str, FileInfo]:
     """Every indexable file under the folder with its stat; reads no file (runs in a thread).
-
-    Linked folders are not entered: they may loop, or lead out of the folder.
-    """
+    Linked folders are not entered: they may loop, or lead out of the folder."""
     found: dict[str, FileInfo] = {}
     for root, dirs, files in os.walk(docs_dir):
         dirs[:] = [name for name in dirs if not name.startswith(".")]

@@ -114,10 +114,8 @@ class Indexer:
         self.lanes.start()
 
     async def stop(self, timeout: float = 3.0) -> None:
-        """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
-
-        Unfinished files keep their status and chunks written; the next scan resumes them.
-        """
+        """Stop the workers and cancel running files, waiting ``timeout`` s at most; the next
+        scan resumes unfinished files from the chunks they wrote."""
         self.janitor.stop()
         self.space.stop()
         await self.lanes.stop()
@@ -153,11 +151,8 @@ class Indexer:
                 return
 
     def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
-        """Queue a file for a look (call on the event loop); False if it is ignored.
-
-        A path gone is queued for removal; a new file shows ``queued``, a known one's row
-        waits until the pipeline knows the file changed.
-        """
+        """Queue a file for a look (call on the event loop); False if it is ignored. A path
+        gone is queued for removal; only a new file's row shows ``queued`` at once."""
         rel = relative(self.docs_dir, path)
         if rel is None or not is_candidate(rel):
             return False
@@ -204,10 +199,8 @@ class Indexer:
         return await asyncio.to_thread(self.reconciler.check)
 
     async def scan(self, *, retry_errors: bool = False) -> int:
-        """Reconcile the folder with the indexes; returns how many files were queued.
-
-        Files that failed for their bytes are retried only if they change, or ``retry_errors``.
-        """
+        """Reconcile the folder with the indexes; returns how many files were queued. Files
+        that failed for their bytes are retried only if they change, or ``retry_errors``."""
         if retry_errors:
             for record in self.registry.list():
                 if record.status == DocStatus.ERROR and not record.retry:

@@ -44,10 +44,8 @@ class Janitor:
         self._vectors_filled = False
 
     def collect_later(self) -> None:
-        """Collect unused contents once the library has been idle ``delay`` seconds.
-
-        Not at once: a rename arrives as a removal then a creation, which reuses the content.
-        """
+        """Collect unused contents once the library has been idle ``delay`` seconds (a
+        rename arrives as a removal then a creation, which reuses the content)."""
         if self._timer is not None:
             self._timer.cancel()
         loop = asyncio.get_running_loop()

@@ -20,12 +20,8 @@ class AlreadyIndexing(Exception):
 
 
 class IndexLock:
-    """An exclusive, non-blocking lock on a file; ``holder`` says who has it.
-
-    Each instance takes the lock for itself: a second IndexLock on the same path is
-    refused, even in the same process. A process that took the lock early (the window
-    does, before it listens) hands its instance to the services that need it.
-    """
+    """An exclusive, non-blocking lock on a file; ``holder`` says who has it. A second
+    IndexLock on the same path is refused, even in the same process: hand the instance on."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

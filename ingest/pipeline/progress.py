@@ -92,11 +92,8 @@ class LibraryProgress:
 
 @dataclass
 class _Tracker:
-    """Counts a batch of work: it starts when the library goes busy and ends when idle.
-
-    Files are counted by path, each by its latest outcome: counting events counted a file
-    queued again twice, and a file that went away as one more done.
-    """
+    """Counts a batch of work, from busy to idle, by path and each file's latest outcome
+    (counting events counted a file queued again twice, and one gone as one more done)."""
 
     outcome: dict[str, str | None] = field(default_factory=dict)
     """Each file of the batch: None while to do, else "ready" or "error"."""

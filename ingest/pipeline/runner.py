@@ -30,11 +30,7 @@ class FileRunner:
         self, job: IndexJob, on_settle: Callable[[], None], ocr_page_seconds: float
     ) -> Outcome:
         """Run the pipeline on ``job`` under its budget; raises what the pipeline raised, or
-        TimeoutError past the budget.
-
-        Once the file waits for its write, ``on_settle`` is called and its budget stops
-        (the write's own patience bounds that wait).
-        """
+        TimeoutError. The budget stops at ``on_settle`` (the write's patience bounds it)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
         settled: asyncio.Future[None] = loop.create_future()

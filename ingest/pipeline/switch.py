@@ -69,10 +69,8 @@ class ModelSwitch:
         return True
 
     def catch_up(self) -> int:
-        """Copy the ready contents the new collection still lacks; returns how many.
-
-        Catches a file being indexed as the switch began (written to the old one only).
-        """
+        """Copy the ready contents the new collection still lacks (a file being indexed as
+        the switch began went to the old one only); returns how many."""
         have = self.new.document_ids()
         ready = {c.key for c in self.registry.contents() if c.state == READY}
         missing = sorted(ready - have)

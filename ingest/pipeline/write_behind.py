@@ -26,10 +26,8 @@ PATIENCE = 5.0
 
 
 class WriteBehind:
-    """Counts the files working, and writes the held chunks when the files waiting need it.
-
-    ``flush`` (``VectorIndex.flush``'s contract) must give back what it took if interrupted.
-    """
+    """Counts the files working, and writes the held chunks when the files waiting need it;
+    ``flush`` must give back what it took if interrupted (``VectorIndex.flush``)."""
 
     def __init__(
         self,
@@ -74,11 +72,8 @@ class WriteBehind:
             self._write()
 
     def settle(self, key: str, *, now: bool = False) -> None:
-        """Return once every chunk held so far is written; raise ``key``'s write error.
-
-        Writes at once when ``now``, when no file is working or ``hold`` chunks are held;
-        otherwise waits for another file's write, ``patience`` seconds at most.
-        """
+        """Return once every chunk held so far is written; raise ``key``'s write error. Writes
+        at once when ``now``, no file works or ``hold`` are held; else waits ``patience``."""
         deadline = time.monotonic() + self.patience
         with self._cond:
             target = self._holds
@@ -100,11 +95,8 @@ class WriteBehind:
     def embedding(
         self, key: str, cancelled: threading.Event, on_settle: Callable[[], None], *, slow: bool
     ) -> Iterator[None]:
-        """A file embedding ``key``: inside, its chunks are held; after, it settles them.
-
-        A ``slow`` file (OCR) does not count as working, or files done embedding wait out
-        their patience for its next page (5.9 s instead of 0.8 s during a long scan).
-        """
+        """A file embedding ``key``: inside, its chunks are held; after, it settles them. A
+        ``slow`` (OCR) file is not working: others waited for its pages (5.9 s, not 0.8)."""
         try:
             with nullcontext() if slow else self.working():
                 yield

@@ -83,9 +83,7 @@ class KeywordIndex:
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks; readers see the old or the new set.
-
-        Raises DiskFull, changing nothing, when the disk has no room for them.
-        """
+        Raises DiskFull, changing nothing, when the disk has no room for them."""
         self._ensure_room(_SEGMENT_BYTES_PER_CHAR * sum(len(c.text) for c in chunks))
         with self._lock:
             doc = self._doc_rows(doc_id, chunks)
@@ -133,10 +131,8 @@ class KeywordIndex:
         return search_view(self._view, self._vocab, query, doc_ids)
 
     def catch_up(self, source: ChunkSource) -> tuple[int, int]:
-        """Agree with ``source``: add its documents this index lacks, drop those it has not.
-
-        Returns (added, removed). Cheap (no embedding): large segments, files written once.
-        """
+        """Agree with ``source``: add its documents this index lacks, drop those it has not;
+        returns (added, removed). Cheap: no embedding, large segments, files written once."""
         theirs = source.document_ids()
         with self._lock:
             ours = set(self._where)
