@@ -6,13 +6,14 @@ Listeners run on the event loop; the pipeline's threads use ``publish_threadsafe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from ingest.pipeline.threads import call_soon
 
 log = logging.getLogger(__name__)
 
@@ -142,8 +143,7 @@ class EventBus:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody listens
-            loop.call_soon_threadsafe(self.publish, event)
+        call_soon(loop, self.publish, event)
 
     def publish(self, event: IngestEvent) -> None:
         """Record ``event`` and hand it to every listener (on the event loop)."""

@@ -8,7 +8,6 @@ A budget starts when a thread takes the file up, not when it was queued.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from typing import Any
 
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.process import Outcome, Pipeline
-from ingest.pipeline.threads import ThreadPool
+from ingest.pipeline.threads import ThreadPool, call_soon
 
 
 class FileRunner:
@@ -58,15 +57,15 @@ class FileRunner:
         def run() -> None:
             thread = threading.current_thread()
             name, thread.name = thread.name, f"index {job.rel}"  # for py-spy and logs
-            _call_soon(loop, _start, began, loop)
+            call_soon(loop, _start, began, loop)
             try:
                 result = self.pipeline.process(
-                    job, on_settle=lambda: _call_soon(loop, settle_in_loop), on_open=on_open
+                    job, on_settle=lambda: call_soon(loop, settle_in_loop), on_open=on_open
                 )
             except BaseException as exc:
-                _call_soon(loop, finish, None, exc)
+                call_soon(loop, finish, None, exc)
             else:
-                _call_soon(loop, finish, result, None)
+                call_soon(loop, finish, result, None)
             finally:
                 thread.name = name
 
@@ -106,11 +105,6 @@ class FileRunner:
 def _start(began: asyncio.Future[float], loop: asyncio.AbstractEventLoop) -> None:
     if not began.done():
         began.set_result(loop.time())
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
-        loop.call_soon_threadsafe(func, *args)
 
 
 def duration(seconds: float) -> str:

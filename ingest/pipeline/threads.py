@@ -6,9 +6,18 @@ process from exiting.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
+from typing import Any
+
+
+def call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
+    """``loop.call_soon_threadsafe(func, *args)`` from any thread; nothing once it closed."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
+        loop.call_soon_threadsafe(func, *args)
 
 
 class ThreadPool:

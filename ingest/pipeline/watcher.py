@@ -8,7 +8,6 @@ being written, so it waits only ``QUICK`` seconds.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import logging
 import os
@@ -21,6 +20,7 @@ from watchdog.observers.api import BaseObserver
 from ingest.disk import DiskFull
 from ingest.pipeline.folder import is_ignored
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.threads import call_soon
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +125,7 @@ class FolderWatcher:
     def _schedule(self, path: Path, *, quick: bool = False) -> None:
         if not self._watched(path):
             return
-        with contextlib.suppress(RuntimeError):  # the loop is closed: we are shutting down
-            self.loop.call_soon_threadsafe(self._debounce, path, quick)
+        call_soon(self.loop, self._debounce, path, quick)
 
     def _watched(self, path: Path) -> bool:
         try:
