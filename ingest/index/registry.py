@@ -47,8 +47,6 @@ class Registry:
         with self._lock:
             apply_migrations(self._conn, "documents", DOCUMENTS_SCHEMA)
 
-    # -- documents -----------------------------------------------------------------
-
     def upsert(
         self,
         rel_path: str,
@@ -148,8 +146,6 @@ class Registry:
         with self._lock, self._conn:
             return self._conn.execute(sql, params).rowcount
 
-    # -- the two lookups readers need ------------------------------------------------
-
     def paths_for_keys(self, keys: Iterable[str]) -> dict[str, builtins.list[str]]:
         """Content key → the current paths whose chunks it is (sorted); keys no row points at
         are absent, and readers drop their chunks, so a search sees one version per file."""
@@ -186,8 +182,6 @@ class Registry:
             (),
         )
         return int(row[0])
-
-    # -- contents --------------------------------------------------------------------
 
     def content(self, key: str) -> ContentRecord | None:
         """The content row for ``key``, if any."""

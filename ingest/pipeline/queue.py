@@ -59,8 +59,6 @@ class WorkQueue:
         self._idle.set()
         self._closed = False
 
-    # -- putting work in -------------------------------------------------------------
-
     def put(self, rel: str, *, size: int = 0, urgent: bool = False, lane: Lane = "typed") -> bool:
         """Queue ``rel`` in ``lane``; False if it was already waiting. A running job for it
         is cancelled, and the path runs again once it is done."""
@@ -115,8 +113,6 @@ class WorkQueue:
         job.cancelled.set()
         return True
 
-    # -- taking work out -------------------------------------------------------------
-
     async def get(self, lane: Lane = "typed") -> Job | None:
         """The next job of ``lane`` (a big file only while none runs); None once closed."""
         while not self._closed:
@@ -140,8 +136,6 @@ class WorkQueue:
             self._turns.pop(job.rel, None)
         self._wake["typed"].set()  # a big slot may have freed up
         self._update_idle()
-
-    # -- state -----------------------------------------------------------------------
 
     @property
     def pending(self) -> int:
@@ -185,8 +179,6 @@ class WorkQueue:
     def reopen(self) -> None:
         """Accept work again after ``close`` (a restarted indexer)."""
         self._closed = False
-
-    # -- internals -------------------------------------------------------------------
 
     def _pop(self, lane: Lane) -> Job | None:
         while True:

@@ -79,8 +79,6 @@ class KeywordIndex:
                 self._reindex()
                 self._publish()
 
-    # -- ChunkIndex ------------------------------------------------------------------
-
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks; readers see the old or the new set.
         Raises DiskFull, changing nothing, when the disk has no room for them."""
@@ -113,8 +111,6 @@ class KeywordIndex:
     def chunk_counts(self) -> None:
         """Not counted: the segments keep rows by term, not by document."""
         return None
-
-    # -- reading ---------------------------------------------------------------------
 
     def count(self) -> int:
         """How many live chunks the index holds."""
