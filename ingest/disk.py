@@ -1,14 +1,8 @@
 """A full disk: recognised whichever layer hit it, and foreseen before the indexes hit it.
 
-Every store Docent writes reports "no space" its own way: an ``OSError`` with ENOSPC (or a
-quota's EDQUOT), SQLite's SQLITE_FULL, and Chroma's Rust core an error whose text carries
-the OS's words. One test for all of them lets the upload answer 507 and the indexer wait
-for space instead of failing files for a reason that is not theirs.
-
-The indexes must not learn it by failing, though: a Chroma write that fails for want of
-space can leave the embedded store stuck (``ingest.index.chroma_calls``). So the data
-dir's disk counts as full while less than ``RESERVE`` is free: no file starts indexing
-then, and each write to the indexes first checks that it leaves ``WRITE_FLOOR`` free.
+ENOSPC, EDQUOT, SQLITE_FULL and Chroma's own wording are one test, so the upload answers
+507 and files wait instead of failing. The indexes must not learn it by failing (a failed
+Chroma write can leave the store stuck: docs/disk-full.md), hence ``RESERVE`` and ``WRITE_FLOOR``.
 """
 
 from __future__ import annotations
@@ -63,8 +57,7 @@ def short_of_room(folder: Path) -> DiskFull | None:
 
 
 def lacks_room(folder: Path, need: int = 0) -> DiskFull | None:
-    """DiskFull when writing ``need`` bytes in ``folder`` would leave less than
-    ``WRITE_FLOOR`` free, else None."""
+    """DiskFull when writing ``need`` bytes would leave less than ``WRITE_FLOOR``, else None."""
     free = free_bytes(folder)
     return DiskFull(folder, free) if free - need < WRITE_FLOOR else None
 

@@ -30,10 +30,8 @@ class Section:
 
 @dataclass(frozen=True)
 class PlacedLine:
-    """A line OCR read, and where it sits on its page: its four corners, clockwise from
-    the text's top left, as fractions of the page's width and height from its top left
-    (what the viewer marks a passage with, the picture having no text of its own). A
-    slanted or sideways line keeps its slant: the viewer turns its box to match."""
+    """A line OCR read, and where it sits on its page: its four corners, clockwise from the
+    text's top left, as fractions of the page's size from its top left (slant kept)."""
 
     text: str
     corners: tuple[tuple[float, float], ...]
@@ -140,8 +138,7 @@ class DocumentRecord:
 
 @dataclass(frozen=True)
 class DocumentVector:
-    """A document's vector (of ``ingest.index.chunk_context.document_text``) and how many chunks
-    the document has: the document prior's weight depends on it."""
+    """A document's vector and how many chunks it has (the document prior's weight)."""
 
     vector: Sequence[float]
     chunks: int

@@ -1,26 +1,7 @@
 """The Chroma client, and every call into it: one at a time, never a write the disk has no
-room for, and never a call on connections a failed write may have left stuck.
-
-Why: chromadb's embedded store (its Rust core, 1.5) runs each call to the end without
-releasing the GIL. A write that fails with "database or disk is full" can leave one of its
-pooled SQLite connections holding the database's lock, and the next write then waits for
-that lock for ever, inside the call, holding the GIL: the event loop, the API and the
-window stop with it, and only kill -9 ends the process. On a 64 MB tmpfs, after one such
-failure the next write hung in 10 runs of 15, whether the disk had space again or not;
-with the client closed and opened again in between, in none of 16. So:
-
-- a write first checks that the disk has room for it (``ingest.disk.ensure_room``), and
-  is refused with DiskFull before Chroma sees it;
-- a write that fails all the same (another program filled the disk meanwhile; Chroma
-  words some such failures as its own, "Failed to apply logs to the metadata segment")
-  closes the client, which lets go of the stuck connection, and opens a fresh one before
-  any other call may reach it;
-- calls take turns behind one lock, so that no call slips in between that failure and the
-  reopening. They took turns already, since each holds the GIL to its end, so searches
-  lose nothing to it (bench/search_latency.py, see docs/disk-full.md).
-
-A Chroma server (``DOCENT_CHROMA_URL``) writes its own disk in its own process: its calls
-take turns too, but are neither checked for room nor reopened here.
+room for, and a fresh client after any failed write (a failed write can leave a connection
+holding a lock the next write waits on for ever, holding the GIL: see docs/disk-full.md).
+A Chroma server (``DOCENT_CHROMA_URL``) is neither checked for room nor reopened.
 """
 
 from __future__ import annotations
@@ -103,10 +84,7 @@ def open_chroma(data_dir: Path, url: str | None = None) -> ChromaCalls:
 
 
 class ChromaCalls:
-    """One Chroma client; every call into it goes through ``read`` or ``write``.
-
-    ``disk`` is the folder the embedded store writes; None for a Chroma server.
-    """
+    """One Chroma client; ``disk`` (None for a server) is where the embedded one writes."""
 
     def __init__(self, open_client: Callable[[], Client], disk: Path | None) -> None:
         self._open = open_client
@@ -122,14 +100,12 @@ class ChromaCalls:
             return call(self._live())
 
     def check_room(self, records: int) -> None:
-        """Raise DiskFull if the disk has no room for a write of ``records`` records now
-        (a file that could not write what it embeds stops embedding)."""
+        """Raise DiskFull if the disk has no room for a write of ``records`` records now."""
         if self.disk is not None:
             ensure_room(self.disk, records * BYTES_PER_RECORD)
 
     def write(self, call: Callable[[Client], T], *, records: int = 0) -> T:
-        """``call(client)`` for a write of ``records`` records, once the disk has room for
-        it; raises DiskFull, and Chroma never sees the write, when it has not."""
+        """``call(client)`` once the disk has room for ``records``; DiskFull when it has not."""
         with self._lock:
             client = self._live()
             if self.disk is None:
@@ -139,7 +115,7 @@ class ChromaCalls:
             try:
                 return call(client)
             except Exception as error:
-                self._reopen()  # whatever it said: see the module's docstring
+                self._reopen()  # whatever it said: Chroma words some disk-full errors its own way
                 if is_disk_full(error):
                     raise DiskFull(self.disk) from error
                 full = lacks_room(self.disk, need)
@@ -168,8 +144,7 @@ class ChromaCalls:
         return self._client
 
     def _reopen(self) -> None:
-        """Close the client whose write failed and open a fresh one: the failed write may
-        have left a connection holding a lock the next write would wait on for ever."""
+        """Close the client whose write failed and open a fresh one."""
         log.warning("a write to the store in %s failed; opening it again", self.disk)
         assert self._client is not None
         self._client.close()

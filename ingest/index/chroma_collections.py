@@ -1,6 +1,5 @@
-"""The pair of Chroma collections behind a ChromaStore: its chunks and its documents'
-vectors, opened again whenever ``ChromaCalls`` opens a new client, with the calls the
-store makes on them (read, get, query, write records, delete a document, page through)."""
+"""The pair of Chroma collections behind a ChromaStore (chunks, documents' vectors), opened
+again whenever ``ChromaCalls`` opens a new client."""
 
 from __future__ import annotations
 
@@ -50,8 +49,7 @@ class ChromaCollections:
         self._opened = (client, chunks, documents)
 
     def _collections(self, client: ClientAPI) -> tuple[ChromaCollection, ChromaCollection]:
-        """The chunks' and the documents' collections on ``client``: looked up again once
-        ``ChromaCalls`` opened a new client."""
+        """The chunks' and the documents' collections on ``client`` (looked up if new)."""
         if self._opened is None or self._opened[0] is not client:
             chunks = client.get_collection(self.name)
             self._opened = (client, chunks, client.get_collection(self.documents_name))
@@ -79,8 +77,7 @@ class ChromaCollections:
     def _write(
         self, call: Callable[[ChromaCollection, ChromaCollection], _T], records: int = 0
     ) -> _T:
-        """``call(chunks, documents)`` for a write of ``records`` records; DiskFull when
-        the disk has no room for it."""
+        """``call(chunks, documents)`` for a write of ``records``; DiskFull without room."""
         return self.chroma.write(lambda client: call(*self._collections(client)), records=records)
 
     def count(self) -> int:

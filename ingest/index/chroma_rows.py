@@ -11,11 +11,9 @@ from ingest.keys import chunk_id
 
 NO_PAGE = -1  # Chroma rejects None in metadata
 TEXT_KEY = "text"
-"""The metadata key that holds a chunk's text. Chroma builds a full-text (trigram) index
-of every document it is given, which Docent never queries (keyword search is its own
-BM25 index) and which cost about a third of each write's CPU; so the text is stored as
-metadata instead. Collections written before keep their texts as documents: every read
-takes either."""
+"""The metadata key that holds a chunk's text: as a document, Chroma would build a trigram
+index Docent never queries, a third of each write's CPU. Older collections keep texts as
+documents; every read takes either."""
 OCR_KEY = "ocr_confidence"
 """Metadata of a chunk read by OCR: its page's mean recognition confidence."""
 

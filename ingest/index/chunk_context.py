@@ -1,15 +1,9 @@
 """Where a chunk sits: its document's title and heading path, as the embedder is given them.
 
-A section-bounded chunk knows less about what its page is about than a long one did: a
-paragraph under "Eligibility" rarely says "parental leave". So the embedder reads each
-chunk behind its place ("Paid parental leave > Eligibility: …"). The stored text, the
-citation offsets and the highlights never change: only what the embedder is given.
-
-The keyword index is not given the context: as a separate, lighter field it lowered the
-handbook paraphrases' R@1 at every weight measured (docs/retrieval.md).
-
-Everything here is derived from the chunk's own fields (file name and heading path), so
-a collection can be rebuilt from the chunks another one stores, without the files.
+A paragraph under "Eligibility" rarely says "parental leave", so the embedder reads each
+chunk behind its place; stored text and offsets never change, and the keyword index is not
+given it (it lowered R@1, docs/retrieval.md). Derived from the chunk's own fields only, so
+a collection can be rebuilt from another's chunks, without the files.
 """
 
 from __future__ import annotations
@@ -35,9 +29,7 @@ def title_of(file: str) -> str:
 
 
 def context_of(chunk: Chunk) -> str:
-    """The chunk's place: its file's title, then its heading path, e.g.
-    "paid parental leave > Paid parental leave > Eligibility" shortened to the path when
-    the path already begins with the title (most front-matter titles)."""
+    """The chunk's place: its file's title (unless the path begins with it), then its path."""
     path = [part for part in chunk.heading.split(HEADING_SEPARATOR) if part]
     title = title_of(chunk.file)
     if title and not (path and _words(title) <= _words(path[0])):
@@ -66,8 +58,7 @@ the first chunk's words should still fit after the headings."""
 
 
 class Outline:
-    """What ``document_text`` needs of a document that streams past a batch at a time: its
-    first chunk, and the first chunk under each heading path."""
+    """The chunks ``document_text`` needs of a document streamed a batch at a time."""
 
     def __init__(self) -> None:
         self.chunks: list[Chunk] = []
@@ -85,8 +76,7 @@ class Outline:
 
 
 def document_text(chunks: Sequence[Chunk]) -> str:
-    """What a document's vector is made from: its title and the headings of ``chunks``
-    (its outline), then its first chunk's text. ``chunks`` start at the document's first."""
+    """A document's vector text: title and outline of ``chunks`` (from its first), first text."""
     headings = dict.fromkeys(
         part for chunk in chunks for part in chunk.heading.split(HEADING_SEPARATOR) if part
     )

@@ -21,12 +21,8 @@ def connect(db_path: Path) -> sqlite3.Connection:
 
 
 def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str]) -> None:
-    """Run the steps of ``owner``'s schema that this database has not seen yet.
-
-    Each owner (``documents``, later ``sessions``...) keeps its own version number in
-    ``schema_versions``, so modules sharing the file never trip over each other.
-    Append steps; never edit one that has shipped.
-    """
+    """Run the steps of ``owner``'s schema (versioned per owner) this database has not seen.
+    Append steps; never edit one that has shipped."""
     with conn:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_versions"

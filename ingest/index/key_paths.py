@@ -1,9 +1,5 @@
-"""Content keys and the paths that hold them: a vector search seen by file.
-
-Chunks are stored under their content's key; the registry knows which paths hold each
-key now. Through a ``KeyLookup`` a search names each hit by those paths, leaves out
-content no path holds, and limits itself to the keys of the files asked for.
-"""
+"""Content keys and the paths that hold them: a vector search seen by file (each hit named
+by the paths that hold its content now, content no path holds left out)."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ class KeyLookup(Protocol):
 
 
 def files_filter(lookup: KeyLookup | None, files: Sequence[str]) -> dict[str, Any]:
-    """A Chroma ``where`` for the chunks of ``files`` (each a file name or relative path);
-    ``NO_FILES`` when none of them holds indexed content."""
+    """A Chroma ``where`` for the chunks of ``files``; ``NO_FILES`` when none is indexed."""
     if lookup is not None:
         keys = sorted(lookup.keys_for_files(files))
         return {"doc_id": {"$in": keys}} if keys else NO_FILES

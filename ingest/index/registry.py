@@ -1,11 +1,7 @@
 """Document registry (``docent.db``): one row per file, and one per content in the indexes.
 
-``documents`` says what Docent knows about each file (status, the reason it failed, and
-which content answers for it); ``contents`` lists every content key that has chunks in
-the indexes, ``writing`` while they are being written and ``ready`` once every index holds
-all of them. A row points at a ready content only. Other owners may keep their own tables
-in the same file (``ingest.index.database``); the tables' schema and row mapping are in
-``ingest.index.registry_rows``.
+A content is ``writing`` until every index holds all its chunks, then ``ready``; a file's
+row points at a ready content only. Schema and row mapping: ``ingest.index.registry_rows``.
 """
 
 from __future__ import annotations
@@ -51,8 +47,6 @@ class Registry:
         with self._lock:
             apply_migrations(self._conn, "documents", DOCUMENTS_SCHEMA)
 
-    # -- documents -----------------------------------------------------------------
-
     def upsert(
         self,
         rel_path: str,
@@ -68,12 +62,8 @@ class Registry:
         retry: bool = _UNSET,
         note: str | None = _UNSET,
     ) -> DocumentRecord:
-        """Create or update the row for ``rel_path``, writing only the fields passed.
-
-        A field left out keeps its stored value; passing None writes NULL (a text file
-        has no page count). ``error`` is cleared whenever ``status`` is not ERROR, and
-        ``note`` whenever it is not READY.
-        """
+        """Create or update the row for ``rel_path``, writing only the fields passed (None
+        writes NULL); ``error`` is cleared unless ERROR, ``note`` unless READY."""
         with self._lock, self._conn:
             return self._upsert(
                 rel_path,
@@ -133,8 +123,7 @@ class Registry:
         return self._fetch("ORDER BY path", ())
 
     def ready_paths(self) -> builtins.list[str]:
-        """Paths of the documents that can be searched, sorted: what a turn asks for,
-        read without building a record per row."""
+        """Paths of the searchable documents, sorted, read without building records."""
         rows = self._rows(
             "SELECT path FROM documents WHERE status = ? ORDER BY path", (DocStatus.READY.value,)
         )
@@ -157,14 +146,9 @@ class Registry:
         with self._lock, self._conn:
             return self._conn.execute(sql, params).rowcount
 
-    # -- the two lookups readers need ------------------------------------------------
-
     def paths_for_keys(self, keys: Iterable[str]) -> dict[str, builtins.list[str]]:
-        """Content key → the current paths whose chunks it is (sorted); unknown keys absent.
-
-        A key no row points at is garbage awaiting collection, or a new version not
-        switched to yet: readers drop its chunks, so a search sees one version per file.
-        """
+        """Content key → the current paths whose chunks it is (sorted); keys no row points at
+        are absent, and readers drop their chunks, so a search sees one version per file."""
         wanted = sorted(set(keys))
         found: dict[str, builtins.list[str]] = {}
         with self._lock:  # (one snapshot across the parts)
@@ -199,8 +183,6 @@ class Registry:
         )
         return int(row[0])
 
-    # -- contents --------------------------------------------------------------------
-
     def content(self, key: str) -> ContentRecord | None:
         """The content row for ``key``, if any."""
         row = self._one(f"SELECT {CONTENT_COLUMNS} FROM contents WHERE key = ?", (key,))
@@ -232,15 +214,14 @@ class Registry:
         **fields: Any,
     ) -> DocumentRecord:
         """In one transaction: ``key`` is ready in every index and ``rel_path`` points at it
-        (``note``: what a person should know about it, shown with its status; ``placed``:
-        the lines OCR read on each page it read, and where they sit, when it was read)."""
+        (``placed``: the lines OCR read per page, None when the content was read before)."""
         with self._lock, self._conn:
             self._conn.execute(
                 "UPDATE contents SET state = ?, pages = ?, chunks = ?, note = ?, updated_at = ?"
                 " WHERE key = ?",
                 (READY, pages, chunks, note, now(), key),
             )
-            if placed is not None:  # (None: the content was read before; keep its lines)
+            if placed is not None:
                 self._conn.execute("DELETE FROM ocr_lines WHERE key = ?", (key,))
                 self._conn.executemany(
                     "INSERT INTO ocr_lines (key, page, lines) VALUES (?, ?, ?)",
@@ -258,8 +239,7 @@ class Registry:
             )
 
     def retry_errors(self, reasons: Iterable[str]) -> int:
-        """Let files that failed for one of ``reasons`` be tried again (by the next scan),
-        though their bytes did not change; returns how many."""
+        """Let the next scan retry files that failed for one of ``reasons``; how many."""
         reasons = list(reasons)
         marks = ",".join("?" * len(reasons))
         return self._change(
@@ -294,7 +274,6 @@ class Registry:
             self._conn.executemany("DELETE FROM ocr_lines WHERE key = ?", rows)
 
     def placed_lines(self, key: str, page: int) -> builtins.list[PlacedLine]:
-        """The lines OCR read on ``page`` of ``key``, where they sit ([] for a page that
-        was not read by OCR)."""
+        """The lines OCR read on ``page`` of ``key``, where they sit ([] if not OCR'd)."""
         row = self._one("SELECT lines FROM ocr_lines WHERE key = ? AND page = ?", (key, page))
         return placed_lines(row[0]) if row else []

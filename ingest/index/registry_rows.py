@@ -107,6 +107,5 @@ def document_record(row: tuple[Any, ...]) -> DocumentRecord:
 
 
 def document_row(record: DocumentRecord) -> tuple[Any, ...]:
-    """A DocumentRecord as ``UPSERT``'s parameters (SQLite stores the status's text and
-    ``retry`` as 0 or 1)."""
+    """A DocumentRecord as ``UPSERT``'s parameters."""
     return tuple(getattr(record, name) for name in NAMES)

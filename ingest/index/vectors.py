@@ -1,21 +1,9 @@
-"""The Chroma store: one collection of chunks per embedding model and kind of vector.
+"""The Chroma store: per embedding model and kind of vector, a collection of chunks and one
+of document vectors (``-documents``, for questions that share few words with their page).
 
-Beside each collection of chunks, a collection of document vectors (``-documents``): one
-vector per document, of its title, outline and first chunk (``document_text``), which
-search leans on for questions that share few words with their page
-(``graph.retrieval.prior``).
-
-A chunk's vector is made from its text behind its title and heading path
-(``ingest.index.chunk_context``, vector text version 2); collections written before that
-(version 1) hold vectors of the text alone. The two kinds are never mixed in one
-collection: a version-2 collection has a name of its own, and a library indexed before
-is re-embedded into it in the background while the old one answers (``ModelSwitch``).
-
-We always pass embeddings ourselves: collections are created without an embedding
-function, so chromadb never loads (or downloads) its default ONNX model. All methods are
-synchronous and may block; async callers use ``asyncio.to_thread``. Every call into Chroma
-goes through ``ChromaCalls`` (``ingest.index.chroma_calls``): one at a time, and a write
-only when the disk has room for it (DiskFull otherwise).
+Version-2 vectors embed a chunk behind its title and heading path; a version-1 collection
+keeps its own name and is re-embedded in the background while it answers (``ModelSwitch``).
+We always pass embeddings, so chromadb never loads (or downloads) its default ONNX model.
 """
 
 from __future__ import annotations
@@ -53,12 +41,8 @@ _SLACK = 8
 
 
 def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) -> str:
-    """A Chroma collection name for an embedding model and kind of vector, e.g.
-    ``docent-all-minilm-l6-v2-ctx`` (``docent-all-minilm-l6-v2`` for text-only vectors).
-
-    Chroma allows 3-512 characters from [a-zA-Z0-9._-], alphanumeric at both ends and
-    no "..": everything else becomes "-".
-    """
+    """A Chroma collection name for a model and kind of vector: ``docent-<model>-ctx``."""
+    # Chroma allows 3-512 characters from [a-zA-Z0-9._-], alphanumeric at both ends, no "..".
     slug = re.sub(r"[^a-z0-9._-]+", "-", embedder_name.lower())
     slug = re.sub(r"\.{2,}", ".", slug)
     slug = re.sub(r"-{2,}", "-", slug).strip("._-")
@@ -67,12 +51,8 @@ def collection_name(embedder_name: str, vector_text: int = VECTOR_TEXT_VERSION) 
 
 
 class ChromaStore(ChromaCollections):
-    """Chunks and their vectors for one embedding model, keyed by content.
-
-    With a ``lookup`` (the registry), search reports each chunk under the paths that hold
-    its content now, and leaves out content no path points at (an old version being
-    replaced, or garbage not yet collected).
-    """
+    """Chunks and their vectors for one embedding model, keyed by content; with a ``lookup``,
+    search names each chunk by its current paths and leaves out content no path holds."""
 
     building = False
     """True while a new model's collection is filled: reconcile leaves it alone."""
@@ -98,11 +78,7 @@ class ChromaStore(ChromaCollections):
         self._holding = threading.Lock()
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
-        """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``).
-
-        Everything is embedded before the old chunks are deleted, so a failing
-        embedder leaves the previous version searchable.
-        """
+        """Make ``chunks`` the document's only chunks (ids ``f"{doc_id}:{index}"``)."""
         vectors: list[list[float]] = []
         for start in range(0, len(chunks), EMBED_BATCH):
             vectors.extend(
@@ -111,6 +87,7 @@ class ChromaStore(ChromaCollections):
         if len(vectors) != len(chunks):
             raise ValueError(f"embedder returned {len(vectors)} vectors for {len(chunks)} texts")
         whole = self.embedder.embed([document_text(chunks)])[0] if chunks else None
+        # Deleted only once all is embedded: a failing embedder leaves the old version.
         self.delete_document(doc_id)
         self.add_chunks(doc_id, chunks, vectors)
         if whole is not None:
@@ -143,9 +120,7 @@ class ChromaStore(ChromaCollections):
         }
 
     def fill_document_vectors(self, keep_going: Callable[[], bool] = lambda: True) -> int:
-        """Give each document stored without a vector its vector, from its stored chunks,
-        while ``keep_going()``; returns how many were filled. Libraries indexed before
-        document vectors existed get them this way, without reading a file again."""
+        """Give documents stored without a vector one, from their chunks; returns how many."""
         filled = 0
         for doc_id in sorted(self.documents_without_vector()):
             if not keep_going():
@@ -175,16 +150,14 @@ class ChromaStore(ChromaCollections):
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Keep these chunks for the next ``flush``, which writes several files' at once;
-        raises DiskFull when the disk has no room for them (the file waits, embedding no
-        more than it can write)."""
+        """Keep these chunks for the next ``flush``; DiskFull when the disk has no room for
+        them (the file waits, embedding no more than it can write)."""
         self.chroma.check_room(len(chunks))
         with self._holding:
             self._held.append((doc_id, chroma_records(doc_id, chunks, vectors)))
 
     def flush(self) -> dict[str, BaseException]:
-        """Write every held chunk; the documents whose chunks failed, with the error (one
-        document's bad chunk fails that document only)."""
+        """Write every held chunk; returns the documents whose chunks failed, with the error."""
         with self._holding:
             parts, self._held = self._held, []
         try:
@@ -211,10 +184,7 @@ class ChromaStore(ChromaCollections):
             )
 
     def search(self, query: str, k: int = 5, files: Sequence[str] | None = None) -> list[Hit]:
-        """The ``k`` chunks nearest ``query``, best first; ``files`` limits the documents.
-
-        Each entry of ``files`` matches a document by file name or by relative path.
-        """
+        """The ``k`` chunks nearest ``query``; ``files`` (names or relative paths) limit it."""
         if not query.strip() or k <= 0:
             return []
         where = files_filter(self.lookup, files) if files else None
@@ -235,11 +205,8 @@ class ChromaStore(ChromaCollections):
     def nearest(
         self, vector: Sequence[float], k: int, doc_ids: Collection[str] | None = None
     ) -> list[tuple[tuple[str, int], float]]:
-        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first.
-
-        Only ids and distances: reading texts and metadata is most of a query's cost, so
-        callers fetch those (``get_chunks``) for the few chunks they keep.
-        """
+        """The keys of the ``k`` chunks nearest ``vector`` with their cosine, best first; no
+        texts, which are most of a query's cost (``get_chunks`` reads them)."""
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
         where: Any = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None

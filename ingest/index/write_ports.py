@@ -1,15 +1,8 @@
-"""The write side of the indexes: what the pipeline keeps in step with the folder.
+"""The write side of the indexes (Chroma, keyword): adding an index is implementing these.
 
-The Chroma store is one such index; the keyword (BM25) index is another. The pipeline
-writes to every index through this protocol, so adding an index is adding an object
-that implements it. ``doc_id`` here is the content key (``ingest.keys.content_key``):
-identical files share it and a rename does not change it.
-
-An index that also implements ``VectorIndex`` receives its chunks batch by batch with
-vectors the pipeline computed once (held, then written with other files' chunks: see
-``ingest.pipeline.write_behind``), and can say which chunks it holds already, so an interrupted
-document resumes instead of being embedded again. Any other index receives
-the whole document through ``replace_document`` once its chunks are known.
+``doc_id`` here is the content key (``ingest.keys.content_key``): identical files share it
+and a rename does not change it. A ``VectorIndex`` gets chunks batch by batch with vectors
+computed once, and says which it holds, so an interrupted document resumes.
 """
 
 from __future__ import annotations
@@ -28,8 +21,7 @@ class ChunkIndex(Protocol):
     name: str
     """How the index is named in a consistency report."""
     building: bool
-    """True while it is being filled for the first time (a new embedding model's
-    collection): reconcile leaves it alone until it answers."""
+    """True while it is first filled (a new model's collection): reconcile leaves it alone."""
 
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks, atomically for readers where possible."""
@@ -44,8 +36,7 @@ class ChunkIndex(Protocol):
         ...
 
     def chunk_counts(self) -> Mapping[str, int] | None:
-        """Chunks held per document, or None when the index can't count them cheaply
-        (reconcile then checks only that each document is there)."""
+        """Chunks held per document, or None when the index can't count them cheaply."""
         ...
 
 
@@ -72,25 +63,20 @@ class VectorIndex(ChunkIndex, Protocol):
     def hold_chunks(
         self, doc_id: str, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None:
-        """Keep these chunks of ``doc_id`` until the next ``flush`` writes them; raises
-        DiskFull when the disk has no room for them."""
+        """Keep these chunks until the next ``flush``; DiskFull when the disk has no room."""
         ...
 
     def set_document_vector(self, doc_id: str, vector: Sequence[float], chunks: int) -> None:
-        """Store the vector of the document's outline (``ingest.index.chunk_context.document_text``)
-        and how many chunks it has."""
+        """Store the vector of the document's outline and how many chunks it has."""
         ...
 
     def fill_document_vectors(self, keep_going: Callable[[], bool]) -> int:
-        """Store a vector for each document that has chunks but none (an older library),
-        while ``keep_going()``; returns how many."""
+        """Store a vector for each document with chunks but none, while ``keep_going()``."""
         ...
 
     def flush(self) -> dict[str, BaseException]:
         """Write every held chunk; return the documents whose chunks failed, with why.
-
-        Interrupted, it holds again what it took: a held chunk is never dropped unwritten.
-        """
+        Interrupted, it holds again what it took: a held chunk is never dropped unwritten."""
         ...
 
     def chunk_indexes(self, doc_id: str) -> set[int]:

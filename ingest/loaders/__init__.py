@@ -1,30 +1,13 @@
-"""Loaders: turn a file into pages of text, or say in plain words why they cannot.
+"""Loaders: turn a file into pages of text, lazily, or say in plain words why they cannot.
 
-``open_document(path)`` picks a loader by the file's suffix (``LOADERS``, the one list of
-supported types) and returns a LoadedDocument: ``page_count`` when the format knows it up
-front, and ``pages()``, which reads the file lazily, a page at a time, so memory stays
-bounded whatever the file's size. Checks that are cheap (empty file, wrong password,
-binary content, a missing part) fail in ``open_document``; what only reading the whole
-file can tell (no text at all, a scan) fails at the end of ``pages()``. Both raise
-UnreadableFile with a reason a person can act on; OSError (missing file, permission
-denied) passes through untouched so the caller can tell "try again later" from "this
-file is broken".
+Cheap checks (empty, wrong password, binary, a missing part) fail in ``open_document``;
+what needs the whole file (no text at all) fails at the end of ``pages()``; both raise
+UnreadableFile, while OSError passes through so the caller can tell "try again later" from
+"broken". Run only in parser processes (``ingest.parsing``), under a memory limit.
 
-The app never calls these in its own process: ``ingest.parsing`` runs them in parser
-processes with a memory limit, and a package's parts are read under the limits of
-``ingest.loaders.limits``, so a file built to exhaust memory fails with a reason too.
-
-Positions: on a paged format (PDF, slides) each page counts from 0; elsewhere a page is
-a block of the document's text and ``page.offset`` is where it starts, so a span
-``(start, end)`` on a page is ``page.text[start - page.offset : end - page.offset]``.
-Text-like formats (.txt, .md, .rst) keep the file's own characters, so there a span is
-a position in the decoded file; the others (PDF, HTML, CSV, Office, EPUB) count in the
-text Docent extracts.
-
-OCR: ``open_document(path, ocr)`` takes a ``PageReader`` (``ingest.ocr.page_reader``) that
-reads page images; a scanned PDF page and every picture file go to it, and their pages
-say so (``Page.ocr``). None means OCR is off: scanned pages are empty, pictures fail
-saying OCR is off. Spreadsheets are pages too: one per sheet (``sheets``).
+Positions: a paged format's pages count from 0; elsewhere ``page.offset`` is where the
+page's block starts, so a span is ``page.text[start - page.offset : end - page.offset]``,
+in the decoded file for text formats and in the extracted text for the others.
 """
 
 from __future__ import annotations
@@ -152,8 +135,8 @@ def is_supported(path: Path) -> bool:
 
 
 def open_document(path: Path, ocr: PageReader | None = None) -> LoadedDocument:
-    """Open ``path`` with the loader for its suffix, page images read by ``ocr`` (None:
-    OCR is off); raises UnsupportedFile or UnreadableFile."""
+    """Open ``path`` with the loader for its suffix, page images read by ``ocr`` (None: OCR
+    off: scanned pages are empty, pictures fail); raises UnsupportedFile or UnreadableFile."""
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
         raise UnsupportedFile(path)
@@ -168,9 +151,6 @@ def needs_ocr(path: Path) -> bool:
 
 
 def load(path: Path, ocr: PageReader | None = None) -> list[Page]:
-    """Every page of ``path`` in a list: for callers that have not moved to streaming yet.
-
-    Holds the whole document in memory; the indexer should iterate ``open_document``.
-    """
+    """Every page of ``path`` in a list, held in memory (the indexer streams instead)."""
     with open_document(path, ocr) as document:
         return list(document.pages())

@@ -34,8 +34,7 @@ class Document(Closing):
 
 @runtime_checkable
 class Resumable(Protocol):
-    """A document whose reading can pick up at a page: the OCR lane's, whose pages read
-    before a stop (a crash, or another file's turn) are kept and not read again."""
+    """A document whose reading can pick up at a page (the OCR lane keeps pages read)."""
 
     def resume_at(self, first: int, seen_text: bool) -> None:
         """Begin ``pages()`` at page ``first`` (1-based), skipping the pages before it
@@ -59,11 +58,8 @@ def cut_point(text: str, target: int) -> int:
 
 
 def cut_blocks(pieces: Iterable[str], target: int = BLOCK_CHARS) -> Iterator[tuple[int, str]]:
-    """Regroup decoded pieces into blocks of about ``target`` characters, with their offsets.
-
-    Blocks end at a paragraph or line break when one is near, so that a block boundary
-    cuts the text no worse than the chunker would.
-    """
+    """Regroup decoded pieces into blocks of about ``target`` characters, with their offsets,
+    ending at a nearby paragraph or line break (cutting no worse than the chunker would)."""
     offset = 0
     buffer = ""
     for piece in pieces:
@@ -78,11 +74,8 @@ def cut_blocks(pieces: Iterable[str], target: int = BLOCK_CHARS) -> Iterator[tup
 
 
 class HeadingTrail:
-    """The path of headings above the current position, outermost first.
-
-    A document title (front matter, ``<title>``, a book's title) sits at level 0, above
-    every heading; an H1 that merely repeats it is not added twice.
-    """
+    """The path of headings above the current position, outermost first; a document title
+    sits at level 0, and an H1 that merely repeats it is not added twice."""
 
     def __init__(self, title: str | None = None) -> None:
         self._stack: list[tuple[int, str]] = []

@@ -1,9 +1,8 @@
 """Word (.docx): paragraphs and table rows in reading order, headings from styles.
 
-The document part is read as a stream of parse events and every paragraph is dropped once
-its text is out, so a document of any length is read in bounded memory (and no run of
-text may grow past ``ingest.loaders.limits.TEXT_CHARS``). Text in content controls,
-hyperlinks, fields and text boxes counts; deleted revisions and field codes do not.
+Streamed, each paragraph dropped once its text is out, so memory stays bounded. Text in
+content controls, hyperlinks, fields and text boxes counts; deleted revisions and field
+codes do not.
 """
 
 from __future__ import annotations

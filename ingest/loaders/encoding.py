@@ -1,8 +1,7 @@
 """Which encoding a text file is in, and whether it is text at all, from a few samples.
 
-Decisions are made on samples (the head and three windows spread through the file), so
-that a 200 MB file is judged without being read; the file is then decoded as a stream
-with ``errors="replace"``, so a wrong guess garbles a few characters but never crashes.
+A 200 MB file is judged from its head and three windows; decoding with ``errors="replace"``
+means a wrong guess garbles a few characters but never crashes.
 """
 
 from __future__ import annotations
@@ -57,10 +56,7 @@ def samples(fh: BinaryIO, size: int) -> list[bytes]:
 
 def detect(windows: list[bytes], declared: str | None = None) -> str:
     """The encoding of a file from its samples; raises UnreadableFile for binary content.
-
-    ``declared`` is what the file says of itself (HTML's charset). Valid UTF-8 wins over
-    it, and it is trusted only if the samples decode cleanly, since pages often lie.
-    """
+    Valid UTF-8 beats ``declared`` (HTML's charset), trusted only if the samples decode."""
     head = windows[0]
     encoding = next((name for bom, name in _BOMS if head.startswith(bom)), None)
     if encoding is None and b"\x00" not in b"".join(windows):

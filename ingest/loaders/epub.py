@@ -1,8 +1,5 @@
-"""EPUB: the spine's chapters in reading order, each streamed through the HTML reader.
-
-An EPUB is a zip of XHTML chapters listed by its package document (OPF). zipfile plus
-the HTML reader Docent already has cost less than a library (ebooklib loads the whole
-book into memory). The book's title heads every heading path.
+"""EPUB: the spine's chapters in reading order, each streamed through the HTML reader
+(ebooklib loads the whole book into memory). The book's title heads every heading path.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Pictures as documents: a photo or scan of a page (png, jpg, tiff, webp, bmp), read by OCR.
 
-Pillow opens each file lazily (the header first, pixels on demand); a TIFF's every frame
-is a page (a scanner's multi-page TIFF), other formats are one page. A JPEG is decoded at
-the size OCR uses (``draft``), and any frame bigger than that is shrunk before it is read,
-so a 50-megapixel photo costs what a page does. A camera's EXIF orientation is applied,
-so a photo taken sideways reads as it was seen. A file that claims more pixels than any
-photo has fails, saying why, before its pixels are decoded.
+A TIFF's every frame is a page. Frames are decoded at or shrunk to the size OCR uses, so a
+50-megapixel photo costs what a page does; a file claiming more pixels than any photo
+fails before its pixels are decoded.
 """
 
 from __future__ import annotations
@@ -27,10 +24,8 @@ from ingest.ocr.page_reader import PageReader
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 """Picture files Docent reads, by OCR."""
 MAX_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485)
-"""Most pixels one frame may claim: Pillow's own limit, past which it refuses to open a
-picture as a decompression bomb (twice ``Image.MAX_IMAGE_PIXELS``: 178,956,970 pixels,
-a poster scanned at 500 dpi). Ours is the same number, so a refusal names the one that
-was applied, whichever check caught it; past it, a file is built to exhaust memory."""
+"""Most pixels one frame may claim: Pillow's own decompression-bomb limit (178,956,970, a
+poster at 500 dpi), so a refusal names the same number whichever check caught it."""
 NO_TEXT_SEEN = "no text found in this picture by OCR"
 _NOT_A_PICTURE = "not a picture Docent can open ({detail}): check its extension"
 _TOO_BIG = (
@@ -116,8 +111,7 @@ def open_picture(handle: IO[bytes]) -> Image.Image:
 
 
 def refuse_past_limit(image: Image.Image) -> None:
-    """Refuse the current frame when it claims more than MAX_PIXELS (a TIFF's later frames
-    are only known once sought)."""
+    """Refuse the current frame when it claims more than MAX_PIXELS."""
     width, height = image.size
     if width * height > MAX_PIXELS:
         raise UnreadableFile(_TOO_BIG.format(limit=MAX_PIXELS))

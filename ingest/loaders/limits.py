@@ -1,14 +1,8 @@
 """Limits on what a part of a zip package may expand into, checked while it is read.
 
-A package is small on disk, and its parts may inflate a thousandfold: one endless run of
-text, millions of elements in a part that is parsed whole. The parser process's memory
-limit stops any of them in the end; these stop the known shapes early, in a few
-megabytes, with a reason that names the part. The bytes a part inflates to are counted
-as they are read, never taken from the zip's header, which says what its writer liked.
-
-XML is still parsed by expat (``XMLParser``), which refuses entity-expansion bombs
-(billion laughs); the counting happens in the tree builder it feeds. An exception raised
-there stops expat and comes out of ``feed()`` as it was raised.
+The parser process's memory limit stops a bomb in the end; these stop the known shapes
+early, with a reason naming the part. Inflated bytes are counted as read, never taken
+from the zip's header; expat itself refuses entity-expansion bombs.
 """
 
 from __future__ import annotations
@@ -57,10 +51,8 @@ class CappedPart(Closing):
 
 
 class _CountingBuilder(ET.TreeBuilder):
-    """Builds the tree as TreeBuilder does, counting elements and each run of text.
-
-    With ``events`` it also records ("start" | "end", element) as ``iterparse`` would.
-    """
+    """Builds the tree as TreeBuilder does, counting elements and each run of text (and
+    with ``events``, recording them as ``iterparse`` would)."""
 
     def __init__(
         self,
@@ -115,8 +107,8 @@ def parse_whole(stream: CappedPart, max_elements: int = PART_ELEMENTS) -> ET.Ele
 
 
 def stream_events(stream: CappedPart) -> Iterator[tuple[str, ET.Element]]:
-    """("start" | "end", element) as ``iterparse`` gives them; the reader clears what it
-    has read. Any number of elements, but no run of text past ``TEXT_CHARS``."""
+    """("start" | "end", element) as ``iterparse`` gives them; no run of text past
+    ``TEXT_CHARS``, and the reader clears what it has read."""
     events: list[tuple[str, ET.Element]] = []
     parser = ET.XMLParser(target=_CountingBuilder(stream.part, stream.kind, None, events))
     while chunk := stream.read(_FEED_BYTES):

@@ -1,8 +1,7 @@
 """HTML to plain text with paragraph breaks, noting where each heading's section starts.
 
-The standard library's HTMLParser is incremental (``feed`` a piece at a time), forgiving
-of broken markup and decodes entities, so a huge page streams through in bounded memory;
-tree-building parsers (lxml, BeautifulSoup, selectolax) hold the whole document.
+HTMLParser is incremental and forgiving, so a huge page streams in bounded memory; tree
+builders (lxml, BeautifulSoup, selectolax) hold the whole document.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Zip packages (Word, PowerPoint, EPUB): open them, follow their relationships.
 
-These formats are zip files of XML parts. Reading the parts we need as streams, with the
-standard library's zipfile and ElementTree, keeps memory to the part being read: the
-python-docx and python-pptx object models load every part of the package, pictures
-included, before giving back any text. Every part is read under the limits of
-``ingest.loaders.limits`` (bytes inflated, elements, the length of a run of text), and
-expat, which parses them, refuses entity-expansion bombs (billion laughs).
+Parts are streamed with zipfile and ElementTree, keeping memory to the part being read
+(python-docx and python-pptx load every part, pictures included, before any text).
 """
 
 from __future__ import annotations
@@ -105,11 +101,7 @@ class Package(Closing):
 
 
 class _OwnedZip(zipfile.ZipFile):
-    """A zip read from the file object ``path.open`` gives, which it closes with itself.
-
-    Opening through ``path`` (not its name) lets a caller that has read the bytes already
-    serve them from memory, so a scan reads each file once.
-    """
+    """A zip read from ``path.open()``, closed with it (bytes read already serve from memory)."""
 
     def __init__(self, source: IO[bytes]) -> None:
         self._source = source

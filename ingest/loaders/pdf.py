@@ -1,16 +1,8 @@
-"""PDF through pypdf, one page at a time from the open file.
+"""PDF through pypdf, one page at a time from the open file, blank pages included.
 
-pypdf reads objects on demand from a file object (never the whole file into bytes), and
-its cache of parsed objects is emptied every few dozen pages, so memory stays flat
-however many pages a PDF has. It needs ``cryptography`` for AES and
-``fontTools`` for CFF fonts: both come with the ``pypdf[crypto,fonts]`` dependency.
-Every page is yielded, blank ones included, so ``page_count`` pages always come out.
-
-A page whose text layer is missing or useless (``ingest.ocr.script``) while it draws an
-image is a scan: the ``PageReader`` reads it, from PDFium's rendering of that one page,
-and the page says it was read by OCR. Pages with good text are never OCR'd, so a mixed
-PDF costs OCR only on its scanned pages. Without a reader (OCR is off) such a page is
-empty, as before.
+AES and CFF fonts need ``pypdf[crypto,fonts]``. A page whose text layer is missing or
+useless while it draws an image is a scan, read by the ``PageReader`` (empty with OCR
+off); pages with good text are never OCR'd.
 """
 
 from __future__ import annotations
@@ -77,9 +69,8 @@ class PdfDocument(Document):
         self._seen_text = False
 
     def resume_at(self, first: int, seen_text: bool) -> None:
-        """Begin ``pages()`` at page ``first`` (see ``Resumable``); the pages before it
-        are neither extracted nor drawn, only their bookmarks followed, so the headings
-        of the pages after are what a whole reading gives them."""
+        """Begin ``pages()`` at page ``first`` (see ``Resumable``); the pages before it only
+        have their bookmarks followed, so later headings are as a whole reading gives them."""
         self._first, self._seen_text = max(first, 1), seen_text
 
     def pages(self) -> Iterator[Page]:
@@ -165,11 +156,7 @@ def _extract(reader: PdfReader, number: int) -> tuple[str, BaseException | None]
 
 
 def _outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
-    """The bookmarks on each page: page number -> [(level, title)], in outline order.
-
-    Bookmarks are the PDF's own table of contents; they become the heading path of the
-    pages they point at (and of the pages after them, until the next one).
-    """
+    """The bookmarks on each page: page number -> [(level, title)], in outline order."""
     found: dict[int, list[tuple[int, str]]] = {}
 
     def walk(items: list[Any], level: int) -> None:
@@ -195,11 +182,8 @@ def _outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
 
 
 def _place(entries: list[tuple[int, str]], text: str, trail: HeadingTrail) -> tuple[Section, ...]:
-    """Sections for a page's bookmarks, each where its title first appears in the text.
-
-    A bookmark only names a page; finding its title places the heading within it (text
-    above it still belongs to the previous heading). Not found: the top of the page.
-    """
+    """Sections for a page's bookmarks, each where its title first appears in the text (else
+    the top of the page), so text above it stays under the previous heading."""
     sections: list[Section] = []
     position = 0
     for level, title in entries:

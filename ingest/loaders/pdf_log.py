@@ -1,10 +1,7 @@
 """pypdf's own warnings go to Docent's log, once per message and file, never the console.
 
-pypdf logs a warning for every oddity it repairs in a broken file ("incorrect startxref
-pointer", "Object 172 0 not defined"). A person reading the console cannot act on them
-(the document's status carries the reason), but a developer wants them in the log. So
-pypdf's logger stops propagating to the console's handlers and hands each record to this
-module's logger at INFO, prefixed with the file it concerns.
+A person cannot act on "incorrect startxref pointer" (the document's status carries the
+reason); a developer wants it in the log, at INFO, prefixed with its file.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Opening a PDF with pypdf: the header, passwords and AES, and broken cross-references.
-
-A file without a cross-reference table (hand-written or truncated) is read by object
-scan: pypdf only scans once it has found a ``startxref`` pointer, so the file is read
-with one appended that points nowhere.
-"""
+"""Opening a PDF with pypdf: the header, passwords and AES, and broken cross-references."""
 
 from __future__ import annotations
 
@@ -52,12 +47,8 @@ def open_pdf(fh: io.BufferedReader) -> PdfReader:
 
 
 def _reader(fh: io.BufferedReader) -> PdfReader:
-    """A reader for ``fh``; a file without a cross-reference table is read by object scan.
-
-    pypdf rebuilds a broken cross-reference table by scanning the file for objects, but
-    only once it has found a ``startxref`` pointer; hand-written and truncated files have
-    none, so give it one that points nowhere, and it scans.
-    """
+    """A reader for ``fh``; a file without a cross-reference table is read by object scan
+    (pypdf scans only after a ``startxref`` pointer, so one pointing nowhere is appended)."""
     try:
         return PdfReader(fh)
     except PdfReadError as first:

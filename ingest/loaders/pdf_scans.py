@@ -12,8 +12,7 @@ _IMAGE_DEPTH = 3
 
 
 def is_scanned(page: PageObject, text: str) -> bool:
-    """Whether a page is a scan: its text layer is missing or useless and it draws an
-    image (checked only then, as it costs a look at the page's resources)."""
+    """Whether a page is a scan: its text layer is missing or useless and it draws an image."""
     if letter_share(text) >= 0.5 and alphanumerics(text) >= 64:
         return False  # plenty of text: whatever images it has are figures
     return _draws_images(page) and not usable_text_layer(text, draws_images=True)

@@ -1,7 +1,6 @@
 """PowerPoint (.pptx): one page per slide, titled by its title placeholder, notes after.
 
-Slides are read one at a time in presentation order; each is a small XML part. A slide
-without a title gets an empty heading path, so it never inherits the previous slide's.
+A slide without a title gets an empty heading path, never the previous slide's.
 """
 
 from __future__ import annotations
@@ -60,10 +59,7 @@ class PptxDocument(Document):
 
 
 def _slide_text(root: ET.Element, notes: bool = False) -> tuple[str, list[str]]:
-    """The slide's title and its other text blocks, in the order the shapes are listed.
-
-    On a notes page only the notes body counts (not the slide image or the number).
-    """
+    """The slide's title and other text blocks in shape order (on a notes page, its body)."""
     title = ""
     blocks: list[str] = []
     tree = root.find(f"{P}cSld/{P}spTree")

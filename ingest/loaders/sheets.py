@@ -1,11 +1,7 @@
 """Spreadsheets (xlsx, xls, ods) through python-calamine: each sheet a page named after it.
 
-calamine reads all three formats in Rust, fast and without pandas; the parser process's
-memory limit bounds what a sheet may hold. A sheet is page ``n`` (its place in the
-workbook) with its name as the page's heading, so a citation says "Revenue, page 2".
-Rows are rendered as CSV's are (``tabular.render_row``): each value labelled with its
-column's header, so every chunk of rows carries the header row and stands alone. A big
-sheet is handed out in blocks of about ``BLOCK_CHARS``, positioned inside their page.
+calamine reads all three formats in Rust, without pandas. Rows are rendered as CSV's are
+(each value labelled with its header); a big sheet comes in blocks inside its page.
 """
 
 from __future__ import annotations

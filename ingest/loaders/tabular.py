@@ -1,14 +1,8 @@
 """CSV as one line of text per row, each value labelled with its column's header.
 
-"City: Oslo; Population: 709000" finds and answers questions far better than
-"Oslo,709000" cut away from its header: every row carries the header row's words, so
-any chunk of rows stands alone, wherever the chunker cuts. Spreadsheets (``sheets``)
-render their rows by the same rule (``is_header``, ``render_row``). The standard
-library's csv module reads rows from a stream, and its Sniffer guesses the delimiter.
-
-csv.reader builds a whole row before it hands it over, so a row is capped before it
-reaches the reader: ``ROW_CHARS`` characters (one row may span lines, inside quotes),
-then ``ROW_FIELDS`` fields. A 99 MB line of commas would otherwise be 33 million fields.
+"City: Oslo; Population: 709000" answers far better than "Oslo,709000" cut away from its
+header. A row is capped (``ROW_CHARS``, then ``ROW_FIELDS``) before csv.reader builds it:
+a 99 MB line of commas would otherwise be 33 million fields.
 """
 
 from __future__ import annotations
@@ -91,10 +85,8 @@ class CsvDocument(Document):
 
 
 def is_header(row: list[str]) -> bool:
-    """Most tables start with a header row; one holding a bare number is data.
-
-    (The Sniffer's own header test guesses wrong on small files.)
-    """
+    """Most tables start with a header row; one holding a bare number is data (the
+    Sniffer's own header test guesses wrong on small files)."""
     return not any(_is_number(cell) for cell in row)
 
 
@@ -119,9 +111,8 @@ def render_row(header: list[str], row: list[str]) -> str:
 
 
 class _Lines:
-    """Decoded pieces split at newlines, kept (csv.reader joins quoted multi-line values),
-    refusing a row longer than ``ROW_CHARS``: ``row_chars`` counts what the row being
-    read has taken, and the reader of rows sets it back to 0 after each one."""
+    """Decoded pieces split at newlines, kept, refusing a row longer than ``ROW_CHARS``;
+    the reader of rows sets ``row_chars`` back to 0 after each one."""
 
     def __init__(self, pieces: Iterator[str]) -> None:
         self._pieces = pieces

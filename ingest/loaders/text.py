@@ -1,9 +1,7 @@
 """Plain text, Markdown and reStructuredText, read as streams of blocks.
 
-A page here is a block of about a megabyte that ends at a paragraph or line break; its
-text is exactly the file's text at ``offset`` (decoded), so spans are positions in the
-file. Markdown front matter is skipped (the first page starts after it) and its title
-heads every heading path; headings become Sections.
+A page is a block of about a megabyte, exactly the decoded file's text at ``offset``.
+Markdown front matter is skipped and its title heads every heading path.
 """
 
 from __future__ import annotations
@@ -135,8 +133,8 @@ _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
 
 
 class _RstHeadings:
-    """Section titles: a text line underlined (and maybe overlined) by one punctuation
-    character; levels follow the order in which adornment styles first appear."""
+    """Section titles: a line underlined (maybe overlined) by punctuation; levels follow the
+    order in which adornment styles first appear."""
 
     def __init__(self, trail: HeadingTrail) -> None:
         self.trail = trail

@@ -1,17 +1,8 @@
 """RapidOcrEngine: the text lines of an image, with the models the rapidocr wheel ships.
 
-rapidocr 3.10 carries PP-OCRv6 detection and recognition (small) and the v2 line
-orientation classifier in ``rapidocr/models``. Each model is named here by its file, so
-rapidocr never reaches for its download code (which it runs when a model is named by
-version only); a wheel without them is an install error, said as such. It runs on the
-onnxruntime Docent already has, with one thread: OCR is the slow lane, and must leave the
-other core to the files that need none.
-
-A page may lie sideways or upside down. Detection finds lines in any orientation; the
-page's orientation is the vote of its lines (tall boxes: sideways; the classifier's
-"180": flipped), and every line is then turned the same way before it is recognised, so
-one line the classifier got wrong is not read upside down. ``Lines.rotation`` says how
-the page was turned, for the layout to put the lines back in reading order.
+Each model is named by its file, so rapidocr never reaches for its download code; one
+onnxruntime thread leaves the other core to typed files. A page's orientation is the vote
+of its lines, and every line is turned that way, so one misclassified line is not flipped.
 """
 
 from __future__ import annotations
@@ -37,14 +28,12 @@ MODEL_FILES = {
 MAX_SIDE = 2000
 """rapidocr shrinks a bigger image to this before it detects (so render no bigger)."""
 MAX_PIXELS = 2_200_000
-"""Most pixels an image is read at: an A4 or Letter page at 150 dpi. Detection's memory
-grows with the pixels: a 2000 × 2000 page took the OCR worker to 1 GB, a 1613 × 1613
-one (2.6 million pixels) to 814 MB, an A4 page at 150 dpi to about 600 MB."""
+"""Most pixels an image is read at: an A4 page at 150 dpi, about 600 MB of detection (a
+2000 × 2000 page took the OCR worker to 1 GB)."""
 
 
 def fitting_scale(width: float, height: float) -> float:
-    """The scale (at most 1) that brings an image of ``width`` × ``height`` within
-    MAX_SIDE and MAX_PIXELS."""
+    """The scale (at most 1) that brings an image within MAX_SIDE and MAX_PIXELS."""
     area = max(width * height, 1.0)
     return min(1.0, MAX_SIDE / max(width, height, 1.0), (MAX_PIXELS / area) ** 0.5)
 
@@ -151,8 +140,7 @@ def _sideways(boxes: Any) -> bool:
 
 
 def _flipped(crops: list[np.ndarray], labels: list[tuple[str, float]]) -> bool:
-    """Whether most of the text (by length, weighted by the classifier's confidence) reads
-    upside down once every line is laid flat."""
+    """Whether most of the text (by length and confidence) reads upside down, laid flat."""
     up = down = 0.0
     for crop, (label, score) in zip(crops, labels, strict=True):
         weight = crop.shape[1] * float(score)

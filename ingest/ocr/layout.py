@@ -1,13 +1,8 @@
 """Reading order: OCR'd lines back into the text a person reads, paragraph by paragraph.
 
-Detection returns boxes in no useful order. They are first turned upright (the page's
-rotation) and straightened (the median slant of the long boxes: a scanner's skew), then
-cut into horizontal bands where no box spans the gap between them. Inside a band, a wide
-empty gap splits boxes into columns. Consecutive bands with the same columns form a
-block, read column by column, left to right (the two-column page: the left column to
-its end, then the right); narrow cells in rows aligned across columns are a table and
-read row by row. Lines whose gap is larger than usual, or whose height changes (a
-heading), start a new paragraph, so the chunker cuts and cites as it does typed text.
+Boxes are turned upright and deskewed, cut into bands, and bands with the same columns
+read column by column; aligned narrow cells read row by row as a table. A larger gap or a
+change of height starts a paragraph, so the chunker treats it as typed text.
 """
 
 from __future__ import annotations
@@ -60,8 +55,7 @@ class _Block:
 
 
 def reading_text(found: Lines, keep: list[Line] | None = None) -> str:
-    """The lines of ``found`` (or only ``keep``) as text: paragraphs separated by a blank
-    line, lines inside one by a newline."""
+    """The lines of ``found`` (or only ``keep``) as text, paragraphs apart by a blank line."""
     boxes = straighten(found, found.lines if keep is None else keep)
     paragraphs = [p for block in _blocks(_bands(boxes)) for p in _read(block)]
     return "\n\n".join("\n".join(lines) for lines in paragraphs if lines)
@@ -109,8 +103,7 @@ def _side(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 def _slant(points: list[tuple[float, float]]) -> float | None:
-    """The angle (radians) of a long box's long side; None for a short box, whose angle
-    says little."""
+    """The angle (radians) of a long box's long side; None for a short box."""
     first, second = _side(points[0], points[1]), _side(points[1], points[2])
     a, b = (points[0], points[1]) if first >= second else (points[1], points[2])
     if max(first, second) < 3 * min(first, second):

@@ -1,11 +1,7 @@
 """What OCR hands around: lines found on an image, a page's text, and the reader Protocol.
 
-A loader that meets a page with no usable text hands a ``PageReader`` a way to draw it
-(a callable, so that a reader that will not read never renders). The real reader
-(``ingest.ocr.reader.RapidReader``) reads it in the OCR lane's worker; ``DeferredReader``
-raises NeedsOcr, which sends the whole file to that lane, so the typed lane never waits
-on OCR; no reader at all means OCR is off. ``CappedReader`` reads a file's pages up to
-its limit (``DOCENT_OCR_MAX_PAGES``) and leaves the rest out, saying so.
+A reader gets a way to draw the page, so one that will not read never renders; the typed
+lane's ``DeferredReader`` raises NeedsOcr, so it never waits on OCR.
 """
 
 from __future__ import annotations
@@ -26,8 +22,7 @@ class NeedsOcr(Exception):
 
 @dataclass(frozen=True)
 class Line:
-    """One line of text as found: its corners in the image (clockwise from the text's
-    top left), what it says and the recogniser's confidence (0..1)."""
+    """One line of text: its corners (clockwise from the text's top left), text, confidence."""
 
     points: tuple[tuple[float, float], ...]
     text: str
@@ -36,8 +31,7 @@ class Line:
 
 @dataclass(frozen=True)
 class Lines:
-    """What an image holds: its lines, and how far the page was turned (degrees,
-    clockwise: 90 means its text runs top to bottom)."""
+    """What an image holds: its lines, and the page's turn (degrees clockwise; 90: top down)."""
 
     lines: list[Line]
     rotation: int

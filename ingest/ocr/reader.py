@@ -1,9 +1,4 @@
-"""RapidReader: reads page images with the bundled models, in the OCR lane's worker.
-
-``judge`` decides what a page's lines amount to: its text in reading order with the
-mean confidence of its characters, or, when most of what was seen is not a script the
-models know, a page that could not be read (see ``ingest.ocr.script``).
-"""
+"""RapidReader: reads page images with the bundled models, in the OCR lane's worker."""
 
 from __future__ import annotations
 
@@ -52,9 +47,8 @@ class RapidReader:
 
 
 def _give_back() -> None:
-    """Return the page's freed buffers to the system. A page takes a few hundred MB and
-    frees them, but glibc keeps freed heap for reuse, so a worker reading page after page
-    of different sizes grew to 1.1 GB where one page needs 0.6 to 0.9 GB."""
+    """Return the page's freed buffers to the system: glibc keeps freed heap, and a worker
+    reading pages of different sizes grew to 1.1 GB where one page needs 0.6 to 0.9."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:  # not glibc: nothing to trim

@@ -1,11 +1,8 @@
 """Page images for OCR: a PDF page rendered by PDFium, a frame of an image file.
 
-PDFium (pypdfium2) renders every image codec a scan uses (CCITT, JBIG2, JPEG 2000) and
-honours the page's /Rotate, one page at a time; pypdf only hands out the raw images.
-The resolution is the one the recogniser wants: lines of text a few dozen pixels tall.
-150 dpi gives that for print; a scan made finer than that is rendered closer to its
-own resolution while the page is small (a stamp-sized page scanned at 2400 dpi), never
-past the size OCR reads (``engine.MAX_SIDE``, ``engine.MAX_PIXELS``).
+PDFium renders every codec a scan uses (CCITT, JBIG2, JPEG 2000) and honours /Rotate;
+pypdf only hands out raw images. 150 dpi gives lines a few dozen pixels tall, what the
+recogniser wants; a small page scanned finer is rendered finer.
 """
 
 from __future__ import annotations
@@ -58,8 +55,7 @@ class PdfPages:
 
 
 def render_scale(width: float, height: float, native: float | None) -> float:
-    """Pixels per point for a page of ``width`` × ``height`` points whose images hold
-    ``native`` pixels per point (None: no image)."""
+    """Pixels per point for a page whose images hold ``native`` pixels per point (or None)."""
     long_side = max(width, height, 1.0)
     scale = BASE_DPI / _POINTS
     if native is not None and native > scale and long_side * scale < SMALL_SIDE:

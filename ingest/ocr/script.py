@@ -1,13 +1,8 @@
 """Is this text worth indexing? For a PDF's own text layer, and for what OCR read.
 
-A text layer can be there and useless: a font without a Unicode map gives symbols, and a
-scanner may stamp a page number on an image of the page. Such a page is read by OCR.
-
-The bundled recogniser knows Latin, Greek, Chinese and Japanese characters. Shown a line
-in another script (Cyrillic, Arabic, Hebrew…) it returns blanks where it saw letters, or
-confident-looking nonsense that mixes cases and alphabets inside a word. A page whose
-lines are mostly like that says it could not be read, rather than filling the index
-with garbage.
+A text layer may be symbols (a font without a Unicode map) or a scanner's stamp. The
+recogniser knows Latin, Greek, Chinese and Japanese; shown another script it returns
+blanks or mixed-alphabet nonsense, so such a page says it could not be read.
 """
 
 from __future__ import annotations

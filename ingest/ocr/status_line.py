@@ -1,11 +1,5 @@
-"""What a document's status line says about the pages OCR read.
-
-A page whose mean recognition confidence is under ``LOW_CONFIDENCE`` is still indexed (a
-search may well find it), but its text is likely to hold misread words, and the person
-should know: "4 pages read with low confidence". Any page OCR read is counted in the line
-("scanned: 3 pages read by OCR"), as the source chip marks its passages "scanned". A page
-in a script the models do not read is not indexed, and says so. So do the pages past
-the file's OCR limit (``DOCENT_OCR_MAX_PAGES``), by number: "pages 501–3000 left out".
+"""What a document's status line says about the pages OCR read ("4 pages read with low
+confidence", "pages 501–3000 left out"): low-confidence pages are still indexed.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """ParserPool: a few worker processes that parse untrusted files, each under a memory limit.
 
-A file is only bytes someone sent; a small one may expand to gigabytes once opened, and
-memory a process has taken is rarely given back. So the app never parses a file itself:
-a worker does, under ``RLIMIT_AS``, and a worker that breaks the limit, crashes, or is
-stopped mid-task (the file's time budget ran out, the file changed, the app is stopping)
-is killed and replaced. The app's side only ever holds a page at a time.
-
-Workers are started lazily, up to ``size`` (the indexer's places), from multiprocessing's
-fork server, which has imported the loaders once: a fresh worker is a fork, a few
-milliseconds. Plain ``fork`` of the app would copy its onnxruntime and Chroma threads'
-locks mid-use; ``spawn`` (the only choice on Windows) works the same, only slower. As
-with any multiprocessing code, a worker imports the app's main module (run.py) before it
-starts, so an entry script keeps its work under ``if __name__ == "__main__"``.
-
-A task is any module-level function that returns an iterator (``wire.Task``): reading a
-document is one (``tasks.read_document``); another kind of job is another function, run
-the same way through ``lease``.
-
-OCR has a pool of its own (``ParserPool.for_ocr``): one worker, so scans are read one
-page at a time on one core whatever else is indexing, under a limit of its own, since
-onnxruntime and OpenCV reserve far more address space than pypdf ever needs. Its
-``reader`` is what reads the pages (the bundled models; a test passes its own).
+A small file may expand to gigabytes, and a process rarely gives memory back, so a worker
+that breaks its ``RLIMIT_AS``, crashes or is stopped mid-task is killed and replaced.
+Workers fork from a fork server (a few ms; plain ``fork`` would copy onnxruntime's and
+Chroma's locks mid-use), and import run.py first: keep entry scripts under ``__main__``.
 """
 
 from __future__ import annotations
@@ -67,8 +50,8 @@ class ParserPool:
 
     @classmethod
     def for_ocr(cls, memory_mb: int, reader: ReaderFactory | None = None) -> ParserPool:
-        """The OCR lane's pool: one worker that keeps its models between files, reading
-        with ``reader`` (None: the bundled models)."""
+        """The OCR lane's pool: one worker, keeping its models, under a limit of its own
+        (onnxruntime reserves far more address space than pypdf)."""
         return cls(
             1,
             memory_mb,
@@ -96,9 +79,8 @@ class ParserPool:
         cancelled: threading.Event | None = None,
         ocr: OcrMode = "off",
     ) -> RemoteDocument:
-        """Open ``path`` (from ``data``, its bytes, when given) in a worker, page images
-        treated as ``ocr`` says; raises what the loaders raise (UnsupportedFile,
-        UnreadableFile, NeedsOcr, OSError), or Cancelled."""
+        """Open ``path`` (from ``data`` when given) in a worker; raises what the loaders
+        raise, or Cancelled."""
         return RemoteDocument.open(self, read_document, (str(path), ocr), data, cancelled)
 
     def open_scan(
@@ -111,9 +93,8 @@ class ParserPool:
         seen_text: bool = False,
         ocr_pages: int | None = None,
     ) -> RemoteDocument:
-        """Open ``path`` as the OCR lane reads it (``tasks.read_scan``): from page
-        ``first_page``, at most ``ocr_pages`` pages read by OCR; raises as
-        ``open_document`` does."""
+        """Open ``path`` as the OCR lane reads it, from ``first_page``, at most ``ocr_pages``
+        read by OCR; raises as ``open_document`` does."""
         if self.reader is None:
             from ingest.ocr.reader import RapidReader
 
@@ -157,8 +138,7 @@ class ParserPool:
             return sorted(w.process.pid for w in self._workers if w.process.pid is not None)
 
     def close(self) -> None:
-        """Let every worker go: idle ones leave, busy ones are killed (their task ends
-        Cancelled). The pool starts new workers if it is used again."""
+        """Let every worker go (busy ones killed, their task Cancelled); reusable after."""
         with self._lock:
             idle, busy = self._idle, self._workers - set(self._idle)
             self._idle, self._workers = [], set()

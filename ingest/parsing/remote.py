@@ -1,8 +1,6 @@
-"""RemoteDocument: a LoadedDocument whose file is parsed in a parser process.
+"""RemoteDocument: a LoadedDocument whose file is parsed in a parser process, a page ahead.
 
-It reads one page ahead: as soon as a page arrives it asks for the next, so the worker
-parses while the app chunks and embeds. Closing it before the last page (the file was
-cancelled, or the reader wanted only the start) kills its worker, which the pool replaces.
+Closing it before the last page kills its worker, which the pool replaces.
 """
 
 from __future__ import annotations
@@ -82,12 +80,8 @@ class RemoteDocument(Closing):
         return self._lease.pid
 
     def pages(self, more: Callable[[Page], bool] | None = None) -> Iterator[Page]:
-        """The pages in order; may end by raising what the loader raised.
-
-        ``more`` is asked about each page as it arrives: once it says no, that page is the
-        last, and the worker, asked for nothing more, goes back to its pool whole (killing
-        it mid-page would cost the page and, for OCR, loading the models again).
-        """
+        """The pages in order; may end by raising what the loader raised. After the page
+        ``more`` says no to, the worker goes back whole (a kill costs OCR its models)."""
         lease = self._lease
         try:
             lease.ask_next()

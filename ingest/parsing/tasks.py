@@ -1,11 +1,7 @@
 """The tasks a parser process runs: module-level functions the pool names in ``Start``.
 
-Reading a document is the main one. How it treats page images is its ``ocr`` mode:
-"off" (scanned pages are empty, pictures fail saying OCR is off), "defer" (the first page
-that needs OCR raises NeedsOcr: the typed lane hands the file to the OCR lane), or
-"read" (OCR reads them here: the OCR lane's worker, whose models load on its first page
-and stay for every file it reads after). The OCR lane reads with ``read_scan``: from the
-first page it has not kept yet, and only as many pages by OCR as a file may have.
+``ocr`` mode: "off" (scanned pages empty), "defer" (the first page that needs OCR raises
+NeedsOcr), or "read" (the OCR lane's worker, whose models stay loaded between files).
 """
 
 from __future__ import annotations
@@ -49,11 +45,8 @@ class ScanPlan:
 
 
 def read_document(path: str, ocr: OcrMode, data: bytes | None) -> Iterator[Any]:
-    """The document's page count (None when unknown up front), then its pages.
-
-    ``data`` is the file's bytes when the app read them already: the file is then parsed
-    from those, never read again, so its pages belong to the bytes the app hashed.
-    """
+    """The document's page count (None when unknown up front), then its pages; given
+    ``data``, the file is parsed from those bytes (the ones the app hashed)."""
     with open_document(_source(path, data), _page_reader(ocr)) as document:
         yield document.page_count
         yield from _checked(document.pages())
@@ -94,8 +87,7 @@ PREVIEW_SIDE = 2000
 
 
 def preview_frame(path: str, frame: int, data: bytes | None) -> Iterator[Any]:
-    """Frame ``frame`` (0-based) of a picture file as PNG bytes no bigger than
-    PREVIEW_SIDE: a TIFF, which no browser shows, drawn for the window's viewer."""
+    """Frame ``frame`` (0-based) of a picture as PNG within PREVIEW_SIDE (browsers show no TIFF)."""
     from PIL import Image
 
     from ingest.loaders.images import frame_count, open_picture, refuse_past_limit

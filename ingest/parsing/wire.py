@@ -1,14 +1,8 @@
 """What crosses the pipe between the app and a parser process, errors included.
 
-A new worker first says ``Ready``. Then the app sends ``Start`` (a task and its
-arguments; a payload of bytes, when there is one, follows as a message of its own, so it
-is never pickled) and ``Next`` as it wants more; the worker answers each with ``Item``,
-``End`` or ``Failed``. A task is any module-level function that returns an iterator: its
-first item answers ``Start``.
-
-Errors cross as ``WireError`` and are raised again on the app's side as the types the
-indexer tells apart: UnreadableFile, UnsupportedFile, NeedsOcr, and OSError by errno (so a missing
-file is FileNotFoundError again, a locked one PermissionError).
+The worker says ``Ready``; the app sends ``Start`` (a payload of bytes follows unpickled)
+and ``Next``; the worker answers ``Item``, ``End`` or ``Failed``. Errors come back as the
+types the indexer tells apart, OSError by errno.
 """
 
 from __future__ import annotations
@@ -115,8 +109,7 @@ def encode(error: BaseException) -> WireError:
 
 
 def decode(error: WireError, memory_reason: str) -> BaseException:
-    """The exception to raise for ``error`` (in the app); ``memory_reason`` is the
-    UnreadableFile reason for a file that needed more memory than a worker may use."""
+    """The exception to raise for ``error`` (``memory_reason``: for a file out of memory)."""
     if error.kind == "memory":
         return UnreadableFile(memory_reason)
     if error.kind == "unreadable":
@@ -138,11 +131,7 @@ def decode(error: WireError, memory_reason: str) -> BaseException:
 
 
 def out_of_memory(error: BaseException) -> bool:
-    """Whether ``error`` (or what caused it) says memory ran out.
-
-    A loader may wrap the MemoryError in its own error, and expat reports its own
-    failed allocations as a ParseError ("out of memory").
-    """
+    """Whether ``error`` (or what caused it, expat's "out of memory" too) says memory ran out."""
     seen: set[int] = set()
     pending: list[BaseException | None] = [error]
     while pending:

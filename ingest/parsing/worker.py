@@ -1,10 +1,7 @@
 """A parser process: runs the tasks the pool sends, one at a time, under a memory limit.
 
-It lives for many files. It leaves on its own when its pipe closes (the pool let it go)
-and when the app is gone, even in the middle of a file. After a task whose peak memory
-passed its ``retire_kb`` (``RETIRE_KB`` unless its pool says otherwise: an OCR worker's
-models alone take more), or one that ran out of memory, it says so in its reply and
-leaves, so the pool starts a fresh, small one: a process rarely gives memory back.
+It leaves when its pipe closes or the app is gone, and retires after a task that passed
+``retire_kb`` of peak memory or ran out: a process rarely gives memory back.
 """
 
 from __future__ import annotations
@@ -39,8 +36,7 @@ RETIRE_KB = 256 << 10
 
 
 def serve(conn: Connection, memory_limit: int, retire_kb: int = RETIRE_KB) -> None:
-    """The worker's main loop (a ``multiprocessing`` target): answer requests until the
-    pipe closes or a reply asks to retire."""
+    """The worker's main loop: answer requests until the pipe closes or it retires."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the app's; it stops us
     _exit_with_app()
     _limit_memory(memory_limit)

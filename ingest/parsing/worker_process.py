@@ -1,7 +1,4 @@
-"""One parser process seen from the app: start it, stop it, and say why it died.
-
-The process's own side is ``worker`` (its loop); ``pool`` keeps several and leases them.
-"""
+"""One parser process seen from the app: start it, stop it, and say why it died."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ class WorkerProcess:
         retire_kb: int,
         cancelled: threading.Event | None,
     ) -> WorkerProcess:
-        """A new worker, once it says it is ready; raises ParserUnavailable if it cannot
-        start (no file is to blame), or Cancelled."""
+        """A new worker, once ready; ParserUnavailable (no file to blame) or Cancelled."""
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
             target=serve,

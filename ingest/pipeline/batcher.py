@@ -1,21 +1,9 @@
 """Cross-file embedding: chunks of the files in flight share one embedding call.
 
-Embedding a file's chunks on their own loses what batching gains: an embedder that sorts
-its texts by length and runs fixed-size batches pads little only when it sees many texts
-at once, and a few chunks per call give it nothing to sort. The batcher collects the
-requests of every file being indexed into a window (up to ``window`` texts, or until
-every file in flight is waiting on it), embeds the window in one call, and hands each
-file its own vectors back. Files still write their own chunks, each under its own key;
-the store may send writes that arrive together in one call (``ingest.index.group_commit``),
-but a file's write returns only once its own chunks are in.
-
-The thread whose request opens a window embeds it (there is no batcher thread to start
-or stop); the others wait. Two windows may be in flight at once, so the embedder is
-never left idle while one window's last batch finishes and the next is gathered. A
-window that fails is embedded again request by request, so one file's bad text fails
-that file only. Requests are taken first come, first served,
-and a file asks for at most one batch of chunks at a time, so a big file's chunks never
-hold back a small file's for more than one window.
+An embedder that sorts texts by length pads little only when it sees many at once. The
+thread whose request opens a window embeds it (no batcher thread); two windows may be in
+flight so the embedder never idles; a failed window is retried request by request, so one
+file's bad text fails that file only; a file asks one batch at a time, first come first served.
 """
 
 from __future__ import annotations
@@ -41,12 +29,8 @@ being parsed or stored must not keep the embedder idle)."""
 
 
 def shares_batches(embedder: Embedder) -> bool:
-    """Whether texts from several files may share one call to ``embedder``.
-
-    An embedder says so with ``shared_batches = True`` when a call costs what its texts
-    cost (none of them can hold the others up) and one call already keeps every core it
-    may use busy.
-    """
+    """Whether texts from several files may share one call to ``embedder`` (its
+    ``shared_batches``: a call costs what its texts cost and keeps its cores busy)."""
     return isinstance(embedder, SharesBatches) and embedder.shared_batches
 
 
@@ -127,8 +111,7 @@ class EmbedBatcher:
                     self._cond.notify_all()
 
     def _gather(self, own: _Request) -> list[_Request]:
-        """Take a window of requests, first come first served (call holding the lock);
-        none when the other window took ``own`` meanwhile (its file is served)."""
+        """Take a window of requests (holding the lock); none if the other window took ``own``."""
         deadline = time.monotonic() + self.linger
         # Files whose texts are in the other window's call cannot ask again before it ends.
         while (

@@ -1,10 +1,8 @@
 """Chunker: split pages into overlapping pieces, streaming, never across a page or section.
 
-Every chunk keeps its page number, its heading path and its character span, such that
 ``page.text[chunk.start - page.offset : chunk.end - page.offset] == chunk.text`` always
-holds; citations rely on it. A page's sections cut it into segments that are chunked
-separately, except that a heading with nothing under it but its first sub-heading joins
-that sub-section, whose path (which includes it) labels the chunk.
+holds; citations rely on it. A heading with nothing under it but its first sub-heading
+joins that sub-section.
 """
 
 from __future__ import annotations
@@ -41,10 +39,7 @@ class PageChunk:
 
 
 def chunk_pages(pages: Iterable[Page], size: int = 1000, overlap: int = 150) -> Iterator[PageChunk]:
-    """Split each page into chunks of at most ``size`` characters sharing ``overlap``.
-
-    Lazy: pages are read one at a time, so a streamed file is chunked in bounded memory.
-    """
+    """Split each page into chunks of at most ``size`` characters sharing ``overlap``, lazily."""
     if size <= 0:
         raise ValueError(f"chunk size must be positive, got {size}")
     if not 0 <= overlap < size:

@@ -1,7 +1,5 @@
 """One file taken off the queue: looked at, decided from one read of its registry row, run,
-and its end written down. What comes next for it (a retry, the OCR lane, the back of the
-lane, a wait for disk space) is the scheduler's (``ingest.pipeline.indexer``), told by
-the ``Next`` this returns.
+and its end written down; what comes next is the scheduler's, told by ``Next``.
 """
 
 from __future__ import annotations
@@ -35,9 +33,8 @@ _FRESH_SECONDS = 2.0
 """Files modified longer ago than this are not checked for still being written."""
 
 Next = Literal["done", "cancelled", "retry", "ocr", "requeue", "space"]
-"""What the scheduler does with the path now: nothing (it ended, or was cancelled), try it
-again later, hand it to the OCR lane, put it at the back of its lane, or hold it until
-the disk has room."""
+"""What the scheduler does with the path now: nothing, retry later, the OCR lane, the back
+of its lane, or hold it until the disk has room."""
 
 
 class FileHandler:
@@ -62,8 +59,7 @@ class FileHandler:
         """Runs each file on one bounded pool of threads, under its time budget."""
 
     async def handle(self, job: Job, on_settle: Callable[[], None]) -> tuple[Next, str]:
-        """Look at ``job``'s file, decide, run it; ``on_settle`` gives its place back once
-        it only waits for its write. Returns what comes next, and why."""
+        """Look at ``job``'s file, decide, run it; returns what comes next, and why."""
         rel = job.rel
         info = await asyncio.to_thread(inspect, self.docs_dir, rel)
         if info is None or not is_candidate(rel):
@@ -79,8 +75,7 @@ class FileHandler:
             self.events.publish(finished(record))
             return "done", ""
         if await asyncio.to_thread(short_of_room, self.registry.db_path.parent):
-            # Nothing is read, embedded or written on a full disk: a write that Chroma
-            # itself refuses can leave it stuck (ingest.index.chroma_calls).
+            # A write that Chroma itself refuses can leave it stuck (docs/disk-full.md).
             return "space", ""
         run = IndexJob(job, self.docs_dir / rel, info, record, self.options.time_budget)
         try:
@@ -89,8 +84,7 @@ class FileHandler:
         except Busy as busy:
             return "retry", str(busy)
         except NeedsOcr:
-            # A page needs OCR: the file is read again, whole, in the OCR lane (what it
-            # embedded so far is resumed there, not embedded again).
+            # Read again, whole, in the OCR lane; what it embedded so far is resumed there.
             self.registry.upsert(rel, status=DocStatus.QUEUED)
             return "ocr", ""
         except TurnOver:

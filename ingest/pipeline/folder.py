@@ -38,9 +38,8 @@ def is_ignored(rel_path: str) -> bool:
 
 
 def is_candidate(rel_path: str) -> bool:
-    """Whether a file at this relative path is one Docent looks at: every file a person
-    put there. One of a type Docent does not read ends ``error`` saying so, rather than
-    being left out without a word."""
+    """Whether Docent looks at this file: every file a person put there (one of a type
+    Docent does not read ends ``error`` saying so, rather than left out without a word)."""
     return not is_ignored(rel_path)
 
 
@@ -56,10 +55,8 @@ class FileInfo:
 
 
 def inspect(docs_dir: Path, rel: str) -> FileInfo | None:
-    """Stat ``rel`` under ``docs_dir``; None when it is gone or not a regular file.
-
-    A symbolic link is followed only while its target stays inside the folder.
-    """
+    """Stat ``rel`` under ``docs_dir``; None when it is gone, not a regular file, or a link
+    out of the folder."""
     full = docs_dir / rel
     try:
         info = os.lstat(full)
@@ -77,9 +74,7 @@ def inspect(docs_dir: Path, rel: str) -> FileInfo | None:
 
 def walk(docs_dir: Path) -> dict[str, FileInfo]:
     """Every indexable file under the folder with its stat; reads no file (runs in a thread).
-
-    Linked folders are not entered: they may loop, or lead out of the folder.
-    """
+    Linked folders are not entered: they may loop, or lead out of the folder."""
     found: dict[str, FileInfo] = {}
     for root, dirs, files in os.walk(docs_dir):
         dirs[:] = [name for name in dirs if not name.startswith(".")]
@@ -113,8 +108,8 @@ def sha256_file(path: Path) -> str:
 
 
 def read_and_hash(path: Path, size: int) -> ReadFile:
-    """Read the file once: its sha256, with its bytes kept when ``size`` is at most
-    ``HOLD_BYTES`` (the stat's size; a file that grew past it is read whole anyway)."""
+    """Read the file once: its sha256, with its bytes kept when ``size`` (the stat's) is at
+    most ``HOLD_BYTES``."""
     if size > HOLD_BYTES:
         return ReadFile(sha256_file(path), None)
     with path.open("rb") as fh:

@@ -1,10 +1,5 @@
-"""One file's run through the pipeline, made once by the indexer and handed down.
-
-Before, a file's state was spread over the queue's ``Job``, the stat (``FileInfo``), the
-bytes read (``ReadFile``), the indexer's place and budget, and the registry's row, which
-the indexer and the pipeline each read again. An ``IndexJob`` carries all of them: the
-row is read once, when the indexer decides what to do with the file, and the pipeline
-decides from that same row.
+"""One file's run through the pipeline, made once by the indexer and handed down, so the
+registry row is read once and every decision uses that same row.
 """
 
 from __future__ import annotations

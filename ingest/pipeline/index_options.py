@@ -1,8 +1,4 @@
-"""How the indexer cuts, paces and bounds files: one object, shared by its parts.
-
-Its fields may change while the indexer runs (a test shortens a budget, say): the parts
-read them when they need them.
-"""
+"""How the indexer cuts, paces and bounds files: one object its parts read live."""
 
 from __future__ import annotations
 
@@ -40,6 +36,5 @@ class IndexOptions:
     """How often the full disk is looked at again."""
 
     def threads(self, *, ocr: bool) -> int:
-        """Worker tasks, and so threads, files may need at once (``ocr``: with the OCR
-        lane's)."""
+        """Worker tasks, and so threads, files may need at once (``ocr``: with the OCR lane)."""
         return (self.workers + (1 if ocr else 0)) * WAITING_PER_PLACE

@@ -1,12 +1,6 @@
 """The indexer: keeps the registry and every index in step with the documents folder.
 
-This module only coordinates, and is what the app calls: it feeds the work queue (a
-change seen, an upload, a scan), holds files while the disk is full (``space``) and says
-when all is done. ``lanes`` runs the worker tasks of each lane and what follows each
-file's run (retries, the OCR lane); ``file_handler`` runs one file, on the ``runner``'s
-bounded pool of threads under a time budget, parsed in a worker process of the
-``ParserPool``; ``pipeline`` does the file's work, ``reconcile`` compares the folder with
-the registry and the indexes, and the ``janitor`` collects what no file uses any more.
+What the app calls; it only coordinates (who owns the rest: docs/ingest.md).
 """
 
 from __future__ import annotations
@@ -42,8 +36,7 @@ OCR_RETRIED = "ocr_retried"
 
 
 class Indexer:
-    """Keeps the registry and every index in step with the documents folder: the queue,
-    its lanes and places, retries, and files waiting for disk space."""
+    """Keeps the registry and every index in step with the documents folder."""
 
     def __init__(
         self,
@@ -121,11 +114,8 @@ class Indexer:
         self.lanes.start()
 
     async def stop(self, timeout: float = 3.0) -> None:
-        """Stop the workers and cancel running files; waits ``timeout`` s at most for them.
-
-        Unfinished files stay ``queued``/``indexing`` in the registry with the chunks
-        written so far; the next scan resumes them.
-        """
+        """Stop the workers and cancel running files, waiting ``timeout`` s at most; the next
+        scan resumes unfinished files from the chunks they wrote."""
         self.janitor.stop()
         self.space.stop()
         await self.lanes.stop()
@@ -139,8 +129,7 @@ class Indexer:
 
     @property
     def queued(self) -> int:
-        """Files not finished yet: waiting, waiting to retry (or for disk space), or being
-        indexed now."""
+        """Files not finished yet: waiting, to retry, for disk space, or being indexed."""
         return self.lanes.queue.pending + len(self.space)
 
     @property
@@ -162,11 +151,8 @@ class Indexer:
                 return
 
     def enqueue(self, path: Path, *, urgent: bool = True) -> bool:
-        """Queue a file for a look (call on the event loop); False if it is ignored.
-
-        A path that no longer exists is queued for removal. The registry row is not
-        touched until the pipeline knows the file changed (a new file shows ``queued``).
-        """
+        """Queue a file for a look (call on the event loop); False if it is ignored. A path
+        gone is queued for removal; only a new file's row shows ``queued`` at once."""
         rel = relative(self.docs_dir, path)
         if rel is None or not is_candidate(rel):
             return False
@@ -193,8 +179,7 @@ class Indexer:
         return bool(targets)
 
     def _put(self, rel: str, size: int, *, urgent: bool) -> bool:
-        """Queue ``rel``; raises DiskFull (and remembers the path) when the registry
-        cannot be written."""
+        """Queue ``rel``; DiskFull (the path remembered) when the registry can't be written."""
         self.events.bind(asyncio.get_running_loop())
         if self.registry.get_by_path(rel) is None and os.path.lexists(self.docs_dir / rel):
             try:
@@ -214,12 +199,8 @@ class Indexer:
         return await asyncio.to_thread(self.reconciler.check)
 
     async def scan(self, *, retry_errors: bool = False) -> int:
-        """Reconcile: repair the indexes, queue what changed or was left unfinished, and
-        queue removal of documents whose file is gone. Returns how many files were queued.
-
-        Files that failed because of their bytes are retried only when the bytes change,
-        or with ``retry_errors``.
-        """
+        """Reconcile the folder with the indexes; returns how many files were queued. Files
+        that failed for their bytes are retried only if they change, or ``retry_errors``."""
         if retry_errors:
             for record in self.registry.list():
                 if record.status == DocStatus.ERROR and not record.retry:
@@ -267,10 +248,7 @@ class Indexer:
     async def index_all(
         self, on_event: Callable[[IngestEvent], None] | None = None
     ) -> list[DocumentRecord]:
-        """Scan and wait until done (for the CLI); returns the records of files visited.
-
-        Starts and stops the workers itself if they were not running.
-        """
+        """Scan and wait until done (for the CLI); returns the records of files visited."""
         started_here = not self.lanes.running
         visited: set[str] = set()
 

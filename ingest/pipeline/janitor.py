@@ -1,8 +1,6 @@
 """The janitor: what the indexer does once the library is idle, not for any one file.
 
-It deletes contents no file uses any more (``reconcile``), and the OCR lane's kept pages
-of files no longer in flight, and gives documents indexed by an older version their
-document vector. It never runs while files wait for disk space: deleting writes too.
+It never runs while files wait for disk space: deleting writes too.
 """
 
 from __future__ import annotations
@@ -46,11 +44,8 @@ class Janitor:
         self._vectors_filled = False
 
     def collect_later(self) -> None:
-        """Collect unused contents once the library has been idle ``delay`` seconds.
-
-        Not at once: a rename arrives as a removal, then a creation; the content must
-        still be there when the creation comes.
-        """
+        """Collect unused contents once the library has been idle ``delay`` seconds (a
+        rename arrives as a removal then a creation, which reuses the content)."""
         if self._timer is not None:
             self._timer.cancel()
         loop = asyncio.get_running_loop()
@@ -85,9 +80,8 @@ class Janitor:
             await self._fill_document_vectors()
 
     async def _fill_document_vectors(self) -> None:
-        """While idle, give documents indexed by an older version their document vector;
-        once every index is done, never again in this run (new documents get theirs as
-        they are indexed)."""
+        """While idle, give documents indexed by an older version their document vector
+        (once all are done, never again in this run)."""
         indexes = [ix for ix in self.reconciler.indexes if isinstance(ix, VectorIndex)]
         # During a model switch the new collection gets them as it is built, and the old
         # one is about to go.

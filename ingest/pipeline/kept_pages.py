@@ -1,13 +1,8 @@
-"""KeptPages: the pages the OCR lane has read, kept per file until the file is indexed.
+"""KeptPages: the pages the OCR lane has read, kept per file (by sha256) until it is indexed,
+so a scan read again after a crash or its turn picks up at its first page not kept.
 
-OCR reads a page in seconds, a long scan in hours. Each page is kept as it comes (its
-text, headings and what OCR made of it), in ``docent.db`` under the file's sha256, so a
-file read again after a crash, or after giving its turn to another file, picks up at the
-first page not kept instead of page 1. The pages of a file go once it is indexed or
-deleted; ``keep_only`` sweeps whatever is left of files no longer being read.
-
-A commit per page: in WAL mode with ``synchronous=NORMAL`` (as the registry) a committed
-page survives the app being killed; a power cut may cost the last few, read again.
+A commit per page: in WAL mode with ``synchronous=NORMAL`` a committed page survives the
+app being killed; a power cut may cost the last few, read again.
 """
 
 from __future__ import annotations
@@ -51,8 +46,8 @@ class Kept:
 
 
 class KeptPages:
-    """The ``ocr_pages`` table; safe from any thread. Opens its connection on first use
-    (again after ``close``)."""
+    """The ``ocr_pages`` table; safe from any thread, connected on first use (again after
+    ``close``)."""
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
@@ -104,8 +99,7 @@ class KeptPages:
         self._change("DELETE FROM ocr_pages WHERE sha256 = ?", (sha256,))
 
     def keep_only(self, sha256s: Iterable[str]) -> int:
-        """Drop the pages of every file but these (the ones still being read); returns
-        how many files' pages went."""
+        """Drop the pages of every file but these; returns how many files' pages went."""
         wanted = set(sha256s)
         with self._lock:
             conn = self._connection()

@@ -1,21 +1,9 @@
 """The indexer's worker tasks: each lane's places, and what follows each file's run.
 
-Six files run at once in the typed lane by default: the embedding of the files in flight
-is shared (``batcher``), and a window with texts of several files sorts by length far
-better than one file's few chunks. A file that has embedded everything and waits for its
-chunks to be written together with other files' (``write_behind``) gives its place to
-the next file, so each place has several worker tasks.
-
-Files read by OCR run in a lane of their own (``queue``): one place, one OCR worker
-process with onnxruntime on one thread, so a long scan holds none of the places typed
-files need and leaves them a core. A picture goes there at once; a PDF goes there when
-its typed run meets a page without usable text (NeedsOcr). Its time budget grows by
-``ocr_page_seconds`` for each page OCR may read. Files there take turns, and what OCR
-read is kept page by page (``scans``): a file ending its turn (TurnOver) goes to the back
-of the lane and later continues where it stopped, as a file does after a crash.
-
-A busy file (still being written, locked) is tried again later, waiting longer each time,
-and ends ``error`` after ``max_retries``.
+Six typed places by default, since files in flight share embedding calls; a file waiting
+for its write gives its place up, so each place has several tasks. The OCR lane has one
+place and one single-threaded OCR process, leaving typed files a core; a file ending its
+turn goes to the back and continues where it stopped. A busy file is retried with backoff.
 """
 
 from __future__ import annotations
@@ -88,8 +76,7 @@ class Lanes:
             ]
 
     async def stop(self) -> None:
-        """Close the queue and cancel the worker tasks (their files stop at their next
-        check)."""
+        """Close the queue and cancel the worker tasks (files stop at their next check)."""
         self.queue.close()
         for task in self._tasks:
             task.cancel()
@@ -99,8 +86,7 @@ class Lanes:
         self._tasks = []
 
     def lane_for(self, rel: str) -> Lane:
-        """Where ``rel`` is read: pictures and files found to need OCR in the OCR lane
-        (when OCR is on), everything else in the typed lane."""
+        """Where ``rel`` is read: pictures and files found to need OCR in the OCR lane."""
         if self.ocr and (rel in self._scanned or needs_ocr(Path(rel))):
             return "ocr"
         return "typed"

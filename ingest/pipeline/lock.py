@@ -1,10 +1,7 @@
 """One indexer per data dir: the process that indexes holds ``<data dir>/indexer.lock``.
 
-Two processes writing one embedded store would corrupt it, and a second ``run.py
-ingest`` next to a running app has nothing to add: the lock tells them apart. The
-operating system drops the lock when the process dies, however it dies. ``filelock``
-does the locking on every platform (flock here, LockFileEx on Windows); a refused attempt
-writes nothing, so a second app can be turned away before it touches the data dir.
+Two processes writing one embedded store would corrupt it. The OS drops the lock however
+the process dies, and a refused attempt writes nothing.
 """
 
 from __future__ import annotations
@@ -23,12 +20,8 @@ class AlreadyIndexing(Exception):
 
 
 class IndexLock:
-    """An exclusive, non-blocking lock on a file; ``holder`` says who has it.
-
-    Each instance takes the lock for itself: a second IndexLock on the same path is
-    refused, even in the same process. A process that took the lock early (the window
-    does, before it listens) hands its instance to the services that need it.
-    """
+    """An exclusive, non-blocking lock on a file; ``holder`` says who has it. A second
+    IndexLock on the same path is refused, even in the same process: hand the instance on."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -1,19 +1,9 @@
 """The per-file pipeline: decide whether a file changed, then load → chunk → embed → write.
 
-Runs in a worker thread, one call per file. It decides before it touches the file's
-status: unchanged bytes (a touch), a rename or a duplicate of content already indexed cost
-no embedding. New content is embedded under its own key, batch by batch, while the loader
-thread reads ahead (``read_ahead``: loading overlaps embedding), and written together with
-other files' chunks (``write_behind``); only when every index holds every chunk does the registry
-switch the path to it, in one transaction. An interrupted document resumes: chunks the
-indexes already hold are not embedded again. Files are parsed in worker processes
-(``ingest.parsing``); the loader thread only receives their pages and cuts chunks.
-
-A file runs in one of two lanes (``ingest.queue``). In the typed lane its parser defers
-OCR: the first page that needs it raises NeedsOcr, and the indexer hands the file to the
-OCR lane, whose single worker reads it whole (typed pages as typed, scanned ones by OCR;
-the chunks embedded before the hand-over are resumed, not embedded again). There files
-take turns and every page read is kept (``ingest.pipeline.scans``).
+A touch, a rename or a duplicate costs no embedding; new content is embedded under its own
+key and the registry switches the path to it only once every index holds every chunk, so an
+interrupted document resumes. In the typed lane the first page that needs OCR raises
+NeedsOcr and the file moves to the OCR lane, keeping the chunks embedded so far.
 """
 
 from __future__ import annotations
@@ -124,14 +114,12 @@ class Pipeline:
             return set(self._busy_keys)
 
     def forget_kept(self, sha256: str) -> None:
-        """Drop the OCR lane's kept pages of these bytes (their file is gone), unless
-        another path with the same bytes is being indexed now."""
+        """Drop the OCR lane's kept pages of these bytes, unless another path indexes them now."""
         if self.key_for(sha256) not in self.busy_keys():
             self.kept.forget(sha256)
 
     def sweep_kept(self) -> None:
-        """Drop the kept pages of every file not queued or being indexed (it failed,
-        changed, or went while Docent was not running)."""
+        """Drop the kept pages of every file not queued or being indexed."""
         unfinished = (DocStatus.QUEUED, DocStatus.INDEXING)
         reading = {r.sha256 for r in self.registry.list() if r.status in unfinished}
         self.kept.keep_only(sha for sha in reading if sha is not None)
@@ -144,13 +132,11 @@ class Pipeline:
         on_open: Callable[[int | None], None] | None = None,
     ) -> Outcome:
         """Bring one file's registry row and index entries up to date with its bytes,
-        deciding from the row ``job`` carries (the registry is not read for it again).
+        deciding from the row ``job`` carries.
 
-        ``on_settle`` is called when the file has nothing more to embed and waits for its
-        chunks to be written (``ingest.pipeline.write_behind``): another file may start then.
-        ``on_open`` gets the page count once the file is open (its time budget may grow).
-        In the typed lane a file that needs OCR raises NeedsOcr; in the OCR lane one raises
-        TurnOver after its turn while another file waits for the lane.
+        ``on_settle``: nothing more to embed, only writes to wait for (another file may
+        start); ``on_open``: the page count (the budget may grow). Raises NeedsOcr in the
+        typed lane, TurnOver in the OCR lane when another file waits for its turn.
         """
         full, info, record = job.full, job.info, job.record
         rel = info.rel

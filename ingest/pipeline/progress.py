@@ -1,20 +1,19 @@
 """Progress events of the ingest pipeline, and the library-wide progress they add up to.
 
-The pipeline publishes; the window, the API and the CLI subscribe instead of polling.
-Listeners run on the event loop; the pipeline's threads publish through
-``publish_threadsafe``.
+Listeners run on the event loop; the pipeline's threads use ``publish_threadsafe``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from ingest.pipeline.threads import call_soon
 
 log = logging.getLogger(__name__)
 
@@ -94,14 +93,8 @@ class LibraryProgress:
 
 @dataclass
 class _Tracker:
-    """Counts a batch of work: it starts when the library goes busy and ends when idle.
-
-    Files are counted by path, each by its latest outcome. Counting events instead said
-    "3 of 7 files done · 2 failed" while the list held 6 files and 1 failure: a file queued
-    again (changed while it was indexed, or retried after an error) counted twice, its
-    first failure stayed counted after it was read, and a file that went away (an upload's
-    temporary file) counted as one more file done.
-    """
+    """Counts a batch of work, from busy to idle, by path and each file's latest outcome
+    (counting events counted a file queued again twice, and one gone as one more done)."""
 
     outcome: dict[str, str | None] = field(default_factory=dict)
     """Each file of the batch: None while to do, else "ready" or "error"."""
@@ -150,8 +143,7 @@ class EventBus:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody listens
-            loop.call_soon_threadsafe(self.publish, event)
+        call_soon(loop, self.publish, event)
 
     def publish(self, event: IngestEvent) -> None:
         """Record ``event`` and hand it to every listener (on the event loop)."""

@@ -1,18 +1,9 @@
 """The work queue: which path the pipeline takes next, and what is running now.
 
-Each path waits at most once. Small files go first and a big one never holds every
-worker: at most one file over ``SMALL_BYTES`` runs at a time, so small files are not
-starved behind it. Work on a path can be cancelled (its file changed or went away); a
-busy file waits on a retry timer. Call everything on the event loop.
-
-Two lanes: "typed" for files whose text is text, "ocr" for files read by OCR. Each lane's
-workers take only its own jobs, so a long scan never stands in front of a typed file.
-A file found to need OCR halfway is handed over to the other lane (``hand_over``).
-
-Files in the OCR lane take turns (``ingest.pipeline.scans``): a running scan's
-``others_waiting`` is set while another waits, and one that ends its turn goes to the
-back (``requeue``): the lane serves files that had fewer turns first, so a new file goes
-before every file that had one, and two long scans alternate.
+Each path waits at most once; small files go first, and at most one over ``SMALL_BYTES``
+runs at a time so small ones are not starved. Two lanes, "typed" and "ocr", so a long scan
+never stands in front of a typed file; in the OCR lane files take turns, fewest turns
+first. Call everything on the event loop.
 """
 
 from __future__ import annotations
@@ -53,8 +44,7 @@ class WorkQueue:
         self._small: list[tuple[int, int, int, str]] = []
         self._big: list[tuple[int, int, int, str]] = []
         self._scans: list[tuple[int, int, int, int, str]] = []
-        """The OCR lane's waiting paths, in order: turns had, priority, then the smaller
-        first among new files, and in the order they ended their turn among the others."""
+        """The OCR lane's waiting paths by turns had, priority, then size or turn's end."""
         self._turns: dict[str, int] = {}
         """Turns each path of the OCR lane has had (while it has more to read)."""
         self._lanes: dict[str, Lane] = {}
@@ -69,11 +59,9 @@ class WorkQueue:
         self._idle.set()
         self._closed = False
 
-    # -- putting work in -------------------------------------------------------------
-
     def put(self, rel: str, *, size: int = 0, urgent: bool = False, lane: Lane = "typed") -> bool:
         """Queue ``rel`` in ``lane``; False if it was already waiting. A running job for it
-        is cancelled and the path runs again once that job is done (its file changed)."""
+        is cancelled, and the path runs again once it is done."""
         self._turns.pop(rel, None)  # new work on the path: its turns start again
         return self._put(rel, size=size, urgent=urgent, lane=lane)
 
@@ -102,13 +90,11 @@ class WorkQueue:
         return True
 
     def hand_over(self, job: Job, lane: Lane) -> None:
-        """Run ``job``'s path again in ``lane`` once the job is done (it was not cancelled:
-        its file turned out to need the other lane)."""
+        """Run ``job``'s path again in ``lane`` once the job is done (it needs that lane)."""
         self._run_again(job.rel, job.size, lane)
 
     def requeue(self, job: Job) -> None:
-        """Queue ``job``'s path again once the job is done, behind the paths of its lane
-        that had fewer turns (it ended its turn to let them read)."""
+        """Queue ``job``'s path again once done, behind its lane's paths with fewer turns."""
         self._turns[job.rel] = self._turns.get(job.rel, 0) + 1
         self._run_again(job.rel, job.size, job.lane)
 
@@ -127,14 +113,8 @@ class WorkQueue:
         job.cancelled.set()
         return True
 
-    # -- taking work out -------------------------------------------------------------
-
     async def get(self, lane: Lane = "typed") -> Job | None:
-        """The next job of ``lane``: in the typed lane the most urgent small file, else a
-        big one if none is running; in the OCR lane the next scan.
-
-        None once the queue is closed.
-        """
+        """The next job of ``lane`` (a big file only while none runs); None once closed."""
         while not self._closed:
             job = self._pop(lane)
             if job is not None:
@@ -156,8 +136,6 @@ class WorkQueue:
             self._turns.pop(job.rel, None)
         self._wake["typed"].set()  # a big slot may have freed up
         self._update_idle()
-
-    # -- state -----------------------------------------------------------------------
 
     @property
     def pending(self) -> int:
@@ -201,8 +179,6 @@ class WorkQueue:
     def reopen(self) -> None:
         """Accept work again after ``close`` (a restarted indexer)."""
         self._closed = False
-
-    # -- internals -------------------------------------------------------------------
 
     def _pop(self, lane: Lane) -> Job | None:
         while True:

@@ -1,8 +1,4 @@
-"""Reading ahead of a file's embedding: a loader thread cuts its pages into chunks.
-
-The loader runs up to ``READ_AHEAD`` batches ahead, so loading overlaps embedding; the
-file takes whatever batches are ready when it asks, and waits only for the first.
-"""
+"""Reading ahead of a file's embedding: a loader thread cuts its pages into chunks."""
 
 from __future__ import annotations
 
@@ -59,10 +55,8 @@ class ReadAhead:
     ) -> Iterator[Batch]:
         """Chunk batches from a loader thread that runs up to ``READ_AHEAD`` batches ahead.
 
-        A batch is what the loader has ready when the file asks, up to ``embed_batch``
-        chunks; it waits only for the first. A file whose pages are slow to parse hands
-        the embedder the chunks it has: waiting for a full batch left the embedder idle
-        while several small PDFs were parsed (sharing one core, as pypdf holds the GIL).
+        A batch is what is ready when the file asks (up to ``embed_batch``): waiting for a
+        full one left the embedder idle while small PDFs were parsed (pypdf holds the GIL).
         """
         ready: queue.Queue[Batch | BaseException | None] = queue.Queue(
             READ_AHEAD * self.embed_batch
@@ -124,8 +118,8 @@ class ReadAhead:
     def _chunks(
         self, counted: CountedPages, rel: str, name: str, sha: str, key: str
     ) -> Iterator[Batch]:
-        """Each chunk as it is cut, with the pages read so far; then, if the last pages
-        had no text, an empty batch with the final page count."""
+        """Each chunk as it is cut, with the pages read so far; then, if the last pages had
+        no text, an empty batch with the final page count."""
         reported = 0
         started = time.perf_counter()
         for index, piece in enumerate(chunk_pages(counted, self.chunk_size, self.chunk_overlap)):
@@ -152,8 +146,7 @@ class ReadAhead:
 
 
 class CountedPages:
-    """Counts the pages a consumer has pulled (a page handed out in blocks, such as a big
-    sheet, counts once), and tallies those OCR read."""
+    """Counts the pages a consumer has pulled (a page in blocks once), and those OCR read."""
 
     def __init__(
         self, pages: Iterator[Page], tally: OcrTally, on_page: Callable[[int], None]

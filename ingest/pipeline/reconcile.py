@@ -1,9 +1,6 @@
 """Reconcile: compare the folder, the registry and every index, and repair what differs.
 
-``check`` only looks (``run.py status --check`` prints its report); ``repair`` deletes
-what no one needs and says which paths the pipeline must visit. Both run in a thread.
-Reading the folder costs one stat per file: bytes are read only for files whose size or
-modification time changed.
+One stat per file: bytes are read only for files whose size or modification time changed.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Files run through the pipeline on one bounded pool of threads, each under its time budget.
 
-A file's run blocks (parsing in a worker process, embedding, the shared write), so it
-runs off the event loop. The threads are daemons and nobody joins them: a file past its
-budget, or cancelled, ends ``error`` or stops at once for the indexer, while its thread
-stops at its next check and its parser process is killed (the pool watches the flag).
-So stopping never waits for a thread for long, and a frozen thread can't keep the
-process from exiting. The pool has as many threads as the indexer has workers, started
-as they are needed; a file's budget starts when a thread takes it up, so one queued
-behind a late file is not charged for the wait.
+The threads are daemons nobody joins: a file past its budget or cancelled stops at once
+for the indexer, its thread at its next check, so a frozen thread never holds up a stop.
+A budget starts when a thread takes the file up, not when it was queued.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +15,7 @@ from typing import Any
 
 from ingest.pipeline.index_job import IndexJob
 from ingest.pipeline.process import Outcome, Pipeline
-from ingest.pipeline.threads import ThreadPool
+from ingest.pipeline.threads import ThreadPool, call_soon
 
 
 class FileRunner:
@@ -34,14 +28,8 @@ class FileRunner:
     async def run(
         self, job: IndexJob, on_settle: Callable[[], None], ocr_page_seconds: float
     ) -> Outcome:
-        """Run the pipeline on ``job`` under its budget (in the OCR lane, grown by
-        ``ocr_page_seconds`` a page once the page count is known); raises what the
-        pipeline raised, or TimeoutError past the budget.
-
-        Once the file waits for its write (``write_behind``) ``on_settle`` is called (it
-        gives the file's place back) and its budget stops: that wait is bounded by the
-        write's own patience.
-        """
+        """Run the pipeline on ``job`` under its budget; raises what the pipeline raised, or
+        TimeoutError. The budget stops at ``on_settle`` (the write's patience bounds it)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
         settled: asyncio.Future[None] = loop.create_future()
@@ -69,15 +57,15 @@ class FileRunner:
         def run() -> None:
             thread = threading.current_thread()
             name, thread.name = thread.name, f"index {job.rel}"  # for py-spy and logs
-            _call_soon(loop, _start, began, loop)
+            call_soon(loop, _start, began, loop)
             try:
                 result = self.pipeline.process(
-                    job, on_settle=lambda: _call_soon(loop, settle_in_loop), on_open=on_open
+                    job, on_settle=lambda: call_soon(loop, settle_in_loop), on_open=on_open
                 )
             except BaseException as exc:
-                _call_soon(loop, finish, None, exc)
+                call_soon(loop, finish, None, exc)
             else:
-                _call_soon(loop, finish, result, None)
+                call_soon(loop, finish, result, None)
             finally:
                 thread.name = name
 
@@ -107,8 +95,7 @@ class FileRunner:
         return future.result()
 
     async def wait_stopped(self, timeout: float) -> None:
-        """Wait ``timeout`` s at most for the files still running to stop; then let the
-        idle threads go."""
+        """Wait ``timeout`` s at most for running files to stop; then let idle threads go."""
         deadline = time.monotonic() + timeout
         while self.pool.busy and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
@@ -118,11 +105,6 @@ class FileRunner:
 def _start(began: asyncio.Future[float], loop: asyncio.AbstractEventLoop) -> None:
     if not began.done():
         began.set_result(loop.time())
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
-        loop.call_soon_threadsafe(func, *args)
 
 
 def duration(seconds: float) -> str:

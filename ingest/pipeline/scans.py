@@ -1,17 +1,8 @@
 """How the OCR lane reads a file: in turns, keeping every page, up to the file's limit.
 
-The lane has one OCR worker, and a scan takes seconds a page: a 3,000-page TIFF held it
-for hours while a one-page scan dropped after it waited. So files take turns. A file
-reads ``TURN_PAGES`` pages by OCR, and then, if another file waits in the lane, ends its
-turn (``TurnOver``) and goes to the back of the lane; the next file's turn starts at
-once, in the same worker, its models still loaded. Alone in the lane, a file reads on.
-
-Every page read is kept (``KeptPages``) as it comes, so a file whose turn comes again,
-or that is read again after a crash, starts at the first page not kept: the kept pages
-are replayed from the database, not read again, and its chunks already embedded are not
-embedded again (the pipeline resumes them). At most ``max_pages`` pages of a file are
-read by OCR (DOCENT_OCR_MAX_PAGES); the pages past that are left out, and its note
-says which.
+A 3,000-page TIFF held the one OCR worker for hours while a one-page scan waited, so a
+file reading while another waits ends its turn after ``TURN_PAGES``. Every page is kept as
+it comes, so a file picks up at its first page not kept, after its turn or a crash.
 """
 
 from __future__ import annotations
@@ -26,22 +17,18 @@ from ingest.parsing import ParserPool, RemoteDocument
 from ingest.pipeline.kept_pages import KeptPages
 
 TURN_PAGES = 4
-"""Pages a file reads by OCR before it lets a waiting file have a turn: a one-page scan
-waits at most this many pages of another file (some 16 s at 4 s a page). A turn costs
-the file opened again and its kept pages replayed and chunked: measured here, 0.7 s to
-open a 3,000-frame TIFF at frame 2,990, 0.2 s to replay and chunk 500 pages of 2.7 KB
-(the most OCR reads of a file by default), 2.2 s for 3,000 such pages."""
+"""Pages a file reads by OCR before a waiting file has a turn (some 16 s at 4 s a page). A
+turn costs a reopen and a replay: 0.7 s to open a 3,000-frame TIFF at frame 2,990, 0.2 s
+to replay and chunk 500 pages of 2.7 KB."""
 
 
 class TurnOver(Exception):
-    """The file read its turn of pages while another file waits in the OCR lane: it goes
-    to the back of the lane and continues from its first page not read."""
+    """The file read its turn while another waits: it goes to the back of the OCR lane."""
 
 
 class ScanReading(Closing):
-    """A file in the OCR lane as a LoadedDocument: its kept pages, then the ones the OCR
-    worker reads, each kept as it comes. Raises TurnOver after the last page of a turn
-    cut short."""
+    """A file in the OCR lane as a LoadedDocument: its kept pages, then the ones OCR reads;
+    raises TurnOver after the last page of a turn cut short."""
 
     def __init__(
         self,
@@ -96,9 +83,8 @@ def open_scan(
     max_pages: int,
     others_waiting: threading.Event | None = None,
 ) -> ScanReading:
-    """Open ``path`` (``data``: its bytes, read already) in the OCR lane's worker, from
-    its first page not kept; ``others_waiting`` is set while another file waits for the
-    lane (this one then reads no more than its turn)."""
+    """Open ``path`` in the OCR lane's worker from its first page not kept; while
+    ``others_waiting`` is set, it reads no more than its turn."""
     done = kept.kept(sha256)
     remote = parsers.open_scan(
         path,

@@ -1,10 +1,6 @@
-"""Files waiting for disk space: held while the data dir's disk is full, queued again once
-it has room (``ingest.disk``, docs/disk-full.md).
-
-Nothing is read, embedded or written for them meanwhile: a write that Chroma itself
-refuses can leave it stuck (``ingest.index.chroma_calls``). The disk is looked at every
-``retry_seconds``; once it has ``RESERVE`` free and a write succeeds, every held path is
-queued again, in the order it met the full disk.
+"""Files waiting for disk space: held while the data dir's disk is full, queued again in
+order once it has room (docs/disk-full.md). Nothing is read or written for them meanwhile:
+a write Chroma itself refuses can leave it stuck.
 """
 
 from __future__ import annotations
@@ -60,8 +56,7 @@ class SpaceWait:
         return full
 
     def hold(self, rel: str) -> None:
-        """Hold ``rel`` until the disk has room again, then queue it once more (call on
-        the event loop); it shows ``queued`` meanwhile."""
+        """Hold ``rel`` until the disk has room again (call on the event loop)."""
         if not self._held:
             log.warning("the disk holding %s is full; files wait until it has space", self.data_dir)
         self._held[rel] = None

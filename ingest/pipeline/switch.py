@@ -1,11 +1,6 @@
 """Changing the embedding model (or what vectors are made from): build the new
-collection while the old one answers.
-
-The chunks are in the old collection already, so nothing is loaded or chunked again:
-each ready content's chunks are read back, embedded with the new model and written to
-the new collection. Meanwhile the pipeline writes new files to both collections, each
-with its own model. When every ready content is complete in the new collection, the
-caller swaps the store that answers and drops the old collection.
+collection while the old one answers, from the chunks the old one stores (no file read).
+Meanwhile new files are written to both; the caller swaps stores when the new one is full.
 """
 
 from __future__ import annotations
@@ -74,12 +69,8 @@ class ModelSwitch:
         return True
 
     def catch_up(self) -> int:
-        """Copy the ready contents the new collection still lacks; returns how many.
-
-        A switch begun while the app runs can miss a file that was being indexed at that
-        moment (it was written to the old collection only): once the pipeline is idle,
-        this copies it too.
-        """
+        """Copy the ready contents the new collection still lacks (a file being indexed as
+        the switch began went to the old one only); returns how many."""
         have = self.new.document_ids()
         ready = {c.key for c in self.registry.contents() if c.state == READY}
         missing = sorted(ready - have)

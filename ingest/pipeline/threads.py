@@ -1,15 +1,23 @@
 """A bounded pool of daemon threads, for work that blocks and that nobody may wait on.
 
-The standard ThreadPoolExecutor's threads are joined when the interpreter exits, so one
-stuck in a call (a parser that never answers, a write that hangs) would keep the process
-from exiting; a file past its budget is left to stop by itself, so its thread must not.
+ThreadPoolExecutor joins its threads at exit, so one stuck in a call would keep the
+process from exiting.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
+from typing import Any
+
+
+def call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., Any], *args: Any) -> None:
+    """``loop.call_soon_threadsafe(func, *args)`` from any thread; nothing once it closed."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
+        loop.call_soon_threadsafe(func, *args)
 
 
 class ThreadPool:
@@ -30,8 +38,7 @@ class ThreadPool:
         return self._busy
 
     def submit(self, call: Callable[[], None]) -> None:
-        """Run ``call`` on an idle thread, a new one while under ``size``, or the first
-        thread to come free."""
+        """Run ``call`` on an idle thread, a new one while under ``size``, or the next free."""
         with self._lock:
             self._busy += 1
             if self._idle:
@@ -43,8 +50,7 @@ class ThreadPool:
         self._calls.put(call)
 
     def close(self) -> None:
-        """Let the idle threads end (busy ones end after their call); a later ``submit``
-        starts new ones."""
+        """Let the threads end after their call; a later ``submit`` starts new ones."""
         with self._lock:
             ending, self._idle = self._idle, 0
             self._threads -= ending

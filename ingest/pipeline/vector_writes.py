@@ -1,9 +1,5 @@
-"""Embedding a file's chunks for each vector index and holding them for the next write.
-
-Indexes normally share one embedder; while the embedding model (or the kind of vector)
-changes, the old and the new collection each get their own vectors. Files' calls to an
-embedder that allows it share batches (``batcher``).
-"""
+"""Embedding a file's chunks for each vector index and holding them for the next write
+(during a model switch, the old and the new collection each get their own vectors)."""
 
 from __future__ import annotations
 
@@ -48,8 +44,7 @@ class VectorWrites:
     ) -> int:
         """Embed what each vector index lacks, once per embedder, and write each its share.
 
-        The first chunk's text and vector are kept in ``firsts``: a one-section document's
-        outline is often the same words.
+        ``firsts`` keeps the first chunk's text and vector: often a document's outline too.
         """
         computed: dict[tuple[int, int], dict[int, Sequence[float]]] = {}
         embedded = 0

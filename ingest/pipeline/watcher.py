@@ -1,17 +1,13 @@
 """The folder watcher: watchdog events, debounced per path, handed to the indexer.
 
-Watchdog calls us on its own thread; every event crosses into asyncio with
-``loop.call_soon_threadsafe``. Editors save in bursts and a big copy fires many
-"modified" events, so each path waits for ``debounce`` seconds of quiet; then the file
-system decides: a path that exists is queued for indexing, one that is gone for removal.
-A file closed after writing, or renamed into place (an atomic save), is done being
-written, so it waits only ``QUICK`` seconds; a later write restarts the full wait.
+Editors save in bursts and a big copy fires many "modified" events, so each path waits
+``debounce`` seconds of quiet; a file closed after writing or renamed into place is done
+being written, so it waits only ``QUICK`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import logging
 import os
@@ -24,6 +20,7 @@ from watchdog.observers.api import BaseObserver
 from ingest.disk import DiskFull
 from ingest.pipeline.folder import is_ignored
 from ingest.pipeline.indexer import Indexer
+from ingest.pipeline.threads import call_soon
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +83,7 @@ class FolderWatcher:
         return self._observer is not None and self._observer.is_alive()
 
     def stop(self) -> None:
-        """Stop watching; events still waiting out their debounce are dropped (the next
-        scan catches up)."""
+        """Stop watching; events waiting out their debounce are dropped (a scan catches up)."""
         observer, self._observer = self._observer, None
         if observer is not None:
             observer.stop()
@@ -129,8 +125,7 @@ class FolderWatcher:
     def _schedule(self, path: Path, *, quick: bool = False) -> None:
         if not self._watched(path):
             return
-        with contextlib.suppress(RuntimeError):  # the loop is closed: we are shutting down
-            self.loop.call_soon_threadsafe(self._debounce, path, quick)
+        call_soon(self.loop, self._debounce, path, quick)
 
     def _watched(self, path: Path) -> bool:
         try:

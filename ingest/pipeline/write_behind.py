@@ -1,14 +1,9 @@
 """Write-behind: files that are done embedding wait together, and one write takes them all.
 
-A Chroma write costs about 35 ms of CPU however few chunks it holds, on top of about a
-millisecond a chunk; files finish about twice a second in a large ingest, so writing
-each file's chunks before calling it ready made two hundred small writes for 4,800
-chunks. Now a file holds its chunks in the vector indexes as they are embedded, and when
-it has no more to embed it waits here, its worker slot given back so another file starts
-(``Indexer``). The held chunks are written when a file waits and no other file is still
-working, when ``hold`` chunks are held, or when a waiting file has waited ``patience``
-seconds. A file is ready only once its chunks are written, as before; what a crash loses
-is chunks held but not yet written, which the next start embeds again.
+A Chroma write costs about 35 ms of CPU however few chunks it holds (plus ~1 ms a chunk),
+and writing each file's chunks on its own made two hundred small writes for 4,800 chunks.
+A waiting file gives its worker slot back; a file is ready only once its chunks are
+written, and a crash loses only chunks held, which the next start embeds again.
 """
 
 from __future__ import annotations
@@ -26,12 +21,8 @@ PATIENCE = 5.0
 
 
 class WriteBehind:
-    """Counts the files working, and writes the held chunks when the files waiting need it.
-
-    ``flush`` writes every held chunk and returns the documents (content keys) whose
-    chunks could not be written, with the error; it must give back what it took if it
-    is interrupted, so that no chunk is dropped unwritten.
-    """
+    """Counts the files working, and writes the held chunks when the files waiting need it;
+    ``flush`` must give back what it took if interrupted (``VectorIndex.flush``)."""
 
     def __init__(
         self,
@@ -76,12 +67,8 @@ class WriteBehind:
             self._write()
 
     def settle(self, key: str, *, now: bool = False) -> None:
-        """Return once every chunk held so far is written; raise ``key``'s write error.
-
-        Called by a file with nothing more to hold. It writes at once when ``now``, when
-        no file is working (nobody else will hold more soon) or when ``hold`` chunks are
-        held; otherwise it waits for another file's write, ``patience`` seconds at most.
-        """
+        """Return once every chunk held so far is written; raise ``key``'s write error. Writes
+        at once when ``now``, no file works or ``hold`` are held; else waits ``patience``."""
         deadline = time.monotonic() + self.patience
         with self._cond:
             target = self._holds
@@ -103,13 +90,8 @@ class WriteBehind:
     def embedding(
         self, key: str, cancelled: threading.Event, on_settle: Callable[[], None], *, slow: bool
     ) -> Iterator[None]:
-        """A file embedding ``key``: inside, its chunks are held; after, it settles them.
-
-        A ``slow`` file (read by OCR, a page every few seconds) does not count as working:
-        files done embedding would wait out their patience for its next chunks, as
-        every small file dropped during a long scan did (5.9 s instead of 0.8 s). Its
-        chunks still go out with theirs, or when ``hold`` are held, or when it settles.
-        """
+        """A file embedding ``key``: inside, its chunks are held; after, it settles them. A
+        ``slow`` (OCR) file is not working: others waited for its pages (5.9 s, not 0.8)."""
         try:
             with nullcontext() if slow else self.working():
                 yield

@@ -1,2 +1,1 @@
-"""The BM25 keyword index: terms, scores, immutable segments on disk (segments, store),
-and the index that merges them (index)."""
+"""The BM25 keyword index: immutable segments on disk, merged as they grow."""

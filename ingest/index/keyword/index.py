@@ -1,16 +1,8 @@
 """The keyword (BM25) index: follows the library document by document, never rebuilt per query.
 
-It implements ``ChunkIndex``. Each write adds one small BM25 segment and marks the old
-rows of the document dead; segments of similar size are merged (so there are only
-logarithmically many), and a segment that is mostly dead is compacted. With a folder it
-persists itself there: immutable segment files plus a manifest written last, so a crash
-leaves the previous state readable, and ``catch_up`` fills any gap from the store.
-
-Searches never wait for writers: they read an immutable snapshot (``IndexView``) that a
-write, merges included, replaces in one assignment when it is done. Writers take turns.
-
-It keeps chunk ids and terms only; texts stay in the store. All methods are thread-safe
-and may block; async callers use ``asyncio.to_thread``.
+One small segment per write, merged by size (docs/keyword-index.md). Searches read an
+immutable snapshot (``IndexView``) a write replaces in one assignment, so they never wait
+for writers. It keeps chunk ids and terms only; texts stay in the store.
 """
 
 from __future__ import annotations
@@ -87,13 +79,9 @@ class KeywordIndex:
                 self._reindex()
                 self._publish()
 
-    # -- ChunkIndex ------------------------------------------------------------------
-
     def replace_document(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Make ``chunks`` the document's only chunks; readers see the old or the new set.
-
-        Raises DiskFull, changing nothing, when the disk has no room for them.
-        """
+        Raises DiskFull, changing nothing, when the disk has no room for them."""
         self._ensure_room(_SEGMENT_BYTES_PER_CHAR * sum(len(c.text) for c in chunks))
         with self._lock:
             doc = self._doc_rows(doc_id, chunks)
@@ -124,8 +112,6 @@ class KeywordIndex:
         """Not counted: the segments keep rows by term, not by document."""
         return None
 
-    # -- reading ---------------------------------------------------------------------
-
     def count(self) -> int:
         """How many live chunks the index holds."""
         return self._view.rows
@@ -141,12 +127,8 @@ class KeywordIndex:
         return search_view(self._view, self._vocab, query, doc_ids)
 
     def catch_up(self, source: ChunkSource) -> tuple[int, int]:
-        """Agree with ``source``: add its documents this index lacks, drop those it has not.
-
-        Returns (added, removed). Needs no embedding, so it is cheap after a crash or on
-        the first start with an existing library: documents are added in large segments
-        and the files written once, not one segment and one manifest per document.
-        """
+        """Agree with ``source``: add its documents this index lacks, drop those it has not;
+        returns (added, removed). Cheap: no embedding, large segments, files written once."""
         theirs = source.document_ids()
         with self._lock:
             ours = set(self._where)
@@ -230,10 +212,7 @@ class KeywordIndex:
             self._replace([segment], merge_segments([segment], name=_new_name()))
 
     def _merge(self) -> bool:
-        """Merge the newest segments while the last is at least half the one before it.
-
-        Searches go on reading the published view meanwhile; True if anything merged.
-        """
+        """Merge the newest segments while the last is at least half the one before it."""
         merged_any = False
         while len(self._segments) >= 2:
             last, before = self._segments[-1], self._segments[-2]
@@ -275,8 +254,8 @@ class KeywordIndex:
         )
 
     def _persist(self) -> None:
-        """Write what changed since the last write that succeeded: a write that failed
-        (a full disk) leaves its segments and terms to the next, nothing lost on disk."""
+        """Write what changed since the last write that succeeded (one that failed leaves
+        its segments and terms to the next)."""
         if self.folder is None:
             self._unsaved = []
             return

@@ -1,8 +1,4 @@
-"""Searching the keyword index: BM25 scores over one immutable snapshot of it.
-
-Searches never wait for writers: they read an ``IndexView`` that a write, merges
-included, replaces in one assignment when it is done (``index``).
-"""
+"""Searching the keyword index: BM25 scores over one immutable snapshot of it."""
 
 from __future__ import annotations
 
@@ -24,10 +20,7 @@ MAX_QUERY_TERMS = 32
 
 @dataclass(frozen=True)
 class IndexView:
-    """What searches read: a consistent state of the index that writers never change.
-
-    Writers build the next state beside it (merges included) and swap it in at once.
-    """
+    """What searches read: a state of the index writers never change, only swap."""
 
     segments: tuple[Segment, ...] = ()
     lives: tuple[npt.NDArray[np.bool_], ...] = ()

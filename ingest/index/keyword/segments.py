@@ -1,12 +1,8 @@
 """One immutable segment of the keyword index: some documents' chunks, scored by BM25.
 
-Like bm25s, an eager index: every (chunk, term) cell holds ``idf(term) * tf part``, with
-the idf of the segment's own documents. A query reweights each term's column by
-``global idf / segment idf``, so a small new segment scores on the same scale as a large
-old one. A document's chunks are contiguous rows of one segment; deleting a document only
-marks its rows dead (``live``), and the index merges or compacts segments later. ``live``
-is replaced, never written in place, so a reader holding the old mask keeps a consistent
-view while a writer changes it.
+Cells hold scores with the segment's own idf; a query reweights each column by ``global
+idf / segment idf``, so segments of any size score alike. Deleting a document replaces the
+``live`` mask, never writes it in place, so a reader keeps a consistent view.
 """
 
 from __future__ import annotations
@@ -205,10 +201,8 @@ def bm25_matrix(
 ) -> tuple[IntArray, FloatArray, IntArray, npt.NDArray[np.int64]]:
     """(terms, data, indices, indptr): every (row, term) cell's BM25 score, in columns.
 
-    The same matrix as bm25s's ``BM25(method="lucene")`` builds (a test holds them equal),
-    computed with whole-array operations instead of a Python loop per row: a merge of
-    100,000 rows takes seconds, and mostly outside the interpreter lock, so searches
-    running meanwhile are barely slowed.
+    bm25s's ``BM25(method="lucene")`` matrix, in whole-array operations: a merge of 100,000
+    rows takes seconds, mostly outside the GIL, so searches meanwhile are barely slowed.
     """
     n_rows = len(token_start) - 1
     lengths = np.diff(token_start)

@@ -30,10 +30,7 @@ def save_new_segment(folder: Path, segment: Segment) -> None:
 
 def save_manifest(folder: Path, terms: list[str], first_new: int, segments: list[Segment]) -> None:
     """Append the new terms, switch the manifest, then delete files it no longer names.
-
-    When it fails (a full disk), the terms file is cut back to what it held, so that the
-    next write appends the same terms again from ``first_new``.
-    """
+    On failure the terms file is cut back, so the next write appends from ``first_new``."""
     folder.mkdir(parents=True, exist_ok=True)
     held = (folder / TERMS).stat().st_size if (folder / TERMS).exists() else 0
     tmp = folder / f"{MANIFEST}.tmp"
