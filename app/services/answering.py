@@ -114,7 +114,7 @@ class Answering:
         task = asyncio.create_task(self.run(started), name=f"turn-{sid}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-        turn.answer_in(task, context.search)
+        turn.answer_in(task, context.search.close)
         return turn
 
     async def run(self, started: Started) -> None:
