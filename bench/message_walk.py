@@ -7,12 +7,16 @@ models/), on every thread, in the order it happens. The walk is that list of mod
 repeats in a row folded into one. It prints, per message:
 
 - modules entered: how many different modules the walk passes through;
-- returns: how many times it comes back to a module it had already left (counted in each
-  thread's own walk: a worker thread's calls interleave with the event loop's at random);
+- returns: how many times it comes back to a module it had already left, counted in each
+  walk on its own: the event loop's, and one for each job a pooled worker thread runs (a
+  worker's calls interleave with the event loop's at random, and one pooled thread runs
+  unrelated jobs one after another, such as a session write and a search);
 
 once over every call, and once over the top two levels only (the functions that LangGraph,
 asyncio or a worker thread call, and what those call directly): the flow a reader
-follows from step to step, without the helpers each step leans on.
+follows from step to step, without the helpers each step leans on. The top two levels are
+printed a second time counted per thread, as they were before jobs were told apart, so a
+change can be shown before and after.
 
     uv run python bench/message_walk.py [--show]
 
@@ -29,6 +33,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.thread import _WorkItem
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -45,6 +50,9 @@ from tests.fakes.embedder import FakeEmbedder  # noqa: E402
 
 PRODUCT = ("app", "graph", "ingest", "models")
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_JOB_STARTS = _WorkItem.run.__code__
+"""Where a pooled worker thread starts one job (asyncio.to_thread, run_in_executor and
+every ThreadPoolExecutor.submit come through it)."""
 MESSAGES = {
     "rag (a new chat's first question)": "According to my notes, where is the spare key?",
     "chat (small talk)": "thanks a lot!",
@@ -57,16 +65,20 @@ NOTES = {
 
 
 class Walk:
-    """The product modules called, in order, across threads."""
+    """The product modules called, in order, across threads and pooled jobs."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[int, str, int]] = []
-        """Each call's thread and module, and how many product frames were below it (up
-        to 2)."""
+        self.calls: list[tuple[int, int, str, int]] = []
+        """Each call's thread, job and module, and how many product frames were below it
+        (up to 2)."""
         self._files: dict[str, str | None] = {}
         self._suspended: dict[int, FrameType] = {}
         """Coroutine and generator frames already entered: each resumption is a "call"
         event too, not a new entry into the module."""
+        self._jobs: dict[int, int] = {}
+        """The job each thread runs now (0 for a thread outside any pool, the event
+        loop's)."""
+        self._started = 0
 
     def module(self, filename: str) -> str | None:
         known = self._files.get(filename, "")
@@ -84,6 +96,10 @@ class Walk:
     def profile(self, frame: FrameType, event: str, _arg: Any) -> None:
         if event != "call" or frame.f_code.co_name == "<module>":
             return
+        if frame.f_code is _JOB_STARTS:
+            self._started += 1
+            self._jobs[threading.get_ident()] = self._started
+            return
         module = self.module(frame.f_code.co_filename)
         if module is None:
             return
@@ -95,14 +111,16 @@ class Walk:
         while caller is not None and below < 2:
             below += self.module(caller.f_code.co_filename) is not None
             caller = caller.f_back
-        self.calls.append((threading.get_ident(), module, below))
+        thread = threading.get_ident()
+        self.calls.append((thread, self._jobs.get(thread, 0), module, below))
 
-    def folded(self, depth: int = 2) -> list[list[str]]:
-        """Each thread's walk (the first caller's first): the modules called with fewer
-        than ``depth`` product frames below, repeats in a row folded."""
-        walks: dict[int, list[str]] = {}
-        for thread, module, below in self.calls:
-            walk = walks.setdefault(thread, [])
+    def folded(self, depth: int = 2, per_thread: bool = False) -> list[list[str]]:
+        """Each job's walk (the first caller's first), or each thread's with
+        ``per_thread``: the modules called with fewer than ``depth`` product frames below,
+        repeats in a row folded."""
+        walks: dict[tuple[int, int], list[str]] = {}
+        for thread, job, module, below in self.calls:
+            walk = walks.setdefault((thread, 0 if per_thread else job), [])
             if below < depth and (not walk or walk[-1] != module):
                 walk.append(module)
         return [walk for walk in walks.values() if walk]
@@ -164,12 +182,17 @@ async def main(show: bool) -> None:
                     llm.enqueue_json({"query": "who has the archive key"})
                 walk, session = await profiled_turn(container, text, session)
                 print(name)
-                for label, depth in (("every call", 3), ("top two levels", 2)):
-                    paths = walk.folded(depth)
+                counts = (
+                    ("every call", 3, False),
+                    ("top two levels", 2, False),
+                    ("same, per thread (old)", 2, True),
+                )
+                for label, depth, per_thread in counts:
+                    paths = walk.folded(depth, per_thread)
                     entered = len({m for path in paths for m in path})
                     returns = sum(len(path) - len(set(path)) for path in paths)
-                    print(f"  {label:15} modules entered {entered:3}, returns {returns:3}")
-                    for path in paths if show else ():
+                    print(f"  {label:22} modules entered {entered:3}, returns {returns:3}")
+                    for path in paths if show and not per_thread else ():
                         print("    " + " → ".join(m.removesuffix(".py") for m in path))
         finally:
             await container.stop()

@@ -224,3 +224,15 @@ async def test_done_is_made_from_the_turn_not_read_back_from_the_checkpoint(
     assert saver.calls[-1] == "write"  # the turn's last save; nothing read back after it
     messages = await service.messages(done.session_id)
     assert messages[-1]["content"] == done.answer and messages[-1]["trace"] == done.trace
+
+
+async def test_a_turn_cancelled_before_it_began_still_closes_its_search(tmp_path: Path) -> None:
+    # A shutdown cancels every turn's task, some before they ever ran: their own cleanup,
+    # which closes the search, never runs, so the turn closes it.
+    library = Library(CHUNKS)
+    service = make_service(tmp_path, FakeChatModel(), library=library)
+    turn = service.start_turn(None, "What was revenue?", "rag")
+    assert library.retriever.reader.users == 1 and turn.task is not None
+    turn.task.cancel()
+    await asyncio.wait([turn.task])
+    assert not turn.begun and library.retriever.reader.users == 0

@@ -37,6 +37,20 @@ from models.protocols import ChatModel, Message
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Started:
+    """A started turn, as ``Answering.start`` hands it to the task that answers it."""
+
+    turn: Turn
+    context: TurnContext
+    messages: list[AnyMessage]
+    """The session's history and the question, to be saved before the graph runs."""
+    inputs: AgentState
+    """The graph's input: the question, its mode and scope."""
+    touched: asyncio.Future[None]
+    """The session row's write, started beside the graph: ``done`` waits for it."""
+
+
 @dataclass
 class Answering:
     """Starts and runs turns for ``ChatService``: each graph to its ``done`` or ``error``,
@@ -91,49 +105,35 @@ class Answering:
         touched = asyncio.create_task(
             asyncio.to_thread(self.sessions.touch, sid, first_user_text(history) or text)
         )
-        asking = [*history_messages(history), asked]
         inputs: AgentState = {"question": text, "mode": mode}
         if scope is not None:
             inputs["scope"] = list(scope)
+        messages = [*history_messages(history), asked]
+        started = Started(turn, context, messages, inputs, touched)
         # Detached from the caller: a closed tab or dropped client doesn't cancel it.
-        task = asyncio.create_task(
-            self.run(turn, context, asking, inputs, touched), name=f"turn-{sid}"
-        )
+        task = asyncio.create_task(self.run(started), name=f"turn-{sid}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-        turn.answer_in(task, context.search)
+        turn.answer_in(task, context.search.close)
         return turn
 
-    async def run(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> None:
+    async def run(self, started: Started) -> None:
         """Answer the turn, offer its follow-ups, then close it."""
         # LangSmith tracing, if the user's environment turns it on for other work, would
         # send every prompt and passage to a cloud: Docent's turns are never traced.
-        turn.begun = True
+        started.turn.begun = True
         with tracing_context(enabled=False):
             try:
-                answer = await self._answer(turn, context, asking, inputs, touched)
-                await self.follow_ups.after(turn, inputs["question"], answer)
+                answer = await self._answer(started)
+                await self.follow_ups.after(started.turn, started.inputs["question"], answer)
             finally:
-                turn.close()
+                started.turn.close()
 
-    async def _answer(
-        self,
-        turn: Turn,
-        context: TurnContext,
-        asking: list[AnyMessage],
-        inputs: AgentState,
-        touched: asyncio.Future[None],
-    ) -> str | None:
+    async def _answer(self, started: Started) -> str | None:
         """Run the graph, emit its events and ``done`` (or ``error``); the answer or None."""
+        turn, context, touched = started.turn, started.context, started.touched
         config = thread(turn.session_id)
-        text = inputs["question"]
+        text = started.inputs["question"]
         nodes: list[TraceNode] = []
         written: list[str] = []
         sources: list[Source] = []
@@ -145,14 +145,14 @@ class Answering:
             # (a summary takes minutes on a CPU) leaves it in the session, shown as
             # interrupted (chat_record.py). One commit of the messages, about 2 ms; the
             # search a new chat's first message started runs on meanwhile.
-            await write_messages(self.graph, turn.session_id, {"messages": asking})
+            await write_messages(self.graph, turn.session_id, {"messages": started.messages})
             if turn.stopping:  # stopped before it began: kept as a stopped empty answer
                 raise asyncio.CancelledError
             # Then one checkpoint when the turn ends (also on an error or a Stop), not one
             # per step: each step's save serialised the growing state on the event loop
             # while the retriever searched, about 14 ms of a search turn's first token.
             stream = self.graph.astream(
-                inputs, config, context=context, stream_mode="custom", durability="exit"
+                started.inputs, config, context=context, stream_mode="custom", durability="exit"
             )
             async for chunk in stream:
                 event = cast(TurnEvent, chunk)  # the nodes write nothing else

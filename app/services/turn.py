@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph.events import ClientEvent, Done, Failed, Token
-from graph.retrieval.turn_search import Search
 
 
 class SessionBusy(Exception):
@@ -68,14 +67,15 @@ class Turn:
     first_word_after: float | None = None
     """Seconds from the start to the answer's first token: how fast the model server is."""
 
-    def answer_in(self, task: asyncio.Task[None], search: Search) -> None:
-        """Let ``task`` answer the turn with ``search``, which is closed also when the task
-        is cancelled before it ever began (its own cleanup, which closes it, never runs)."""
+    def answer_in(self, task: asyncio.Task[None], close: Callable[[], None]) -> None:
+        """Let ``task`` answer the turn; ``close`` (what ends the turn's search) is called
+        also when the task is cancelled before it ever began (its own cleanup, which
+        calls it, never runs)."""
         self.task = task
 
         def release(_task: asyncio.Task[None]) -> None:
             if not self.begun:  # a task that began closed it as its answer was written
-                search.close()
+                close()
 
         task.add_done_callback(release)
 
