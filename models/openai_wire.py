@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+from httpx_sse import EventSource, SSEError
 
 from models import openai_words as words
 from models.llm import LLMError
@@ -79,30 +80,33 @@ def wire_errors(url: str, model: str) -> Iterator[None]:
 
 
 async def server_events(response: httpx.Response, url: str) -> AsyncIterator[dict[str, Any]]:
-    """The JSON of each ``data:`` line of a stream, until ``data: [DONE]`` or its end.
-
-    The servers send one JSON document per line, so lines need no joining. A mid-stream
-    ``data: {"error": ...}`` line is raised as an ``LLMError``.
-    """
-    async for line in response.aiter_lines():
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            chunk = json.loads(data)
-        except ValueError as exc:
-            raise LLMError(
-                f"The model server at {url} sent a stream Docent can't read: {data[:200]!r}",
-                host=url,
-            ) from exc
-        if isinstance(chunk, dict) and chunk.get("error"):
-            raise LLMError(
-                f"The model server at {url} stopped with an error: {words.said(data)}", host=url
-            )
-        if isinstance(chunk, dict):
-            yield chunk
+    """The JSON of each event of a stream, until ``data: [DONE]`` or its end; a mid-stream
+    ``{"error": ...}`` event, or a reply that is no event stream, is raised as an ``LLMError``."""
+    try:
+        async for event in EventSource(response).aiter_sse():
+            if event.data == "[DONE]":
+                return
+            try:
+                chunk = json.loads(event.data)
+            except ValueError as exc:
+                raise LLMError(
+                    f"The model server at {url} sent a stream Docent can't read: "
+                    f"{event.data[:200]!r}",
+                    host=url,
+                ) from exc
+            if isinstance(chunk, dict) and chunk.get("error"):
+                raise LLMError(
+                    f"The model server at {url} stopped with an error: {words.said(event.data)}",
+                    host=url,
+                )
+            if isinstance(chunk, dict):
+                yield chunk
+    except SSEError as exc:
+        raise LLMError(
+            f"The model server at {url} answered a streamed chat without a stream ({exc}). "
+            "Check that the URL is an OpenAI-compatible server's /v1.",
+            host=url,
+        ) from exc
 
 
 def response_format(mode: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:

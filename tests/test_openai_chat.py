@@ -228,3 +228,15 @@ async def test_a_server_that_refuses_stream_options_answers_without_token_counts
     assert usage == Usage()
     first, second = server.chat_requests()
     assert "stream_options" in first and "stream_options" not in second
+
+
+async def test_a_reply_that_is_no_event_stream_is_said_as_such(
+    server: FakeOpenAIServer, chat: OpenAIChat
+) -> None:
+    server.ignores_stream = True
+    server.enqueue_reply("The ferry goes to the island.")
+
+    with pytest.raises(LLMError, match="without a stream") as raised:
+        async for _ in chat.stream_chat(ASK):
+            pass
+    assert server.url in str(raised.value)

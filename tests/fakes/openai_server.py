@@ -114,6 +114,9 @@ class FakeOpenAIServer(ServedFake):
         self.responder: Callable[[dict[str, Any]], str | None] | None = None
         """Picks a chat reply from the request body before the queue is used; None falls
         through to the queue (as ``FakeOllamaServer.responder``)."""
+        self.ignores_stream = False
+        """Answer a streamed request with one JSON completion, as an endpoint that does not
+        stream does (a proxy, or an address that is not the model server's)."""
         self.cut_short = 0
         """Streams ended early because another request arrived (``habits.interrupts``)."""
         self._replies: deque[_Reply] = deque()
@@ -274,7 +277,7 @@ class _Handler(FakeHandler):
         kind = (body.get("response_format") or {}).get("type")
         if kind is not None and kind != "text" and kind not in self.fake.response_formats:
             return self._refuse_format(kind)
-        if not body.get("stream"):
+        if not body.get("stream") or self.fake.ignores_stream:
             with self.fake._model_turn():
                 return self._complete(body, model)
         write = self.start_chunks("text/event-stream")
