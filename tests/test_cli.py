@@ -153,10 +153,13 @@ def test_ask_streams_the_answer_and_its_sources(
     with FakeOllamaServer() as server:
         server.enqueue_reply("It **leaves** at 07:15 \\#1 [1].")
         code = main(["ask", "When does the ferry to Tarvo leave?", "--ollama-host", server.url])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0
     assert "It leaves at 07:15 #1 [1]." in out  # plain text, not Markdown
     assert "[1] ferry.pdf, page 2" in out
+    # stderr is no terminal here: its progress is a line each, with no escape codes in it.
+    assert "Searching 1 document…\n" in captured.err and "\033" not in captured.err
 
 
 def test_ask_without_ollama_exits_non_zero_with_plain_passages(

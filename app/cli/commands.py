@@ -6,7 +6,7 @@ import sys
 
 from tqdm import tqdm
 
-from app.cli.terminal import PlainText
+from app.cli.terminal import PlainText, StatusLine
 from app.collector import settle
 from app.container import Services, build_services
 from app.services.chat import Done, Failed, Status, Token
@@ -105,16 +105,18 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
     container = build_services(settings.replaced({"suggestions": False}))
     await container.start(watch=False, scan=False)
     plain = PlainText()
+    progress = StatusLine(sys.stderr)
     failure: str | None = None
     try:
         turn = container.chat.start_turn(None, question, mode)  # type: ignore[arg-type]
         async for event in turn.events():
             if isinstance(event, Status):
-                print(f"\r\033[2K{event.text}", end="", file=sys.stderr, flush=True)
+                progress.show(event.text)
             elif isinstance(event, Token):
-                print("\r\033[2K", end="", file=sys.stderr)
+                progress.answering()
                 print(plain.feed(event.text), end="", flush=True)
             elif isinstance(event, Done):
+                progress.answering()
                 failure = event.trace.get("llm_error")
                 print(plain.flush())
                 for source in event.sources:

@@ -1,17 +1,18 @@
-"""Answers as plain text for a terminal: Markdown's escapes and markers taken out, since a
-terminal would show ``\\#\\#`` as typed. Works on a stream: a marker split across two
-tokens is held back until the next token says what it is."""
+"""What `ask` writes to a terminal: the answer as plain text (Markdown's escapes and markers
+taken out, since a terminal would show ``\\#\\#`` as typed), and the turn's progress."""
 
 from __future__ import annotations
 
 import string
+from typing import TextIO
 
 ESCAPABLE = frozenset(string.punctuation)
 """CommonMark: a backslash before ASCII punctuation makes it literal."""
 
 
 class PlainText:
-    """Feed tokens, print what comes back; ``flush`` at the end."""
+    """Feed tokens, print what comes back; ``flush`` at the end. A marker split across two
+    tokens is held back until the next token says what it is."""
 
     def __init__(self) -> None:
         self._held = ""
@@ -46,3 +47,27 @@ def _plain(text: str) -> str:
         out.append(char)
         i += 1
     return "".join(out)
+
+
+class StatusLine:
+    """The turn's progress on ``stream``: on a terminal one line, rewritten in place and
+    gone once the answer starts; in a file or a pipe, a plain line each (no escape codes)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._live = stream.isatty()
+        self._shown = False
+        self._answering = False
+
+    def show(self, text: str) -> None:
+        if not self._live:
+            print(text, file=self._stream, flush=True)
+        elif not self._answering:  # once the answer is on the line, clearing it would erase it
+            print(f"\r\033[2K{text}", end="", file=self._stream, flush=True)
+            self._shown = True
+
+    def answering(self) -> None:
+        """The answer starts: take the progress off the terminal's line."""
+        if self._shown:
+            print("\r\033[2K", end="", file=self._stream, flush=True)
+        self._shown, self._answering = False, True
