@@ -8,6 +8,11 @@ STARTED = time.perf_counter()  # before any import: the start of the startup bre
 import sys  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
+# httpx imports its own command-line client (rich, pygments) when they are installed, as
+# they are here for other packages; Docent never runs it, and /api/status waits for the
+# import of httpx. A None entry makes that import fail, and httpx then skips it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
 from app.cli.main import main  # noqa: E402
 
 if TYPE_CHECKING:

@@ -13,15 +13,14 @@ import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from ui.answer.claim_marks import ANY_MARKER, Wrap, pieces, with_markers
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 CITATION = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _NUMBER = re.compile(r"\d+")
@@ -38,6 +37,10 @@ def code_css() -> str:
 
 
 def _fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    from pygments import highlight  # the lexers' table: 25 ms a start, for answers with code
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     token = tokens[idx]
     language = (token.info or "").strip().split(" ")[0]
     code = "".join(piece for piece, _ in pieces(token.content, env))  # no spans in code
@@ -177,6 +180,9 @@ def _html_block(tokens: Any, idx: int, options: Any, env: Any) -> str:
 
 
 def _base_parser(allow_html: bool) -> MarkdownIt:
+    # Imported at the first answer shown, not before the server listens: about 80 ms.
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": allow_html, "linkify": False, "breaks": True})
     md.enable(["table", "strikethrough"])
     rules = md.renderer.rules  # type: ignore[attr-defined]
