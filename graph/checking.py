@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from graph import prompts
+from graph.citations import has_words
 from graph.records import NearPassage, NumberedPassage, Searched, SentenceSupportPublic
 from graph.retrieval.nearest import nearest_passages
 from graph.retrieval.turn_search import Search
@@ -78,13 +79,18 @@ async def settle(
     withhold: bool = True,
 ) -> CheckedAnswer:
     """The answer ``prefix + draft`` with its citations corrected, or a plain "not found" saying why
-    when nothing it says comes near the passages (``draft`` kept). Without ``withhold`` (a summary
-    of the user's own document) the text always stands, marked."""
+    when nothing it says comes near the passages or it has no words (``draft`` kept). Without
+    ``withhold`` (a summary of the user's own document) the text always stands, marked."""
     began = time.perf_counter()
     support = await live.finish(draft)
+    found = state.get("found") if state.get("route") == "find" else None
+    if withhold and found is None and not has_words(draft):
+        # A small model sometimes answers "[2] [3]": the passages it points at say more.
+        kept = draft.strip() or None
+        searched = what_was_searched(state, [_shown(s) for s in sources], draft=kept)
+        return CheckedAnswer(prefix + prompts.NO_WORDS, [], searched, None, kept)
     if support is None:
         return CheckedAnswer(prefix + draft)
-    found = state.get("found") if state.get("route") == "find" else None
     if found is not None:
         said = _about_the_set(state["question"], found["paths"])
         support = [_listing(s) if said(s.text) else s for s in support]

@@ -13,6 +13,11 @@ _CITATION = re.compile(r"\[(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*\d{1,3})*)\]")
 _RANGE = re.compile(r"(\d+)\s*[-–]\s*(\d+)")
 
 
+def has_words(answer: str) -> bool:
+    """Whether the answer says anything beyond the numbers of its sources."""
+    return any(char.isalnum() for char in _CITATION.sub("", answer))
+
+
 def cited_numbers(answer: str) -> list[int]:
     """Source numbers in the order the answer first cites them."""
     seen: dict[int, None] = {}

@@ -139,6 +139,12 @@ NOT_COVERED = (
 )
 """What a turn answers when the check sets the model's answer aside (kept as ``draft``)."""
 
+NO_WORDS = (
+    "No answer in words: the model's reply held only the numbers of passages, or nothing, so "
+    "it is set aside. The passages found for this question are listed with it."
+)
+"""What a search turn answers when the model's reply has no words (kept as ``draft``)."""
+
 ADAPTIVE_SYSTEM = """You are Docent, a friendly assistant in a desktop app for chatting with \
 the user's own documents. A search of the user's documents found nothing about this \
 message, and the user has already been told so. Answer briefly and naturally from general \

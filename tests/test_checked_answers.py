@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph import prompts
@@ -127,6 +128,18 @@ async def test_an_answer_with_nothing_supported_says_the_documents_dont_cover_it
     assert {n["path"] for n in nearest} == {c.path for c in CHUNKS}
     assert all(set(n) == {"file", "path", "page", "text", "score"} for n in nearest)
     assert all(s["cited"] is False for s in state["sources"])
+
+
+@pytest.mark.parametrize("reply", ["[2] [3][1].", ""])
+async def test_a_reply_without_words_gives_the_passages_instead(reply: str) -> None:
+    # A small model on a CPU answered a question with "[2] [3][4]" alone.
+    state = await turn(reply, "What do the documents say about VAT?")
+    assert state["answer"] == prompts.NO_WORDS
+    assert state["support"] == []
+    assert state["draft"] == (reply or None)  # what it wrote is kept, as a set-aside answer is
+    nearest = state["searched"]["nearest"]
+    assert {n["path"] for n in nearest} == {c.path for c in CHUNKS}
+    assert all(n["text"] for n in nearest)
 
 
 async def test_nothing_above_the_floor_shows_what_was_searched() -> None:

@@ -5,7 +5,7 @@ Two signs, both needed, each against the passage sentence that says most of the 
 (the question's content terms covered, weighed by idf; a term only the supporting span says counts
 ``SPAN_SHARE``) and *meaning* (MiniLM distance). The spans alone are also weighed: an answer may
 echo the question's words over a span about something else. A bare "[2] [3]" or "Sure." addresses
-nothing.
+nothing (a reply with no words at all is set aside before this: graph/checking.py).
 
 On 238 SQuAD questions (bench/answers_question.py) it marks 73% of right-paragraph sentences that
 lack the answer, 9% of those that hold it, and 8% of bare answers; on
