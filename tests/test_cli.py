@@ -160,6 +160,9 @@ def test_ask_streams_the_answer_and_its_sources(
     assert "[1] ferry.pdf, page 2" in out
     # stderr is no terminal here: its progress is a line each, with no escape codes in it.
     assert "Searching 1 document…\n" in captured.err and "\033" not in captured.err
+    # Then the window's Check line: the terminal shows what the sources hold too.
+    last = captured.err.rstrip().splitlines()[-1]
+    assert last.startswith("Check: ") and "of 1 sentence found in the sources" in last
 
 
 def test_ask_without_ollama_exits_non_zero_with_plain_passages(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ui.answer.claim_marks import claim_wraps, summary, why, worrying
+from app.check_line import check_line, summary, worrying
+from ui.answer.claim_marks import claim_wraps, why
 from ui.answer.markdown import render
 from ui.answer.source_groups import group_sources, middle_ellipsis
 from ui.chat.mention_picker import (
@@ -319,3 +320,12 @@ def test_the_library_says_what_ocr_left_uncertain_and_how_far_scans_are() -> Non
     scans = OcrProgress(pages_done=12, pages_total=200, pages_per_second=0.4, eta_seconds=470)
     line = progress_line(LibraryProgress(1, 3, 0, 40, 2.0, None, ocr=scans))
     assert line.endswith("OCR: 12 of 200 pages · 0.4 pages/s · about 8 min left")
+
+
+def test_the_check_line_as_text_says_first_that_the_answer_misses_the_question() -> None:
+    support = [{"verdict": "supported"}, {"verdict": "unsupported"}]
+    assert check_line(support) == "Check: 1 sentence not found in the sources · 1 of 2 found"
+    assert check_line(support, misses_question=True).startswith(
+        "Check: This doesn't seem to answer your question · 1 sentence not found"
+    )
+    assert check_line([{"verdict": "none"}]) == ""  # "Thanks!": nothing was checked

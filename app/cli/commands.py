@@ -6,6 +6,7 @@ import sys
 
 from tqdm import tqdm
 
+from app.check_line import check_line
 from app.cli.terminal import PlainText, StatusLine
 from app.collector import settle
 from app.container import Services, build_services
@@ -122,6 +123,9 @@ async def ask(settings: Settings, question: str, mode: str) -> int:
                 for source in event.sources:
                     page = f", page {source['page']}" if source["page"] is not None else ""
                     print(f"[{source['n']}] {source['path']}{page}")
+                line = check_line(event.support or [], misses_question=event.misses_question)
+                if line:  # as the window's: which sentences the sources hold
+                    print(line, file=sys.stderr)
             elif isinstance(event, Failed):
                 print(f"\nError: {event.message}", file=sys.stderr)
                 return 1

@@ -8,8 +8,8 @@ from typing import Any
 
 from nicegui import ui
 
+from app.check_line import MISSES_QUESTION, checked, summary, worrying
 from app.records import NearPassage, Searched, SentenceSupportPublic
-from ui.answer.claim_marks import checked, summary, worrying
 from ui.answer.source_groups import middle_ellipsis
 
 
@@ -28,9 +28,6 @@ def show_summary(support: list[SentenceSupportPublic], *, misses_question: bool 
         if misses_question:
             ui.label(MISSES_QUESTION).mark("check-question")
         ui.label(summary(support)).mark("check-summary")
-
-
-MISSES_QUESTION = "This doesn't seem to answer your question ·"
 
 
 def show_draft(draft: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from nicegui import ui
 
+from app.check_line import checked
 from app.records import (
     Coverage,
     Feedback,
@@ -29,7 +30,7 @@ from app.services.chat import (
     Token,
 )
 from ui.answer import markdown
-from ui.answer.claim_marks import checked, claim_wraps
+from ui.answer.claim_marks import claim_wraps
 from ui.answer.coverage_line import show_coverage
 from ui.answer.resume_actions import show_resume
 from ui.answer.searched import show_draft, show_searched, show_summary
