@@ -113,6 +113,37 @@ def test_persists_across_reopen(tmp_path: Path) -> None:
         again.close()
 
 
+def test_two_connections_migrating_a_new_file_at_once_both_succeed(tmp_path: Path) -> None:
+    """A second connection migrating after the first read its version and before it ran its
+    step: the step must run once (CI once saw "table ocr_pages already exists")."""
+    db = tmp_path / "docent.db"
+    first, second = connect(db), connect(db)
+    steps = ["CREATE TABLE pages (n INTEGER)"]
+    failures: list[sqlite3.Error] = []
+
+    def migrate_second() -> None:
+        try:
+            apply_migrations(second, "pages", steps)
+        except sqlite3.Error as error:
+            failures.append(error)
+
+    other = threading.Thread(target=migrate_second)
+
+    def between_read_and_step(sql: str) -> None:
+        if sql.startswith("CREATE TABLE pages"):
+            other.start()
+            other.join(timeout=1.0)  # unlocked, it finishes first; locked out, it waits for us
+
+    first.set_trace_callback(between_read_and_step)
+    apply_migrations(first, "pages", steps)
+    other.join(timeout=30)
+    assert failures == [] and not other.is_alive()
+    version = first.execute("SELECT version FROM schema_versions WHERE owner = 'pages'")
+    assert version.fetchone() == (1,)
+    first.close()
+    second.close()
+
+
 def test_uses_wal_and_leaves_room_for_other_tables(tmp_path: Path) -> None:
     db = tmp_path / "docent.db"
     Registry(db).close()

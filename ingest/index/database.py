@@ -24,6 +24,10 @@ def apply_migrations(conn: sqlite3.Connection, owner: str, steps: Sequence[str])
     """Run the steps of ``owner``'s schema (versioned per owner) this database has not seen.
     Append steps; never edit one that has shipped."""
     with conn:
+        # The write lock before reading the version: two connections opening a new file at
+        # once (the OCR lane and a poll of its pages) both read version 0 and both created
+        # the table; the second now waits, then reads the first one's version.
+        conn.execute("BEGIN IMMEDIATE")
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_versions"
             " (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
