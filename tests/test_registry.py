@@ -120,23 +120,29 @@ def test_two_connections_migrating_a_new_file_at_once_both_succeed(tmp_path: Pat
     first, second = connect(db), connect(db)
     steps = ["CREATE TABLE pages (n INTEGER)"]
     failures: list[sqlite3.Error] = []
+    # The second migration has begun its transaction (waiting for the lock, if it takes one)
+    # or has run to its end.
+    begun = threading.Event()
+    second.set_trace_callback(lambda sql: begun.set() if sql.startswith("BEGIN") else None)
 
     def migrate_second() -> None:
         try:
             apply_migrations(second, "pages", steps)
         except sqlite3.Error as error:
             failures.append(error)
+        finally:
+            begun.set()
 
     other = threading.Thread(target=migrate_second)
 
     def between_read_and_step(sql: str) -> None:
         if sql.startswith("CREATE TABLE pages"):
             other.start()
-            other.join(timeout=1.0)  # unlocked, it finishes first; locked out, it waits for us
+            assert begun.wait(timeout=60), "the second migration never began"  # a deadline
 
     first.set_trace_callback(between_read_and_step)
     apply_migrations(first, "pages", steps)
-    other.join(timeout=30)
+    other.join(timeout=60)  # a deadline: a lock never released must not hang the run
     assert failures == [] and not other.is_alive()
     version = first.execute("SELECT version FROM schema_versions WHERE owner = 'pages'")
     assert version.fetchone() == (1,)

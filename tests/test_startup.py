@@ -138,7 +138,7 @@ def test_the_window_loads_none_of_the_heavy_packages_before_it_listens() -> None
 def test_what_the_status_waits_for_leaves_out_what_only_an_answer_needs() -> None:
     """run.py, the window and the status's half of the services (``app.core``) load neither
     httpx's command-line client (rich, pygments' lexers) nor the Markdown parser, which the
-    first answer shown loads: about 0.4 s of every start before /api/status answers."""
+    first answer shown loads: every start would import them before /api/status answers."""
     probe = (
         "import sys, run, ui.window, app.core\n"
         "print(' '.join(m for m in ('rich', 'pygments.lexers', 'markdown_it') if m in sys.modules))"
